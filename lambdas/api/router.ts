@@ -1,0 +1,62 @@
+import { notFound } from '../domain/errors';
+import type { ApiRequest, ApiResult } from '../shared/http';
+import { authenticate, type Principal } from './auth';
+
+export interface RouteContext {
+  request: ApiRequest;
+  params: Record<string, string>;
+  now: Date;
+}
+export interface AuthedContext extends RouteContext {
+  principal: Principal;
+}
+
+export type Route =
+  | { method: string; path: string; auth: 'none'; handle: (ctx: RouteContext) => Promise<ApiResult> }
+  | { method: string; path: string; auth: 'api_key'; handle: (ctx: AuthedContext) => Promise<ApiResult> };
+
+type Match = { route: Route; params: Record<string, string> };
+
+function matchPath(pattern: string, path: string): Record<string, string> | undefined {
+  const want = pattern.split('/');
+  const have = path.replace(/\/+$/, '').split('/');
+  if (want.length !== have.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < want.length; i++) {
+    const segment = want[i] ?? '';
+    const actual = have[i] ?? '';
+    if (segment.startsWith(':')) {
+      if (!actual) return undefined;
+      params[segment.slice(1)] = decodeURIComponent(actual);
+    } else if (segment !== actual) {
+      return undefined;
+    }
+  }
+  return params;
+}
+
+/** A wrong method on a known path is a 404 as well (contract), so only exact matches count. */
+export function findRoute(routes: Route[], method: string, path: string): Match | undefined {
+  for (const route of routes) {
+    if (route.method !== method) continue;
+    const params = matchPath(route.path, path);
+    if (params) return { route, params };
+  }
+  return undefined;
+}
+
+export function createRouter(routes: Route[], clock: () => Date = () => new Date()) {
+  return async (request: ApiRequest): Promise<ApiResult> => {
+    let match: Match | undefined;
+    try {
+      match = findRoute(routes, request.method, request.path);
+    } catch {
+      throw notFound(); // a malformed percent-escape in the path names no resource
+    }
+    if (!match) throw notFound();
+    const ctx: RouteContext = { request, params: match.params, now: clock() };
+    if (match.route.auth === 'none') return match.route.handle(ctx);
+    const principal = await authenticate(request, ctx.now);
+    return match.route.handle({ ...ctx, principal });
+  };
+}

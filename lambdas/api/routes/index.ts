@@ -1,0 +1,16 @@
+import type { Route } from '../router';
+import { accountRoutes } from './accounts';
+import { apiKeyRoutes } from './api-keys';
+import { destinationRoutes } from './destinations';
+import { probeRoutes } from './probes';
+import { routeRoutes } from './routes';
+import { sourceRoutes } from './sources';
+
+export const allRoutes: Route[] = [
+  ...probeRoutes,
+  ...accountRoutes,
+  ...apiKeyRoutes,
+  ...sourceRoutes,
+  ...destinationRoutes,
+  ...routeRoutes,
+];

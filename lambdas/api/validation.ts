@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { badRequest } from '../domain/errors';
+import { isUuid } from '../domain/ids';
+import type { ApiRequest } from '../shared/http';
+
+const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+const TYPE_NAMES: Record<string, string> = { int: 'integer', number: 'number', array: 'array', object: 'object' };
+
+/** Turns the first zod issue into the message a client sees; every message names its field. */
+export function issueMessage(issue: z.core.$ZodIssue): string {
+  const field = issue.path.map(String).join('.');
+  switch (issue.code) {
+    case 'invalid_type': {
+      if (!field) return 'request body must be a JSON object';
+      if (!('input' in issue) || issue.input === undefined) return `${field} is required`;
+      return `${field} must be ${article(TYPE_NAMES[issue.expected] ?? issue.expected)}`;
+    }
+    case 'too_small':
+      if (issue.origin === 'string') {
+        return Number(issue.minimum) <= 1 ? `${field} is required` : `${field} must be at least ${issue.minimum} characters`;
+      }
+      return `${field} must be at least ${issue.minimum}`;
+    case 'too_big':
+      return issue.origin === 'string'
+        ? `${field} must be at most ${issue.maximum} characters`
+        : `${field} must be at most ${issue.maximum}`;
+    case 'invalid_value':
+      return `${field} must be one of: ${issue.values.map(String).join(', ')}`;
+    case 'unrecognized_keys':
+      return `unknown field: ${[field, issue.keys[0]].filter(Boolean).join('.')}`;
+    case 'invalid_union':
+      if ('options' in issue && Array.isArray(issue.options)) {
+        return `${field} must be one of: ${issue.options.map(String).join(', ')}`;
+      }
+      return `${field} is invalid`;
+    case 'custom':
+      return issue.message;
+    default:
+      return `${field} is invalid`;
+  }
+}
+
+export function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {
+  const result = schema.safeParse(input, { reportInput: true });
+  if (result.success) return result.data;
+  const first = result.error.issues[0];
+  throw badRequest(first ? issueMessage(first) : 'invalid request');
+}
+
+/** Parses a JSON body; an empty body counts as `{}` so endpoints whose fields are all optional accept none. */
+export function parseJsonBody<T>(request: ApiRequest, schema: z.ZodType<T>): T {
+  let input: unknown = {};
+  const text = request.body.toString('utf8');
+  if (text.trim() !== '') {
+    try {
+      input = JSON.parse(text);
+    } catch {
+      throw badRequest('invalid JSON body');
+    }
+  }
+  return parseWith(schema, input);
+}
+
+export function parsePathId(value: string | undefined): string {
+  if (!value || !isUuid(value)) throw badRequest('invalid id');
+  return value.toLowerCase();
+}
+
+// Shared field builders, so the same field gets the same rules and messages everywhere.
+export function hasControlChars(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if (code < 0x20 || code === 0x7f) return true;
+  }
+  return false;
+}
+
+export const textField = (field: string, max = 200) =>
+  z
+    .string()
+    .min(1)
+    .max(max)
+    .refine((v) => !hasControlChars(v), { error: () => `${field} must not contain control characters` });
+
+export const uuidField = (field: string) =>
+  z.string().refine(isUuid, { error: () => `invalid ${field}` }).transform((v) => v.toLowerCase());

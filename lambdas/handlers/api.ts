@@ -1,0 +1,15 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { createRouter } from '../api/router';
+import { allRoutes } from '../api/routes';
+import { httpEnvelope } from '../shared/http-envelope';
+import { toApiRequest, type ApiResult } from '../shared/http';
+
+const route = createRouter(allRoutes);
+
+/** The management API: one function behind `ANY /{proxy+}`, routing in process. */
+export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+  .use(httpEnvelope())
+  .handler(async (event) => (await route(toApiRequest(event))) as unknown as APIGatewayProxyStructuredResultV2);
+
+export type { ApiResult };

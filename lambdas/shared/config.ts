@@ -1,0 +1,37 @@
+import { z } from 'zod';
+import { ENV } from '../../lib/resource-definitions';
+
+const configSchema = z.object({
+  tableName: z.string().min(1),
+  deliveryQueueUrl: z.string().min(1),
+  payloadBucket: z.string().min(1),
+  exportBucket: z.string().min(1),
+  publicUrl: z.string().url().optional(),
+  allowPrivateDestinations: z.boolean(),
+  s3ForcePathStyle: z.boolean(),
+  version: z.string(),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+let cached: Config | undefined;
+
+/** Parsed once per process, on first use, so a misconfigured function fails loudly on its first call. */
+export function config(): Config {
+  cached ??= configSchema.parse({
+    tableName: process.env[ENV.tableName],
+    deliveryQueueUrl: process.env[ENV.deliveryQueueUrl],
+    payloadBucket: process.env[ENV.payloadBucket],
+    exportBucket: process.env[ENV.exportBucket],
+    publicUrl: process.env[ENV.publicUrl] || undefined,
+    allowPrivateDestinations: process.env[ENV.allowPrivateDestinations] === 'true',
+    s3ForcePathStyle: process.env[ENV.s3ForcePathStyle] === 'true',
+    version: process.env[ENV.version] || '0.0.0',
+  });
+  return cached;
+}
+
+/** For tests that change the environment between cases. */
+export function resetConfigForTests(): void {
+  cached = undefined;
+}

@@ -1,0 +1,50 @@
+import type middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { ApiError } from '../domain/errors';
+import { jsonResponse, type ApiResult } from './http';
+
+type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | ApiResult, Error, Context>;
+
+const startedAt = new WeakMap<object, number>();
+const elapsed = (request: Request) => Math.round(performance.now() - (startedAt.get(request.event) ?? performance.now()));
+
+/**
+ * The one place that shapes HTTP responses: `{data}` or `{error}` with `duration_ms`, and every
+ * thrown error mapped to a status. Unknown errors become a 500 with a fixed text, logged, never echoed.
+ */
+export function httpEnvelope(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2> {
+  return {
+    before: (request) => {
+      startedAt.set(request.event, performance.now());
+    },
+    after: (request) => {
+      const result = request.response as unknown as ApiResult;
+      request.response = render(result, elapsed(request as Request));
+    },
+    onError: (request) => {
+      const error = request.error;
+      const duration_ms = elapsed(request as Request);
+      if (error instanceof ApiError) {
+        request.response = jsonResponse(error.status, { error: error.message, duration_ms });
+        return;
+      }
+      console.error(
+        JSON.stringify({
+          level: 'ERROR',
+          message: 'unhandled error',
+          requestId: request.event.requestContext?.requestId,
+          error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+        }),
+      );
+      request.response = jsonResponse(500, { error: 'Internal server error', duration_ms });
+    },
+  };
+}
+
+function render(result: ApiResult, duration_ms: number): APIGatewayProxyStructuredResultV2 {
+  if (result.status === 204) return { statusCode: 204, body: '' };
+  if (result.status === 302 && 'location' in result) {
+    return { statusCode: 302, headers: { location: result.location, 'cache-control': 'no-store' }, body: '' };
+  }
+  return jsonResponse(result.status, { data: (result as { data: unknown }).data, duration_ms });
+}

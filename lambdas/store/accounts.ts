@@ -1,0 +1,22 @@
+import { keys } from './keys';
+import { accountRecord, type AccountRecord } from './records';
+import { getItem, putNew, updateExisting } from './table';
+
+/** Accounts are also listed in the sparse work index, so background jobs can visit each one. */
+export async function insertAccount(account: AccountRecord): Promise<void> {
+  const created = await putNew({
+    ...keys.account(account.id),
+    entity: 'account',
+    gsi2pk: 'ACCOUNTS',
+    gsi2sk: account.id,
+    ...account,
+  });
+  if (!created) throw new Error(`account id collision: ${account.id}`);
+}
+
+export const findAccount = (accountId: string) => getItem(keys.account(accountId), accountRecord);
+
+export const updateAccount = (
+  accountId: string,
+  changes: Partial<Pick<AccountRecord, 'name' | 'plan' | 'retention_days' | 'updated_at'>>,
+) => updateExisting(keys.account(accountId), changes, accountRecord);

@@ -1,0 +1,17 @@
+import { accountPartition, keys, listPrefix } from './keys';
+import { destinationRecord, type DestinationRecord } from './records';
+import { getItem, putNew, queryPrefix, updateExisting } from './table';
+
+export async function insertDestination(record: DestinationRecord): Promise<void> {
+  const created = await putNew({ ...keys.destination(record.account_id, record.id), entity: 'destination', ...record });
+  if (!created) throw new Error(`destination id collision: ${record.id}`);
+}
+
+export const findDestination = (accountId: string, destinationId: string) =>
+  getItem(keys.destination(accountId, destinationId), destinationRecord);
+
+export const listDestinations = (accountId: string) =>
+  queryPrefix(accountPartition(accountId), listPrefix.destinations, destinationRecord);
+
+export const updateDestination = (accountId: string, destinationId: string, changes: Partial<DestinationRecord>) =>
+  updateExisting(keys.destination(accountId, destinationId), changes, destinationRecord);

@@ -1,0 +1,30 @@
+/**
+ * Every key of the table, built in one place. Tenant data lives in partitions that start with the
+ * account (`ACCT#<id>`). The only other partitions are unique lookups reached by a secret the caller
+ * presents (an API key's hash, a source's path token); they hold a pointer to the account, no data.
+ */
+export const LOOKUP_SK = 'LOOKUP';
+
+export const keys = {
+  account: (accountId: string) => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }),
+  apiKey: (accountId: string, keyId: string) => ({ pk: `ACCT#${accountId}`, sk: `APIKEY#${keyId}` }),
+  apiKeyLookup: (keyHash: string) => ({ pk: `APIKEYHASH#${keyHash}`, sk: LOOKUP_SK }),
+  source: (accountId: string, sourceId: string) => ({ pk: `ACCT#${accountId}`, sk: `SOURCE#${sourceId}` }),
+  sourceLookup: (pathToken: string) => ({ pk: `SOURCETOKEN#${pathToken}`, sk: LOOKUP_SK }),
+  destination: (accountId: string, destinationId: string) => ({
+    pk: `ACCT#${accountId}`,
+    sk: `DEST#${destinationId}`,
+  }),
+  route: (accountId: string, routeId: string) => ({ pk: `ACCT#${accountId}`, sk: `ROUTE#${routeId}` }),
+  health: () => ({ pk: 'HEALTH', sk: 'HEALTH' }),
+};
+
+/** Sort-key prefixes for listing one kind of item inside an account's partition. */
+export const listPrefix = {
+  apiKeys: 'APIKEY#',
+  sources: 'SOURCE#',
+  destinations: 'DEST#',
+  routes: 'ROUTE#',
+} as const;
+
+export const accountPartition = (accountId: string) => `ACCT#${accountId}`;

@@ -1,0 +1,130 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import type { z } from 'zod';
+import { documentClient } from '../adapters/aws-clients';
+import { config } from '../shared/config';
+
+type Key = { pk: string; sk: string };
+type Item = Record<string, unknown>;
+
+const tableName = () => config().tableName;
+
+export function isConditionFailure(error: unknown): boolean {
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
+  );
+}
+
+/** Reads one item and validates it; a stored item that fails its schema is a bug, not a 404. */
+export async function getItem<T>(key: Key, schema: z.ZodType<T>, consistent = true): Promise<T | undefined> {
+  const out = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent }),
+  );
+  return out.Item ? schema.parse(out.Item) : undefined;
+}
+
+/** Puts an item that must not exist yet. Returns false when the key was already taken. */
+export async function putNew(item: Key & Item): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+export async function deleteItem(key: Key): Promise<void> {
+  await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: key }));
+}
+
+/**
+ * Sets attributes on an item that must exist; returns the item after the update, or undefined when
+ * it did not exist (so an update never creates a half item).
+ */
+export async function updateExisting<T>(
+  key: Key,
+  changes: Item,
+  schema: z.ZodType<T>,
+  removals: string[] = [],
+): Promise<T | undefined> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const sets: string[] = [];
+  Object.entries(changes).forEach(([field, value], i) => {
+    names[`#s${i}`] = field;
+    values[`:s${i}`] = value;
+    sets.push(`#s${i} = :s${i}`);
+  });
+  const removes = removals.map((field, i) => {
+    names[`#r${i}`] = field;
+    return `#r${i}`;
+  });
+  const expression = [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '']
+    .filter(Boolean)
+    .join(' ');
+  const input: UpdateCommandInput = {
+    TableName: tableName(),
+    Key: key,
+    UpdateExpression: expression,
+    ConditionExpression: 'attribute_exists(pk)',
+    ExpressionAttributeNames: names,
+    ReturnValues: 'ALL_NEW',
+  };
+  if (Object.keys(values).length) input.ExpressionAttributeValues = values;
+  try {
+    const out = await documentClient().send(new UpdateCommand(input));
+    return schema.parse(out.Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** All items of a partition whose sort key starts with `prefix`, newest first (ids are UUIDv7). */
+export async function queryPrefix<T>(pk: string, prefix: string, schema: z.ZodType<T>): Promise<T[]> {
+  const items: T[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+        ScanIndexForward: false,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) items.push(schema.parse(item));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}
+
+/** Reads items by key, 100 per request; missing ones are left out. */
+export async function batchGet<T>(itemKeys: Key[], schema: z.ZodType<T>): Promise<T[]> {
+  const found: T[] = [];
+  for (let start = 0; start < itemKeys.length; start += 100) {
+    let pending: Key[] = itemKeys.slice(start, start + 100);
+    for (let round = 0; pending.length > 0 && round < 5; round++) {
+      const out = await documentClient().send(
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } } }),
+      );
+      for (const item of out.Responses?.[tableName()] ?? []) found.push(schema.parse(item));
+      pending = (out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? [];
+    }
+    if (pending.length > 0) throw new Error('DynamoDB left keys unprocessed after retries');
+  }
+  return found;
+}

@@ -1,0 +1,81 @@
+import { readFileSync } from 'node:fs';
+import { App, Tags, Validations, type AppProps, type Environment } from 'aws-cdk-lib';
+import { HookgateNagChecks } from './nag';
+import { ServiceStack } from './service-stack';
+import { StatefulStack } from './stateful-stack';
+
+/**
+ * Feature flags the stacks are written against. Given as `context`, so cdk.json or --context
+ * still wins, and tests that build the app through createApp() get the same templates as synth.
+ */
+export const FEATURE_FLAGS = {
+  '@aws-cdk/aws-iam:minimizePolicies': true,
+  '@aws-cdk/core:checkSecretUsage': true,
+  '@aws-cdk/core:enablePartitionLiterals': true,
+  // Access log delivery through a bucket policy; the legacy ACL grant fails on new buckets.
+  '@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy': true,
+  // Fn::GetStackOutput instead of exports: the stateful stack never gets locked by its consumer.
+  '@aws-cdk/core:defaultCrossStackReferences': 'weak',
+} as const;
+
+export function createApp(props: AppProps = {}): App {
+  return new App({ ...props, context: { ...FEATURE_FLAGS, ...props.context } });
+}
+
+export interface BuildAppOptions {
+  /** Lower-case name of the deployment, part of the stack names: `Hookgate-<stage>-…`. */
+  readonly stage: string;
+  /** @default CDK_DEFAULT_ACCOUNT / CDK_DEFAULT_REGION when set, else environment-agnostic */
+  readonly env?: Environment;
+  /** @default the version in package.json */
+  readonly version?: string;
+  /** Register the cdk-nag AwsSolutions checks. @default true */
+  readonly nag?: boolean;
+}
+
+export interface HookgateStacks {
+  readonly stateful: StatefulStack;
+  readonly service: ServiceStack;
+}
+
+const STAGE_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
+
+export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
+  if (!STAGE_PATTERN.test(opts.stage)) {
+    throw new Error(`stage must match ${STAGE_PATTERN.source}, got "${opts.stage}"`);
+  }
+  const env = opts.env ?? environmentFromCli();
+  const prefix = `Hookgate-${opts.stage}`;
+
+  const stateful = new StatefulStack(app, `${prefix}-Stateful`, {
+    env,
+    description: `Hookgate ${opts.stage}: table, delivery queues, buckets`,
+  });
+  const service = new ServiceStack(app, `${prefix}-Service`, {
+    env,
+    description: `Hookgate ${opts.stage}: HTTP API and functions`,
+    stateful,
+    version: opts.version ?? packageVersion(),
+  });
+
+  Tags.of(app).add('project', 'hookgate');
+  Tags.of(app).add('stage', opts.stage);
+
+  if (opts.nag ?? true) {
+    Validations.of(app).addPlugins(new HookgateNagChecks(app));
+  }
+  return { stateful, service };
+}
+
+/** Set by the CDK CLI when credentials are available; synth works without them. */
+function environmentFromCli(): Environment {
+  return { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION };
+}
+
+function packageVersion(): string {
+  const pkg: unknown = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8'));
+  if (typeof pkg === 'object' && pkg !== null && 'version' in pkg && typeof pkg.version === 'string') {
+    return pkg.version;
+  }
+  throw new Error('package.json has no version');
+}

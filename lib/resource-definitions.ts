@@ -1,0 +1,76 @@
+/**
+ * The shape of every stateful resource, as plain data. The CDK stateful stack and the local
+ * emulator bootstrap both build from this file, so local and AWS resources cannot drift apart.
+ * No aws-cdk-lib or AWS SDK imports here.
+ */
+
+export const TABLE = {
+  logicalName: 'hookgate',
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  ttlAttribute: 'expires_at',
+  globalIndexes: [
+    {
+      // Lists by time within an owner: events of an account and direction, newest first.
+      indexName: 'gsi1',
+      partitionKey: 'gsi1pk',
+      sortKey: 'gsi1sk',
+      projection: 'INCLUDE' as const,
+      nonKeyAttributes: [
+        'entity',
+        'id',
+        'account_id',
+        'source_id',
+        'direction',
+        'event_type',
+        'external_event_id',
+        'status',
+        'attempts_count',
+        'received_at',
+        'created_at',
+      ],
+    },
+    {
+      // Sparse work index for background jobs (accounts to sweep, events to reconcile, queued exports).
+      indexName: 'gsi2',
+      partitionKey: 'gsi2pk',
+      sortKey: 'gsi2sk',
+      projection: 'KEYS_ONLY' as const,
+      nonKeyAttributes: [] as string[],
+    },
+  ],
+} as const;
+
+export const DELIVERY_QUEUE = {
+  logicalName: 'hookgate-delivery',
+  /** Longest a delivery handler may run; the queue's visibility must be at least 6x this. */
+  consumerTimeoutSeconds: 60,
+  visibilityTimeoutSeconds: 360,
+  retentionSeconds: 14 * 24 * 3600,
+  /** A message received this many times without being deleted is poison: it moves to the DLQ. */
+  maxReceiveCount: 8,
+  batchSize: 10,
+} as const;
+
+export const DELIVERY_DLQ = {
+  logicalName: 'hookgate-delivery-dlq',
+  retentionSeconds: 14 * 24 * 3600,
+} as const;
+
+export const BUCKETS = {
+  payloads: { logicalName: 'hookgate-payloads' },
+  exports: { logicalName: 'hookgate-exports' },
+} as const;
+
+/** Environment variable names the handlers read; set by the CDK stack and by the local runtime. */
+export const ENV = {
+  tableName: 'TABLE_NAME',
+  deliveryQueueUrl: 'DELIVERY_QUEUE_URL',
+  payloadBucket: 'PAYLOAD_BUCKET',
+  exportBucket: 'EXPORT_BUCKET',
+  publicUrl: 'HOOKGATE_PUBLIC_URL',
+  allowPrivateDestinations: 'HOOKGATE_ALLOW_PRIVATE_DESTINATIONS',
+  retrySchedule: 'HOOKGATE_RETRY_SCHEDULE',
+  s3ForcePathStyle: 'HOOKGATE_S3_FORCE_PATH_STYLE',
+  version: 'HOOKGATE_VERSION',
+} as const;

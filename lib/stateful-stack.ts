@@ -1,0 +1,115 @@
+import { Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { DELIVERY_DLQ, DELIVERY_QUEUE, TABLE } from './resource-definitions';
+
+/** What the service stack needs from the stateful one. */
+export interface StatefulResources {
+  readonly table: dynamodb.ITable;
+  readonly deliveryQueue: sqs.IQueue;
+  readonly deliveryDlq: sqs.IQueue;
+  readonly payloadBucket: s3.IBucket;
+  readonly exportBucket: s3.IBucket;
+}
+
+/** Export files are short-lived: clients download them through a pre-signed URL soon after creation. */
+const EXPORT_EXPIRY = Duration.days(7);
+const ACCESS_LOG_EXPIRY = Duration.days(90);
+
+/**
+ * Everything that holds data and must survive a redeploy of the functions. Construct ids here are
+ * part of the CloudFormation logical ids: renaming one replaces (or orphans) the resource.
+ */
+export class StatefulStack extends Stack implements StatefulResources {
+  readonly table: dynamodb.Table;
+  readonly deliveryQueue: sqs.Queue;
+  readonly deliveryDlq: sqs.Queue;
+  readonly payloadBucket: s3.Bucket;
+  readonly exportBucket: s3.Bucket;
+  readonly accessLogsBucket: s3.Bucket;
+
+  constructor(scope: Construct, id: string, props?: StackProps) {
+    super(scope, id, props);
+
+    this.table = createTable(this);
+    [this.deliveryQueue, this.deliveryDlq] = createDeliveryQueues(this);
+
+    this.accessLogsBucket = new s3.Bucket(this, 'AccessLogsBucket', {
+      ...secureBucketDefaults,
+      lifecycleRules: [{ expiration: ACCESS_LOG_EXPIRY }],
+    });
+    Validations.of(this.accessLogsBucket).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason: 'This bucket receives the server access logs of the other buckets; logging it into itself would loop.',
+    });
+
+    this.payloadBucket = new s3.Bucket(this, 'PayloadBucket', {
+      ...secureBucketDefaults,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'payloads/',
+    });
+
+    this.exportBucket = new s3.Bucket(this, 'ExportBucket', {
+      ...secureBucketDefaults,
+      serverAccessLogsBucket: this.accessLogsBucket,
+      serverAccessLogsPrefix: 'exports/',
+      lifecycleRules: [{ expiration: EXPORT_EXPIRY, abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+    });
+  }
+}
+
+const secureBucketDefaults = {
+  blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL,
+  encryption: s3.BucketEncryption.S3_MANAGED,
+  enforceSSL: true,
+  objectOwnership: s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+  removalPolicy: RemovalPolicy.RETAIN,
+} satisfies s3.BucketProps;
+
+function createTable(scope: Construct): dynamodb.Table {
+  const table = new dynamodb.Table(scope, 'Table', {
+    partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
+    sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
+    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+    timeToLiveAttribute: TABLE.ttlAttribute,
+    deletionProtection: true,
+    removalPolicy: RemovalPolicy.RETAIN,
+  });
+
+  for (const index of TABLE.globalIndexes) {
+    table.addGlobalSecondaryIndex({
+      indexName: index.indexName,
+      partitionKey: { name: index.partitionKey, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: index.sortKey, type: dynamodb.AttributeType.STRING },
+      ...(index.projection === 'INCLUDE'
+        ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.nonKeyAttributes] }
+        : { projectionType: dynamodb.ProjectionType.KEYS_ONLY }),
+    });
+  }
+  return table;
+}
+
+function createDeliveryQueues(scope: Construct): [queue: sqs.Queue, dlq: sqs.Queue] {
+  if (DELIVERY_QUEUE.visibilityTimeoutSeconds < 6 * DELIVERY_QUEUE.consumerTimeoutSeconds) {
+    throw new Error('DELIVERY_QUEUE.visibilityTimeoutSeconds must be at least 6x consumerTimeoutSeconds');
+  }
+
+  const dlq = new sqs.Queue(scope, 'DeliveryDlq', {
+    retentionPeriod: Duration.seconds(DELIVERY_DLQ.retentionSeconds),
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+  });
+
+  const queue = new sqs.Queue(scope, 'DeliveryQueue', {
+    visibilityTimeout: Duration.seconds(DELIVERY_QUEUE.visibilityTimeoutSeconds),
+    retentionPeriod: Duration.seconds(DELIVERY_QUEUE.retentionSeconds),
+    encryption: sqs.QueueEncryption.SQS_MANAGED,
+    enforceSSL: true,
+    deadLetterQueue: { queue: dlq, maxReceiveCount: DELIVERY_QUEUE.maxReceiveCount },
+  });
+
+  return [queue, dlq];
+}

@@ -1,0 +1,206 @@
+import { mkdir } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { resolve } from 'node:path';
+import { DELIVERY_QUEUE } from '../lib/resource-definitions';
+import { toApiGatewayEvent, writeApiGatewayResult } from './apigw-event';
+import { createLocalClients, type EmulatorEndpoints, type LocalClients } from './aws-clients';
+import { startEmulators, type EmulatorPorts, type Emulators } from './emulators';
+import { applyEnv, handlerEnv } from './handler-env';
+import { importHandlers, type GatewayHandlers, type ScheduledHandler } from './handlers';
+import { lockDataDir } from './data-dir-lock';
+import { createLambdaContext } from './lambda-context';
+import { readBody } from './read-body';
+import { ensureResources, type LocalResources } from './resources';
+import { resolveRoute } from './routes';
+import { scheduledEvent, startSchedule, type Schedule } from './schedules';
+import { startSqsPoller, type SqsPoller } from './sqs-poller';
+
+export type { ApiHandler, GatewayHandlers, ScheduledHandler, SqsHandler } from './handlers';
+
+export const DEFAULT_PORT = 3000;
+export const DEFAULT_DATA_DIR = '.hookgate';
+const HOST = '127.0.0.1';
+/** API Gateway's integration timeout; only feeds context.getRemainingTimeInMillis. */
+const API_TIMEOUT_MS = 30_000;
+
+export interface GatewayOptions {
+  /** HTTP port; 0 picks a free one. Default 3000. */
+  port?: number;
+  /** Where the emulators keep their data. Default `.hookgate` (relative to the working directory). */
+  dataDir?: string;
+  /** Base of ingest URLs. Default the local base URL. */
+  publicUrl?: string;
+  /** Set on process.env after the computed variables, so these win. */
+  env?: Record<string, string>;
+  /** When given, exactly these handlers run and none is imported from lambdas/handlers. */
+  handlers?: GatewayHandlers;
+  /** Fixed emulator ports; free ones otherwise. */
+  emulatorPorts?: EmulatorPorts;
+  /** Where the start-up line goes. Default console.log. */
+  log?: (line: string) => void;
+}
+
+export interface Gateway {
+  url: string;
+  port: number;
+  dataDir: string;
+  endpoints: EmulatorEndpoints;
+  resources: LocalResources;
+  close(): Promise<void>;
+}
+
+interface Background {
+  poller?: SqsPoller;
+  schedules: Schedule[];
+}
+
+function sendError(res: ServerResponse, statusCode: number, error: string, durationMs: number): void {
+  const body = JSON.stringify({ error, duration_ms: durationMs });
+  res.writeHead(statusCode, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    server.once('error', reject);
+    server.listen(port, HOST, () => {
+      server.off('error', reject);
+      resolvePort((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Lets requests in flight finish, but not for ever: a kept-alive client must not block shutdown. */
+function closeServer(server: Server, graceMs = 10_000): Promise<void> {
+  return new Promise((done) => {
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    server.close(() => {
+      clearTimeout(force);
+      done();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+/** Serves the HTTP API's two routes (`POST /ingest/{token}`, `ANY /{proxy+}`) with Lambda semantics. */
+function createRequestListener(state: { handlers?: GatewayHandlers }) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const startedAt = Date.now();
+    const { handlers } = state;
+    if (!handlers) return sendError(res, 503, 'Service unavailable', 0);
+    const read = await readBody(req);
+    if (!read.ok) {
+      // The rest of the upload is not read, so this connection cannot be reused.
+      res.setHeader('connection', 'close');
+      return sendError(res, 413, 'request body too large', 0);
+    }
+    const route = resolveRoute(req.method ?? 'GET', (req.url ?? '/').split('?')[0] ?? '/');
+    const handler = route && (route.target === 'ingest' ? handlers.ingest : handlers.api);
+    if (!route || !handler) return sendError(res, 404, 'Not found', 0);
+    const event = toApiGatewayEvent(req, read.body, route);
+    try {
+      const result = await handler(event, createLambdaContext(`hookgate-${route.target}`, API_TIMEOUT_MS));
+      writeApiGatewayResult(res, result);
+    } catch (err) {
+      console.error(`[hookgate local] ${route.target} handler failed on ${event.routeKey} (${event.rawPath}):`, err);
+      if (res.headersSent) res.destroy();
+      else sendError(res, 500, 'Internal server error', Date.now() - startedAt);
+    }
+  };
+}
+
+function intervalMs(name: string, defaultSeconds: number): number {
+  const seconds = Number(process.env[name] ?? defaultSeconds);
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : defaultSeconds) * 1000;
+}
+
+function runScheduled(name: string, handler: ScheduledHandler, everyMs: number): Schedule {
+  return startSchedule(name, () => handler(scheduledEvent(name), createLambdaContext(name, 15 * 60_000)), everyMs);
+}
+
+function startBackground(handlers: GatewayHandlers, clients: LocalClients, resources: LocalResources): Background {
+  const background: Background = { schedules: [] };
+  if (handlers.deliver) {
+    background.poller = startSqsPoller({
+      client: clients.sqs,
+      queueUrl: resources.deliveryQueueUrl,
+      queueArn: resources.deliveryQueueArn,
+      handler: handlers.deliver,
+      batchSize: DELIVERY_QUEUE.batchSize,
+      functionName: 'hookgate-deliver',
+      timeoutMs: DELIVERY_QUEUE.consumerTimeoutSeconds * 1000,
+      concurrency: 2,
+    });
+  }
+  if (handlers.exportWorker) {
+    const every = intervalMs('SCHEDULER_EXPORT_POLL_INTERVAL', 30);
+    background.schedules.push(runScheduled('hookgate-export', handlers.exportWorker, every));
+  }
+  if (handlers.sweeper) {
+    const every = intervalMs('SCHEDULER_RETENTION_INTERVAL', 3600);
+    background.schedules.push(runScheduled('hookgate-sweeper', handlers.sweeper, every));
+  }
+  return background;
+}
+
+/**
+ * Starts the emulators, creates the resources, sets the handlers' environment, imports the
+ * handlers and serves HTTP. One gateway per process: handlers read process.env once.
+ */
+export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
+  const dataDir = resolve(opts.dataDir ?? DEFAULT_DATA_DIR);
+  await mkdir(dataDir, { recursive: true });
+  const unlock = await lockDataDir(dataDir);
+  let emulators: Emulators;
+  try {
+    emulators = await startEmulators(dataDir, opts.emulatorPorts);
+  } catch (err) {
+    await unlock();
+    throw err;
+  }
+  const endpoints: EmulatorEndpoints = {
+    dynamodb: emulators.dynamodb.endpoint,
+    sqs: emulators.sqs.endpoint,
+    s3: emulators.s3.endpoint,
+  };
+  const clients = createLocalClients(endpoints);
+  const state: { handlers?: GatewayHandlers } = {};
+  const listener = createRequestListener(state);
+  const server = createServer((req, res) => {
+    listener(req, res).catch((err: unknown) => {
+      console.error('[hookgate local] request failed:', err);
+      if (res.headersSent) res.destroy();
+      else sendError(res, 500, 'Internal server error', 0);
+    });
+  });
+  let background: Background = { schedules: [] };
+
+  const close = async (): Promise<void> => {
+    state.handlers = undefined;
+    await Promise.all([
+      server.listening ? closeServer(server) : Promise.resolve(),
+      background.poller?.stop(),
+      ...background.schedules.map((schedule) => schedule.stop()),
+    ]);
+    clients.destroy();
+    await emulators.close();
+    await unlock();
+  };
+
+  try {
+    const resources = await ensureResources(clients);
+    const port = await listen(server, opts.port ?? DEFAULT_PORT);
+    const url = `http://${HOST}:${port}`;
+    applyEnv({ ...handlerEnv(resources, endpoints, opts.publicUrl ?? url), ...opts.env });
+    const handlers = opts.handlers ?? (await importHandlers());
+    background = startBackground(handlers, clients, resources);
+    state.handlers = handlers;
+    (opts.log ?? console.log)(`Hookgate local gateway listening on ${url} (data in ${dataDir})`);
+    let closing: Promise<void> | undefined;
+    return { url, port, dataDir, endpoints, resources, close: () => (closing ??= close()) };
+  } catch (err) {
+    await close();
+    throw err;
+  }
+}

@@ -1,0 +1,35 @@
+import { ENV } from '../lib/resource-definitions';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, type EmulatorEndpoints } from './aws-clients';
+import type { LocalResources } from './resources';
+
+/** What the CDK stack would set on the functions, pointed at the emulators. */
+export function handlerEnv(
+  resources: LocalResources,
+  endpoints: EmulatorEndpoints,
+  publicUrl: string,
+): Record<string, string> {
+  return {
+    [ENV.tableName]: resources.tableName,
+    [ENV.deliveryQueueUrl]: resources.deliveryQueueUrl,
+    [ENV.payloadBucket]: resources.payloadBucket,
+    [ENV.exportBucket]: resources.exportBucket,
+    [ENV.publicUrl]: publicUrl,
+    [ENV.s3ForcePathStyle]: 'true',
+    AWS_REGION: LOCAL_REGION,
+    AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+    AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+    AWS_ENDPOINT_URL_DYNAMODB: endpoints.dynamodb,
+    AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+    AWS_ENDPOINT_URL_S3: endpoints.s3,
+    // s3rver stores the SDK's default aws-chunked checksum framing as part of streamed objects.
+    AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
+    AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
+  };
+}
+
+/** Sets the variables on this process; a real session token would not match the dummy keys. */
+export function applyEnv(env: Record<string, string>): void {
+  delete process.env.AWS_SESSION_TOKEN;
+  delete process.env.AWS_PROFILE;
+  Object.assign(process.env, env);
+}

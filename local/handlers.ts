@@ -1,0 +1,52 @@
+import { existsSync } from 'node:fs';
+import type {
+  APIGatewayProxyEventV2,
+  APIGatewayProxyResultV2,
+  Context,
+  ScheduledEvent,
+  SQSBatchResponse,
+  SQSEvent,
+} from 'aws-lambda';
+
+export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2<unknown>>;
+export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
+export type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
+
+export interface GatewayHandlers {
+  api?: ApiHandler;
+  ingest?: ApiHandler;
+  deliver?: SqsHandler;
+  exportWorker?: ScheduledHandler;
+  sweeper?: ScheduledHandler;
+}
+
+/** Where each Lambda entry lives; files that do not exist yet are simply not wired. */
+const ENTRIES: Record<keyof GatewayHandlers, string> = {
+  api: '../lambdas/handlers/api.ts',
+  ingest: '../lambdas/handlers/ingest.ts',
+  deliver: '../lambdas/handlers/deliver.ts',
+  exportWorker: '../lambdas/handlers/export.ts',
+  sweeper: '../lambdas/handlers/sweeper.ts',
+};
+
+async function importEntry(relative: string): Promise<unknown> {
+  const url = new URL(relative, import.meta.url);
+  if (!existsSync(url)) return undefined;
+  const mod = (await import(url.href)) as { handler?: unknown; default?: unknown };
+  const fn = mod.handler ?? mod.default;
+  if (typeof fn !== 'function') throw new Error(`${relative} exports no handler function`);
+  return fn;
+}
+
+/**
+ * The real handlers, imported only now so that they read the environment the gateway has just
+ * set. Must run after process.env is final: handlers parse their config once per process.
+ */
+export async function importHandlers(): Promise<GatewayHandlers> {
+  const handlers: GatewayHandlers = {};
+  for (const [name, relative] of Object.entries(ENTRIES) as [keyof GatewayHandlers, string][]) {
+    const fn = await importEntry(relative);
+    if (fn) Object.assign(handlers, { [name]: fn });
+  }
+  return handlers;
+}

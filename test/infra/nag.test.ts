@@ -1,0 +1,90 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as s3 from 'aws-cdk-lib/aws-s3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { buildApp, createApp, type HookgateStacks } from '../../lib/app-builder';
+
+// cdk-nag 3 is a policy validation plugin: findings land in <outdir>/validation-report.json, and
+// app.synth() throws when any finding of severity "error" is not acknowledged.
+const reportSchema = z.object({
+  pluginReports: z.array(
+    z.object({
+      pluginName: z.string(),
+      violations: z.array(
+        z.object({
+          ruleName: z.string(),
+          severity: z.string(),
+          violatingConstructs: z.array(z.object({ constructPath: z.string() })),
+        }),
+      ),
+    }),
+  ),
+});
+
+type Finding = { rule: string; severity: string; path: string };
+
+const outdirs: string[] = [];
+afterAll(() => {
+  for (const dir of outdirs) rmSync(dir, { recursive: true, force: true });
+});
+
+function synthAndReport(customize?: (stacks: HookgateStacks) => void): { error: unknown; findings: Finding[] } {
+  const outdir = mkdtempSync(join(tmpdir(), 'hookgate-nag-'));
+  outdirs.push(outdir);
+  const app = createApp({ outdir });
+  const stacks = buildApp(app, { stage: 'test' });
+  customize?.(stacks);
+  let error: unknown;
+  try {
+    app.synth();
+  } catch (e) {
+    error = e;
+  }
+  const report = reportSchema.parse(JSON.parse(readFileSync(join(outdir, 'validation-report.json'), 'utf8')));
+  const findings = report.pluginReports
+    .filter((r) => r.pluginName === 'AwsSolutions')
+    .flatMap((r) => r.violations)
+    .flatMap((v) => v.violatingConstructs.map((c) => ({ rule: v.ruleName, severity: v.severity, path: c.constructPath })));
+  return { error, findings };
+}
+
+describe('cdk-nag AwsSolutions', () => {
+  let result: ReturnType<typeof synthAndReport>;
+  beforeAll(() => {
+    result = synthAndReport();
+  });
+
+  it('synthesizes the app with no unacknowledged finding', () => {
+    expect(result.error).toBeUndefined();
+    expect(result.findings.filter((f) => f.severity === 'error')).toEqual([]);
+    expect(result.findings).toEqual([]);
+  });
+
+  it('is really wired in: a non-compliant resource fails synthesis', () => {
+    const broken = synthAndReport(({ stateful, service }) => {
+      new s3.Bucket(stateful, 'UnloggedBucket', { enforceSSL: true });
+      // A literal wildcard ARN must not be swallowed by the grant-wildcard patterns.
+      service.apiFunction.role.addToPolicy(
+        new iam.PolicyStatement({
+          actions: ['dynamodb:GetItem'],
+          resources: ['arn:aws:dynamodb:eu-west-1:123456789012:table/*'],
+        }),
+      );
+    });
+    expect(broken.error).toBeDefined();
+    expect(broken.findings).toEqual(
+      expect.arrayContaining([
+        { rule: 'AwsSolutions-S1', severity: 'error', path: 'Hookgate-test-Stateful/UnloggedBucket/Resource' },
+        {
+          rule: 'AwsSolutions-IAM5[Resource::arn:aws:dynamodb:eu-west-1:123456789012:table/*]',
+          severity: 'error',
+          path: 'Hookgate-test-Service/ApiFunction/Role/DefaultPolicy/Resource',
+        },
+      ]),
+    );
+    expect(broken.findings).toHaveLength(2);
+  });
+});

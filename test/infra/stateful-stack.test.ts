@@ -1,0 +1,176 @@
+import { CfnElement, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { IConstruct } from 'constructs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, createApp } from '../../lib/app-builder';
+import { DELIVERY_DLQ, DELIVERY_QUEUE, TABLE } from '../../lib/resource-definitions';
+import type { StatefulStack } from '../../lib/stateful-stack';
+
+let stack: StatefulStack;
+let template: Template;
+
+// cdk-nag is left to nag.test.ts, so a nag finding does not hide which assertion regressed.
+beforeAll(() => {
+  const app = createApp();
+  stack = buildApp(app, { stage: 'test', nag: false }).stateful;
+  template = Template.fromStack(stack);
+});
+
+function logicalId(construct: IConstruct): string {
+  const resource = construct.node.defaultChild;
+  if (!CfnElement.isCfnElement(resource)) throw new Error(`${construct.node.path} has no CloudFormation resource`);
+  return Stack.of(construct).resolve(resource.logicalId) as string;
+}
+
+const arnOf = (construct: IConstruct) => ({ 'Fn::GetAtt': [logicalId(construct), 'Arn'] });
+
+describe('table', () => {
+  it('is a single on-demand table keyed by pk/sk strings, with PITR, TTL and deletion protection', () => {
+    template.resourceCountIs('AWS::DynamoDB::Table', 1);
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({
+        KeySchema: [
+          { AttributeName: TABLE.partitionKey, KeyType: 'HASH' },
+          { AttributeName: TABLE.sortKey, KeyType: 'RANGE' },
+        ],
+        AttributeDefinitions: Match.arrayWith([
+          { AttributeName: TABLE.partitionKey, AttributeType: 'S' },
+          { AttributeName: TABLE.sortKey, AttributeType: 'S' },
+        ]),
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        TimeToLiveSpecification: { AttributeName: TABLE.ttlAttribute, Enabled: true },
+        DeletionProtectionEnabled: true,
+      }),
+    });
+  });
+
+  it('has exactly the global indexes of the definitions, with their keys and projections', () => {
+    const expected = TABLE.globalIndexes.map((index) => ({
+      IndexName: index.indexName,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' },
+      ],
+      Projection:
+        index.projection === 'INCLUDE'
+          ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.nonKeyAttributes] }
+          : { ProjectionType: index.projection },
+    }));
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: Match.exact(expected),
+    });
+    expect(TABLE.globalIndexes.map((i) => i.indexName)).toEqual(['gsi1', 'gsi2']);
+  });
+});
+
+describe('delivery queues', () => {
+  it('has the delivery queue and its DLQ only', () => {
+    template.resourceCountIs('AWS::SQS::Queue', 2);
+  });
+
+  it('sets visibility and retention from the definitions and redrives to the DLQ', () => {
+    expect(template.toJSON().Resources[logicalId(stack.deliveryQueue)].Properties).toEqual(
+      expect.objectContaining({
+        VisibilityTimeout: DELIVERY_QUEUE.visibilityTimeoutSeconds,
+        MessageRetentionPeriod: DELIVERY_QUEUE.retentionSeconds,
+        RedrivePolicy: {
+          deadLetterTargetArn: arnOf(stack.deliveryDlq),
+          maxReceiveCount: DELIVERY_QUEUE.maxReceiveCount,
+        },
+      }),
+    );
+    expect(DELIVERY_QUEUE.visibilityTimeoutSeconds).toBeGreaterThanOrEqual(6 * DELIVERY_QUEUE.consumerTimeoutSeconds);
+  });
+
+  it('keeps DLQ messages for the defined retention, with no redrive of its own', () => {
+    const dlq = template.toJSON().Resources[logicalId(stack.deliveryDlq)].Properties;
+    expect(dlq.MessageRetentionPeriod).toBe(DELIVERY_DLQ.retentionSeconds);
+    expect(dlq.RedrivePolicy).toBeUndefined();
+  });
+
+  it.each([
+    ['delivery queue', () => stack.deliveryQueue],
+    ['DLQ', () => stack.deliveryDlq],
+  ])('%s uses SQS-managed encryption and denies non-TLS access', (_name, queue) => {
+    expect(template.toJSON().Resources[logicalId(queue())].Properties.SqsManagedSseEnabled).toBe(true);
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: logicalId(queue()) }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 'sqs:*',
+            Principal: { AWS: '*' },
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+          }),
+        ]),
+      },
+    });
+  });
+});
+
+describe('buckets', () => {
+  const buckets = [
+    ['payloads', () => stack.payloadBucket],
+    ['exports', () => stack.exportBucket],
+    ['access logs', () => stack.accessLogsBucket],
+  ] as const;
+
+  it('has the payload, export and access log buckets only', () => {
+    template.resourceCountIs('AWS::S3::Bucket', 3);
+  });
+
+  it.each(buckets)('%s: public access blocked, S3-managed encryption, retained', (_name, bucket) => {
+    const resource = template.toJSON().Resources[logicalId(bucket())];
+    expect(resource.DeletionPolicy).toBe('Retain');
+    expect(resource.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    expect(resource.Properties.BucketEncryption).toEqual({
+      ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }],
+    });
+  });
+
+  it.each(buckets)('%s: bucket policy denies non-TLS access to the bucket and its objects', (_name, bucket) => {
+    const arn = arnOf(bucket());
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: logicalId(bucket()) },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({
+            Effect: 'Deny',
+            Action: 's3:*',
+            Principal: { AWS: '*' },
+            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
+            Resource: [arn, { 'Fn::Join': ['', [arn, '/*']] }],
+          }),
+        ]),
+      },
+    });
+  });
+
+  it.each([
+    ['payloads', () => stack.payloadBucket],
+    ['exports', () => stack.exportBucket],
+  ] as const)('%s: server access logs go to the access log bucket', (_name, bucket) => {
+    expect(template.toJSON().Resources[logicalId(bucket())].Properties.LoggingConfiguration).toEqual({
+      DestinationBucketName: { Ref: logicalId(stack.accessLogsBucket) },
+      LogFilePrefix: expect.any(String),
+    });
+  });
+
+  it('expires export files after 7 days', () => {
+    const rules = template.toJSON().Resources[logicalId(stack.exportBucket)].Properties.LifecycleConfiguration.Rules;
+    expect(rules).toContainEqual(expect.objectContaining({ ExpirationInDays: 7, Status: 'Enabled' }));
+  });
+
+  it('never expires payloads by lifecycle: retention is per account, enforced by the sweeper', () => {
+    expect(template.toJSON().Resources[logicalId(stack.payloadBucket)].Properties.LifecycleConfiguration).toBeUndefined();
+  });
+});
