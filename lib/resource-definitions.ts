@@ -73,4 +73,6 @@ export const ENV = {
   retrySchedule: 'HOOKGATE_RETRY_SCHEDULE',
   s3ForcePathStyle: 'HOOKGATE_S3_FORCE_PATH_STYLE',
   version: 'HOOKGATE_VERSION',
+  routeCacheSeconds: 'HOOKGATE_ROUTE_CACHE_SECONDS',
+  reconcileGraceSeconds: 'HOOKGATE_RECONCILE_GRACE_SECONDS',
 } as const;

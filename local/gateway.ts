@@ -119,6 +119,24 @@ function runScheduled(name: string, handler: ScheduledHandler, everyMs: number):
   return startSchedule(name, () => handler(scheduledEvent(name), createLambdaContext(name, 15 * 60_000)), everyMs);
 }
 
+/**
+ * The local queue lives in memory, so after a (re)start every unsettled event has lost its message:
+ * the first run tells the reconciler so, and it resends them all; later runs are the usual sweep.
+ */
+function runReconciler(handler: ScheduledHandler, everyMs: number): Schedule {
+  let first = true;
+  return startSchedule(
+    'hookgate-reconciler',
+    () => {
+      const event = scheduledEvent('hookgate-reconciler');
+      if (first) event.detail = { queue_lost: true };
+      first = false;
+      return handler(event, createLambdaContext('hookgate-reconciler', 60_000));
+    },
+    everyMs,
+  );
+}
+
 function startBackground(handlers: GatewayHandlers, clients: LocalClients, resources: LocalResources): Background {
   const background: Background = { schedules: [] };
   if (handlers.deliver) {
@@ -140,6 +158,10 @@ function startBackground(handlers: GatewayHandlers, clients: LocalClients, resou
   if (handlers.sweeper) {
     const every = intervalMs('SCHEDULER_RETENTION_INTERVAL', 3600);
     background.schedules.push(runScheduled('hookgate-sweeper', handlers.sweeper, every));
+  }
+  if (handlers.reconciler) {
+    const every = intervalMs('HOOKGATE_RECONCILE_INTERVAL', 60);
+    background.schedules.push(runReconciler(handlers.reconciler, every));
   }
   return background;
 }

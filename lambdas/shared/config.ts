@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { ENV } from '../../lib/resource-definitions';
+import { parseRetrySchedule } from '../domain/backoff';
+
+const numberOr = (raw: string | undefined, fallback: number) => (raw === undefined || raw === '' ? fallback : Number(raw));
 
 const configSchema = z.object({
   tableName: z.string().min(1),
@@ -10,6 +13,9 @@ const configSchema = z.object({
   allowPrivateDestinations: z.boolean(),
   s3ForcePathStyle: z.boolean(),
   version: z.string(),
+  retrySchedule: z.array(z.number()),
+  routeCacheSeconds: z.number().min(0),
+  reconcileGraceSeconds: z.number().min(0),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -27,6 +33,9 @@ export function config(): Config {
     allowPrivateDestinations: process.env[ENV.allowPrivateDestinations] === 'true',
     s3ForcePathStyle: process.env[ENV.s3ForcePathStyle] === 'true',
     version: process.env[ENV.version] || '0.0.0',
+    retrySchedule: parseRetrySchedule(process.env[ENV.retrySchedule]),
+    routeCacheSeconds: numberOr(process.env[ENV.routeCacheSeconds], 5),
+    reconcileGraceSeconds: numberOr(process.env[ENV.reconcileGraceSeconds], 120),
   });
   return cached;
 }

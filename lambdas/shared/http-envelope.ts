@@ -46,5 +46,6 @@ function render(result: ApiResult, duration_ms: number): APIGatewayProxyStructur
   if (result.status === 302 && 'location' in result) {
     return { statusCode: 302, headers: { location: result.location, 'cache-control': 'no-store' }, body: '' };
   }
-  return jsonResponse(result.status, { data: (result as { data: unknown }).data, duration_ms });
+  const { data, extra } = result as { data: unknown; extra?: Record<string, unknown> };
+  return jsonResponse(result.status, { data, ...extra, duration_ms });
 }

@@ -16,7 +16,7 @@ export interface ApiRequest {
 
 /** What a route handler returns; the envelope middleware adds `duration_ms` and serializes. */
 export type ApiResult =
-  | { status: number; data: unknown }
+  | { status: number; data: unknown; /** top-level members beside `data`, such as `next_cursor` */ extra?: Record<string, unknown> }
   | { status: 204 }
   | { status: 302; location: string };
 

@@ -1,5 +1,6 @@
 import { keys } from './keys';
 import { accountRecord, type AccountRecord } from './records';
+import { forgetRoutingTable } from './routing-table';
 import { getItem, putNew, updateExisting } from './table';
 
 /** Accounts are also listed in the sparse work index, so background jobs can visit each one. */
@@ -16,7 +17,11 @@ export async function insertAccount(account: AccountRecord): Promise<void> {
 
 export const findAccount = (accountId: string) => getItem(keys.account(accountId), accountRecord);
 
-export const updateAccount = (
+export async function updateAccount(
   accountId: string,
   changes: Partial<Pick<AccountRecord, 'name' | 'plan' | 'retention_days' | 'updated_at'>>,
-) => updateExisting(keys.account(accountId), changes, accountRecord);
+) {
+  const updated = await updateExisting(keys.account(accountId), changes, accountRecord);
+  forgetRoutingTable(accountId);
+  return updated;
+}

@@ -1,10 +1,12 @@
 import { accountPartition, keys, listPrefix } from './keys';
 import { destinationRecord, type DestinationRecord } from './records';
+import { forgetRoutingTable } from './routing-table';
 import { getItem, putNew, queryPrefix, updateExisting } from './table';
 
 export async function insertDestination(record: DestinationRecord): Promise<void> {
   const created = await putNew({ ...keys.destination(record.account_id, record.id), entity: 'destination', ...record });
   if (!created) throw new Error(`destination id collision: ${record.id}`);
+  forgetRoutingTable(record.account_id);
 }
 
 export const findDestination = (accountId: string, destinationId: string) =>
@@ -13,5 +15,8 @@ export const findDestination = (accountId: string, destinationId: string) =>
 export const listDestinations = (accountId: string) =>
   queryPrefix(accountPartition(accountId), listPrefix.destinations, destinationRecord);
 
-export const updateDestination = (accountId: string, destinationId: string, changes: Partial<DestinationRecord>) =>
-  updateExisting(keys.destination(accountId, destinationId), changes, destinationRecord);
+export async function updateDestination(accountId: string, destinationId: string, changes: Partial<DestinationRecord>) {
+  const updated = await updateExisting(keys.destination(accountId, destinationId), changes, destinationRecord);
+  forgetRoutingTable(accountId);
+  return updated;
+}

@@ -28,3 +28,25 @@ export const listPrefix = {
 } as const;
 
 export const accountPartition = (accountId: string) => `ACCT#${accountId}`;
+
+/** Events live in their own partitions (one per event) so no account partition takes their writes. */
+export const eventKeys = {
+  partition: (accountId: string, eventId: string) => `ACCT#${accountId}#EVT#${eventId}`,
+  status: (accountId: string, eventId: string) => ({ pk: eventKeys.partition(accountId, eventId), sk: 'EVENT' }),
+  body: (accountId: string, eventId: string) => ({ pk: eventKeys.partition(accountId, eventId), sk: 'BODY' }),
+  attempt: (accountId: string, eventId: string, attemptId: string) => ({
+    pk: eventKeys.partition(accountId, eventId),
+    sk: `ATT#${attemptId}`,
+  }),
+  /** List index: an account's events of one direction, newest first (ids are UUIDv7). */
+  listPartition: (accountId: string, direction: string) => `ACCT#${accountId}#EVENTS#${direction}`,
+  /** Work index for the reconciler, spread over a few partitions so no single one is hot. */
+  reconcilePartition: (shard: number) => `RECONCILE#${shard}`,
+  dedupe: (accountId: string, scopeHash: string) => ({ pk: `ACCT#${accountId}#DEDUP#${scopeHash}`, sk: 'DEDUP' }),
+};
+
+export const RECONCILE_SHARDS = 4;
+
+export function reconcileShard(eventId: string): number {
+  return parseInt(eventId.slice(-1), 16) % RECONCILE_SHARDS;
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
 import { PLANS } from '../domain/plans';
 
 /** Stored shapes, validated on every read. Responses are built from these in the API layer. */
@@ -85,3 +86,60 @@ export const routeRecord = z.object({
   updated_at: timestamp,
 });
 export type RouteRecord = z.infer<typeof routeRecord>;
+
+const deliveryState = z.object({
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.number().int(),
+  next_attempt_at: timestamp.nullable(),
+  claimed_at: timestamp.nullable(),
+});
+
+/** The small, often-updated part of an event. The body lives in its own immutable item. */
+export const eventRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  direction: z.enum(['inbound', 'outbound']),
+  source_id: z.string().nullable(),
+  event_type: z.string().nullable(),
+  external_event_id: z.string().nullable(),
+  status: z.enum(EVENT_STATUSES),
+  attempts_count: z.number().int(),
+  created_by: z.string(),
+  received_at: timestamp,
+  created_at: timestamp,
+  deliveries: z.record(z.string(), deliveryState),
+  version: z.number().int(),
+  retention_days: z.number().int(),
+  replay_of: z.string().nullable(),
+  replayed_by: z.string().nullable(),
+  dedupe_key: z.string().nullable(),
+});
+export type EventRecord = z.infer<typeof eventRecord>;
+
+export const eventBodyRecord = z.object({
+  body: z.custom<Uint8Array>((value) => value instanceof Uint8Array).optional(),
+  body_ref: z.string().optional(),
+  body_size: z.number().int(),
+  content_type: z.string().nullable(),
+  headers: z.record(z.string(), z.string()),
+  payload_hash: z.string(),
+});
+export type EventBodyRecord = z.infer<typeof eventBodyRecord>;
+
+export const OUTCOMES = ['success', 'http_error', 'timeout', 'network_error', 'blocked'] as const;
+
+export const attemptRecord = z.object({
+  id: z.string(),
+  event_id: z.string(),
+  destination_id: z.string(),
+  attempt_number: z.number().int(),
+  outcome: z.enum(OUTCOMES),
+  response_status: z.number().int().nullable(),
+  response_body: z.string(),
+  error: z.string().nullable(),
+  attempted_at: timestamp,
+  duration_ms: z.number().int(),
+});
+export type AttemptRecord = z.infer<typeof attemptRecord>;
+
+export const dedupeRecord = z.object({ event_id: z.string() });

@@ -2,6 +2,7 @@ import type { Route } from '../router';
 import { accountRoutes } from './accounts';
 import { apiKeyRoutes } from './api-keys';
 import { destinationRoutes } from './destinations';
+import { eventRoutes } from './events';
 import { probeRoutes } from './probes';
 import { routeRoutes } from './routes';
 import { sourceRoutes } from './sources';
@@ -13,4 +14,5 @@ export const allRoutes: Route[] = [
   ...sourceRoutes,
   ...destinationRoutes,
   ...routeRoutes,
+  ...eventRoutes('/v1/events', 'inbound'),
 ];

@@ -1,0 +1,46 @@
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { z } from 'zod';
+import { config } from '../shared/config';
+import { sqsClient } from './aws-clients';
+
+/** One delivery task: an event to one destination. Ids only: bodies stay in DynamoDB or S3. */
+export const deliveryTask = z.object({
+  v: z.literal(1),
+  account_id: z.string(),
+  event_id: z.string(),
+  destination_id: z.string(),
+});
+export type DeliveryTask = z.infer<typeof deliveryTask>;
+
+/** SQS caps DelaySeconds at 15 minutes; a task that arrives early is put back until it is due. */
+export const MAX_SQS_DELAY_SECONDS = 900;
+/** SQS caps a message's visibility timeout at 12 hours. */
+export const MAX_VISIBILITY_SECONDS = 43_200;
+
+/** Sends tasks in batches of ten; throws if any task could not be sent (the reconciler will resend). */
+export async function enqueueDeliveries(tasks: DeliveryTask[], delaySeconds: number): Promise<void> {
+  const delay = Math.min(Math.max(0, Math.round(delaySeconds)), MAX_SQS_DELAY_SECONDS);
+  for (let start = 0; start < tasks.length; start += 10) {
+    const batch = tasks.slice(start, start + 10);
+    const out = await sqsClient().send(
+      new SendMessageBatchCommand({
+        QueueUrl: config().deliveryQueueUrl,
+        Entries: batch.map((task, i) => ({ Id: String(i), MessageBody: JSON.stringify(task), DelaySeconds: delay })),
+      }),
+    );
+    if (out.Failed?.length) {
+      throw new Error(`SQS refused ${out.Failed.length} delivery task(s): ${out.Failed.map((f) => f.Code).join(', ')}`);
+    }
+  }
+}
+
+/** Hides a received message until its next try is due; SQS then hands it to a worker again. */
+export async function postponeMessage(receiptHandle: string, seconds: number): Promise<void> {
+  await sqsClient().send(
+    new ChangeMessageVisibilityCommand({
+      QueueUrl: config().deliveryQueueUrl,
+      ReceiptHandle: receiptHandle,
+      VisibilityTimeout: Math.min(Math.max(0, Math.round(seconds)), MAX_VISIBILITY_SECONDS),
+    }),
+  );
+}

@@ -1,0 +1,30 @@
+import { CopyObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { config } from '../shared/config';
+import { s3Client } from './aws-clients';
+
+/** Bodies larger than this go to the payload bucket; the event keeps a pointer (DynamoDB items cap at 400 KB). */
+export const INLINE_BODY_LIMIT_BYTES = 300 * 1024;
+
+export const payloadKey = (accountId: string, eventId: string) => `payloads/${accountId}/${eventId}`;
+
+export async function putPayload(key: string, body: Buffer, contentType: string | null): Promise<void> {
+  await s3Client().send(
+    new PutObjectCommand({
+      Bucket: config().payloadBucket,
+      Key: key,
+      Body: body,
+      ContentType: contentType ?? 'application/octet-stream',
+    }),
+  );
+}
+
+export async function getPayload(key: string): Promise<Buffer> {
+  const out = await s3Client().send(new GetObjectCommand({ Bucket: config().payloadBucket, Key: key }));
+  if (!out.Body) throw new Error(`payload ${key} has no body`);
+  return Buffer.from(await out.Body.transformToByteArray());
+}
+
+export async function copyPayload(fromKey: string, toKey: string): Promise<void> {
+  const bucket = config().payloadBucket;
+  await s3Client().send(new CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource: `${bucket}/${encodeURIComponent(fromKey).replace(/%2F/g, '/')}` }));
+}

@@ -1,0 +1,67 @@
+import type { EventListItem } from '../store/event-lists';
+import type { AttemptRecord, EventBodyRecord, EventRecord } from '../store/records';
+
+export const presentEventListItem = (e: EventListItem) => ({
+  id: e.id,
+  account_id: e.account_id,
+  direction: e.direction,
+  source_id: e.source_id,
+  event_type: e.event_type,
+  external_event_id: e.external_event_id,
+  status: e.status,
+  attempts_count: e.attempts_count,
+  received_at: e.received_at,
+  created_at: e.created_at,
+});
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Text bodies are returned as they are; bodies that are not valid UTF-8 as base64, and said so. */
+function presentBody(bytes: Buffer): { body: string; body_encoding: 'utf8' | 'base64' } {
+  try {
+    return { body: utf8.decode(bytes), body_encoding: 'utf8' };
+  } catch {
+    return { body: bytes.toString('base64'), body_encoding: 'base64' };
+  }
+}
+
+export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, bodyBytes: Buffer) {
+  return {
+    id: event.id,
+    account_id: event.account_id,
+    direction: event.direction,
+    source_id: event.source_id,
+    event_type: event.event_type,
+    external_event_id: event.external_event_id,
+    ...presentBody(bodyBytes),
+    content_type: stored.content_type,
+    headers: stored.headers,
+    payload_hash: stored.payload_hash,
+    status: event.status,
+    attempts_count: event.attempts_count,
+    created_by: event.created_by,
+    received_at: event.received_at,
+    created_at: event.created_at,
+    replay_of: event.replay_of,
+    replayed_by: event.replayed_by,
+    deliveries: Object.entries(event.deliveries).map(([destination_id, d]) => ({
+      destination_id,
+      status: d.status,
+      attempts: d.attempts,
+      next_attempt_at: d.next_attempt_at,
+    })),
+  };
+}
+
+export const presentAttempt = (a: AttemptRecord) => ({
+  id: a.id,
+  event_id: a.event_id,
+  destination_id: a.destination_id,
+  attempt_number: a.attempt_number,
+  outcome: a.outcome,
+  response_status: a.response_status,
+  response_body: a.response_body,
+  error: a.error,
+  attempted_at: a.attempted_at,
+  duration_ms: a.duration_ms,
+});

@@ -1,0 +1,24 @@
+import { aggregateStatus, type EventStatus } from './event-status';
+import type { DeliveryState } from './progress';
+import { routeMatches, type RouteRule } from './routing';
+
+/** The deliveries a new event gets: one per distinct active destination reached by a matching route. */
+export function planDeliveries(
+  routes: ReadonlyArray<RouteRule & { destination_id: string }>,
+  isActiveDestination: (destinationId: string) => boolean,
+  event: { source_id: string | null; event_type: string | null },
+  firstAttemptAt: string,
+): Record<string, DeliveryState> {
+  const deliveries: Record<string, DeliveryState> = {};
+  for (const route of routes) {
+    if (!routeMatches(route, event) || !isActiveDestination(route.destination_id)) continue;
+    deliveries[route.destination_id] = { status: 'queued', attempts: 0, next_attempt_at: firstAttemptAt, claimed_at: null };
+  }
+  return deliveries;
+}
+
+/** An event that was replayed stays `replayed`; otherwise its status follows its deliveries. */
+export function statusAfter(current: EventStatus, deliveries: Record<string, DeliveryState>): EventStatus {
+  if (current === 'replayed') return 'replayed';
+  return aggregateStatus(Object.values(deliveries).map((d) => d.status));
+}

@@ -1,0 +1,129 @@
+import { createHash } from 'node:crypto';
+import { planDeliveries, statusAfter } from '../domain/delivery-plan';
+import type { EventStatus } from '../domain/event-status';
+import { enqueueDeliveries } from '../adapters/delivery-queue';
+import { INLINE_BODY_LIMIT_BYTES, payloadKey, putPayload } from '../adapters/payloads';
+import { config } from '../shared/config';
+import { log } from '../shared/log';
+import { newId } from '../shared/secrets';
+import { claimExternalId, dedupeKey } from '../store/dedupe';
+import { deleteUnqueuedEvent, findEvent, insertEvent } from '../store/events';
+import type { EventBodyRecord, EventRecord } from '../store/records';
+import { loadRoutingTable, type RoutingTable } from '../store/routing-table';
+
+export interface NewEvent {
+  accountId: string;
+  direction: 'inbound' | 'outbound';
+  sourceId: string | null;
+  eventType: string | null;
+  externalEventId: string | null;
+  body: Buffer;
+  contentType: string | null;
+  headers: Record<string, string>;
+  createdBy: string;
+  replayOf?: string;
+  /** A body already stored (a replay's copy): used as is instead of `body`. */
+  storedBody?: EventBodyRecord;
+  now: Date;
+}
+
+export type AcceptResult =
+  | { duplicate: false; event: EventRecord }
+  | { duplicate: true; existingId: string; existingStatus: EventStatus };
+
+/** Retention is unknown when routing could not be read; never let TTL take such an event early. */
+const UNKNOWN_RETENTION_DAYS = 3650;
+
+export const payloadHash = (body: Buffer) => `sha256:${createHash('sha256').update(body).digest('hex')}`;
+
+/**
+ * The one way an event enters the pipeline (ingest, publish, replay): persisted first, then queued.
+ * If the routes cannot be read the event is still stored, as `received`, and the reconciler routes it
+ * later; if the queue cannot be reached it is stored `queued` and the reconciler sends it later.
+ */
+export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
+  const id = newId();
+  const at = input.now.toISOString();
+  const routing = await loadRoutingTable(input.accountId).catch((error: unknown) => {
+    log.error('routing table unavailable; event kept as received', { account_id: input.accountId }, error);
+    return undefined;
+  });
+  const firstTryAt = new Date(input.now.getTime() + (config().retrySchedule[0] ?? 0) * 1000).toISOString();
+  const deliveries = routing ? planForEvent(routing, input, firstTryAt) : {};
+  const event: EventRecord = {
+    id,
+    account_id: input.accountId,
+    direction: input.direction,
+    source_id: input.sourceId,
+    event_type: input.eventType,
+    external_event_id: input.externalEventId,
+    status: routing ? statusAfter('received', deliveries) : 'received',
+    attempts_count: 0,
+    created_by: input.createdBy,
+    received_at: at,
+    created_at: at,
+    deliveries,
+    version: 0,
+    retention_days: routing?.account.retention_days ?? UNKNOWN_RETENTION_DAYS,
+    replay_of: input.replayOf ?? null,
+    replayed_by: null,
+    dedupe_key: null,
+  };
+  const dedupe =
+    input.externalEventId !== null && input.replayOf === undefined
+      ? dedupeKey(input.direction, input.sourceId ?? input.accountId, input.externalEventId)
+      : null;
+  event.dedupe_key = dedupe;
+
+  await insertEvent(event, await storeBody(input, id), input.now);
+
+  if (dedupe) {
+    const expiresAt = Math.floor(input.now.getTime() / 1000) + (event.retention_days + 7) * 86_400;
+    const holder = await claimExternalId(input.accountId, dedupe, id, expiresAt);
+    if (holder !== undefined && holder !== id) {
+      await deleteUnqueuedEvent(input.accountId, id);
+      const existing = await findEvent(input.accountId, holder);
+      return { duplicate: true, existingId: holder, existingStatus: existing?.status ?? 'received' };
+    }
+  }
+
+  await enqueueNew(event);
+  return { duplicate: false, event };
+}
+
+function planForEvent(routing: RoutingTable, input: NewEvent, firstTryAt: string) {
+  return planDeliveries(
+    routing.routes,
+    (destinationId) => routing.destinations.get(destinationId)?.active === true,
+    { source_id: input.sourceId, event_type: input.eventType },
+    firstTryAt,
+  );
+}
+
+async function storeBody(input: NewEvent, eventId: string): Promise<EventBodyRecord> {
+  if (input.storedBody) return input.storedBody;
+  const common = {
+    body_size: input.body.length,
+    content_type: input.contentType,
+    headers: input.headers,
+    payload_hash: payloadHash(input.body),
+  };
+  if (input.body.length <= INLINE_BODY_LIMIT_BYTES) return { ...common, body: input.body };
+  const key = payloadKey(input.accountId, eventId);
+  await putPayload(key, input.body, input.contentType);
+  return { ...common, body_ref: key };
+}
+
+async function enqueueNew(event: EventRecord): Promise<void> {
+  const destinations = Object.keys(event.deliveries);
+  if (destinations.length === 0) return;
+  try {
+    await enqueueDeliveries(
+      destinations.map((destination_id) => ({ v: 1, account_id: event.account_id, event_id: event.id, destination_id })),
+      config().retrySchedule[0] ?? 0,
+    );
+  } catch (error) {
+    // The event is persisted and `queued`: the reconciler finds it past the grace period and resends.
+    log.error('enqueue failed; the reconciler will resend', { account_id: event.account_id, event_id: event.id }, error);
+  }
+}

@@ -1,0 +1,72 @@
+import { badRequest, unauthorized } from '../domain/errors';
+import type { ApiRequest, ApiResult } from '../shared/http';
+import { config } from '../shared/config';
+import { TtlCache } from '../shared/ttl-cache';
+import type { SourceLookupRecord } from '../store/records';
+import { findSourceByToken } from '../store/sources';
+import { acceptEvent } from './accept-event';
+
+/** Never stored: credentials meant for us or for the provider's own hop. */
+const DROPPED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-api-key']);
+/** Where providers put their delivery id, in order of preference. */
+const DELIVERY_ID_HEADERS = ['idempotency-key', 'webhook-id', 'x-github-delivery', 'x-shopify-webhook-id'];
+const MAX_EVENT_TYPE_LENGTH = 200;
+const MAX_EXTERNAL_ID_LENGTH = 256;
+const TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
+
+const sources = new TtlCache<SourceLookupRecord | undefined>(() => config().routeCacheSeconds * 1000);
+
+export async function ingestWebhook(request: ApiRequest, token: string, now: Date): Promise<ApiResult> {
+  if (!TOKEN.test(token)) throw unauthorized();
+  const source = await sources.get(token, () => findSourceByToken(token));
+  if (!source) throw unauthorized();
+
+  const eventType = request.headers['x-event-type'] ?? null;
+  if (eventType !== null && eventType.length > MAX_EVENT_TYPE_LENGTH) {
+    throw badRequest(`X-Event-Type must be at most ${MAX_EVENT_TYPE_LENGTH} characters`);
+  }
+  const externalEventId = providerDeliveryId(request);
+  if (externalEventId !== null && externalEventId.length > MAX_EXTERNAL_ID_LENGTH) {
+    throw badRequest(`the delivery id header must be at most ${MAX_EXTERNAL_ID_LENGTH} characters`);
+  }
+
+  const result = await acceptEvent({
+    accountId: source.account_id,
+    direction: 'inbound',
+    sourceId: source.source_id,
+    eventType,
+    externalEventId,
+    body: request.body,
+    contentType: request.headers['content-type'] ?? null,
+    headers: storedHeaders(request.headers),
+    createdBy: 'ingest',
+    now,
+  });
+  return result.duplicate
+    ? { status: 202, data: { id: result.existingId, status: result.existingStatus } }
+    : { status: 202, data: { id: result.event.id, status: result.event.status } };
+}
+
+function storedHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !DROPPED_HEADERS.has(name)));
+}
+
+/** The provider's own id for this delivery, so a provider's retry is not stored twice. */
+function providerDeliveryId(request: ApiRequest): string | null {
+  for (const name of DELIVERY_ID_HEADERS) {
+    const value = request.headers[name]?.trim();
+    if (value) return value;
+  }
+  if (request.headers['stripe-signature']) return stripeEventId(request.body);
+  return null;
+}
+
+function stripeEventId(body: Buffer): string | null {
+  try {
+    const parsed: unknown = JSON.parse(body.toString('utf8'));
+    if (typeof parsed === 'object' && parsed !== null && 'id' in parsed && typeof parsed.id === 'string') return parsed.id;
+  } catch {
+    // not JSON: no Stripe event id to take
+  }
+  return null;
+}

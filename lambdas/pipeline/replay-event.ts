@@ -1,0 +1,46 @@
+import { badRequest, notFound } from '../domain/errors';
+import { REPLAYABLE_STATUSES } from '../domain/event-status';
+import { copyPayload, payloadKey } from '../adapters/payloads';
+import { newId } from '../shared/secrets';
+import { changeEvent, findEventWithBody } from '../store/events';
+import { acceptEvent } from './accept-event';
+
+/**
+ * Replays a settled event as a new event with the same payload and headers, routed by today's routes;
+ * the original becomes `replayed`. The new event is created first, so a crash part-way leaves the
+ * original replayable rather than an original marked replayed with nothing sent.
+ */
+export async function replayEvent(accountId: string, direction: 'inbound' | 'outbound', eventId: string, now: Date) {
+  const loaded = await findEventWithBody(accountId, eventId);
+  if (!loaded || loaded.event.direction !== direction) throw notFound();
+  const { event, body } = loaded;
+  if (!REPLAYABLE_STATUSES.includes(event.status)) throw badRequest('event is not in a terminal status');
+
+  let storedBody = body;
+  if (body.body_ref) {
+    // Each event owns its payload object, so retention can delete one without breaking the other.
+    const copy = payloadKey(accountId, newId());
+    await copyPayload(body.body_ref, copy);
+    storedBody = { ...body, body_ref: copy };
+  }
+  const accepted = await acceptEvent({
+    accountId,
+    direction,
+    sourceId: event.source_id,
+    eventType: event.event_type,
+    externalEventId: event.external_event_id,
+    body: Buffer.alloc(0),
+    contentType: body.content_type,
+    headers: body.headers,
+    createdBy: event.created_by,
+    replayOf: event.id,
+    storedBody,
+    now,
+  });
+  if (accepted.duplicate) throw new Error('a replay never claims an external id');
+  const replay = accepted.event;
+  await changeEvent(accountId, eventId, (current) =>
+    REPLAYABLE_STATUSES.includes(current.status) ? { ...current, status: 'replayed', replayed_by: replay.id } : undefined,
+  );
+  return { original_event_id: eventId, replay_event_id: replay.id, status: replay.status };
+}

@@ -1,0 +1,167 @@
+import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DELIVERY_QUEUE } from '../../lib/resource-definitions';
+import { SETTLED_STATUSES } from '../domain/event-status';
+import { progressDueAt } from '../domain/progress';
+import { documentClient } from '../adapters/aws-clients';
+import { config } from '../shared/config';
+import { eventKeys, reconcileShard } from './keys';
+import {
+  attemptRecord,
+  eventBodyRecord,
+  eventRecord,
+  type AttemptRecord,
+  type EventBodyRecord,
+  type EventRecord,
+} from './records';
+import { getItem, isConditionFailure } from './table';
+
+const DAY_SECONDS = 86_400;
+/** Bodies and attempts outlive their event by this much, so TTL never takes them first; the sweeper is exact. */
+const TTL_MARGIN_DAYS = 7;
+
+const tableName = () => config().tableName;
+const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
+
+/** Index and TTL attributes that follow from an event's state; kept in one place so every write agrees. */
+function derivedAttributes(event: EventRecord, now: Date): Record<string, unknown> {
+  const attributes: Record<string, unknown> = {
+    gsi1pk: eventKeys.listPartition(event.account_id, event.direction),
+    gsi1sk: event.id,
+  };
+  const due = progressDueAt(event.status, event.received_at, event.deliveries, DELIVERY_QUEUE.visibilityTimeoutSeconds);
+  if (due && !SETTLED_STATUSES.includes(event.status)) {
+    attributes.gsi2pk = `RECONCILE#${reconcileShard(event.id)}`;
+    attributes.gsi2sk = `${due}#${event.account_id}#${event.id}`;
+  }
+  if (SETTLED_STATUSES.includes(event.status)) {
+    attributes.expires_at = Math.floor(now.getTime() / 1000) + event.retention_days * DAY_SECONDS;
+  }
+  return attributes;
+}
+
+function statusItem(event: EventRecord, now: Date) {
+  return { ...eventKeys.status(event.account_id, event.id), entity: 'event', ...event, ...derivedAttributes(event, now) };
+}
+
+/** Writes a new event: its status item and its body item, in one request. */
+export async function insertEvent(event: EventRecord, body: EventBodyRecord, now: Date): Promise<void> {
+  const bodyItem = {
+    ...eventKeys.body(event.account_id, event.id),
+    entity: 'event_body',
+    ...body,
+    expires_at: epochSeconds(event.received_at) + (event.retention_days + TTL_MARGIN_DAYS) * DAY_SECONDS,
+  };
+  let pending: Array<{ PutRequest: { Item: Record<string, unknown> } }> = [
+    { PutRequest: { Item: statusItem(event, now) } },
+    { PutRequest: { Item: bodyItem } },
+  ];
+  for (let round = 0; pending.length > 0; round++) {
+    if (round === 5) throw new Error('DynamoDB left event writes unprocessed after retries');
+    const out = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+    pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+    if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
+  }
+}
+
+/** Removes an event that was written but never enqueued (a duplicate that lost the de-duplication race). */
+export async function deleteUnqueuedEvent(accountId: string, eventId: string): Promise<void> {
+  for (const key of [eventKeys.status(accountId, eventId), eventKeys.body(accountId, eventId)]) {
+    await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: key }));
+  }
+}
+
+export const findEvent = (accountId: string, eventId: string) =>
+  getItem(eventKeys.status(accountId, eventId), eventRecord);
+
+/** The event and its body in one strongly consistent query (the two items sort next to each other). */
+export async function findEventWithBody(
+  accountId: string,
+  eventId: string,
+): Promise<{ event: EventRecord; body: EventBodyRecord } | undefined> {
+  const out = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :body AND :event',
+      ExpressionAttributeValues: { ':pk': eventKeys.partition(accountId, eventId), ':body': 'BODY', ':event': 'EVENT' },
+      ConsistentRead: true,
+    }),
+  );
+  const bodyItem = out.Items?.find((item) => item.sk === 'BODY');
+  const eventItem = out.Items?.find((item) => item.sk === 'EVENT');
+  if (!bodyItem || !eventItem) return undefined;
+  return { event: eventRecord.parse(eventItem), body: eventBodyRecord.parse(bodyItem) };
+}
+
+/** Everything stored for one event: its status, body and attempts (oldest first). */
+export async function findEventDetail(accountId: string, eventId: string) {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': eventKeys.partition(accountId, eventId) },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    items.push(...(out.Items ?? []));
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  const eventItem = items.find((item) => item.sk === 'EVENT');
+  const bodyItem = items.find((item) => item.sk === 'BODY');
+  if (!eventItem || !bodyItem) return undefined;
+  const attempts = items
+    .filter((item) => String(item.sk).startsWith('ATT#'))
+    .map((item) => attemptRecord.parse(item))
+    .sort((a, b) => (a.attempted_at === b.attempted_at ? a.id.localeCompare(b.id) : a.attempted_at.localeCompare(b.attempted_at)));
+  return { event: eventRecord.parse(eventItem), body: eventBodyRecord.parse(bodyItem), attempts };
+}
+
+/**
+ * Optimistic concurrency on the status item: `decide` sees the current event and returns the next one
+ * (or undefined to leave it); the write succeeds only if nobody changed the event in between, else we
+ * read again and decide again. Returns the event as finally stored, or undefined if it does not exist.
+ */
+export async function changeEvent(
+  accountId: string,
+  eventId: string,
+  decide: (current: EventRecord) => EventRecord | undefined,
+  now: () => Date = () => new Date(),
+): Promise<{ event: EventRecord; changed: boolean } | undefined> {
+  for (let round = 0; round < 20; round++) {
+    const current = await findEvent(accountId, eventId);
+    if (!current) return undefined;
+    const next = decide(current);
+    if (!next) return { event: current, changed: false };
+    const stored = { ...next, version: current.version + 1 };
+    try {
+      await documentClient().send(
+        new PutCommand({
+          TableName: tableName(),
+          Item: statusItem(stored, now()),
+          ConditionExpression: 'version = :v',
+          ExpressionAttributeValues: { ':v': current.version },
+        }),
+      );
+      return { event: stored, changed: true };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  throw new Error(`event ${eventId} kept changing under us`);
+}
+
+export async function insertAttempt(accountId: string, attempt: AttemptRecord, retentionDays: number): Promise<void> {
+  await documentClient().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: {
+        ...eventKeys.attempt(accountId, attempt.event_id, attempt.id),
+        entity: 'attempt',
+        ...attempt,
+        expires_at: epochSeconds(attempt.attempted_at) + (retentionDays + TTL_MARGIN_DAYS) * DAY_SECONDS,
+      },
+    }),
+  );
+}
