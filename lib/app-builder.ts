@@ -31,6 +31,10 @@ export interface BuildAppOptions {
   readonly version?: string;
   /** Register the cdk-nag AwsSolutions checks. @default true */
   readonly nag?: boolean;
+  /** HOOKGATE_RETRY_SCHEDULE, comma-separated seconds. @default unset: the handlers' default schedule */
+  readonly retrySchedule?: string;
+  /** An address subscribed to the alarm topic. @default no subscription */
+  readonly alarmEmail?: string;
 }
 
 export interface HookgateStacks {
@@ -53,9 +57,11 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
   });
   const service = new ServiceStack(app, `${prefix}-Service`, {
     env,
-    description: `Hookgate ${opts.stage}: HTTP API and functions`,
+    description: `Hookgate ${opts.stage}: HTTP API, functions, schedule and alarms`,
     stateful,
     version: opts.version ?? packageVersion(),
+    retrySchedule: opts.retrySchedule,
+    alarmEmail: opts.alarmEmail,
   });
 
   Tags.of(app).add('project', 'hookgate');

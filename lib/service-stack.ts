@@ -2,19 +2,42 @@ import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cd
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as targets from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../lambdas/domain/backoff';
+import { DeliveryAlarms } from './constructs/delivery-alarms';
 import { HookgateFunction, type HookgateFunctionProps } from './constructs/hookgate-function';
-import { ENV } from './resource-definitions';
+import { DELIVERY_QUEUE, ENV } from './resource-definitions';
 import type { StatefulResources } from './stateful-stack';
 
 export interface ServiceStackProps extends StackProps {
   readonly stateful: StatefulResources;
   /** Reported by the API as the running version. */
   readonly version: string;
+  /**
+   * HOOKGATE_RETRY_SCHEDULE for every function (comma-separated seconds), validated here with the
+   * handlers' own parser. @default unset: the handlers use DEFAULT_RETRY_SCHEDULE
+   */
+  readonly retrySchedule?: string;
+  /** Subscribed to the alarm topic. @default no subscription */
+  readonly alarmEmail?: string;
 }
 
 const API_THROTTLE = { burstLimit: 500, rateLimit: 1000 } as const;
+
+/**
+ * Most deliver functions the queue may run at once. A cap on the event source, not reserved
+ * concurrency: it protects the destinations (a backlog drains at up to 50 x 10 concurrent requests,
+ * not at the account's whole concurrency) and the table's on-demand throughput, without taking
+ * capacity away from ingest and the API. Messages above the cap simply wait in the queue.
+ */
+const DELIVER_MAX_CONCURRENCY = 50;
+
+/** A delivery waiting longer than the longest retry step by this much means nothing consumes the queue. */
+const QUEUE_STUCK_MARGIN = Duration.minutes(5);
 
 // Deliberately no $context.path: on /ingest/{token} the path carries the source's secret token.
 const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
@@ -33,17 +56,25 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   }),
 );
 
-/** The stateless part: functions, the HTTP API and, later, queue consumers and schedules. */
+/** The stateless part: functions, the HTTP API, the queue consumer, the schedule and the alarms. */
 export class ServiceStack extends Stack {
   readonly httpApi: apigw.HttpApi;
   readonly apiFunction: HookgateFunction;
+  readonly ingestFunction: HookgateFunction;
+  readonly deliverFunction: HookgateFunction;
+  readonly reconcilerFunction: HookgateFunction;
+  readonly reconcilerSchedule: events.Rule;
+  readonly alarms: DeliveryAlarms;
 
   /** Environment every Hookgate function receives. */
   private readonly sharedEnvironment: Readonly<Record<string, string>>;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
-    const { table, deliveryQueue, payloadBucket, exportBucket } = props.stateful;
+    const { table, deliveryQueue, deliveryDlq, payloadBucket, exportBucket } = props.stateful;
+    // Fails the synth, not every function's first invocation, on a malformed schedule.
+    const retrySchedule =
+      props.retrySchedule === undefined ? [...DEFAULT_RETRY_SCHEDULE] : parseRetrySchedule(props.retrySchedule);
 
     this.httpApi = this.createHttpApi();
 
@@ -54,7 +85,11 @@ export class ServiceStack extends Stack {
       [ENV.exportBucket]: exportBucket.bucketName,
       [ENV.publicUrl]: this.httpApi.apiEndpoint,
       [ENV.version]: props.version,
+      ...(props.retrySchedule === undefined ? {} : { [ENV.retrySchedule]: retrySchedule.join(',') }),
     };
+
+    // Grants follow each function's code path, and nothing else. The DLQ gets none: only SQS's own
+    // redrive moves messages into it. Queue grants need no KMS: the queues use SQS-managed SSE.
 
     this.apiFunction = this.addFunction('ApiFunction', {
       handler: 'api',
@@ -62,13 +97,81 @@ export class ServiceStack extends Stack {
       // Just under the HTTP API's 30 s integration timeout.
       timeout: Duration.seconds(29),
     });
-    // Grants follow features: the management API so far needs the table only.
     table.grantReadWriteData(this.apiFunction.fn);
+    // POST /v1/events/{id}/replay enqueues the replay's deliveries.
+    deliveryQueue.grantSendMessages(this.apiFunction.fn);
+    // GET /v1/events/{id} reads bodies stored in S3; replay copies them (CopyObject: s3:GetObject on
+    // the source, s3:PutObject on the target).
+    payloadBucket.grantRead(this.apiFunction.fn);
+    payloadBucket.grantPut(this.apiFunction.fn);
 
     const apiIntegration = new HttpLambdaIntegration('ApiIntegration', this.apiFunction.fn);
     this.addRoutes('Api', ['/', '/{proxy+}'], [apigw.HttpMethod.ANY], apiIntegration);
 
+    this.ingestFunction = this.addFunction('IngestFunction', {
+      handler: 'ingest',
+      description: 'Hookgate webhook intake (POST /ingest/{token})',
+      timeout: Duration.seconds(29),
+      memorySize: 512,
+    });
+    // Source lookup, dedupe claim and event write; then the first delivery tasks; bodies over
+    // the inline limit go to S3 (PutObject only: ingest never reads a payload back).
+    table.grantReadWriteData(this.ingestFunction.fn);
+    deliveryQueue.grantSendMessages(this.ingestFunction.fn);
+    payloadBucket.grantPut(this.ingestFunction.fn);
+
+    // More specific than ANY /{proxy+}, so API Gateway picks it for POST /ingest/{token}.
+    const ingestIntegration = new HttpLambdaIntegration('IngestIntegration', this.ingestFunction.fn);
+    this.addRoutes('Ingest', ['/ingest/{token}'], [apigw.HttpMethod.POST], ingestIntegration);
+
+    this.deliverFunction = this.addFunction('DeliverFunction', {
+      handler: 'deliver',
+      description: 'Hookgate delivery worker (SQS consumer)',
+      timeout: Duration.seconds(DELIVERY_QUEUE.consumerTimeoutSeconds),
+      memorySize: 512,
+    });
+    // Claims and attempt records; the task's body when it is in S3. Consuming includes
+    // ChangeMessageVisibility, which postpones a message until its next try. No send: a retry
+    // reuses the received message.
+    table.grantReadWriteData(this.deliverFunction.fn);
+    deliveryQueue.grantConsumeMessages(this.deliverFunction.fn);
+    payloadBucket.grantRead(this.deliverFunction.fn);
+    this.deliverFunction.fn.addEventSource(
+      new SqsEventSource(deliveryQueue, {
+        batchSize: DELIVERY_QUEUE.batchSize,
+        maxBatchingWindow: Duration.seconds(0),
+        reportBatchItemFailures: true,
+        maxConcurrency: DELIVER_MAX_CONCURRENCY,
+      }),
+    );
+
+    this.reconcilerFunction = this.addFunction('ReconcilerFunction', {
+      handler: 'reconciler',
+      description: 'Hookgate reconciler: re-enqueues events that fell between the table and the queue',
+      timeout: Duration.minutes(5),
+      environment: { [ENV.reconcileGraceSeconds]: '120' },
+    });
+    // Work-index query and event updates, then the resent tasks. No S3: tasks carry ids only.
+    table.grantReadWriteData(this.reconcilerFunction.fn);
+    deliveryQueue.grantSendMessages(this.reconcilerFunction.fn);
+    // A failed run is superseded by the next one a minute later; Lambda's own async retries would
+    // only overlap with it. Overlapping runs are safe anyway: event updates are version-checked.
+    this.reconcilerFunction.fn.configureAsyncInvoke({ retryAttempts: 0 });
+    this.reconcilerSchedule = new events.Rule(this, 'ReconcilerSchedule', {
+      description: 'Runs the Hookgate reconciler every minute',
+      schedule: events.Schedule.rate(Duration.minutes(1)),
+      targets: [new targets.LambdaFunction(this.reconcilerFunction.fn)],
+    });
+
+    this.alarms = new DeliveryAlarms(this, 'Alarms', {
+      deliveryQueue,
+      deliveryDlq,
+      oldestMessageAgeThreshold: Duration.seconds(Math.max(...retrySchedule)).plus(QUEUE_STUCK_MARGIN),
+      email: props.alarmEmail,
+    });
+
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Hookgate base URL' });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Hookgate alarm notifications' });
   }
 
   /** A function with the shared environment; `environment` adds to it. */

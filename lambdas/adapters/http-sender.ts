@@ -1,10 +1,10 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { checkDestinationUrl, isForbiddenAddress } from '../domain/address-policy';
+import { resolveHost, type Resolver } from './dns';
 
 // Delivers one webhook to a customer URL with an SSRF guard, one deadline and a capped response body.
 // Modelled on svix's webhook_http_client: every resolved address is checked (IPv4-mapped IPv6 is
@@ -38,8 +38,8 @@ export interface DeliveryResult {
   durationMs: number;
 }
 
-export type Resolver = (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
 
+export type { Resolver };
 export type HttpSender = (request: DeliveryRequest) => Promise<DeliveryResult>;
 
 const DEFAULT_MAX_RESPONSE_BYTES = 4096;
@@ -71,13 +71,9 @@ export function closeIdleConnections(): void {
   }
 }
 
-const defaultResolver: Resolver = async (hostname) => {
-  const answers = await dnsLookup(hostname, { all: true, verbatim: true });
-  return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
-};
 
 export function createHttpSender(options: { resolver?: Resolver; maxResponseBytes?: number } = {}): HttpSender {
-  const resolver = options.resolver ?? defaultResolver;
+  const resolver = options.resolver ?? resolveHost;
   const requested = options.maxResponseBytes;
   const maxResponseBytes =
     requested !== undefined && Number.isSafeInteger(requested) && requested >= 0 ? requested : DEFAULT_MAX_RESPONSE_BYTES;

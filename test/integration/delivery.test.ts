@@ -1,29 +1,27 @@
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootGateway } from '../fixtures/gateway';
+import { bootGatewayWithSink } from '../fixtures/gateway';
 import type { Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, startSink, type Sink } from '../fixtures/sink';
 
-let env: Awaited<ReturnType<typeof bootGateway>>;
+let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
 let call: Call;
 let sink: Sink;
 
 beforeAll(async () => {
-  env = await bootGateway({
-    HOOKGATE_ALLOW_PRIVATE_DESTINATIONS: 'true',
-    HOOKGATE_RETRY_SCHEDULE: '0,1,1,1,1',
-  });
-  call = env.call;
-  sink = await startSink();
+  env = await bootGatewayWithSink();
+  ({ call, sink } = env);
 });
-afterAll(async () => {
-  await sink?.close();
-  await env?.stop();
-});
+afterAll(() => env?.stop());
 
-const stripeVerifier = new Stripe('sk_test_unused').webhooks;
+/** Stripe's own verifier (the Stripe SDK): throws unless the header signs the payload with the secret. */
+function verifyLikeStripe(payload: string, header: string, secret: string): void {
+  const signature = new Stripe('sk_test_unused').webhooks.signature;
+  if (!signature) throw new Error('the Stripe SDK has no signature verifier');
+  signature.verifyHeader(payload, header, secret, 300);
+}
 const settled = (status: string) => ['delivered', 'dead_letter', 'accepted'].includes(status);
 
 async function waitSettled(key: string, id: string) {
@@ -36,7 +34,6 @@ describe('inbound delivery', () => {
     const dest = await addDestination(call, key, { url: `${sink.url}/orders` });
     await addRoute(call, key, { destination_id: dest.id });
     const body = JSON.stringify({ id: 'evt_1', amount: 4200, note: 'café ☕' });
-    const before = sink.received.length;
 
     const res = await ingest(call, source.path_token, body, {
       'x-event-type': 'payment.succeeded',
@@ -49,9 +46,7 @@ describe('inbound delivery', () => {
     expect(res.json).toEqual({ data: { id: expect.any(String), status: 'queued' }, duration_ms: expect.any(Number) });
     const id = res.json.data.id as string;
 
-    await sink.waitFor(before + 1);
-    const got = sink.received.at(-1)!;
-    expect(got.path).toBe('/orders');
+    const got = (await sink.waitForPath('/orders', 1)).at(-1)!;
     expect(got.body.toString('utf8')).toBe(body);
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers['x-webhook-id']).toBe(id);
@@ -60,8 +55,8 @@ describe('inbound delivery', () => {
     expect(got.headers['webhook-id']).toBeUndefined();
     const signature = String(got.headers['webhook-signature']);
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(() => stripeVerifier.signature.verifyHeader(got.body.toString('utf8'), signature, dest.signing_secret, 300)).not.toThrow();
-    expect(() => stripeVerifier.signature.verifyHeader(got.body.toString('utf8'), signature, 'whsec_wrong', 300)).toThrow();
+    expect(() => verifyLikeStripe(got.body.toString('utf8'), signature, dest.signing_secret)).not.toThrow();
+    expect(() => verifyLikeStripe(got.body.toString('utf8'), signature, 'whsec_wrong')).toThrow();
 
     const detail = await waitSettled(key, id);
     expect(detail.event).toMatchObject({
@@ -177,15 +172,38 @@ describe('inbound delivery', () => {
   });
 });
 
+describe('delivery concurrency', () => {
+  it('runs the deliveries of a batch at the same time, not one after another', async () => {
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const slow = await startSink((_req, res) => {
+      inFlight++;
+      maxInFlight = Math.max(maxInFlight, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        res.writeHead(200).end();
+      }, 400);
+    });
+    try {
+      const { key, source } = await accountWithSource(call);
+      const dest = await addDestination(call, key, { url: slow.url });
+      await addRoute(call, key, { destination_id: dest.id });
+      await Promise.all(Array.from({ length: 10 }, (_, i) => ingest(call, source.path_token, JSON.stringify({ i }))));
+      await slow.waitFor(10);
+      expect(maxInFlight).toBeGreaterThanOrEqual(5);
+    } finally {
+      await slow.close();
+    }
+  });
+});
+
 describe('signatures, auth and secret rotation', () => {
   it('signs with Standard Webhooks when the destination asks, verified by the standardwebhooks library', async () => {
     const { key, source } = await accountWithSource(call);
     const dest = await addDestination(call, key, { url: `${sink.url}/std`, signature_scheme: 'standard_webhooks' });
     await addRoute(call, key, { destination_id: dest.id });
-    const before = sink.received.length;
     const res = await ingest(call, source.path_token, '{"std":1}');
-    await sink.waitFor(before + 1);
-    const got = sink.received.filter((r) => r.path === '/std').at(-1)!;
+    const got = (await sink.waitForPath('/std', 1)).at(-1)!;
     expect(got.headers['webhook-id']).toBe(res.json.data.id);
     const verified = new Webhook(dest.signing_secret).verify(got.body.toString('utf8'), {
       'webhook-id': String(got.headers['webhook-id']),
@@ -204,21 +222,18 @@ describe('signatures, auth and secret rotation', () => {
     });
     await addRoute(call, key, { destination_id: dest.id });
     await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { signing_secret: 'second-secret-value' } });
-    const before = sink.received.length;
     await ingest(call, source.path_token, '{"rot":1}');
-    await sink.waitFor(before + 1);
-    const got = sink.received.filter((r) => r.path === '/auth').at(-1)!;
+    const got = (await sink.waitForPath('/auth', 1)).at(-1)!;
     expect(got.headers['x-api-token']).toBe('tok-123');
     const signature = String(got.headers['webhook-signature']);
     expect(signature.match(/v1=/g)).toHaveLength(2);
     for (const secret of ['first-secret-value', 'second-secret-value']) {
-      expect(() => stripeVerifier.signature.verifyHeader(got.body.toString('utf8'), signature, secret, 300)).not.toThrow();
+      expect(() => verifyLikeStripe(got.body.toString('utf8'), signature, secret)).not.toThrow();
     }
 
     await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { auth: { type: 'bearer', token: 'bear-456' } } });
     await ingest(call, source.path_token, '{"rot":2}');
-    await sink.waitFor(before + 2);
-    expect(sink.received.filter((r) => r.path === '/auth').at(-1)!.headers.authorization).toBe('Bearer bear-456');
+    expect((await sink.waitForPath('/auth', 2)).at(-1)!.headers.authorization).toBe('Bearer bear-456');
   });
 });
 
@@ -261,11 +276,9 @@ describe('ingest edge cases', () => {
     await addRoute(call, key, { destination_id: dest.id });
     const bytes = Buffer.alloc(3 * 1024 * 1024);
     for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919) % 256;
-    const before = sink.received.length;
     const res = await ingest(call, source.path_token, bytes, { 'content-type': 'application/octet-stream' });
     expect(res.status).toBe(202);
-    await sink.waitFor(before + 1);
-    const got = sink.received.filter((r) => r.path === '/binary').at(-1)!;
+    const got = (await sink.waitForPath('/binary', 1)).at(-1)!;
     expect(got.headers['content-type']).toBe('application/octet-stream');
     expect(got.body.equals(bytes)).toBe(true);
     const detail = await waitSettled(key, res.json.data.id);

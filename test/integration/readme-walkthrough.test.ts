@@ -32,7 +32,11 @@ it('the README walk-through works as written against the local gateway', async (
   const lines = result.stdout.trim().split('\n');
   expect(lines[1]).toMatch(new RegExp(`^${env.gateway.url}/ingest/[A-Za-z0-9_-]{43}$`));
   expect(lines[2]).toMatch(/^signing secret: whsec_/);
-  const routes = JSON.parse(lines.at(-1) ?? '');
+  const routes = JSON.parse(lines.at(-3) ?? '');
   expect(routes.data).toHaveLength(1);
   expect(routes.data[0]).toMatchObject({ event_type_pattern: 'payment.*', active: true });
+  const accepted = JSON.parse(lines.at(-2) ?? '');
+  expect(accepted.data).toEqual({ id: expect.any(String), status: 'queued' });
+  const events = JSON.parse(lines.at(-1) ?? '');
+  expect(events.data[0]).toMatchObject({ id: accepted.data.id, event_type: 'payment.succeeded', direction: 'inbound' });
 });

@@ -1,11 +1,12 @@
 import { z } from 'zod';
-import { checkDestinationUrl } from '../../domain/address-policy';
 import { badRequest, notFound } from '../../domain/errors';
 import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS } from '../../domain/signing-secret';
+import { resolveHost } from '../../adapters/dns';
 import { config } from '../../shared/config';
 import { newId, newSigningSecret } from '../../shared/secrets';
 import { findDestination, insertDestination, listDestinations, updateDestination } from '../../store/destinations';
 import { SIGNATURE_SCHEMES, type DestinationRecord } from '../../store/records';
+import { assertPublicDestination } from '../destination-url';
 import { presentDestination } from '../presenters';
 import type { Route } from '../router';
 import { hasControlChars, parseJsonBody, parsePathId, textField } from '../validation';
@@ -74,10 +75,7 @@ const updateDestinationBody = z.strictObject({
   url: destinationFields.url.optional(),
 });
 
-function assertAllowedUrl(url: string): void {
-  const verdict = checkDestinationUrl(url, config().allowPrivateDestinations);
-  if (!verdict.ok) throw badRequest(verdict.reason);
-}
+const assertAllowedUrl = (url: string) => assertPublicDestination(url, config().allowPrivateDestinations, resolveHost);
 
 function assertSecretFitsScheme(d: Pick<DestinationRecord, 'signature_scheme' | 'signing_secret'>): void {
   if (d.signature_scheme === 'standard_webhooks' && !isStandardWebhooksSecret(d.signing_secret)) {
@@ -92,7 +90,7 @@ export const destinationRoutes: Route[] = [
     auth: 'api_key',
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createDestinationBody);
-      assertAllowedUrl(body.url);
+      await assertAllowedUrl(body.url);
       const at = now.toISOString();
       const record: DestinationRecord = {
         id: newId(),
@@ -142,7 +140,7 @@ export const destinationRoutes: Route[] = [
       const body = parseJsonBody(request, updateDestinationBody);
       const current = await findDestination(principal.accountId, id);
       if (!current) throw notFound();
-      if (body.url !== undefined) assertAllowedUrl(body.url);
+      if (body.url !== undefined) await assertAllowedUrl(body.url);
       const changes: Partial<DestinationRecord> = { updated_at: now.toISOString() };
       if (body.name !== undefined) changes.name = body.name;
       if (body.url !== undefined) changes.url = body.url;
