@@ -1,0 +1,144 @@
+import Stripe from 'stripe';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_RETRY_SCHEDULE, nextRetry, parseRetrySchedule } from '../../lambdas/domain/backoff';
+import { deliveryHeaders } from '../../lambdas/domain/delivery-headers';
+import { planDeliveries, statusAfter } from '../../lambdas/domain/delivery-plan';
+import { aggregateStatus } from '../../lambdas/domain/event-status';
+import { progressDueAt } from '../../lambdas/domain/progress';
+import { activeSecrets, hookgateSignature, standardWebhooksSignature } from '../../lambdas/domain/signing';
+
+describe('retry schedule', () => {
+  it('tries five times by default: now, 30 s, 2 min, 10 min, 1 h', () => {
+    expect(parseRetrySchedule(undefined)).toEqual([0, 30, 120, 600, 3600]);
+    const waits = [1, 2, 3, 4].map((attempt) => nextRetry(DEFAULT_RETRY_SCHEDULE, attempt, null));
+    expect(waits).toEqual([30, 120, 600, 3600].map((delaySeconds) => ({ retry: true, delaySeconds })));
+    expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 5, null)).toEqual({ retry: false });
+  });
+
+  it('honours Retry-After as a floor, capped by what the rest of the schedule would take', () => {
+    expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 1, 10)).toEqual({ retry: true, delaySeconds: 30 });
+    expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 1, 90)).toEqual({ retry: true, delaySeconds: 90 });
+    expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 1, 999_999)).toEqual({ retry: true, delaySeconds: 30 + 120 + 600 + 3600 });
+    expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 4, 999_999)).toEqual({ retry: true, delaySeconds: 3600 });
+    expect(nextRetry(DEFAULT_RETRY_SCHEDULE, 5, 10)).toEqual({ retry: false });
+  });
+
+  it('reads HOOKGATE_RETRY_SCHEDULE and refuses nonsense', () => {
+    expect(parseRetrySchedule('0, 1,2')).toEqual([0, 1, 2]);
+    expect(() => parseRetrySchedule('0,-1')).toThrow(/invalid retry schedule/);
+    expect(() => parseRetrySchedule('0,abc')).toThrow(/invalid retry schedule/);
+  });
+});
+
+describe('event status over deliveries', () => {
+  it.each([
+    [[], 'accepted'],
+    [['queued'], 'queued'],
+    [['delivering', 'retry_scheduled'], 'delivering'],
+    [['retry_scheduled', 'queued'], 'retry_scheduled'],
+    [['delivered', 'queued'], 'queued'],
+    [['delivered', 'delivered'], 'delivered'],
+    [['delivered', 'dead_letter'], 'dead_letter'],
+    [['dead_letter', 'retry_scheduled'], 'retry_scheduled'],
+  ] as const)('%j → %s', (deliveries, status) => {
+    expect(aggregateStatus(deliveries)).toBe(status);
+  });
+
+  it('keeps a replayed event replayed', () => {
+    expect(statusAfter('replayed', { d: { status: 'delivered', attempts: 1, next_attempt_at: null, claimed_at: null } })).toBe('replayed');
+  });
+});
+
+describe('planning deliveries', () => {
+  const route = (destination_id: string, extra: Record<string, unknown> = {}) => ({
+    destination_id,
+    source_id: null,
+    event_type_pattern: null,
+    active: true,
+    ...extra,
+  });
+  it('gives each active destination one delivery, however many routes reach it', () => {
+    const plan = planDeliveries(
+      [route('a'), route('a', { event_type_pattern: 'x.*' }), route('b'), route('off'), route('c', { active: false })],
+      (id) => id !== 'off',
+      { source_id: 's', event_type: 'x.y' },
+      '2026-01-01T00:00:00.000Z',
+    );
+    expect(Object.keys(plan).sort()).toEqual(['a', 'b']);
+    expect(plan.a).toEqual({ status: 'queued', attempts: 0, next_attempt_at: '2026-01-01T00:00:00.000Z', claimed_at: null });
+  });
+});
+
+describe('when an event should show progress (reconciler index)', () => {
+  const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
+  it('is the earliest due delivery, or a claim plus the visibility timeout', () => {
+    const due = progressDueAt(
+      'retry_scheduled',
+      at(0),
+      {
+        a: { status: 'retry_scheduled', attempts: 1, next_attempt_at: at(30), claimed_at: null },
+        b: { status: 'delivering', attempts: 0, next_attempt_at: at(0), claimed_at: at(5) },
+        c: { status: 'delivered', attempts: 1, next_attempt_at: null, claimed_at: null },
+      },
+      10,
+    );
+    expect(due).toBe(at(15));
+  });
+  it('is the receive time for an unrouted event, and nothing once settled', () => {
+    expect(progressDueAt('received', at(3), {}, 10)).toBe(at(3));
+    expect(progressDueAt('delivered', at(3), { a: { status: 'delivered', attempts: 1, next_attempt_at: null, claimed_at: null } }, 10)).toBeUndefined();
+  });
+});
+
+describe('signatures', () => {
+  const body = Buffer.from('{"id":"evt_1","amount":4200}');
+
+  it('default scheme: what the Stripe SDK itself generates for the same secret and time', () => {
+    const stripe = new Stripe('sk_test_unused').webhooks;
+    const expected = stripe.generateTestHeaderString({ payload: body.toString(), secret: 'whsec_test_secret', timestamp: 1_700_000_000 });
+    expect(hookgateSignature(body, 1_700_000_000, ['whsec_test_secret'])).toBe(expected);
+  });
+
+  it('Standard Webhooks: the specification’s published test vector', () => {
+    const signature = standardWebhooksSignature(
+      'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      1614265330,
+      Buffer.from('{"test": 2432232314}'),
+      ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+    );
+    expect(signature).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  });
+
+  it('signs with the previous secret only while its 24-hour overlap lasts', () => {
+    const destination = { signing_secret: 'new', previous_signing_secret: 'old', previous_secret_expires_at: '2026-01-02T00:00:00.000Z' };
+    expect(activeSecrets(destination, new Date('2026-01-01T12:00:00Z'))).toEqual(['new', 'old']);
+    expect(activeSecrets(destination, new Date('2026-01-02T00:00:01Z'))).toEqual(['new']);
+    expect(hookgateSignature(body, 1, ['new', 'old'])).toMatch(/^t=1,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expect(standardWebhooksSignature('m', 1, body, ['whsec_AAAA', 'whsec_BBBB']).split(' ')).toHaveLength(2);
+  });
+});
+
+describe('delivery headers', () => {
+  const base = {
+    eventId: 'e1',
+    eventType: 'order.created',
+    contentType: 'application/json',
+    body: Buffer.from('{}'),
+    timestamp: 1,
+    secrets: ['whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0'],
+    userAgent: 'hookgate/1.0.0',
+  };
+  it('default scheme: Webhook-Signature, X-Webhook-Id, and no webhook-* headers a Standard Webhooks verifier would misread', () => {
+    const headers = deliveryHeaders({ ...base, scheme: 'hookgate', auth: { type: 'bearer', token: 't' } });
+    expect(headers).toMatchObject({ 'x-webhook-id': 'e1', 'x-event-type': 'order.created', authorization: 'Bearer t' });
+    expect(headers['webhook-signature']).toMatch(/^t=1,v1=/);
+    expect(headers).not.toHaveProperty('webhook-id');
+    expect(headers).not.toHaveProperty('webhook-timestamp');
+  });
+  it('standard_webhooks scheme: webhook-id, webhook-timestamp and a v1, signature; custom header auth', () => {
+    const headers = deliveryHeaders({ ...base, eventType: null, scheme: 'standard_webhooks', auth: { type: 'header', name: 'X-Key', value: 'v' } });
+    expect(headers).toMatchObject({ 'webhook-id': 'e1', 'webhook-timestamp': '1', 'x-key': 'v' });
+    expect(headers['webhook-signature']).toMatch(/^v1,/);
+    expect(headers).not.toHaveProperty('x-event-type');
+  });
+});
