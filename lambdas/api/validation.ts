@@ -4,11 +4,13 @@ import { isUuid } from '../domain/ids';
 import type { ApiRequest } from '../shared/http';
 
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
+const ZOD_DEFAULT_MESSAGE = /^(Invalid|Too (small|big)|Unrecognized)/;
 const TYPE_NAMES: Record<string, string> = { int: 'integer', number: 'number', array: 'array', object: 'object' };
 
 /** Turns the first zod issue into the message a client sees; every message names its field. */
 export function issueMessage(issue: z.core.$ZodIssue): string {
   const field = issue.path.map(String).join('.');
+  if (!ZOD_DEFAULT_MESSAGE.test(issue.message)) return issue.message; // a schema's own words win
   switch (issue.code) {
     case 'invalid_type': {
       if (!field) return 'request body must be a JSON object';
@@ -16,11 +18,13 @@ export function issueMessage(issue: z.core.$ZodIssue): string {
       return `${field} must be ${article(TYPE_NAMES[issue.expected] ?? issue.expected)}`;
     }
     case 'too_small':
+      if (issue.origin === 'array') return `${field} must contain at least ${issue.minimum} item(s)`;
       if (issue.origin === 'string') {
         return Number(issue.minimum) <= 1 ? `${field} is required` : `${field} must be at least ${issue.minimum} characters`;
       }
       return `${field} must be at least ${issue.minimum}`;
     case 'too_big':
+      if (issue.origin === 'array') return `${field} must contain at most ${issue.maximum} items`;
       return issue.origin === 'string'
         ? `${field} must be at most ${issue.maximum} characters`
         : `${field} must be at most ${issue.maximum}`;

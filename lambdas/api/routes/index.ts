@@ -3,6 +3,7 @@ import { accountRoutes } from './accounts';
 import { apiKeyRoutes } from './api-keys';
 import { destinationRoutes } from './destinations';
 import { eventRoutes } from './events';
+import { outboundEventRoutes } from './outbound-events';
 import { probeRoutes } from './probes';
 import { routeRoutes } from './routes';
 import { sourceRoutes } from './sources';
@@ -15,4 +16,5 @@ export const allRoutes: Route[] = [
   ...destinationRoutes,
   ...routeRoutes,
   ...eventRoutes('/v1/events', 'inbound'),
+  ...outboundEventRoutes,
 ];

@@ -1,0 +1,226 @@
+import { createHash } from 'node:crypto';
+import Stripe from 'stripe';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootGatewayWithSink } from '../fixtures/gateway';
+import { createAccount, type Call } from '../fixtures/http-client';
+import { addDestination, addRoute, eventDetail } from '../fixtures/setup';
+import { eventually, startSink, type Sink } from '../fixtures/sink';
+
+let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
+let call: Call;
+let sink: Sink;
+
+beforeAll(async () => {
+  env = await bootGatewayWithSink();
+  ({ call, sink } = env);
+});
+afterAll(() => env?.stop());
+
+const publish = (key: string, body: unknown) => call('POST', '/v1/outbound-events', { key, body });
+const detail = (key: string, id: string) => eventDetail(call, key, id, '/v1/outbound-events');
+
+describe('POST /v1/outbound-events', () => {
+  it('answers 201 {id, status: queued} and delivers the payload as JSON, signed for a Stripe-style verifier', async () => {
+    const { key } = await createAccount(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/out` });
+    await addRoute(call, key, { destination_id: dest.id });
+    const payload = JSON.stringify({ invoice: 'in_1', total: 999 });
+    const res = await publish(key, { payload, event_type: 'invoice.paid' });
+    expect(res.status).toBe(201);
+    expect(res.json).toEqual({ data: { id: expect.any(String), status: 'queued' }, duration_ms: expect.any(Number) });
+
+    const got = (await sink.waitForPath('/out', 1)).at(-1)!;
+    expect(got.body.toString()).toBe(payload);
+    expect(got.headers['content-type']).toBe('application/json');
+    expect(got.headers['x-webhook-id']).toBe(res.json.data.id);
+    expect(got.headers['x-event-type']).toBe('invoice.paid');
+    const verifier = new Stripe('sk_test_unused').webhooks.signature;
+    expect(() => verifier?.verifyHeader(payload, String(got.headers['webhook-signature']), dest.signing_secret, 300)).not.toThrow();
+
+    const shown = await eventually(() => detail(key, res.json.data.id), (d) => d.event.status === 'delivered');
+    expect(shown.event).toMatchObject({
+      id: res.json.data.id,
+      direction: 'outbound',
+      event_type: 'invoice.paid',
+      body: payload,
+      payload_hash: `sha256:${createHash('sha256').update(payload).digest('hex')}`,
+      created_by: 'api',
+      attempts_count: 1,
+    });
+    expect(shown.attempts).toHaveLength(1);
+  });
+
+  it.each([
+    [{}, 'payload is required'],
+    [{ payload: '' }, 'payload is required'],
+    [{ payload: 42 }, 'payload is required'],
+    [{ payload: { a: 1 } }, 'payload is required'],
+    [{ payload: null }, 'payload is required'],
+    [{ payload: 'x', event_type: 7 }, 'event_type must be a string'],
+    [{ payload: 'x', external_event_id: '' }, 'external_event_id is required'],
+    [{ payload: 'x', extra: true }, 'unknown field: extra'],
+  ])('refuses %j with 400', async (body, message) => {
+    const { key } = await createAccount(call);
+    const res = await publish(key, body);
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ error: message, duration_ms: expect.any(Number) });
+  });
+
+  it('answers 401 Unauthorized without a valid key', async () => {
+    const res = await call('POST', '/v1/outbound-events', { body: { payload: 'x' } });
+    expect(res.status).toBe(401);
+    expect(res.json.error).toBe('Unauthorized');
+  });
+
+  it('routes by event_type', async () => {
+    const { key } = await createAccount(call);
+    const invoices = await addDestination(call, key, { url: `${sink.url}/invoices` });
+    const orders = await addDestination(call, key, { url: `${sink.url}/orders-only` });
+    await addRoute(call, key, { destination_id: invoices.id, event_type_pattern: 'invoice.*' });
+    await addRoute(call, key, { destination_id: orders.id, event_type_pattern: 'order.created' });
+    const inv = await publish(key, { payload: '{"i":1}', event_type: 'invoice.paid' });
+    const ord = await publish(key, { payload: '{"o":1}', event_type: 'order.created' });
+    const none = await publish(key, { payload: '{"n":1}', event_type: 'customer.updated' });
+    await eventually(() => detail(key, inv.json.data.id), (d) => d.event.status === 'delivered');
+    await eventually(() => detail(key, ord.json.data.id), (d) => d.event.status === 'delivered');
+    expect((await sink.waitForPath('/invoices', 1)).map((r) => r.headers['x-webhook-id'])).toEqual([inv.json.data.id]);
+    expect((await sink.waitForPath('/orders-only', 1)).map((r) => r.headers['x-webhook-id'])).toEqual([ord.json.data.id]);
+    expect(none.json.data.status).toBe('queued');
+    expect((await detail(key, none.json.data.id)).event.status).toBe('accepted');
+  });
+});
+
+describe('idempotency on external_event_id', () => {
+  it('answers a repeat with 200 {id, status, duplicate: true} and delivers once', async () => {
+    const { key } = await createAccount(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/dup` });
+    await addRoute(call, key, { destination_id: dest.id });
+    const first = await publish(key, { payload: '{"a":1}', external_event_id: 'order-1' });
+    expect(first.status).toBe(201);
+    const again = await publish(key, { payload: '{"a":1}', external_event_id: 'order-1' });
+    expect(again.status).toBe(200);
+    expect(again.json.data).toEqual({ id: first.json.data.id, status: expect.any(String), duplicate: true });
+    await eventually(() => detail(key, first.json.data.id), (d) => d.event.status === 'delivered');
+    expect(sink.received.filter((r) => r.path === '/dup')).toHaveLength(1);
+  });
+
+  it('keeps exactly one event under 20 parallel duplicate publishes', async () => {
+    const { key } = await createAccount(call);
+    const results = await Promise.all(
+      Array.from({ length: 20 }, () => publish(key, { payload: '{"p":1}', external_event_id: 'race-1' })),
+    );
+    const created = results.filter((r) => r.status === 201);
+    const duplicates = results.filter((r) => r.status === 200);
+    expect(created).toHaveLength(1);
+    expect(duplicates).toHaveLength(19);
+    for (const dup of duplicates) expect(dup.json.data).toMatchObject({ id: created[0]!.json.data.id, duplicate: true });
+    const list = await call('GET', '/v1/outbound-events', { key });
+    expect(list.json.data.map((e: { id: string }) => e.id)).toEqual([created[0]!.json.data.id]);
+  });
+
+  it('scopes the key to the account: another account may use the same external id', async () => {
+    const a = await createAccount(call);
+    const b = await createAccount(call);
+    expect((await publish(a.key, { payload: 'x', external_event_id: 'shared' })).status).toBe(201);
+    expect((await publish(b.key, { payload: 'x', external_event_id: 'shared' })).status).toBe(201);
+  });
+});
+
+describe('list, detail and replay', () => {
+  it('lists the 50 newest with exactly the spec’s fields, newest first', async () => {
+    const { key } = await createAccount(call);
+    const ids: string[] = [];
+    for (let i = 0; i < 52; i++) ids.push((await publish(key, { payload: String(i), event_type: 't' })).json.data.id);
+    const list = await call('GET', '/v1/outbound-events', { key });
+    expect(list.status).toBe(200);
+    expect(list.json.data).toHaveLength(50);
+    expect(list.json.data[0].id).toBe(ids[51]);
+    expect(Object.keys(list.json.data[0]).sort()).toEqual(
+      ['id', 'account_id', 'direction', 'event_type', 'external_event_id', 'status', 'attempts_count', 'received_at', 'created_at', 'source_id'].sort(),
+    );
+    expect(list.json.data[0].direction).toBe('outbound');
+    const rest = await call('GET', `/v1/outbound-events?cursor=${list.json.next_cursor}`, { key });
+    expect(rest.json.data.map((e: { id: string }) => e.id)).toEqual([ids[1], ids[0]]);
+    // Inbound and outbound lists are separate.
+    expect((await call('GET', '/v1/events', { key })).json.data).toEqual([]);
+    expect((await call('GET', `/v1/events/${ids[0]}`, { key })).status).toBe(404);
+  });
+
+  it('replays a terminal event: 202, the original becomes replayed, the copy is delivered', async () => {
+    const { key } = await createAccount(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/replay-out` });
+    await addRoute(call, key, { destination_id: dest.id });
+    const original = (await publish(key, { payload: '{"r":1}', event_type: 'x.y' })).json.data.id;
+    await eventually(() => detail(key, original), (d) => d.event.status === 'delivered');
+    const replay = await call('POST', `/v1/outbound-events/${original}/replay`, { key });
+    expect(replay.status).toBe(202);
+    expect(replay.json.data).toEqual({ original_event_id: original, replay_event_id: expect.any(String), status: 'queued' });
+    const copy = await eventually(() => detail(key, replay.json.data.replay_event_id), (d) => d.event.status === 'delivered');
+    expect(copy.event).toMatchObject({ body: '{"r":1}', event_type: 'x.y', created_by: 'api', direction: 'outbound' });
+    expect((await detail(key, original)).event.status).toBe('replayed');
+    expect((await sink.waitForPath('/replay-out', 2)).map((r) => r.body.toString())).toEqual(['{"r":1}', '{"r":1}']);
+  });
+
+  it('refuses to replay a non-terminal event (400) and unknown or foreign ids (404)', async () => {
+    const hanging = await startSink(() => undefined); // never answers: the try stays in flight
+    try {
+      const { key } = await createAccount(call);
+      const dest = await addDestination(call, key, { url: hanging.url, timeout_ms: 5000 });
+      await addRoute(call, key, { destination_id: dest.id });
+      const id = (await publish(key, { payload: '{}' })).json.data.id;
+      const res = await call('POST', `/v1/outbound-events/${id}/replay`, { key });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toBe('event is not in a terminal status');
+      const stranger = await createAccount(call);
+      expect((await call('POST', `/v1/outbound-events/${id}/replay`, { key: stranger.key })).status).toBe(404);
+      expect((await call('GET', `/v1/outbound-events/${id}`, { key: stranger.key })).status).toBe(404);
+      expect((await call('POST', '/v1/outbound-events/0191a5e4-0000-7000-8000-000000000000/replay', { key })).status).toBe(404);
+      expect((await call('POST', '/v1/outbound-events/not-a-uuid/replay', { key })).status).toBe(400);
+    } finally {
+      await hanging.close();
+    }
+  });
+});
+
+describe('POST /v1/outbound-events/batch', () => {
+  it('publishes up to 100 events in one call, each answered like the single call', async () => {
+    const { key } = await createAccount(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/batch` });
+    await addRoute(call, key, { destination_id: dest.id });
+    const res = await call('POST', '/v1/outbound-events/batch', {
+      key,
+      body: {
+        events: [
+          { payload: '{"b":1}', event_type: 'b.one', external_event_id: 'b-1' },
+          { payload: '' },
+          { payload: '{"b":3}' },
+          { payload: '{"b":1}', external_event_id: 'b-1' },
+        ],
+      },
+    });
+    expect(res.status).toBe(200);
+    const [one, bad, three, dup] = res.json.data;
+    expect(one).toEqual({ status: 201, data: { id: expect.any(String), status: 'queued' } });
+    expect(bad).toEqual({ status: 400, error: 'payload is required' });
+    expect(three).toEqual({ status: 201, data: { id: expect.any(String), status: 'queued' } });
+    expect(dup).toEqual({ status: 200, data: { id: one.data.id, status: expect.any(String), duplicate: true } });
+    expect((await sink.waitForPath('/batch', 2)).map((r) => r.body.toString()).sort()).toEqual(['{"b":1}', '{"b":3}']);
+
+    const hundred = Array.from({ length: 100 }, (_, i) => ({ payload: String(i) }));
+    const full = await call('POST', '/v1/outbound-events/batch', { key, body: { events: hundred } });
+    expect(full.status).toBe(200);
+    expect(full.json.data.every((r: { status: number }) => r.status === 201)).toBe(true);
+  });
+
+  it.each([
+    [{}, 'events is required'],
+    [{ events: [] }, 'events must contain at least 1 item(s)'],
+    [{ events: Array.from({ length: 101 }, () => ({ payload: 'x' })) }, 'events must contain at most 100 items'],
+    [{ events: 'x' }, 'events must be an array'],
+  ])('refuses %j with 400', async (body, message) => {
+    const { key } = await createAccount(call);
+    const res = await call('POST', '/v1/outbound-events/batch', { key, body });
+    expect(res.status).toBe(400);
+    expect(res.json.error).toBe(message);
+  });
+});
