@@ -57,7 +57,7 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
   });
   const service = new ServiceStack(app, `${prefix}-Service`, {
     env,
-    description: `Hookgate ${opts.stage}: HTTP API, functions, schedule and alarms`,
+    description: `Hookgate ${opts.stage}: HTTP API, functions, schedules and alarms`,
     stateful,
     version: opts.version ?? packageVersion(),
     retrySchedule: opts.retrySchedule,

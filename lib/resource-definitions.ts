@@ -75,4 +75,5 @@ export const ENV = {
   version: 'HOOKGATE_VERSION',
   routeCacheSeconds: 'HOOKGATE_ROUTE_CACHE_SECONDS',
   reconcileGraceSeconds: 'HOOKGATE_RECONCILE_GRACE_SECONDS',
+  exportFunctionName: 'EXPORT_FUNCTION_NAME',
 } as const;

@@ -4,11 +4,13 @@ import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../lambdas/domain/backoff';
 import { DeliveryAlarms } from './constructs/delivery-alarms';
+import { DeployTrigger } from './constructs/deploy-trigger';
 import { HookgateFunction, type HookgateFunctionProps } from './constructs/hookgate-function';
 import { DELIVERY_QUEUE, ENV } from './resource-definitions';
 import type { StatefulResources } from './stateful-stack';
@@ -56,7 +58,7 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
   }),
 );
 
-/** The stateless part: functions, the HTTP API, the queue consumer, the schedule and the alarms. */
+/** The stateless part: functions, the HTTP API, the queue consumer, the schedules and the alarms. */
 export class ServiceStack extends Stack {
   readonly httpApi: apigw.HttpApi;
   readonly apiFunction: HookgateFunction;
@@ -64,6 +66,11 @@ export class ServiceStack extends Stack {
   readonly deliverFunction: HookgateFunction;
   readonly reconcilerFunction: HookgateFunction;
   readonly reconcilerSchedule: events.Rule;
+  readonly exportFunction: HookgateFunction;
+  readonly exportSchedule: events.Rule;
+  readonly sweeperFunction: HookgateFunction;
+  readonly sweeperSchedule: events.Rule;
+  readonly sweeperDeployRun: DeployTrigger;
   readonly alarms: DeliveryAlarms;
 
   /** Environment every Hookgate function receives. */
@@ -157,10 +164,75 @@ export class ServiceStack extends Stack {
     // A failed run is superseded by the next one a minute later; Lambda's own async retries would
     // only overlap with it. Overlapping runs are safe anyway: event updates are version-checked.
     this.reconcilerFunction.fn.configureAsyncInvoke({ retryAttempts: 0 });
-    this.reconcilerSchedule = new events.Rule(this, 'ReconcilerSchedule', {
+    this.reconcilerSchedule = this.addSchedule('ReconcilerSchedule', this.reconcilerFunction, {
       description: 'Runs the Hookgate reconciler every minute',
       schedule: events.Schedule.rate(Duration.minutes(1)),
-      targets: [new targets.LambdaFunction(this.reconcilerFunction.fn)],
+    });
+
+    this.exportFunction = this.addFunction('ExportFunction', {
+      handler: 'export',
+      description: 'Hookgate export worker: turns queued export jobs into files',
+      // A job's rows are read, encoded and uploaded in one go; a claim older than the worker's
+      // STALE_CLAIM_MS (20 min) is taken over, so this must stay below it.
+      timeout: Duration.minutes(15),
+      memorySize: 1024,
+    });
+    // Work-index and list-index queries, job claims and results; the file goes to the export bucket
+    // (PutObject only: downloads are pre-signed by the api function, nothing is ever deleted here,
+    // the bucket's lifecycle expires files). No SQS and no payload bucket: rows come from the index.
+    table.grantReadWriteData(this.exportFunction.fn);
+    exportBucket.grantPut(this.exportFunction.fn);
+    // The schedule picks a job up within a minute whatever happened to an earlier invocation (the
+    // api's start-now invoke included); a claim left by a crashed worker goes stale and is retaken.
+    this.exportFunction.fn.configureAsyncInvoke({ retryAttempts: 0 });
+    // The spec's 30 s poll is below EventBridge's finest rate; the api starts each new job at once anyway.
+    this.exportSchedule = this.addSchedule('ExportSchedule', this.exportFunction, {
+      description: 'Runs the Hookgate export worker every minute',
+      schedule: events.Schedule.rate(Duration.minutes(1)),
+    });
+
+    // POST /v1/exports starts the worker at once with an asynchronous Invoke of this one function,
+    // by its unqualified name: not grantInvoke(), which adds every version and alias (<arn>:*).
+    this.apiFunction.fn.addEnvironment(ENV.exportFunctionName, this.exportFunction.fn.functionName);
+    iam.Grant.addToPrincipal({
+      grantee: this.apiFunction.fn,
+      actions: ['lambda:InvokeFunction'],
+      resourceArns: [this.exportFunction.fn.functionArn],
+    });
+    // GET /v1/exports/{id}/download pre-signs a GetObject URL, which carries the signer's permissions.
+    // GetObject only: no listing, no bucket reads.
+    iam.Grant.addToPrincipal({
+      grantee: this.apiFunction.fn,
+      actions: ['s3:GetObject'],
+      resourceArns: [exportBucket.arnForObjects('*')],
+    });
+
+    this.sweeperFunction = this.addFunction('SweeperFunction', {
+      handler: 'sweeper',
+      description: 'Hookgate retention sweeper: deletes events past their account retention, re-times TTLs',
+      // It stops starting new work 30 s before its timeout and resumes from a checkpoint next time.
+      timeout: Duration.minutes(15),
+      memorySize: 512,
+    });
+    // Key queries, deletes and TTL rewrites of events, their items and the checkpoint; payload objects
+    // of deleted events (DeleteObject only: it never reads nor writes one). No SQS, no export bucket.
+    table.grantReadWriteData(this.sweeperFunction.fn);
+    iam.Grant.addToPrincipal({
+      grantee: this.sweeperFunction.fn,
+      actions: ['s3:DeleteObject'],
+      resourceArns: [payloadBucket.arnForObjects('*')],
+    });
+    // Lambda's default async retries (2) stay: a failed sweep resumes from its checkpoint a minute or
+    // two later instead of an hour, and every step of it is idempotent.
+    this.sweeperSchedule = this.addSchedule('SweeperSchedule', this.sweeperFunction, {
+      description: 'Runs the Hookgate retention sweeper every hour',
+      schedule: events.Schedule.rate(Duration.hours(1)),
+    });
+    // "Once at start-up" in AWS: after a deploy that changes the sweeper (its code, configuration or
+    // the release version in its environment), once the function and its grants are in place.
+    this.sweeperDeployRun = new DeployTrigger(this, 'SweeperDeployRun', {
+      handler: this.sweeperFunction.fn,
+      executeAfter: [this.sweeperFunction],
     });
 
     this.alarms = new DeliveryAlarms(this, 'Alarms', {
@@ -180,6 +252,11 @@ export class ServiceStack extends Stack {
       ...props,
       environment: { ...this.sharedEnvironment, ...props.environment },
     });
+  }
+
+  /** An EventBridge rule that invokes `fn` asynchronously on `props.schedule`. */
+  addSchedule(id: string, fn: HookgateFunction, props: Pick<events.RuleProps, 'description' | 'schedule'>): events.Rule {
+    return new events.Rule(this, id, { ...props, targets: [new targets.LambdaFunction(fn.fn)] });
   }
 
   /** Routes without an API Gateway authorizer: every handler authenticates the request itself. */

@@ -2,13 +2,14 @@ import { mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { DELIVERY_QUEUE } from '../lib/resource-definitions';
+import { DELIVERY_QUEUE, ENV } from '../lib/resource-definitions';
 import { toApiGatewayEvent, writeApiGatewayResult } from './apigw-event';
 import { createLocalClients, type EmulatorEndpoints, type LocalClients } from './aws-clients';
 import { startEmulators, type EmulatorPorts, type Emulators } from './emulators';
 import { applyEnv, handlerEnv } from './handler-env';
 import { importHandlers, type GatewayHandlers, type ScheduledHandler } from './handlers';
 import { lockDataDir } from './data-dir-lock';
+import { startLambdaInvokeEmulator, type LambdaInvokeEmulator } from './lambda-invoke';
 import { createLambdaContext } from './lambda-context';
 import { readBody } from './read-body';
 import { ensureResources, type LocalResources } from './resources';
@@ -21,6 +22,8 @@ export type { ApiHandler, GatewayHandlers, ScheduledHandler, SqsHandler } from '
 export const DEFAULT_PORT = 3000;
 export const DEFAULT_DATA_DIR = '.hookgate';
 const HOST = '127.0.0.1';
+/** The name the export worker answers to on the local Lambda invoke endpoint. */
+const EXPORT_FUNCTION = 'hookgate-export';
 /** API Gateway's integration timeout; only feeds context.getRemainingTimeInMillis. */
 const API_TIMEOUT_MS = 30_000;
 
@@ -197,6 +200,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     });
   });
   let background: Background = { schedules: [] };
+  let invoke: LambdaInvokeEmulator | undefined;
 
   const close = async (): Promise<void> => {
     state.handlers = undefined;
@@ -204,6 +208,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       server.listening ? closeServer(server) : Promise.resolve(),
       background.poller?.stop(),
       ...background.schedules.map((schedule) => schedule.stop()),
+      invoke?.close(),
     ]);
     clients.destroy();
     await emulators.close();
@@ -212,9 +217,15 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
 
   try {
     const resources = await ensureResources(clients);
+    invoke = await startLambdaInvokeEmulator(() => ({ [EXPORT_FUNCTION]: state.handlers?.exportWorker }));
     const port = await listen(server, opts.port ?? DEFAULT_PORT);
     const url = `http://${HOST}:${port}`;
-    applyEnv({ ...handlerEnv(resources, endpoints, opts.publicUrl ?? url), ...opts.env });
+    applyEnv({
+      ...handlerEnv(resources, endpoints, opts.publicUrl ?? url),
+      AWS_ENDPOINT_URL_LAMBDA: invoke.endpoint,
+      [ENV.exportFunctionName]: EXPORT_FUNCTION,
+      ...opts.env,
+    });
     const handlers = opts.handlers ?? (await importHandlers());
     background = startBackground(handlers, clients, resources);
     state.handlers = handlers;

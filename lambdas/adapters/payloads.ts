@@ -1,4 +1,4 @@
-import { CopyObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../shared/config';
 import { s3Client } from './aws-clients';
 
@@ -27,4 +27,9 @@ export async function getPayload(key: string): Promise<Buffer> {
 export async function copyPayload(fromKey: string, toKey: string): Promise<void> {
   const bucket = config().payloadBucket;
   await s3Client().send(new CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource: `${bucket}/${encodeURIComponent(fromKey).replace(/%2F/g, '/')}` }));
+}
+
+/** Removes a payload object (retention). Deleting a key that is already gone is not an error in S3. */
+export async function deletePayload(key: string): Promise<void> {
+  await s3Client().send(new DeleteObjectCommand({ Bucket: config().payloadBucket, Key: key }));
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { planDeliveries, statusAfter } from '../domain/delivery-plan';
 import type { EventStatus } from '../domain/event-status';
+import { sideItemExpiresAt } from '../domain/retention';
 import { enqueueDeliveries } from '../adapters/delivery-queue';
 import { INLINE_BODY_LIMIT_BYTES, payloadKey, putPayload } from '../adapters/payloads';
 import { config } from '../shared/config';
@@ -78,8 +79,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   await insertEvent(event, await storeBody(input, id), input.now);
 
   if (dedupe) {
-    const expiresAt = Math.floor(input.now.getTime() / 1000) + (event.retention_days + 7) * 86_400;
-    const holder = await claimExternalId(input.accountId, dedupe, id, expiresAt);
+    const holder = await claimExternalId(input.accountId, dedupe, id, sideItemExpiresAt(at, event.retention_days));
     if (holder !== undefined && holder !== id) {
       await deleteUnqueuedEvent(input.accountId, id);
       const existing = await findEvent(input.accountId, holder);

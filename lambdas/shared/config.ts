@@ -16,6 +16,7 @@ const configSchema = z.object({
   retrySchedule: z.array(z.number()),
   routeCacheSeconds: z.number().min(0),
   reconcileGraceSeconds: z.number().min(0),
+  exportFunctionName: z.string().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -36,6 +37,7 @@ export function config(): Config {
     retrySchedule: parseRetrySchedule(process.env[ENV.retrySchedule]),
     routeCacheSeconds: numberOr(process.env[ENV.routeCacheSeconds], 5),
     reconcileGraceSeconds: numberOr(process.env[ENV.reconcileGraceSeconds], 120),
+    exportFunctionName: process.env[ENV.exportFunctionName] || undefined,
   });
   return cached;
 }

@@ -2,6 +2,7 @@ import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand } from '@aws
 import { DELIVERY_QUEUE } from '../../lib/resource-definitions';
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { progressDueAt } from '../domain/progress';
+import { settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { eventKeys, reconcileShard } from './keys';
@@ -15,12 +16,8 @@ import {
 } from './records';
 import { getItem, isConditionFailure } from './table';
 
-const DAY_SECONDS = 86_400;
-/** Bodies and attempts outlive their event by this much, so TTL never takes them first; the sweeper is exact. */
-const TTL_MARGIN_DAYS = 7;
 
 const tableName = () => config().tableName;
-const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
 /** Index and TTL attributes that follow from an event's state; kept in one place so every write agrees. */
 function derivedAttributes(event: EventRecord, now: Date): Record<string, unknown> {
@@ -34,7 +31,7 @@ function derivedAttributes(event: EventRecord, now: Date): Record<string, unknow
     attributes.gsi2sk = `${due}#${event.account_id}#${event.id}`;
   }
   if (SETTLED_STATUSES.includes(event.status)) {
-    attributes.expires_at = Math.floor(now.getTime() / 1000) + event.retention_days * DAY_SECONDS;
+    attributes.expires_at = settledExpiresAt(now.getTime(), event.retention_days);
   }
   return attributes;
 }
@@ -49,7 +46,7 @@ export async function insertEvent(event: EventRecord, body: EventBodyRecord, now
     ...eventKeys.body(event.account_id, event.id),
     entity: 'event_body',
     ...body,
-    expires_at: epochSeconds(event.received_at) + (event.retention_days + TTL_MARGIN_DAYS) * DAY_SECONDS,
+    expires_at: sideItemExpiresAt(event.received_at, event.retention_days),
   };
   let pending: Array<{ PutRequest: { Item: Record<string, unknown> } }> = [
     { PutRequest: { Item: statusItem(event, now) } },
@@ -92,9 +89,9 @@ export async function findEventWithBody(
   return { event: eventRecord.parse(eventItem), body: eventBodyRecord.parse(bodyItem) };
 }
 
-/** Everything stored for one event: its status, body and attempts (oldest first). */
-export async function findEventDetail(accountId: string, eventId: string) {
-  const items: Record<string, unknown>[] = [];
+/** Every item stored under one event (status, body, attempts), read consistently. */
+export async function readEventPartition(accountId: string, eventId: string): Promise<Array<Record<string, unknown>>> {
+  const items: Array<Record<string, unknown>> = [];
   let startKey: Record<string, unknown> | undefined;
   do {
     const out = await documentClient().send(
@@ -102,12 +99,19 @@ export async function findEventDetail(accountId: string, eventId: string) {
         TableName: tableName(),
         KeyConditionExpression: 'pk = :pk',
         ExpressionAttributeValues: { ':pk': eventKeys.partition(accountId, eventId) },
+        ConsistentRead: true,
         ExclusiveStartKey: startKey,
       }),
     );
     items.push(...(out.Items ?? []));
     startKey = out.LastEvaluatedKey;
   } while (startKey);
+  return items;
+}
+
+/** Everything stored for one event: its status, body and attempts (oldest first). */
+export async function findEventDetail(accountId: string, eventId: string) {
+  const items = await readEventPartition(accountId, eventId);
   const eventItem = items.find((item) => item.sk === 'EVENT');
   const bodyItem = items.find((item) => item.sk === 'BODY');
   if (!eventItem || !bodyItem) return undefined;
@@ -160,7 +164,7 @@ export async function insertAttempt(accountId: string, attempt: AttemptRecord, r
         ...eventKeys.attempt(accountId, attempt.event_id, attempt.id),
         entity: 'attempt',
         ...attempt,
-        expires_at: epochSeconds(attempt.attempted_at) + (retentionDays + TTL_MARGIN_DAYS) * DAY_SECONDS,
+        expires_at: sideItemExpiresAt(attempt.attempted_at, retentionDays),
       },
     }),
   );

@@ -50,3 +50,11 @@ export const RECONCILE_SHARDS = 4;
 export function reconcileShard(eventId: string): number {
   return parseInt(eventId.slice(-1), 16) % RECONCILE_SHARDS;
 }
+
+export const exportKeys = {
+  job: (accountId: string, jobId: string) => ({ pk: `ACCT#${accountId}`, sk: `EXPORT#${jobId}` }),
+  listPrefix: 'EXPORT#',
+  /** Work index partitions: jobs waiting for a worker, and jobs a worker holds (to recover a dead one). */
+  queued: 'EXPORTS#queued',
+  processing: 'EXPORTS#processing',
+};

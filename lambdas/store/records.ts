@@ -143,3 +143,29 @@ export const attemptRecord = z.object({
 export type AttemptRecord = z.infer<typeof attemptRecord>;
 
 export const dedupeRecord = z.object({ event_id: z.string() });
+
+export const EXPORT_STATUSES = ['queued', 'processing', 'ready', 'failed'] as const;
+export const EXPORT_FORMATS = ['json', 'csv'] as const;
+
+export const exportFilters = z.object({
+  direction: z.enum(['inbound', 'outbound']).optional(),
+  status: z.enum(EVENT_STATUSES).optional(),
+  date_from: timestamp.optional(),
+  date_to: timestamp.optional(),
+});
+export type ExportFilters = z.infer<typeof exportFilters>;
+
+export const exportJobRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  status: z.enum(EXPORT_STATUSES),
+  format: z.enum(EXPORT_FORMATS),
+  filters: exportFilters,
+  row_count: z.number().int().nullable(),
+  created_at: timestamp,
+  started_at: timestamp.nullable(),
+  completed_at: timestamp.nullable(),
+  error_message: z.string().nullable(),
+  object_key: z.string().nullable(),
+});
+export type ExportJobRecord = z.infer<typeof exportJobRecord>;

@@ -92,8 +92,8 @@ export async function updateExisting<T>(
   }
 }
 
-/** All items of a partition whose sort key starts with `prefix`, newest first (ids are UUIDv7). */
-export async function queryPrefix<T>(pk: string, prefix: string, schema: z.ZodType<T>): Promise<T[]> {
+/** Items of a partition whose sort key starts with `prefix`, newest first (ids are UUIDv7), up to `max`. */
+export async function queryPrefix<T>(pk: string, prefix: string, schema: z.ZodType<T>, max = Infinity): Promise<T[]> {
   const items: T[] = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -104,11 +104,12 @@ export async function queryPrefix<T>(pk: string, prefix: string, schema: z.ZodTy
         ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
         ScanIndexForward: false,
         ExclusiveStartKey: startKey,
+        Limit: Number.isFinite(max) ? max - items.length : undefined,
       }),
     );
     for (const item of out.Items ?? []) items.push(schema.parse(item));
     startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  } while (startKey && items.length < max);
   return items;
 }
 

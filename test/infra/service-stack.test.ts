@@ -3,7 +3,9 @@ import { CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { STALE_CLAIM_MS } from '../../lambdas/pipeline/export-job';
 import { buildApp, createApp, type BuildAppOptions, type HookgateStacks } from '../../lib/app-builder';
+import { TRIGGER_PROVIDER_ID } from '../../lib/constructs/deploy-trigger';
 import type { HookgateFunction } from '../../lib/constructs/hookgate-function';
 import { DELIVERY_QUEUE, ENV } from '../../lib/resource-definitions';
 
@@ -26,8 +28,9 @@ beforeAll(() => {
 /** A token of the stateful stack as it appears in the service template (a cross-stack reference). */
 const inService = (token: string): unknown => stacks.service.resolve(token);
 
+/** The logical id of a CloudFormation element, or of a construct's default child. */
 function logicalId(construct: IConstruct): string {
-  const resource = construct.node.defaultChild;
+  const resource = CfnElement.isCfnElement(construct) ? construct : construct.node.defaultChild;
   if (!CfnElement.isCfnElement(resource)) throw new Error(`${construct.node.path} has no CloudFormation resource`);
   return Stack.of(construct).resolve(resource.logicalId) as string;
 }
@@ -61,13 +64,31 @@ function canDo(fn: HookgateFunction, action: string): boolean {
     .some((pattern) => new RegExp(`^${pattern.replaceAll('*', '[A-Za-z0-9]*')}$`, 'i').test(action));
 }
 
-const functionsById = () =>
+const functionsOf = (service: HookgateStacks['service']) =>
   ({
-    api: stacks.service.apiFunction,
-    ingest: stacks.service.ingestFunction,
-    deliver: stacks.service.deliverFunction,
-    reconciler: stacks.service.reconcilerFunction,
+    api: service.apiFunction,
+    ingest: service.ingestFunction,
+    deliver: service.deliverFunction,
+    reconciler: service.reconcilerFunction,
+    export: service.exportFunction,
+    sweeper: service.sweeperFunction,
   }) as const;
+const functionsById = () => functionsOf(stacks.service);
+type FunctionName = keyof ReturnType<typeof functionsById>;
+const FUNCTION_NAMES = ['api', 'ingest', 'deliver', 'reconciler', 'export', 'sweeper'] as const satisfies readonly FunctionName[];
+
+/** The `Fn::GetAtt … Arn` of a function, as the template writes it. */
+const functionArn = (fn: HookgateFunction) => ({ 'Fn::GetAtt': [logicalId(fn.fn), 'Arn'] });
+
+/** CDK's trigger provider (a raw CfnResource role and function that aws-cdk-lib/triggers adds). */
+function triggerProvider() {
+  const provider = stacks.service.node.findChild(TRIGGER_PROVIDER_ID);
+  const resources = template.toJSON().Resources;
+  return {
+    role: resources[logicalId(provider.node.findChild('Role'))],
+    handler: resources[logicalId(provider.node.findChild('Handler'))],
+  };
+}
 
 function functionProperties(fn: HookgateFunction): Record<string, unknown> {
   return template.toJSON().Resources[logicalId(fn.fn)].Properties as Record<string, unknown>;
@@ -89,6 +110,16 @@ function serviceEnvironment(): Record<string, unknown> {
   };
 }
 
+/** What each function gets on top of the service environment. */
+const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
+  api: { [ENV.exportFunctionName]: { Ref: logicalId(stacks.service.exportFunction.fn) } },
+  ingest: {},
+  deliver: {},
+  reconciler: { [ENV.reconcileGraceSeconds]: '120' },
+  export: {},
+  sweeper: {},
+});
+
 /** Another app with other options; bundling skipped, since only the templates are looked at. */
 function buildOther(opts: Omit<BuildAppOptions, 'stage' | 'nag'>): HookgateStacks {
   const app = createApp({ context: { 'aws:cdk:bundling-stacks': [] } });
@@ -96,31 +127,37 @@ function buildOther(opts: Omit<BuildAppOptions, 'stage' | 'nag'>): HookgateStack
 }
 
 describe('functions', () => {
-  it('run Node 24 on arm64 with active tracing, bundled as ESM', () => {
-    template.allResourcesProperties('AWS::Lambda::Function', {
+  it('are the six Hookgate functions plus the trigger provider', () => {
+    const functions = Object.keys(template.findResources('AWS::Lambda::Function')).sort();
+    const provider = stacks.service.node.findChild(TRIGGER_PROVIDER_ID).node.findChild('Handler');
+    expect(functions).toEqual([...Object.values(functionsById()).map((fn) => logicalId(fn.fn)), logicalId(provider)].sort());
+  });
+
+  it.each(FUNCTION_NAMES)('%s: Node 24 on arm64 with active tracing, bundled as ESM', (name) => {
+    expect(functionProperties(functionsById()[name])).toMatchObject({
       Runtime: 'nodejs24.x',
       Architectures: ['arm64'],
       TracingConfig: { Mode: 'Active' },
       Handler: 'index.handler',
-      LoggingConfig: { LogGroup: { Ref: Match.anyValue() } },
+      LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
     });
   });
 
-  it('log to a log group kept for 30 days', () => {
-    const functions = template.findResources('AWS::Lambda::Function');
-    expect(Object.keys(functions).length).toBeGreaterThan(0);
-    for (const fn of Object.values(functions)) {
-      const logGroupId: string = fn.Properties.LoggingConfig.LogGroup.Ref;
-      expect(template.toJSON().Resources[logGroupId]).toMatchObject({
-        Type: 'AWS::Logs::LogGroup',
-        Properties: { RetentionInDays: 30 },
-      });
-    }
+  it.each(FUNCTION_NAMES)('%s: logs to a log group kept for 30 days', (name) => {
+    const logGroupId = (functionProperties(functionsById()[name]).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+    expect(template.toJSON().Resources[logGroupId]).toMatchObject({
+      Type: 'AWS::Logs::LogGroup',
+      Properties: { RetentionInDays: 30 },
+    });
   });
 
-  it('have roles of their own, without AWS-managed policies', () => {
-    for (const role of Object.values(template.findResources('AWS::IAM::Role'))) {
-      expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+  it('have roles of their own, without AWS-managed policies; only the trigger provider has one', () => {
+    const functionRoles = Object.values(functionsById()).map((fn) => logicalId(fn.role));
+    const roles = Object.entries(template.findResources('AWS::IAM::Role'));
+    expect(roles).toHaveLength(functionRoles.length + 1);
+    for (const [id, role] of roles) {
+      if (functionRoles.includes(id)) expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+      else expect(role).toBe(triggerProvider().role);
     }
   });
 
@@ -128,20 +165,22 @@ describe('functions', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       MemorySize: 512,
       Timeout: 29,
-      Environment: { Variables: Match.objectEquals(serviceEnvironment()) },
+      Environment: { Variables: Match.objectEquals({ ...serviceEnvironment(), ...ownEnvironment().api }) },
     });
   });
 
   it.each([
-    ['api', 512, 29, {}],
-    ['ingest', 512, 29, {}],
-    ['deliver', 512, DELIVERY_QUEUE.consumerTimeoutSeconds, {}],
-    ['reconciler', 512, 300, { [ENV.reconcileGraceSeconds]: '120' }],
-  ] as const)('%s function: %i MB, %i s, the service environment plus %o', (name, memory, timeout, extra) => {
+    ['api', 512, 29],
+    ['ingest', 512, 29],
+    ['deliver', 512, DELIVERY_QUEUE.consumerTimeoutSeconds],
+    ['reconciler', 512, 300],
+    ['export', 1024, 900],
+    ['sweeper', 512, 900],
+  ] as const)('%s function: %i MB, %i s, the service environment plus its own', (name, memory, timeout) => {
     const properties = functionProperties(functionsById()[name]);
     expect(properties.MemorySize).toBe(memory);
     expect(properties.Timeout).toBe(timeout);
-    expect(properties.Environment).toEqual({ Variables: { ...serviceEnvironment(), ...extra } });
+    expect(properties.Environment).toEqual({ Variables: { ...serviceEnvironment(), ...ownEnvironment()[name] } });
   });
 
   it('the retry schedule is left to the handlers unless given', () => {
@@ -155,10 +194,12 @@ describe('functions', () => {
   it('a given retry schedule reaches every function, and the stuck-queue alarm follows its longest step', () => {
     const other = buildOther({ retrySchedule: ' 0, 60,600 , 7200' });
     const otherTemplate = Template.fromStack(other.service);
-    const functions = Object.values(otherTemplate.findResources('AWS::Lambda::Function'));
-    expect(functions).toHaveLength(4);
+    const functions = Object.values(functionsOf(other.service)).map(
+      (fn) => otherTemplate.toJSON().Resources[logicalId(fn.fn)].Properties,
+    );
+    expect(functions).toHaveLength(6);
     for (const fn of functions) {
-      expect(fn.Properties.Environment.Variables[ENV.retrySchedule]).toBe('0,60,600,7200');
+      expect(fn.Environment.Variables[ENV.retrySchedule]).toBe('0,60,600,7200');
     }
     otherTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'ApproximateAgeOfOldestMessage',
@@ -168,6 +209,10 @@ describe('functions', () => {
 
   it('a malformed retry schedule fails the synth', () => {
     expect(() => buildOther({ retrySchedule: '0,30,soon' })).toThrow(/invalid retry schedule/);
+  });
+
+  it("the export function times out before the worker's stale-claim age, so a live run is never taken over", () => {
+    expect((functionProperties(stacks.service.exportFunction).Timeout as number) * 1000).toBeLessThan(STALE_CLAIM_MS);
   });
 
   it('the deliver function has no reserved concurrency (the event source caps it)', () => {
@@ -234,29 +279,99 @@ describe('delivery worker', () => {
   });
 });
 
-describe('reconciler', () => {
-  it('runs every minute from an EventBridge schedule', () => {
-    const rules = Object.entries(template.findResources('AWS::Events::Rule'));
+describe('schedules', () => {
+  /** The one EventBridge rule that targets `fn`, with its logical id. */
+  function scheduleOf(fn: HookgateFunction): [string, { Properties: Record<string, unknown> }] {
+    const rules = Object.entries(template.findResources('AWS::Events::Rule')).filter(([, rule]) =>
+      (rule.Properties.Targets as Array<{ Arn: unknown }>).some((t) => JSON.stringify(t.Arn) === JSON.stringify(functionArn(fn))),
+    );
     expect(rules).toHaveLength(1);
-    const [ruleId, rule] = rules[0] ?? [];
-    expect(rule?.Properties).toMatchObject({
-      ScheduleExpression: 'rate(1 minute)',
-      State: 'ENABLED',
-      Targets: [{ Arn: { 'Fn::GetAtt': [logicalId(stacks.service.reconcilerFunction.fn), 'Arn'] } }],
-    });
+    return rules[0] as [string, { Properties: Record<string, unknown> }];
+  }
+
+  it('are the reconciler, export and sweeper rules only', () => {
+    template.resourceCountIs('AWS::Events::Rule', 3);
+  });
+
+  it.each([
+    ['reconciler', 'rate(1 minute)'],
+    ['export', 'rate(1 minute)'],
+    ['sweeper', 'rate(1 hour)'],
+  ] as const)('%s: runs on %s, the rule being its only target and allowed to invoke it', (name, expression) => {
+    const fn = functionsById()[name];
+    const [ruleId, rule] = scheduleOf(fn);
+    expect(rule.Properties).toMatchObject({ ScheduleExpression: expression, State: 'ENABLED' });
+    expect(rule.Properties.Targets).toEqual([{ Arn: functionArn(fn), Id: expect.any(String) }]);
     template.hasResourceProperties('AWS::Lambda::Permission', {
       Action: 'lambda:InvokeFunction',
-      FunctionName: { 'Fn::GetAtt': [logicalId(stacks.service.reconcilerFunction.fn), 'Arn'] },
+      FunctionName: functionArn(fn),
       Principal: 'events.amazonaws.com',
       SourceArn: { 'Fn::GetAtt': [ruleId, 'Arn'] },
     });
   });
 
-  it('is not retried asynchronously: the next run supersedes a failed one', () => {
+  it.each(['reconciler', 'export'] as const)('%s: not retried asynchronously, the next run a minute later supersedes a failed one', (name) => {
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
-      FunctionName: { Ref: logicalId(stacks.service.reconcilerFunction.fn) },
+      FunctionName: { Ref: logicalId(functionsById()[name].fn) },
       MaximumRetryAttempts: 0,
     });
+  });
+
+  it("sweeper: keeps Lambda's default async retries (its next run is an hour away; a sweep resumes from its checkpoint)", () => {
+    const configs = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig'));
+    expect(configs).toHaveLength(2);
+    for (const config of configs) expect(config.Properties.FunctionName).not.toEqual({ Ref: logicalId(stacks.service.sweeperFunction.fn) });
+  });
+});
+
+describe('sweeper deploy-time run', () => {
+  const triggers = () => Object.entries(template.findResources('Custom::Trigger'));
+
+  it('one trigger starts the current version of the sweeper, asynchronously, on every change of it', () => {
+    expect(triggers()).toHaveLength(1);
+    const [, trigger] = triggers()[0] ?? [];
+    const sweeperId = logicalId(stacks.service.sweeperFunction.fn);
+    const versionId = logicalId(stacks.service.sweeperFunction.fn.currentVersion);
+    expect(trigger?.Properties).toMatchObject({
+      HandlerArn: { Ref: versionId },
+      InvocationType: 'Event',
+      ExecuteOnHandlerChange: true,
+    });
+    expect(template.toJSON().Resources[versionId]).toMatchObject({
+      Type: 'AWS::Lambda::Version',
+      Properties: { FunctionName: { Ref: sweeperId } },
+    });
+  });
+
+  it('runs after the sweeper, its role, its grants and its log group are deployed', () => {
+    const [, trigger] = triggers()[0] ?? [];
+    const sweeper = stacks.service.sweeperFunction;
+    expect(trigger?.DependsOn).toEqual(
+      expect.arrayContaining([
+        logicalId(sweeper.fn),
+        logicalId(sweeper.role),
+        logicalId(sweeper.role.node.findChild('DefaultPolicy')),
+        logicalId(sweeper.logGroup),
+      ]),
+    );
+  });
+
+  it("CDK's provider may only invoke the sweeper (any version) and write its own logs", () => {
+    const { role, handler } = triggerProvider();
+    expect(handler.Properties.Role).toEqual({ 'Fn::GetAtt': [logicalId(stacks.service.node.findChild(TRIGGER_PROVIDER_ID).node.findChild('Role')), 'Arn'] });
+    expect(role.Properties.ManagedPolicyArns).toEqual([
+      { 'Fn::Sub': 'arn:${AWS::Partition}:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole' },
+    ]);
+    const statements = (role.Properties.Policies as Array<{ PolicyDocument: { Statement: Statement[] } }>).flatMap(
+      (p) => p.PolicyDocument.Statement,
+    );
+    expect(statements).toEqual([
+      {
+        Effect: 'Allow',
+        Action: ['lambda:InvokeFunction'],
+        Resource: [{ 'Fn::Join': ['', [functionArn(stacks.service.sweeperFunction), ':*']] }],
+      },
+    ]);
   });
 });
 
@@ -356,29 +471,69 @@ describe('function permissions', () => {
   const queueArn = () => inService(stacks.stateful.deliveryQueue.queueArn);
   const bucketArn = () => inService(stacks.stateful.payloadBucket.bucketArn);
   const objectsArn = () => ({ 'Fn::Join': ['', [bucketArn(), '/*']] });
+  const exportBucketArn = () => inService(stacks.stateful.exportBucket.bucketArn);
+  const exportObjectsArn = () => ({ 'Fn::Join': ['', [exportBucketArn(), '/*']] });
   const SEND = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
   const CONSUME = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
   const READ = ['s3:GetBucket*', 's3:GetObject*', 's3:List*'];
   const PUT = ['s3:Abort*', 's3:PutObject', 's3:PutObjectLegalHold', 's3:PutObjectRetention', 's3:PutObjectTagging', 's3:PutObjectVersionTagging'];
 
-  it.each(['api', 'ingest', 'deliver', 'reconciler'] as const)('%s: DynamoDB actions only on the table and its indexes', (name) => {
+  it.each(FUNCTION_NAMES)('%s: DynamoDB actions only on the table and its indexes', (name) => {
     expect(resourcesFor(functionsById()[name], 'dynamodb:')).toEqual([tableArn(), { 'Fn::Join': ['', [tableArn(), '/index/*']] }]);
   });
 
-  it.each(['api', 'ingest', 'deliver', 'reconciler'] as const)('%s: nothing beyond logs, X-Ray, DynamoDB, SQS and S3', (name) => {
+  it.each([
+    ['api', 'logs|xray|dynamodb|sqs|s3|lambda'],
+    ['ingest', 'logs|xray|dynamodb|sqs|s3'],
+    ['deliver', 'logs|xray|dynamodb|sqs|s3'],
+    ['reconciler', 'logs|xray|dynamodb|sqs'],
+    ['export', 'logs|xray|dynamodb|s3'],
+    ['sweeper', 'logs|xray|dynamodb|s3'],
+  ] as const)('%s: nothing beyond the services %s', (name, services) => {
     for (const action of allows(functionsById()[name]).flatMap(actionsOf)) {
-      expect(action).toMatch(/^(logs|xray|dynamodb|sqs|s3):/);
+      expect(action).toMatch(new RegExp(`^(${services}):`));
     }
   });
 
-  it('api: sends to the delivery queue (replay), reads and puts payload objects (event detail, replay copies)', () => {
+  it('api: sends to the delivery queue (replay), reads and puts payload objects (event detail, replay copies), gets export files', () => {
     const fn = stacks.service.apiFunction;
     expect(actionsFor(fn, 'sqs:')).toEqual(SEND);
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
-    expect(actionsFor(fn, 's3:')).toEqual([...READ, ...PUT].sort());
-    expect(resourcesFor(fn, 's3:')).toEqual([bucketArn(), objectsArn(), objectsArn()]);
+    expect(actionsFor(fn, 's3:')).toEqual([...READ, ...PUT, 's3:GetObject'].sort());
+    expect(resourcesFor(fn, 's3:')).toEqual([bucketArn(), objectsArn(), objectsArn(), exportObjectsArn()]);
     expect(canDo(fn, 's3:GetObject') && canDo(fn, 's3:PutObject')).toBe(true);
     expect(canDo(fn, 's3:DeleteObject')).toBe(false);
+  });
+
+  it('api: on the export bucket, s3:GetObject on its objects only (what a pre-signed download URL needs)', () => {
+    const onExports = allows(stacks.service.apiFunction).filter((s) =>
+      JSON.stringify(resourcesOf(s)).includes(JSON.stringify(exportBucketArn())),
+    );
+    expect(onExports).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: exportObjectsArn() }]);
+  });
+
+  it("api: lambda:InvokeFunction on the export function's unqualified ARN only", () => {
+    const fn = stacks.service.apiFunction;
+    expect(actionsFor(fn, 'lambda:')).toEqual(['lambda:InvokeFunction']);
+    expect(resourcesFor(fn, 'lambda:')).toEqual([functionArn(stacks.service.exportFunction)]);
+  });
+
+  it('export: puts export files only; no read, no delete, no payload bucket, no SQS', () => {
+    const fn = stacks.service.exportFunction;
+    expect(actionsFor(fn, 's3:')).toEqual(PUT);
+    expect(resourcesFor(fn, 's3:')).toEqual([exportObjectsArn()]);
+    for (const action of ['s3:GetObject', 's3:DeleteObject', 's3:ListBucket']) expect(canDo(fn, action)).toBe(false);
+    expect(actionsFor(fn, 'sqs:')).toEqual([]);
+  });
+
+  it('sweeper: deletes payload objects only; no put, no read, no export bucket, no SQS', () => {
+    const fn = stacks.service.sweeperFunction;
+    expect(actionsFor(fn, 's3:')).toEqual(['s3:DeleteObject']);
+    expect(resourcesFor(fn, 's3:')).toEqual([objectsArn()]);
+    for (const action of ['s3:PutObject', 's3:GetObject', 's3:ListBucket', 's3:DeleteObjectVersion']) {
+      expect(canDo(fn, action)).toBe(false);
+    }
+    expect(actionsFor(fn, 'sqs:')).toEqual([]);
   });
 
   it('ingest: sends to the delivery queue and puts payload objects; never reads one back or receives', () => {
@@ -409,15 +564,62 @@ describe('function permissions', () => {
     expect(actionsFor(fn, 's3:')).toEqual([]);
   });
 
-  it('no function may touch the DLQ or the export bucket: only the redrive policy moves messages to the DLQ', () => {
-    const { deliveryDlq, exportBucket } = stacks.stateful;
-    const forbidden = [deliveryDlq.queueArn, deliveryDlq.queueUrl, deliveryDlq.queueName, exportBucket.bucketArn].map(
-      (token) => JSON.stringify(inService(token)),
+  it('no function may touch the DLQ: only the redrive policy moves messages to it', () => {
+    const { deliveryDlq } = stacks.stateful;
+    const forbidden = [deliveryDlq.queueArn, deliveryDlq.queueUrl, deliveryDlq.queueName].map((token) =>
+      JSON.stringify(inService(token)),
     );
     for (const policy of Object.values(template.findResources('AWS::IAM::Policy'))) {
       const document = JSON.stringify(policy.Properties.PolicyDocument);
       for (const reference of forbidden) expect(document).not.toContain(reference);
     }
+  });
+
+  it('only the export function (put) and the api (get) reach the export bucket', () => {
+    const reference = JSON.stringify(exportBucketArn());
+    const reaching = Object.entries(template.findResources('AWS::IAM::Policy'))
+      .filter(([, policy]) => JSON.stringify(policy.Properties.PolicyDocument).includes(reference))
+      .map(([id]) => id)
+      .sort();
+    const policyOf = (fn: HookgateFunction) => logicalId(fn.role.node.findChild('DefaultPolicy'));
+    expect(reaching).toEqual([policyOf(stacks.service.apiFunction), policyOf(stacks.service.exportFunction)].sort());
+  });
+
+  it('only the api may invoke the export function, besides its own schedule', () => {
+    const exportFunction = stacks.service.exportFunction;
+    const reference = JSON.stringify({ Ref: logicalId(exportFunction.fn) }).slice(1, -1);
+    const arnReference = JSON.stringify(functionArn(exportFunction)).slice(1, -1);
+    const mentionsExport = (value: unknown) => {
+      const text = JSON.stringify(value);
+      return text.includes(reference) || text.includes(arnReference);
+    };
+    for (const name of FUNCTION_NAMES) {
+      if (name !== 'api') expect(canDo(functionsById()[name], 'lambda:InvokeFunction')).toBe(false);
+    }
+    // Identity policies: customer-managed and role-inline (the trigger provider's) alike.
+    const statements = [
+      ...Object.values(template.findResources('AWS::IAM::Policy')).map((p) => p.Properties.PolicyDocument),
+      ...Object.values(template.findResources('AWS::IAM::Role')).flatMap((r) =>
+        ((r.Properties.Policies ?? []) as Array<{ PolicyDocument: unknown }>).map((p) => p.PolicyDocument),
+      ),
+    ].flatMap((document) => (document as { Statement: Statement[] }).Statement);
+    const invokingExport = statements.filter((s) => mentionsExport(s.Resource));
+    expect(invokingExport).toEqual([
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: functionArn(exportFunction) },
+    ]);
+    expect(allows(stacks.service.apiFunction)).toContainEqual(invokingExport[0]);
+    // Resource policy: the schedule's permission, nothing else.
+    const permissions = Object.values(template.findResources('AWS::Lambda::Permission')).filter((p) =>
+      mentionsExport(p.Properties.FunctionName),
+    );
+    expect(permissions).toEqual([
+      expect.objectContaining({
+        Properties: expect.objectContaining({
+          Principal: 'events.amazonaws.com',
+          SourceArn: { 'Fn::GetAtt': [logicalId(stacks.service.exportSchedule), 'Arn'] },
+        }),
+      }),
+    ]);
   });
 
   it('the only statement on Resource "*" is X-Ray (the acknowledged AwsSolutions-IAM5[Resource::*])', () => {

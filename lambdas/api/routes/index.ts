@@ -3,6 +3,7 @@ import { accountRoutes } from './accounts';
 import { apiKeyRoutes } from './api-keys';
 import { destinationRoutes } from './destinations';
 import { eventRoutes } from './events';
+import { exportRoutes } from './exports';
 import { outboundEventRoutes } from './outbound-events';
 import { probeRoutes } from './probes';
 import { routeRoutes } from './routes';
@@ -17,4 +18,5 @@ export const allRoutes: Route[] = [
   ...routeRoutes,
   ...eventRoutes('/v1/events', 'inbound'),
   ...outboundEventRoutes,
+  ...exportRoutes,
 ];

@@ -1,0 +1,26 @@
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { config } from '../shared/config';
+import { log } from '../shared/log';
+
+let lambda: LambdaClient | undefined;
+
+/**
+ * Starts the export worker now (an asynchronous invoke) instead of waiting for its schedule. Best
+ * effort: when it fails, the schedule still picks the job up within a minute.
+ */
+export async function startExportWorker(job: { account_id: string; id: string }): Promise<void> {
+  const functionName = config().exportFunctionName;
+  if (!functionName) return;
+  lambda ??= new LambdaClient({});
+  try {
+    await lambda.send(
+      new InvokeCommand({
+        FunctionName: functionName,
+        InvocationType: 'Event',
+        Payload: Buffer.from(JSON.stringify({ detail: { account_id: job.account_id, job_id: job.id } })),
+      }),
+    );
+  } catch (error) {
+    log.warn('could not start the export worker; the schedule will', { account_id: job.account_id, job_id: job.id }, error);
+  }
+}

@@ -1,0 +1,105 @@
+import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { TABLE } from '../../lib/resource-definitions';
+import { encoderFor, EXPORT_COLUMNS, MAX_EXPORT_ROWS, type ExportRow } from '../domain/export-rows';
+import { firstIdAt, lastIdAt } from '../domain/time-bounds';
+import { documentClient } from '../adapters/aws-clients';
+import { exportKey, putExport } from '../adapters/export-files';
+import { config } from '../shared/config';
+import { log } from '../shared/log';
+import { eventListItem } from '../store/event-lists';
+import { claimExportJob, findClaimableJobs, finishExportJob } from '../store/exports';
+import { eventKeys } from '../store/keys';
+import type { ExportFilters, ExportJobRecord } from '../store/records';
+
+/** A worker that started a job this long ago is presumed dead (the export function's timeout is shorter). */
+export const STALE_CLAIM_MS = 20 * 60 * 1000;
+const PAGE_SIZE = 500;
+
+/** Takes and runs jobs: one named job (started right after its creation), or whatever is waiting. */
+export async function runExportWorker(options: {
+  now: () => Date;
+  job?: { accountId: string; jobId: string };
+  maxJobs?: number;
+}): Promise<{ processed: string[] }> {
+  const staleBefore = new Date(options.now().getTime() - STALE_CLAIM_MS);
+  const candidates = options.job ? [options.job] : await findClaimableJobs(staleBefore, options.maxJobs ?? 10);
+  const processed: string[] = [];
+  for (const candidate of candidates) {
+    const job = await claimExportJob(candidate.accountId, candidate.jobId, options.now(), staleBefore);
+    if (!job) continue; // another worker has it, or it is done
+    await runJob(job, options.now);
+    processed.push(job.id);
+  }
+  return { processed };
+}
+
+async function runJob(job: ExportJobRecord, now: () => Date): Promise<void> {
+  const encoder = encoderFor(job.format);
+  try {
+    const chunks: string[] = [encoder.header()];
+    let rowCount = 0;
+    for await (const row of exportRows(job.account_id, job.filters)) {
+      chunks.push(encoder.row(row, rowCount));
+      rowCount++;
+      if (rowCount >= MAX_EXPORT_ROWS) break;
+    }
+    chunks.push(encoder.footer(rowCount));
+    const key = exportKey(job.account_id, job.id, encoder.extension);
+    await putExport(key, Buffer.from(chunks.join(''), 'utf8'), encoder.contentType);
+    await finishExportJob(job, { status: 'ready', row_count: rowCount, object_key: key }, now());
+  } catch (error) {
+    log.error('export failed', { account_id: job.account_id, job_id: job.id }, error);
+    const reason = error instanceof Error ? error.message : String(error);
+    await finishExportJob(job, { status: 'failed', error_message: `export failed: ${reason}` }, now());
+  }
+}
+
+/**
+ * The account's events matching the filters, newest first, from the list index: a key range for the
+ * dates (ids are time-ordered), a filter for the status, and both directions merged by id.
+ */
+async function* exportRows(accountId: string, filters: ExportFilters): AsyncGenerator<ExportRow> {
+  const directions = filters.direction ? [filters.direction] : (['inbound', 'outbound'] as const);
+  const streams = directions.map((direction) => listPages(accountId, direction, filters)[Symbol.asyncIterator]());
+  const heads = await Promise.all(streams.map((stream) => stream.next()));
+  for (;;) {
+    let pick = -1;
+    heads.forEach((head, i) => {
+      if (head.done) return;
+      const best = heads[pick];
+      if (pick === -1 || (best && !best.done && String(head.value.id) > String(best.value.id))) pick = i;
+    });
+    if (pick === -1) return;
+    const head = heads[pick];
+    if (!head || head.done) return;
+    yield head.value;
+    heads[pick] = await (streams[pick] as AsyncIterator<ExportRow>).next();
+  }
+}
+
+async function* listPages(accountId: string, direction: 'inbound' | 'outbound', filters: ExportFilters): AsyncGenerator<ExportRow> {
+  const from = filters.date_from ? firstIdAt(Date.parse(filters.date_from)) : '0';
+  const to = filters.date_to ? lastIdAt(Date.parse(filters.date_to)) : 'g';
+  const input: QueryCommandInput = {
+    TableName: config().tableName,
+    IndexName: TABLE.globalIndexes[0].indexName,
+    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': eventKeys.listPartition(accountId, direction), ':from': from, ':to': to },
+    ScanIndexForward: false,
+    Limit: PAGE_SIZE,
+  };
+  if (filters.status) {
+    input.FilterExpression = '#status = :status';
+    input.ExpressionAttributeNames = { '#status': 'status' };
+    input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ':status': filters.status };
+  }
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await documentClient().send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
+    for (const item of out.Items ?? []) {
+      const listed = eventListItem.parse(item);
+      yield Object.fromEntries(EXPORT_COLUMNS.map((column) => [column, listed[column]])) as ExportRow;
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+}

@@ -1,0 +1,242 @@
+import type { EventStatus } from '../domain/event-status';
+import { cutoffBound, isSweepable, sideItemExpiresAt } from '../domain/retention';
+import { deletePayload } from '../adapters/payloads';
+import { log } from '../shared/log';
+import { changeEvent } from '../store/events';
+import { eventKeys } from '../store/keys';
+import { eventRecord } from '../store/records';
+import {
+  accountIdsAfter,
+  batchDeleteKeys,
+  clearCheckpoint,
+  deleteDedupeIfOwned,
+  deleteSettledStatusItem,
+  listEventsOldestFirst,
+  readAccountRetention,
+  readCheckpoint,
+  readEventPartition,
+  recordTtlWindow,
+  setExpiresAt,
+  writeCheckpoint,
+  type Direction,
+  type SweepCursor,
+} from '../store/retention';
+
+/** Events read from the list index per query. */
+export const SWEEP_PAGE_SIZE = 100;
+
+type Phase = SweepCursor['phase'];
+/** The work on one account, in order: deletes first (fewer events left to re-time), then the TTL resync. */
+const STEPS: ReadonlyArray<readonly [Phase, Direction]> = [
+  ['delete', 'inbound'],
+  ['delete', 'outbound'],
+  ['resync', 'inbound'],
+  ['resync', 'outbound'],
+];
+
+// ---------------------------------------------------------------------------------------------------
+// The sweep
+
+export interface SweepOptions {
+  /** The clock retention is measured against (EventBridge's `time`, or a test's). */
+  now: Date;
+  /** Wall-clock milliseconds after which no new work starts. */
+  deadline: number;
+  /** Wall clock for the deadline; injectable for tests. */
+  clock?: () => number;
+  pageSize?: number;
+}
+
+export interface SweepReport {
+  accounts: number;
+  deleted_events: number;
+  deleted_attempts: number;
+  deleted_payloads: number;
+  skipped_unsettled: number;
+  /** Events whose items got a new `expires_at` after their account's retention changed. */
+  ttl_resynced: number;
+  /** Accounts whose sweep failed with an error (logged); they are tried again on the next pass. */
+  failed_accounts: number;
+  /** True when the pass reached the last account; false when it stopped for time and left a checkpoint. */
+  complete: boolean;
+}
+
+interface Run {
+  now: Date;
+  outOfTime: () => boolean;
+  pageSize: number;
+  report: SweepReport;
+}
+
+/**
+ * Deletes settled events that are older than their account's retention, with their body, attempts,
+ * payload object and de-duplication item, and re-times TTLs of accounts whose retention changed.
+ * Account by account (in id order, from the work index), with key queries only, in pages; it stops
+ * starting new work at the deadline and leaves a checkpoint that the next run resumes from.
+ */
+export async function sweepRetention(options: SweepOptions): Promise<SweepReport> {
+  const clock = options.clock ?? Date.now;
+  const run: Run = {
+    now: options.now,
+    outOfTime: () => clock() >= options.deadline,
+    pageSize: options.pageSize ?? SWEEP_PAGE_SIZE,
+    report: {
+      accounts: 0,
+      deleted_events: 0,
+      deleted_attempts: 0,
+      deleted_payloads: 0,
+      skipped_unsettled: 0,
+      ttl_resynced: 0,
+      failed_accounts: 0,
+      complete: false,
+    },
+  };
+  const checkpoint = await readCheckpoint();
+  let lastDone = checkpoint?.last_account_id ?? null;
+  let resume = checkpoint?.cursor ?? null;
+  const stop = async (cursor: SweepCursor | null) => {
+    await writeCheckpoint({ last_account_id: lastDone, cursor, updated_at: new Date(clock()).toISOString() });
+    return run.report;
+  };
+
+  try {
+    for await (const accountId of accountIdsAfter(lastDone ?? undefined)) {
+      if (run.outOfTime()) return await stop(resume);
+      const start = resume?.account_id === accountId ? resume : null;
+      resume = null;
+      run.report.accounts++;
+      let stoppedAt: SweepCursor | undefined;
+      try {
+        stoppedAt = await sweepAccount(accountId, start, run);
+      } catch (error) {
+        // One broken account must not hold up the others; it is tried again on the next pass.
+        run.report.failed_accounts++;
+        log.error('retention sweep failed for account', { account_id: accountId }, error);
+      }
+      if (stoppedAt) return await stop(stoppedAt);
+      lastDone = accountId;
+    }
+  } catch (error) {
+    // The account list itself failed: keep what this run finished, then fail the invocation.
+    await stop(resume).catch(() => undefined);
+    throw error;
+  }
+  await clearCheckpoint();
+  run.report.complete = true;
+  return run.report;
+}
+
+/** Sweeps one account from `start` (or its beginning). Returns where it stopped, or undefined when done. */
+async function sweepAccount(accountId: string, start: SweepCursor | null, run: Run): Promise<SweepCursor | undefined> {
+  const account = await readAccountRetention(accountId);
+  if (!account) return undefined;
+  const days = account.retention_days;
+  // A cursor written under another window is stale: start the account again (all of it is idempotent).
+  const from = start && start.retention_days === days ? start : null;
+  const needsResync = account.ttl_retention_days !== days;
+  const bound = cutoffBound(run.now, days);
+  const fromStep = from ? STEPS.findIndex(([phase, direction]) => phase === from.phase && direction === from.direction) : 0;
+
+  for (const [index, [phase, direction]] of STEPS.entries()) {
+    if (index < fromStep || (phase === 'resync' && !needsResync)) continue;
+    let after = index === fromStep ? (from?.after ?? null) : null;
+    // A cursor at or past the bound (a clock that went back) leaves nothing to delete in this direction.
+    if (phase === 'delete' && after !== null && after >= bound) continue;
+    for (;;) {
+      if (run.outOfTime()) return { account_id: accountId, phase, direction, after, retention_days: days };
+      const page = await listEventsOldestFirst(accountId, direction, {
+        before: phase === 'delete' ? bound : undefined,
+        after,
+        limit: run.pageSize,
+      });
+      for (const listed of page.items) {
+        if (run.outOfTime()) return { account_id: accountId, phase, direction, after, retention_days: days };
+        if (phase === 'delete') await deleteIfSettled(accountId, listed.id, listed.status, run);
+        else if (await resyncEvent(accountId, listed.id, days)) run.report.ttl_resynced++;
+        after = listed.id;
+      }
+      if (!page.next) break;
+      after = page.next;
+    }
+  }
+  if (needsResync) await recordTtlWindow(accountId, days);
+  return undefined;
+}
+
+/**
+ * Deletes one settled event: payload object, de-duplication item, body and attempts first, the status
+ * item last. A crash part-way leaves the event listed (its status item is the list entry), so the next
+ * run finds it and finishes the job.
+ */
+async function deleteIfSettled(accountId: string, eventId: string, listedStatus: EventStatus, run: Run): Promise<void> {
+  const { report } = run;
+  if (!isSweepable(listedStatus)) {
+    report.skipped_unsettled++;
+    return;
+  }
+  const items = await readEventPartition(accountId, eventId);
+  const statusItem = items.find((item) => item.sk === 'EVENT');
+  // The index may lag behind the table: trust the consistent read.
+  if (statusItem && !isSweepable(statusItem.status as EventStatus)) {
+    report.skipped_unsettled++;
+    return;
+  }
+  const body = items.find((item) => item.sk === 'BODY');
+  if (typeof body?.body_ref === 'string') {
+    await deletePayload(body.body_ref);
+    report.deleted_payloads++;
+  }
+  if (typeof statusItem?.dedupe_key === 'string') await deleteDedupeIfOwned(accountId, statusItem.dedupe_key, eventId);
+  const others = items.filter((item) => item.sk !== 'EVENT');
+  await batchDeleteKeys(others);
+  report.deleted_attempts += others.filter((item) => item.sk.startsWith('ATT#')).length;
+  if (await deleteSettledStatusItem(accountId, eventId)) report.deleted_events++;
+}
+
+/**
+ * Re-times one event's TTLs for the account's window: the status item through the usual optimistic
+ * write (so a concurrent transition is not lost), which also records the window on the event so later
+ * transitions keep it; body, attempts and de-duplication item with a conditional update each. The
+ * settle time is not stored, so the status item's base is its latest attempt (or its creation), which
+ * is never earlier than its creation: TTL never takes an event before the sweeper would.
+ * Returns whether anything was rewritten.
+ */
+async function resyncEvent(accountId: string, eventId: string, days: number): Promise<boolean> {
+  const items = await readEventPartition(accountId, eventId);
+  const rawStatus = items.find((item) => item.sk === 'EVENT');
+  const parsed = eventRecord.safeParse(rawStatus);
+  if (!parsed.success) return false;
+  const event = parsed.data;
+  const attempts = items.filter((item) => item.sk.startsWith('ATT#'));
+  let changed = false;
+
+  if (event.retention_days !== days) {
+    const latestAttempt = attempts
+      .map((item) => (typeof item.attempted_at === 'string' ? item.attempted_at : ''))
+      .reduce((latest, at) => (at > latest ? at : latest), event.created_at);
+    const result = await changeEvent(
+      accountId,
+      eventId,
+      (current) => (current.retention_days === days ? undefined : { ...current, retention_days: days }),
+      () => new Date(latestAttempt),
+    );
+    changed = result?.changed === true;
+  }
+
+  const sideItems: Array<{ item: Record<string, unknown> & { pk: string; sk: string }; at: string }> = [];
+  const body = items.find((item) => item.sk === 'BODY');
+  if (body) sideItems.push({ item: body, at: event.received_at });
+  for (const attempt of attempts) {
+    if (typeof attempt.attempted_at === 'string') sideItems.push({ item: attempt, at: attempt.attempted_at });
+  }
+  for (const { item, at } of sideItems) {
+    const expiresAt = sideItemExpiresAt(at, days);
+    if (item.expires_at === expiresAt) continue;
+    if (await setExpiresAt(item, expiresAt)) changed = true;
+  }
+  if (event.dedupe_key) {
+    // Only while it still names this event; not compared first (that would cost a read per event).
+    await setExpiresAt(eventKeys.dedupe(accountId, event.dedupe_key), sideItemExpiresAt(event.received_at, days), eventId);
+  }
+  return changed;
+}

@@ -1,0 +1,124 @@
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE } from '../../lib/resource-definitions';
+import { documentClient } from '../adapters/aws-clients';
+import { config } from '../shared/config';
+import { exportKeys } from './keys';
+import { exportJobRecord, type ExportJobRecord } from './records';
+import { getItem, isConditionFailure, putNew, queryPrefix } from './table';
+
+const tableName = () => config().tableName;
+const workKey = (at: string, job: { account_id: string; id: string }) => `${at}#${job.account_id}#${job.id}`;
+
+/** A new job is also put in the work index, where any worker can find it. */
+export async function insertExportJob(job: ExportJobRecord): Promise<void> {
+  const created = await putNew({
+    ...exportKeys.job(job.account_id, job.id),
+    entity: 'export_job',
+    ...job,
+    gsi2pk: exportKeys.queued,
+    gsi2sk: workKey(job.created_at, job),
+  });
+  if (!created) throw new Error(`export job id collision: ${job.id}`);
+}
+
+export const findExportJob = (accountId: string, jobId: string) =>
+  getItem(exportKeys.job(accountId, jobId), exportJobRecord);
+
+/** Newest first; offset paging reads offset + limit items of the account's (few) jobs. */
+export async function listExportJobs(accountId: string, limit: number, offset: number): Promise<ExportJobRecord[]> {
+  const jobs = await queryPrefix(exportKeys.job(accountId, '').pk, exportKeys.listPrefix, exportJobRecord, offset + limit);
+  return jobs.slice(offset, offset + limit);
+}
+
+/**
+ * Takes a job for this worker: only a `queued` job, or a `processing` one whose worker started it
+ * before `staleBefore` (it died). Conditional, so two workers never both take a job.
+ */
+export async function claimExportJob(
+  accountId: string,
+  jobId: string,
+  now: Date,
+  staleBefore: Date,
+): Promise<ExportJobRecord | undefined> {
+  const startedAt = now.toISOString();
+  try {
+    const out = await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: exportKeys.job(accountId, jobId),
+        UpdateExpression: 'SET #status = :processing, started_at = :now, gsi2pk = :work, gsi2sk = :workKey',
+        ConditionExpression: '#status = :queued OR (#status = :processing AND started_at < :stale)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':processing': 'processing',
+          ':queued': 'queued',
+          ':now': startedAt,
+          ':stale': staleBefore.toISOString(),
+          ':work': exportKeys.processing,
+          ':workKey': workKey(startedAt, { account_id: accountId, id: jobId }),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return exportJobRecord.parse(out.Attributes);
+  } catch (error) {
+    if (isConditionFailure(error)) return undefined;
+    throw error;
+  }
+}
+
+/** Ends a job this worker holds (the same `started_at`), and takes it out of the work index. */
+export async function finishExportJob(
+  job: ExportJobRecord,
+  outcome: { status: 'ready'; row_count: number; object_key: string } | { status: 'failed'; error_message: string },
+  now: Date,
+): Promise<boolean> {
+  const values: Record<string, unknown> = { ':status': outcome.status, ':now': now.toISOString(), ':mine': job.started_at };
+  const sets = ['#status = :status', 'completed_at = :now'];
+  for (const [field, value] of Object.entries(outcome)) {
+    if (field === 'status') continue;
+    values[`:${field}`] = value;
+    sets.push(`${field} = :${field}`);
+  }
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: exportKeys.job(job.account_id, job.id),
+        UpdateExpression: `SET ${sets.join(', ')} REMOVE gsi2pk, gsi2sk`,
+        ConditionExpression: 'started_at = :mine',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false; // another worker took the job over meanwhile
+    throw error;
+  }
+}
+
+/** Jobs a worker may take: every queued one, and processing ones started before `staleBefore`. */
+export async function findClaimableJobs(staleBefore: Date, limit: number): Promise<Array<{ accountId: string; jobId: string }>> {
+  const found: Array<{ accountId: string; jobId: string }> = [];
+  const ranges = [
+    { pk: exportKeys.queued, below: '\uffff' },
+    { pk: exportKeys.processing, below: staleBefore.toISOString() },
+  ];
+  for (const range of ranges) {
+    const out = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: TABLE.globalIndexes[1].indexName,
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :below',
+        ExpressionAttributeValues: { ':pk': range.pk, ':below': range.below },
+        Limit: limit,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const [, accountId, jobId] = String(item.gsi2sk).split('#');
+      if (accountId && jobId && found.length < limit) found.push({ accountId, jobId });
+    }
+  }
+  return found;
+}

@@ -1,0 +1,276 @@
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { TABLE } from '../../lib/resource-definitions';
+import { EVENT_STATUSES, SETTLED_STATUSES } from '../domain/event-status';
+import { documentClient } from '../adapters/aws-clients';
+import { config } from '../shared/config';
+import { readEventPartition as readStoredEvent } from './events';
+import { eventKeys, keys } from './keys';
+import { isConditionFailure } from './table';
+
+/**
+ * Key queries and deletes for the retention sweeper. Everything here is idempotent: deleting what is
+ * already gone, or rewriting a TTL to the value it already has, is harmless, so a run that stopped
+ * half-way can simply be repeated.
+ */
+type Key = { pk: string; sk: string };
+type Item = Record<string, unknown>;
+export type Direction = 'inbound' | 'outbound';
+
+const tableName = () => config().tableName;
+const LIST_INDEX = TABLE.globalIndexes[0].indexName;
+const WORK_INDEX = TABLE.globalIndexes[1].indexName;
+/** Accounts are listed in the work index under this partition (see store/accounts.ts). */
+const ACCOUNTS_PARTITION = 'ACCOUNTS';
+const BATCH_WRITE_LIMIT = 25;
+const BATCH_WRITE_ROUNDS = 6;
+
+// ---------------------------------------------------------------------------------------------------
+// Accounts
+
+/** Account ids in id order, strictly after `after`, one index page at a time. */
+export async function* accountIdsAfter(after: string | undefined, pageSize = 100): AsyncGenerator<string> {
+  let startKey: Item | undefined;
+  do {
+    const out = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: WORK_INDEX,
+        KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk > :after' : 'gsi2pk = :pk',
+        ExpressionAttributeValues: after ? { ':pk': ACCOUNTS_PARTITION, ':after': after } : { ':pk': ACCOUNTS_PARTITION },
+        Limit: pageSize,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      if (typeof item.gsi2sk === 'string') yield item.gsi2sk;
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+}
+
+const accountRetention = z.object({
+  retention_days: z.number().int(),
+  /** The window the account's TTLs were last written for; absent on accounts older than the sweeper. */
+  ttl_retention_days: z.number().int().optional(),
+});
+export type AccountRetention = z.infer<typeof accountRetention>;
+
+export async function readAccountRetention(accountId: string): Promise<AccountRetention | undefined> {
+  const out = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: keys.account(accountId), ConsistentRead: true }),
+  );
+  return out.Item ? accountRetention.parse(out.Item) : undefined;
+}
+
+/**
+ * Records that the account's TTLs now follow `days`; only if the account still has that window, so a
+ * plan change that landed during the resync leaves the account marked for another one.
+ */
+export async function recordTtlWindow(accountId: string, days: number): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.account(accountId),
+        UpdateExpression: 'SET ttl_retention_days = :days',
+        ConditionExpression: 'retention_days = :days',
+        ExpressionAttributeValues: { ':days': days },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Events of one account (list index)
+
+export const listedEvent = z.object({ id: z.string(), status: z.enum(EVENT_STATUSES) });
+export type ListedEvent = z.infer<typeof listedEvent>;
+
+/**
+ * One page of an account's events of one direction from the list index, OLDEST first, strictly after
+ * the event `after` and (when `before` is given) with ids strictly below it. `before` goes into the key
+ * condition, so only old entries are ever read. `next` is the id to continue after, if there is more.
+ */
+export async function listEventsOldestFirst(
+  accountId: string,
+  direction: Direction,
+  options: { before?: string; after?: string | null; limit: number },
+): Promise<{ items: ListedEvent[]; next: string | undefined }> {
+  const listPartition = eventKeys.listPartition(accountId, direction);
+  const values: Item = { ':pk': listPartition };
+  if (options.before !== undefined) values[':before'] = options.before;
+  const out = await documentClient().send(
+    new QueryCommand({
+      TableName: tableName(),
+      IndexName: LIST_INDEX,
+      KeyConditionExpression: options.before !== undefined ? 'gsi1pk = :pk AND gsi1sk < :before' : 'gsi1pk = :pk',
+      ExpressionAttributeValues: values,
+      ScanIndexForward: true,
+      Limit: options.limit,
+      ExclusiveStartKey: options.after
+        ? { gsi1pk: listPartition, gsi1sk: options.after, ...eventKeys.status(accountId, options.after) }
+        : undefined,
+    }),
+  );
+  const items = (out.Items ?? []).map((item) => listedEvent.parse(item));
+  const last = out.LastEvaluatedKey?.gsi1sk;
+  return { items, next: typeof last === 'string' ? last : undefined };
+}
+
+/** Every item stored under one event (status, body, attempts), read consistently. */
+export const readEventPartition = async (accountId: string, eventId: string) =>
+  (await readStoredEvent(accountId, eventId)) as Array<Key & Item>;
+
+// ---------------------------------------------------------------------------------------------------
+// Deletes
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Deletes items by key, 25 per BatchWriteItem, retrying unprocessed ones with backoff. */
+export async function batchDeleteKeys(itemKeys: Key[], backoffMs = 25): Promise<void> {
+  for (let start = 0; start < itemKeys.length; start += BATCH_WRITE_LIMIT) {
+    let pending = itemKeys
+      .slice(start, start + BATCH_WRITE_LIMIT)
+      .map((key) => ({ DeleteRequest: { Key: { pk: key.pk, sk: key.sk } } }));
+    for (let round = 0; pending.length > 0; round++) {
+      if (round === BATCH_WRITE_ROUNDS) throw new Error('DynamoDB left deletes unprocessed after retries');
+      if (round > 0) await sleep(backoffMs * 2 ** (round - 1));
+      const out = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+    }
+  }
+}
+
+/**
+ * Deletes an event's status item, the last item of an event to go, unless it is unsettled (a status
+ * read from the eventually consistent index can be stale). True when this call removed it.
+ */
+export async function deleteSettledStatusItem(accountId: string, eventId: string): Promise<boolean> {
+  const names: Record<string, string> = { '#status': 'status' };
+  const values: Item = {};
+  SETTLED_STATUSES.forEach((status, i) => (values[`:s${i}`] = status));
+  try {
+    const out = await documentClient().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: eventKeys.status(accountId, eventId),
+        ConditionExpression: `attribute_not_exists(pk) OR #status IN (${Object.keys(values).join(', ')})`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return out.Attributes !== undefined;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Deletes a de-duplication item only while it still names this event (the id may have been claimed again). */
+export async function deleteDedupeIfOwned(accountId: string, dedupeKey: string, eventId: string): Promise<void> {
+  try {
+    await documentClient().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: eventKeys.dedupe(accountId, dedupeKey),
+        ConditionExpression: 'event_id = :id',
+        ExpressionAttributeValues: { ':id': eventId },
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// TTL rewrites
+
+/**
+ * Sets `expires_at` on an existing item (never creates one). `ownerEventId` adds a condition that the
+ * item still belongs to that event (for de-duplication items). False when the condition failed.
+ */
+export async function setExpiresAt(key: Key, expiresAt: number, ownerEventId?: string): Promise<boolean> {
+  const values: Item = { ':e': expiresAt };
+  let condition = 'attribute_exists(pk)';
+  if (ownerEventId !== undefined) {
+    condition += ' AND event_id = :id';
+    values[':id'] = ownerEventId;
+  }
+  try {
+    await documentClient().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: { pk: key.pk, sk: key.sk },
+        UpdateExpression: 'SET expires_at = :e',
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Checkpoint
+
+/**
+ * Where a run that ran out of time stopped. Key builders belong in keys.ts; this single-item key is
+ * kept here because only the sweeper ever reads or writes it.
+ */
+export const SWEEPER_CHECKPOINT_KEY = { pk: 'SWEEPER', sk: 'CHECKPOINT' } as const;
+
+export const sweepCursor = z.object({
+  account_id: z.string(),
+  phase: z.enum(['delete', 'resync']),
+  direction: z.enum(['inbound', 'outbound']),
+  /** The last event handled in this phase and direction; null to start at the oldest. */
+  after: z.string().nullable(),
+  /** The account's retention when the cursor was written; a different window restarts the account. */
+  retention_days: z.number().int(),
+});
+export type SweepCursor = z.infer<typeof sweepCursor>;
+
+export const sweepCheckpoint = z.object({
+  /** The last account that was fully swept in the current pass; null before the first. */
+  last_account_id: z.string().nullable(),
+  /** Position inside the account after `last_account_id`, when the run stopped part-way through it. */
+  cursor: sweepCursor.nullable().optional(),
+  updated_at: z.string(),
+});
+export type SweepCheckpoint = z.infer<typeof sweepCheckpoint>;
+
+export async function readCheckpoint(): Promise<SweepCheckpoint | undefined> {
+  const out = await documentClient().send(
+    new GetCommand({ TableName: tableName(), Key: SWEEPER_CHECKPOINT_KEY, ConsistentRead: true }),
+  );
+  return out.Item ? sweepCheckpoint.parse(out.Item) : undefined;
+}
+
+export async function writeCheckpoint(checkpoint: SweepCheckpoint): Promise<void> {
+  await documentClient().send(
+    new PutCommand({
+      TableName: tableName(),
+      Item: { ...SWEEPER_CHECKPOINT_KEY, entity: 'sweeper_checkpoint', ...checkpoint, cursor: checkpoint.cursor ?? null },
+    }),
+  );
+}
+
+export async function clearCheckpoint(): Promise<void> {
+  await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: SWEEPER_CHECKPOINT_KEY }));
+}

@@ -1,0 +1,346 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { payloadKey, putPayload } from '../../lambdas/adapters/payloads';
+import type { EventStatus } from '../../lambdas/domain/event-status';
+import { uuidv7 } from '../../lambdas/domain/ids';
+import { handler as sweeper } from '../../lambdas/handlers/sweeper';
+import { claimExternalId, dedupeKey } from '../../lambdas/store/dedupe';
+import { insertAttempt, insertEvent } from '../../lambdas/store/events';
+import type { EventBodyRecord, EventRecord } from '../../lambdas/store/records';
+import { createLocalClients, type LocalClients } from '../../local/aws-clients';
+import { startGateway, type Gateway } from '../../local/gateway';
+import { startChildGateway } from '../fixtures/child-gateway';
+import { createAccount, httpClient, type Call } from '../fixtures/http-client';
+import { eventually } from '../fixtures/sink';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+/** The injected clock of this file: every "age" below is relative to it. */
+const NOW = Date.now();
+
+let gateway: Gateway;
+let dataDir: string;
+let call: Call;
+let clients: LocalClients;
+let table: DynamoDBDocumentClient;
+let child: Awaited<ReturnType<typeof startChildGateway>> | undefined;
+
+beforeAll(async () => {
+  // Our own boot rather than bootGateway(): the last test restarts on the same data dir, so it must outlive the gateway.
+  dataDir = await mkdtemp(join(tmpdir(), 'hookgate-retention-'));
+  gateway = await startGateway({
+    port: 0,
+    dataDir,
+    // Only the start-up runs of the schedules happen during this file; the tests invoke the sweeper themselves.
+    env: { HOOKGATE_LOG_LEVEL: 'warn', SCHEDULER_RETENTION_INTERVAL: '3600', HOOKGATE_RECONCILE_INTERVAL: '3600' },
+    log: () => undefined,
+  });
+  call = httpClient(gateway.url);
+  clients = createLocalClients(gateway.endpoints);
+  table = DynamoDBDocumentClient.from(clients.dynamodb);
+});
+
+afterAll(async () => {
+  await child?.kill('SIGTERM');
+  clients?.destroy();
+  await gateway?.close();
+  if (dataDir) await rm(dataDir, { recursive: true, force: true });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Writing the past: events can only be made old by writing them with old ids and times.
+
+interface OldEvent {
+  status: EventStatus;
+  ageMs: number;
+  retentionDays: number;
+  direction?: 'inbound' | 'outbound';
+  attempts?: number;
+  payload?: boolean;
+  externalId?: string;
+}
+
+const DESTINATION_ID = uuidv7(NOW - 90 * DAY_MS, randomBytes(10));
+
+function deliveriesFor(status: EventStatus, attempts: number, createdAt: string): EventRecord['deliveries'] {
+  const done = (s: 'delivered' | 'dead_letter') => ({ status: s, attempts, next_attempt_at: null, claimed_at: null });
+  switch (status) {
+    case 'delivered':
+    case 'replayed':
+      return { [DESTINATION_ID]: done('delivered') };
+    case 'dead_letter':
+      return { [DESTINATION_ID]: done('dead_letter') };
+    case 'accepted':
+    case 'received':
+      return {};
+    case 'queued':
+      return { [DESTINATION_ID]: { status: 'queued', attempts: 0, next_attempt_at: createdAt, claimed_at: null } };
+    case 'delivering':
+      return { [DESTINATION_ID]: { status: 'delivering', attempts, next_attempt_at: null, claimed_at: createdAt } };
+    case 'retry_scheduled':
+      // Due tomorrow (real time), so no reconciler or worker touches it while the tests look at it.
+      return {
+        [DESTINATION_ID]: { status: 'retry_scheduled', attempts, next_attempt_at: new Date(Date.now() + DAY_MS).toISOString(), claimed_at: null },
+      };
+  }
+}
+
+/** Writes an event (status, body, attempts; optionally an S3 payload and a de-duplication claim) created `ageMs` before NOW. */
+async function writeEvent(accountId: string, spec: OldEvent): Promise<string> {
+  const createdMs = NOW - spec.ageMs;
+  const id = uuidv7(createdMs, randomBytes(10));
+  const createdAt = new Date(createdMs).toISOString();
+  const attempts = spec.attempts ?? 0;
+  const direction = spec.direction ?? 'inbound';
+  const dedupe = spec.externalId ? dedupeKey(direction, accountId, spec.externalId) : null;
+  const event: EventRecord = {
+    id,
+    account_id: accountId,
+    direction,
+    source_id: null,
+    event_type: 'test.retention',
+    external_event_id: spec.externalId ?? null,
+    status: spec.status,
+    attempts_count: attempts,
+    created_by: 'test',
+    received_at: createdAt,
+    created_at: createdAt,
+    deliveries: deliveriesFor(spec.status, attempts, createdAt),
+    version: 0,
+    retention_days: spec.retentionDays,
+    replay_of: null,
+    replayed_by: spec.status === 'replayed' ? uuidv7(createdMs + 60_000, randomBytes(10)) : null,
+    dedupe_key: dedupe,
+  };
+  const common = { body_size: 2, content_type: 'application/json', headers: {}, payload_hash: 'sha256:test' };
+  let body: EventBodyRecord = { ...common, body: Buffer.from('{}') };
+  if (spec.payload) {
+    const key = payloadKey(accountId, id);
+    await putPayload(key, Buffer.from('{"big":true}'), 'application/json');
+    body = { ...common, body_ref: key };
+  }
+  // Settled "at" creation plus a minute, as the pipeline would have written it.
+  await insertEvent(event, body, new Date(createdMs + 60_000));
+  for (let i = 0; i < attempts; i++) {
+    const attemptedMs = createdMs + (i + 1) * 10_000;
+    await insertAttempt(
+      accountId,
+      {
+        id: uuidv7(attemptedMs, randomBytes(10)),
+        event_id: id,
+        destination_id: DESTINATION_ID,
+        attempt_number: i + 1,
+        outcome: spec.status === 'dead_letter' ? 'http_error' : 'success',
+        response_status: spec.status === 'dead_letter' ? 500 : 200,
+        response_body: '',
+        error: null,
+        attempted_at: new Date(attemptedMs).toISOString(),
+        duration_ms: 5,
+      },
+      spec.retentionDays,
+    );
+  }
+  if (dedupe) await claimExternalId(accountId, dedupe, id, Math.floor(createdMs / 1000) + (spec.retentionDays + 7) * 86_400);
+  return id;
+}
+
+const runSweeper = (nowMs: number) => sweeper({ time: new Date(nowMs).toISOString() });
+const detailPath = (direction: 'inbound' | 'outbound', id: string) =>
+  `${direction === 'inbound' ? '/v1/events' : '/v1/outbound-events'}/${id}`;
+const statusOf = async (key: string, id: string, direction: 'inbound' | 'outbound' = 'inbound', client: Call = call) =>
+  (await client('GET', detailPath(direction, id), { key })).status;
+
+async function listedIds(key: string, direction: 'inbound' | 'outbound' = 'inbound'): Promise<string[]> {
+  const res = await call('GET', `${direction === 'inbound' ? '/v1/events' : '/v1/outbound-events'}?limit=200`, { key });
+  expect(res.status).toBe(200);
+  return (res.json.data as Array<{ id: string }>).map((e) => e.id);
+}
+
+async function partition(accountId: string, eventId: string) {
+  const out = await table.send(
+    new QueryCommand({
+      TableName: gateway.resources.tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': `ACCT#${accountId}#EVT#${eventId}` },
+      ConsistentRead: true,
+    }),
+  );
+  return out.Items ?? [];
+}
+
+async function rawItem(pk: string, sk: string) {
+  const out = await table.send(new GetCommand({ TableName: gateway.resources.tableName, Key: { pk, sk }, ConsistentRead: true }));
+  return out.Item;
+}
+
+async function payloadExists(key: string): Promise<boolean> {
+  try {
+    await clients.s3.send(new HeadObjectCommand({ Bucket: gateway.resources.payloadBucket, Key: key }));
+    return true;
+  } catch (error) {
+    if ((error as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 404) return false;
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+describe('retention sweep (injected clock)', () => {
+  const free = {} as { accountId: string; key: string; ids: Record<string, string> };
+  const pro = {} as { accountId: string; key: string; ids: Record<string, string> };
+
+  it('deletes old settled events with their attempts, body, payload and de-duplication item; keeps unsettled and young ones', async () => {
+    const account = await createAccount(call, { name: 'free plan' });
+    expect(account.res.json.data.account).toMatchObject({ plan: 'free', retention_days: 1 });
+    Object.assign(free, account);
+    const old = { ageMs: 3 * DAY_MS, retentionDays: 1 };
+    free.ids = {
+      delivered: await writeEvent(free.accountId, { ...old, status: 'delivered', attempts: 2, payload: true, externalId: 'evt_1' }),
+      deadLetter: await writeEvent(free.accountId, { ...old, status: 'dead_letter', attempts: 1 }),
+      replayed: await writeEvent(free.accountId, { ...old, status: 'replayed', attempts: 1 }),
+      accepted: await writeEvent(free.accountId, { ...old, status: 'accepted' }),
+      retryScheduled: await writeEvent(free.accountId, { ...old, status: 'retry_scheduled', attempts: 1 }),
+      queued: await writeEvent(free.accountId, { ...old, status: 'queued' }),
+      delivering: await writeEvent(free.accountId, { ...old, status: 'delivering', attempts: 1 }),
+      received: await writeEvent(free.accountId, { ...old, status: 'received' }),
+      young: await writeEvent(free.accountId, { ageMs: 2 * HOUR_MS, retentionDays: 1, status: 'delivered', attempts: 1 }),
+      outboundOld: await writeEvent(free.accountId, { ...old, direction: 'outbound', status: 'delivered', attempts: 1 }),
+      outboundYoung: await writeEvent(free.accountId, { ageMs: 2 * HOUR_MS, retentionDays: 1, direction: 'outbound', status: 'delivered' }),
+    };
+    const { ids, key, accountId } = free;
+    const payload = payloadKey(accountId, ids.delivered!);
+    const dedupeItemKey = { pk: `ACCT#${accountId}#DEDUP#${dedupeKey('inbound', accountId, 'evt_1')}`, sk: 'DEDUP' };
+    // Everything is there before the sweep, payload and claim included.
+    expect(await statusOf(key, ids.delivered!)).toBe(200);
+    expect(await payloadExists(payload)).toBe(true);
+    expect(await rawItem(dedupeItemKey.pk, dedupeItemKey.sk)).toMatchObject({ event_id: ids.delivered });
+    expect(await listedIds(key)).toHaveLength(9);
+
+    const report = await runSweeper(NOW);
+    expect(report).toEqual({
+      accounts: 1,
+      deleted_events: 5,
+      deleted_attempts: 5,
+      deleted_payloads: 1,
+      skipped_unsettled: 4,
+      ttl_resynced: 0,
+      failed_accounts: 0,
+      complete: true,
+    });
+
+    for (const name of ['delivered', 'deadLetter', 'replayed', 'accepted']) {
+      expect(await statusOf(key, ids[name]!), name).toBe(404);
+      expect(await partition(accountId, ids[name]!), name).toEqual([]);
+    }
+    expect(await statusOf(key, ids.outboundOld!, 'outbound')).toBe(404);
+    expect(await partition(accountId, ids.outboundOld!)).toEqual([]);
+    expect(await payloadExists(payload)).toBe(false);
+    expect(await rawItem(dedupeItemKey.pk, dedupeItemKey.sk)).toBeUndefined();
+
+    for (const name of ['retryScheduled', 'queued', 'delivering', 'received', 'young']) {
+      expect(await statusOf(key, ids[name]!), name).toBe(200);
+    }
+    expect(await statusOf(key, ids.outboundYoung!, 'outbound')).toBe(200);
+    // The unsettled event keeps its attempt.
+    expect((await partition(accountId, ids.retryScheduled!)).map((item) => String(item.sk).slice(0, 4)).sort()).toEqual(['ATT#', 'BODY', 'EVEN']);
+
+    const listed = await listedIds(key);
+    expect(listed.sort()).toEqual([ids.retryScheduled, ids.queued, ids.delivering, ids.received, ids.young].sort());
+    expect(await listedIds(key, 'outbound')).toEqual([ids.outboundYoung]);
+    // A finished pass leaves no checkpoint behind.
+    expect(await rawItem('SWEEPER', 'CHECKPOINT')).toBeUndefined();
+  });
+
+  it('a pro account keeps 30 days: a two-day-old settled event survives, a 31-day-old one does not', async () => {
+    const account = await createAccount(call, { name: 'pro plan', plan: 'pro' });
+    expect(account.res.json.data.account).toMatchObject({ plan: 'pro', retention_days: 30 });
+    Object.assign(pro, account);
+    pro.ids = {
+      twoDays: await writeEvent(pro.accountId, { ageMs: 2 * DAY_MS, retentionDays: 30, status: 'delivered', attempts: 1 }),
+      monthOld: await writeEvent(pro.accountId, { ageMs: 31 * DAY_MS, retentionDays: 30, status: 'dead_letter', attempts: 1 }),
+    };
+    const report = await runSweeper(NOW);
+    expect(report).toMatchObject({ deleted_events: 1, deleted_attempts: 1, complete: true });
+    expect(await statusOf(pro.key, pro.ids.twoDays!)).toBe(200);
+    expect(await statusOf(pro.key, pro.ids.monthOld!)).toBe(404);
+    // Nothing more of the free account went: only young and unsettled events are left there.
+    expect(await statusOf(free.key, free.ids.young!)).toBe(200);
+  });
+
+  it('a clock two days ahead sweeps the free account’s young events, still never unsettled ones or the pro account’s', async () => {
+    const report = await runSweeper(NOW + 2 * DAY_MS);
+    expect(report).toMatchObject({ deleted_events: 2, failed_accounts: 0, complete: true });
+    expect(await statusOf(free.key, free.ids.young!)).toBe(404);
+    expect(await statusOf(free.key, free.ids.outboundYoung!, 'outbound')).toBe(404);
+    for (const name of ['retryScheduled', 'queued', 'delivering', 'received']) {
+      expect(await statusOf(free.key, free.ids[name]!), name).toBe(200);
+    }
+    expect(await statusOf(pro.key, pro.ids.twoDays!)).toBe(200);
+  });
+});
+
+describe('TTLs follow a retention change', () => {
+  it('after free → pro the sweeper rewrites expires_at on status, body, attempts and claim for 30 days, once', async () => {
+    const { accountId, key } = await createAccount(call, { name: 'upgrading' });
+    expect(await rawItem(`ACCT#${accountId}`, 'ACCOUNT')).toMatchObject({ retention_days: 1, ttl_retention_days: 1 });
+    const settledId = await writeEvent(accountId, { ageMs: 2 * HOUR_MS, retentionDays: 1, status: 'delivered', attempts: 2, externalId: 'evt_up' });
+    const waitingId = await writeEvent(accountId, { ageMs: 2 * HOUR_MS, retentionDays: 1, status: 'retry_scheduled', attempts: 1 });
+    const seconds = (ms: number) => Math.floor(ms / 1000);
+    const createdMs = NOW - 2 * HOUR_MS;
+    const before = await partition(accountId, settledId);
+    expect(before.find((i) => i.sk === 'EVENT')?.expires_at).toBe(seconds(createdMs + 60_000) + 86_400);
+    expect(before.find((i) => i.sk === 'BODY')?.expires_at).toBe(seconds(createdMs) + 8 * 86_400);
+
+    const patched = await call('PATCH', '/v1/account', { key, body: { plan: 'pro' } });
+    expect(patched.status).toBe(200);
+    expect(patched.json.data).toMatchObject({ plan: 'pro', retention_days: 30 });
+    // The account now knows its TTLs are behind its window.
+    expect(await rawItem(`ACCT#${accountId}`, 'ACCOUNT')).toMatchObject({ retention_days: 30, ttl_retention_days: 1 });
+
+    const report = await runSweeper(NOW);
+    expect(report).toMatchObject({ ttl_resynced: 2, failed_accounts: 0, complete: true });
+    const after = await partition(accountId, settledId);
+    const lastAttemptMs = createdMs + 2 * 10_000;
+    const status = after.find((i) => i.sk === 'EVENT');
+    expect(status).toMatchObject({ retention_days: 30, status: 'delivered', expires_at: seconds(lastAttemptMs) + 30 * 86_400 });
+    expect(after.find((i) => i.sk === 'BODY')?.expires_at).toBe(seconds(createdMs) + 37 * 86_400);
+    const attempts = after.filter((i) => String(i.sk).startsWith('ATT#'));
+    expect(attempts).toHaveLength(2);
+    for (const attempt of attempts) expect(attempt.expires_at).toBe(seconds(Date.parse(String(attempt.attempted_at))) + 37 * 86_400);
+    const claim = await rawItem(`ACCT#${accountId}#DEDUP#${dedupeKey('inbound', accountId, 'evt_up')}`, 'DEDUP');
+    expect(claim).toMatchObject({ event_id: settledId, expires_at: seconds(createdMs) + 37 * 86_400 });
+    // An unsettled event gets no TTL yet, but carries the new window for when it settles.
+    const waiting = (await partition(accountId, waitingId)).find((i) => i.sk === 'EVENT');
+    expect(waiting).toMatchObject({ retention_days: 30, status: 'retry_scheduled' });
+    expect(waiting?.expires_at).toBeUndefined();
+    expect(await rawItem(`ACCT#${accountId}`, 'ACCOUNT')).toMatchObject({ retention_days: 30, ttl_retention_days: 30 });
+    // The event is still served as before.
+    expect(await statusOf(key, settledId)).toBe(200);
+
+    // Done once: the next run finds the account in sync.
+    expect(await runSweeper(NOW)).toMatchObject({ ttl_resynced: 0, complete: true });
+  });
+});
+
+describe('start-up', () => {
+  it('a gateway started on existing data runs the clean-up once at start', async () => {
+    const { accountId, key } = await createAccount(call, { name: 'restart' });
+    const oldSettled = await writeEvent(accountId, { ageMs: 3 * DAY_MS, retentionDays: 1, status: 'delivered', attempts: 1, payload: true });
+    const oldWaiting = await writeEvent(accountId, { ageMs: 3 * DAY_MS, retentionDays: 1, status: 'retry_scheduled', attempts: 1 });
+    const young = await writeEvent(accountId, { ageMs: HOUR_MS, retentionDays: 1, status: 'delivered', attempts: 1 });
+    expect(await statusOf(key, oldSettled)).toBe(200);
+    await gateway.close();
+
+    // A separate process on the same data, with an hourly schedule: only its start-up run can sweep.
+    child = await startChildGateway({ HOOKGATE_DATA_DIR: dataDir, SCHEDULER_RETENTION_INTERVAL: '3600' });
+    const childCall = httpClient(child.url);
+    await eventually(() => statusOf(key, oldSettled, 'inbound', childCall), (status) => status === 404, 20_000);
+    expect(await statusOf(key, oldWaiting, 'inbound', childCall)).toBe(200);
+    expect(await statusOf(key, young, 'inbound', childCall)).toBe(200);
+  });
+});

@@ -1,0 +1,271 @@
+import { randomBytes } from 'node:crypto';
+import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import {
+  BatchWriteCommand,
+  DeleteCommand,
+  DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { EVENT_STATUSES } from '../../lambdas/domain/event-status';
+import { uuidv7 } from '../../lambdas/domain/ids';
+import { sweepClock } from '../../lambdas/handlers/sweeper';
+import { cutoffBound, DAY_MS, isSweepable } from '../../lambdas/domain/retention';
+import { sweepRetention } from '../../lambdas/pipeline/retention';
+import { resetConfigForTests } from '../../lambdas/shared/config';
+import { batchDeleteKeys, SWEEPER_CHECKPOINT_KEY } from '../../lambdas/store/retention';
+import { UNIT_ENV } from '../fixtures/apigw';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const s3 = mockClient(S3Client);
+const TABLE = UNIT_ENV.TABLE_NAME;
+const NOW = new Date('2026-03-10T12:00:00.000Z');
+const oldId = (daysAgo: number) => uuidv7(NOW.getTime() - daysAgo * DAY_MS, randomBytes(10));
+
+beforeAll(() => {
+  Object.assign(process.env, UNIT_ENV, { HOOKGATE_LOG_LEVEL: 'error' });
+  resetConfigForTests();
+});
+beforeEach(() => {
+  ddb.reset();
+  s3.reset();
+});
+afterEach(() => vi.restoreAllMocks());
+
+describe('retention rules', () => {
+  it('the cutoff bound splits ids exactly at the cutoff millisecond', () => {
+    const bound = cutoffBound(NOW, 1);
+    const cutoff = NOW.getTime() - DAY_MS;
+    expect(bound).toBe(uuidv7(cutoff, new Uint8Array(10)));
+    expect(bound).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7000-8000-000000000000$/);
+    // One millisecond older, whatever its random bits: below. The cutoff millisecond itself: not below.
+    expect(uuidv7(cutoff - 1, new Uint8Array(10).fill(0xff)) < bound).toBe(true);
+    expect(uuidv7(cutoff - 5 * DAY_MS, randomBytes(10)) < bound).toBe(true);
+    expect(uuidv7(cutoff, new Uint8Array(10)) < bound).toBe(false);
+    expect(uuidv7(cutoff, randomBytes(10)) < bound).toBe(false);
+    expect(uuidv7(cutoff + 1, new Uint8Array(10)) < bound).toBe(false);
+    // A longer window moves the bound back in time.
+    expect(cutoffBound(NOW, 30) < bound).toBe(true);
+  });
+
+  it('sweeps settled statuses only', () => {
+    const swept = EVENT_STATUSES.filter(isSweepable);
+    expect(swept.sort()).toEqual(['accepted', 'dead_letter', 'delivered', 'replayed']);
+    for (const status of ['received', 'queued', 'delivering', 'retry_scheduled'] as const) expect(isSweepable(status)).toBe(false);
+  });
+
+  it('takes "now" from the scheduled event, else the wall clock', () => {
+    expect(sweepClock({ time: '2026-01-02T03:04:05Z' }).toISOString()).toBe('2026-01-02T03:04:05.000Z');
+    const fallback = new Date('2030-01-01T00:00:00Z');
+    expect(sweepClock({ time: 'not a time' }, () => fallback)).toBe(fallback);
+    expect(sweepClock({}, () => fallback)).toBe(fallback);
+    expect(sweepClock(undefined, () => fallback)).toBe(fallback);
+  });
+});
+
+/** Answers the sweeper's reads from plain data: accounts, the checkpoint, list pages, event partitions. */
+function fakeTable(data: {
+  accounts: string[];
+  checkpoint?: Record<string, unknown>;
+  lists?: Record<string, Array<{ id: string; status: string }>>;
+  partitions?: Record<string, Array<Record<string, unknown>>>;
+  onQuery?: (input: Record<string, unknown>) => void;
+}) {
+  ddb.on(GetCommand).callsFake((input: { Key: { pk: string; sk: string } }) => {
+    if (input.Key.pk === 'SWEEPER') return { Item: data.checkpoint };
+    const id = input.Key.pk.replace(/^ACCT#/, '');
+    return data.accounts.includes(id) ? { Item: { id, retention_days: 1, ttl_retention_days: 1 } } : {};
+  });
+  ddb.on(QueryCommand).callsFake((input: Record<string, unknown> & { ExpressionAttributeValues: Record<string, string> }) => {
+    data.onQuery?.(input);
+    const values = input.ExpressionAttributeValues;
+    if (input.IndexName === 'gsi2') {
+      const after = values[':after'];
+      return { Items: data.accounts.filter((id) => after === undefined || id > after).map((id) => ({ gsi2pk: 'ACCOUNTS', gsi2sk: id })) };
+    }
+    if (input.IndexName === 'gsi1') {
+      const start = (input.ExclusiveStartKey as { gsi1sk?: string } | undefined)?.gsi1sk;
+      const limit = input.Limit as number;
+      const all = (data.lists?.[values[':pk'] ?? ''] ?? []).filter(
+        (e) => (values[':before'] === undefined || e.id < values[':before']) && (start === undefined || e.id > start),
+      );
+      const page = all.slice(0, limit);
+      const more = all.length > limit;
+      return { Items: page, LastEvaluatedKey: more ? { gsi1pk: values[':pk'], gsi1sk: page.at(-1)?.id } : undefined };
+    }
+    return { Items: data.partitions?.[values[':pk'] ?? ''] ?? [] };
+  });
+  ddb.on(BatchWriteCommand).resolves({});
+  ddb.on(DeleteCommand).resolves({ Attributes: { pk: 'x' } });
+  ddb.on(PutCommand).resolves({});
+  ddb.on(UpdateCommand).resolves({});
+}
+
+const checkpointPuts = () =>
+  ddb
+    .commandCalls(PutCommand)
+    .map((call) => call.args[0].input.Item as Record<string, unknown>)
+    .filter((item) => item.pk === SWEEPER_CHECKPOINT_KEY.pk);
+const checkpointDeletes = () =>
+  ddb.commandCalls(DeleteCommand).filter((call) => (call.args[0].input.Key as { pk: string }).pk === SWEEPER_CHECKPOINT_KEY.pk);
+
+describe('bounded runs and resumption', () => {
+  it('a run out of time stops between accounts and writes a checkpoint; the next run resumes after it', async () => {
+    let wallClock = 0;
+    fakeTable({
+      accounts: ['acct-a', 'acct-b', 'acct-c'],
+      // Account a's last query takes the run past its deadline.
+      onQuery: (input) => {
+        if ((input.ExpressionAttributeValues as Record<string, string>)[':pk'] === 'ACCT#acct-a#EVENTS#outbound') wallClock = 1000;
+      },
+    });
+    const first = await sweepRetention({ now: NOW, deadline: 500, clock: () => wallClock });
+    expect(first).toMatchObject({ accounts: 1, complete: false });
+    expect(checkpointPuts()).toEqual([
+      expect.objectContaining({ pk: 'SWEEPER', sk: 'CHECKPOINT', last_account_id: 'acct-a', cursor: null, updated_at: expect.any(String) }),
+    ]);
+    expect(checkpointDeletes()).toHaveLength(0);
+
+    const saved = checkpointPuts()[0];
+    ddb.reset();
+    fakeTable({ accounts: ['acct-a', 'acct-b', 'acct-c'], checkpoint: saved });
+    const second = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY });
+    expect(second).toMatchObject({ accounts: 2, complete: true });
+    const accountQuery = ddb.commandCalls(QueryCommand).find((call) => call.args[0].input.IndexName === 'gsi2');
+    expect(accountQuery?.args[0].input.KeyConditionExpression).toBe('gsi2pk = :pk AND gsi2sk > :after');
+    expect(accountQuery?.args[0].input.ExpressionAttributeValues).toEqual({ ':pk': 'ACCOUNTS', ':after': 'acct-a' });
+    const accountsRead = ddb
+      .commandCalls(GetCommand)
+      .map((call) => (call.args[0].input.Key as { pk: string }).pk)
+      .filter((pk) => pk.startsWith('ACCT#'));
+    expect(accountsRead).toEqual(['ACCT#acct-b', 'ACCT#acct-c']);
+    // A finished pass clears the checkpoint, so the next one starts at the first account.
+    expect(checkpointDeletes()).toHaveLength(1);
+    expect(checkpointPuts()).toHaveLength(0);
+  });
+
+  it('a run whose deadline has already passed does nothing but keep its place', async () => {
+    fakeTable({ accounts: ['acct-a'], checkpoint: { last_account_id: null, cursor: null, updated_at: 'x' } });
+    const report = await sweepRetention({ now: NOW, deadline: Date.now() - 1 });
+    expect(report).toMatchObject({ accounts: 0, deleted_events: 0, complete: false });
+    expect(checkpointPuts()).toEqual([expect.objectContaining({ last_account_id: null, cursor: null })]);
+    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
+  });
+
+  it('stopping inside an account records the event it reached; the next run continues after that event', async () => {
+    const [e1, e2, e3] = [oldId(5), oldId(4), oldId(3)].sort() as [string, string, string];
+    const list = { 'ACCT#acct-a#EVENTS#inbound': [e1, e2, e3].map((id) => ({ id, status: 'delivered' })) };
+    const partitions = Object.fromEntries(
+      [e1, e2, e3].map((id) => [`ACCT#acct-a#EVT#${id}`, [{ pk: `ACCT#acct-a#EVT#${id}`, sk: 'EVENT', status: 'delivered' }, { pk: `ACCT#acct-a#EVT#${id}`, sk: 'BODY' }]]),
+    );
+    let wallClock = 0;
+    fakeTable({ accounts: ['acct-a'], lists: list, partitions });
+    // The first event's delete uses up the time.
+    ddb.on(BatchWriteCommand).callsFake(() => {
+      wallClock = 1000;
+      return {};
+    });
+    const first = await sweepRetention({ now: NOW, deadline: 500, clock: () => wallClock, pageSize: 2 });
+    expect(first).toMatchObject({ accounts: 1, deleted_events: 1, complete: false });
+    const [saved] = checkpointPuts();
+    expect(saved).toMatchObject({
+      last_account_id: null,
+      cursor: { account_id: 'acct-a', phase: 'delete', direction: 'inbound', after: e1, retention_days: 1 },
+    });
+
+    ddb.reset();
+    // The fake list still holds e1: only the cursor keeps the second run from visiting it again.
+    fakeTable({ accounts: ['acct-a'], checkpoint: saved, lists: list, partitions });
+    const second = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, pageSize: 2 });
+    expect(second).toMatchObject({ accounts: 1, deleted_events: 2, complete: true });
+    const listQueries = ddb.commandCalls(QueryCommand).filter((call) => call.args[0].input.IndexName === 'gsi1');
+    expect(listQueries[0]?.args[0].input.ExclusiveStartKey).toMatchObject({ gsi1sk: e1, pk: `ACCT#acct-a#EVT#${e1}`, sk: 'EVENT' });
+    expect(listQueries[0]?.args[0].input.KeyConditionExpression).toBe('gsi1pk = :pk AND gsi1sk < :before');
+    expect(listQueries[0]?.args[0].input.ExpressionAttributeValues?.[':before']).toBe(cutoffBound(NOW, 1));
+    const deletedStatus = ddb
+      .commandCalls(DeleteCommand)
+      .map((call) => (call.args[0].input.Key as { pk: string; sk: string }))
+      .filter((key) => key.sk === 'EVENT')
+      .map((key) => key.pk);
+    expect(deletedStatus).toEqual([`ACCT#acct-a#EVT#${e2}`, `ACCT#acct-a#EVT#${e3}`]);
+  });
+});
+
+describe('deleting one event', () => {
+  it('removes payload, de-duplication item, body and attempts first and the status item last', async () => {
+    const id = oldId(3);
+    const pk = `ACCT#acct-a#EVT#${id}`;
+    fakeTable({
+      accounts: ['acct-a'],
+      lists: { 'ACCT#acct-a#EVENTS#inbound': [{ id, status: 'delivered' }] },
+      partitions: {
+        [pk]: [
+          { pk, sk: 'ATT#1', attempted_at: 'x' },
+          { pk, sk: 'ATT#2', attempted_at: 'x' },
+          { pk, sk: 'BODY', body_ref: `payloads/acct-a/${id}` },
+          { pk, sk: 'EVENT', status: 'delivered', dedupe_key: 'abc' },
+        ],
+      },
+    });
+    const order: string[] = [];
+    s3.on(DeleteObjectCommand).callsFake((input: { Key: string }) => {
+      order.push(`s3:${input.Key}`);
+      return {};
+    });
+    ddb.on(BatchWriteCommand).callsFake((input: { RequestItems: Record<string, Array<{ DeleteRequest: { Key: { sk: string } } }>> }) => {
+      order.push(`batch:${(input.RequestItems[TABLE] ?? []).map((r) => r.DeleteRequest.Key.sk).join(',')}`);
+      return {};
+    });
+    ddb.on(DeleteCommand).callsFake((input: { Key: { pk: string; sk: string }; ConditionExpression?: string }) => {
+      order.push(`delete:${input.Key.sk}:${input.ConditionExpression ?? ''}`);
+      return { Attributes: { pk: input.Key.pk } };
+    });
+    const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY });
+    expect(report).toMatchObject({ deleted_events: 1, deleted_attempts: 2, deleted_payloads: 1, skipped_unsettled: 0, complete: true });
+    expect(order).toEqual([
+      `s3:payloads/acct-a/${id}`,
+      'delete:DEDUP:event_id = :id',
+      'batch:ATT#1,ATT#2,BODY',
+      expect.stringMatching(/^delete:EVENT:attribute_not_exists\(pk\) OR #status IN \(/),
+      'delete:CHECKPOINT:',
+    ]);
+  });
+
+  it('skips unsettled events, by the list entry or by the consistent read when the index lags', async () => {
+    const [a, b] = [oldId(3), oldId(2)].sort() as [string, string];
+    fakeTable({
+      accounts: ['acct-a'],
+      lists: { 'ACCT#acct-a#EVENTS#outbound': [{ id: a, status: 'retry_scheduled' }, { id: b, status: 'delivered' }] },
+      partitions: { [`ACCT#acct-a#EVT#${b}`]: [{ pk: `ACCT#acct-a#EVT#${b}`, sk: 'EVENT', status: 'queued' }] },
+    });
+    const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY });
+    expect(report).toMatchObject({ deleted_events: 0, skipped_unsettled: 2, complete: true });
+    expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
+  });
+});
+
+describe('batchDeleteKeys', () => {
+  it('deletes in chunks of 25 and retries unprocessed items', async () => {
+    const keys = Array.from({ length: 30 }, (_, i) => ({ pk: `p${i}`, sk: 'BODY' }));
+    const unprocessed = [{ DeleteRequest: { Key: keys[3] } }, { DeleteRequest: { Key: keys[7] } }];
+    ddb
+      .on(BatchWriteCommand)
+      .resolvesOnce({ UnprocessedItems: { [TABLE]: unprocessed } })
+      .resolvesOnce({ UnprocessedItems: {} })
+      .resolves({});
+    await batchDeleteKeys(keys, 1);
+    const calls = ddb.commandCalls(BatchWriteCommand).map((call) => call.args[0].input.RequestItems?.[TABLE] ?? []);
+    expect(calls.map((requests) => requests.length)).toEqual([25, 2, 5]);
+    expect(calls[1]).toEqual(unprocessed);
+  });
+
+  it('fails loudly rather than leaving items behind when DynamoDB keeps refusing', async () => {
+    const keys = [{ pk: 'p', sk: 'BODY' }];
+    ddb.on(BatchWriteCommand).resolves({ UnprocessedItems: { [TABLE]: [{ DeleteRequest: { Key: keys[0] } }] } });
+    await expect(batchDeleteKeys(keys, 0)).rejects.toThrow(/unprocessed/);
+  });
+});
