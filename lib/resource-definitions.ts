@@ -76,4 +76,8 @@ export const ENV = {
   routeCacheSeconds: 'HOOKGATE_ROUTE_CACHE_SECONDS',
   reconcileGraceSeconds: 'HOOKGATE_RECONCILE_GRACE_SECONDS',
   exportFunctionName: 'EXPORT_FUNCTION_NAME',
+  /** The HTTP API custom domains are mapped to (the domain provisioner only). */
+  httpApiId: 'HOOKGATE_HTTP_API_ID',
+  /** Local runtime and tests only: a JSON file of TXT answers; ignored in AWS Lambda. */
+  dnsTxtOverrides: 'HOOKGATE_DNS_TXT_OVERRIDES',
 } as const;

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { Aws, CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -71,6 +71,10 @@ export class ServiceStack extends Stack {
   readonly sweeperFunction: HookgateFunction;
   readonly sweeperSchedule: events.Rule;
   readonly sweeperDeployRun: DeployTrigger;
+  readonly domainProvisionerFunction: HookgateFunction;
+  readonly domainProvisionerSchedule: events.Rule;
+  /** ACM and API Gateway permissions of the domain provisioner, in a policy of their own. */
+  readonly tlsProvisioningPolicy: iam.Policy;
   readonly alarms: DeliveryAlarms;
 
   /** Environment every Hookgate function receives. */
@@ -235,6 +239,23 @@ export class ServiceStack extends Stack {
       executeAfter: [this.sweeperFunction],
     });
 
+    this.domainProvisionerFunction = this.addFunction('DomainProvisionerFunction', {
+      handler: 'domain-provisioner',
+      description: 'Hookgate custom domains: ACM certificates, API Gateway domain names and API mappings',
+      // A handful of ACM and API Gateway calls per domain, at most 50 domains per run.
+      timeout: Duration.minutes(2),
+      environment: { [ENV.httpApiId]: this.httpApi.apiId },
+    });
+    // Work-index query and the domain items' TLS progress. No SQS, no S3.
+    table.grantReadWriteData(this.domainProvisionerFunction.fn);
+    this.tlsProvisioningPolicy = this.addTlsProvisioningPolicy(this.domainProvisionerFunction);
+    // Every step is recorded and idempotent; the next run (5 minutes later) picks up where one failed.
+    this.domainProvisionerFunction.fn.configureAsyncInvoke({ retryAttempts: 0 });
+    this.domainProvisionerSchedule = this.addSchedule('DomainProvisionerSchedule', this.domainProvisionerFunction, {
+      description: 'Runs the Hookgate custom-domain TLS provisioner every 5 minutes',
+      schedule: events.Schedule.rate(Duration.minutes(5)),
+    });
+
     this.alarms = new DeliveryAlarms(this, 'Alarms', {
       deliveryQueue,
       deliveryDlq,
@@ -257,6 +278,58 @@ export class ServiceStack extends Stack {
   /** An EventBridge rule that invokes `fn` asynchronously on `props.schedule`. */
   addSchedule(id: string, fn: HookgateFunction, props: Pick<events.RuleProps, 'description' | 'schedule'>): events.Rule {
     return new events.Rule(this, id, { ...props, targets: [new targets.LambdaFunction(fn.fn)] });
+  }
+
+  /**
+   * What the domain provisioner does in ACM and API Gateway, and nothing more: request DNS-validated
+   * certificates and read them back; create regional custom domain names and their API mappings in
+   * this region, and read them back (to recognise its own earlier work after a crash). No delete, no
+   * update, no other API Gateway resource.
+   */
+  private addTlsProvisioningPolicy(fn: HookgateFunction): iam.Policy {
+    const apigateway = `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::`;
+    const policy = new iam.Policy(fn, 'TlsProvisioningPolicy', {
+      roles: [fn.role],
+      statements: [
+        new iam.PolicyStatement({
+          actions: ['acm:RequestCertificate'],
+          resources: ['*'],
+          conditions: { StringEquals: { 'acm:ValidationMethod': 'DNS' } },
+        }),
+        new iam.PolicyStatement({
+          actions: ['acm:DescribeCertificate'],
+          resources: [`arn:${Aws.PARTITION}:acm:${Aws.REGION}:${Aws.ACCOUNT_ID}:certificate/*`],
+        }),
+        new iam.PolicyStatement({
+          actions: ['apigateway:POST'],
+          resources: [`${apigateway}/domainnames`, `${apigateway}/domainnames/*/apimappings`],
+        }),
+        new iam.PolicyStatement({
+          actions: ['apigateway:GET'],
+          resources: [`${apigateway}/domainnames/*`],
+        }),
+      ],
+    });
+    Validations.of(policy).acknowledge(
+      {
+        id: 'AwsSolutions-IAM5[Resource::*]',
+        reason:
+          'acm:RequestCertificate supports no resource-level permission (the certificate does not exist yet); the statement is limited to DNS validation by the acm:ValidationMethod condition.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:acm:<AWS::Region>:<AWS::AccountId>:certificate/*]',
+        reason: 'acm:DescribeCertificate on the certificates of this account and region: their ids are assigned by ACM when the provisioner requests them.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/domainnames/*/apimappings]',
+        reason: 'apigateway:POST (CreateApiMapping) on the mappings of custom domain names, whose names are the customers\' hostnames, known only at run time.',
+      },
+      {
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/domainnames/*]',
+        reason: 'apigateway:GET (GetDomainName, GetApiMappings) on custom domain names of this region, read-only, to recognise a domain name or mapping an interrupted run already created.',
+      },
+    );
+    return policy;
   }
 
   /** Routes without an API Gateway authorizer: every handler authenticates the request itself. */

@@ -33,7 +33,7 @@ export const presentSource = (s: SourceRecord, ingestBaseUrl: string) => ({
   name: s.name,
   path_token: s.path_token,
   ingest_url: `${ingestBaseUrl}/ingest/${s.path_token}`,
-  verification: null,
+  verification: s.verification ? { provider: s.verification.provider, configured: true } : null,
   custom_domain_id: s.custom_domain_id,
   created_at: s.created_at,
 });

@@ -17,6 +17,8 @@ const configSchema = z.object({
   routeCacheSeconds: z.number().min(0),
   reconcileGraceSeconds: z.number().min(0),
   exportFunctionName: z.string().optional(),
+  httpApiId: z.string().optional(),
+  dnsTxtOverridesFile: z.string().optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -38,6 +40,8 @@ export function config(): Config {
     routeCacheSeconds: numberOr(process.env[ENV.routeCacheSeconds], 5),
     reconcileGraceSeconds: numberOr(process.env[ENV.reconcileGraceSeconds], 120),
     exportFunctionName: process.env[ENV.exportFunctionName] || undefined,
+    httpApiId: process.env[ENV.httpApiId] || undefined,
+    dnsTxtOverridesFile: process.env[ENV.dnsTxtOverrides] || undefined,
   });
   return cached;
 }

@@ -58,3 +58,21 @@ export const exportKeys = {
   queued: 'EXPORTS#queued',
   processing: 'EXPORTS#processing',
 };
+
+/**
+ * Brand settings: one item per account. Custom domains: one item per domain in the account's
+ * partition (`SITEDOMAIN#` sorts after `ROUTE#`, so the routing table's range query never reads
+ * them), plus a global lookup per hostname (`DOMAIN#<hostname>`) that makes a hostname belong to one
+ * registration at a time. The lookup holds a pointer, no tenant data.
+ */
+export const brandKeys = {
+  settings: (accountId: string) => ({ pk: `ACCT#${accountId}`, sk: 'BRAND' }),
+};
+
+export const domainKeys = {
+  domain: (accountId: string, domainId: string) => ({ pk: `ACCT#${accountId}`, sk: `SITEDOMAIN#${domainId}` }),
+  listPrefix: 'SITEDOMAIN#',
+  lookup: (hostname: string) => ({ pk: `DOMAIN#${hostname}`, sk: LOOKUP_SK }),
+  /** Work index partition: verified domains whose certificate and API Gateway domain are not done yet. */
+  tlsPending: 'DOMAINS#tls_pending',
+};

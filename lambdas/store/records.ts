@@ -33,20 +33,36 @@ export const apiKeyLookupRecord = z.object({
 });
 export type ApiKeyLookupRecord = z.infer<typeof apiKeyLookupRecord>;
 
+/** A source's provider signature check; the secret is write-only (never in a response or a log). */
+export const verificationConfig = z.union([
+  z.object({ provider: z.enum(['stripe', 'github', 'shopify', 'slack', 'standard_webhooks']), secret: z.string() }),
+  z.object({
+    provider: z.literal('hmac_sha256'),
+    secret: z.string(),
+    header: z.string(),
+    encoding: z.enum(['hex', 'base64']),
+    prefix: z.string().optional(),
+  }),
+]);
+export type VerificationConfigRecord = z.infer<typeof verificationConfig>;
+
 export const sourceRecord = z.object({
   id: z.string(),
   account_id: z.string(),
   name: z.string(),
   path_token: z.string(),
+  verification: verificationConfig.nullable().default(null),
   custom_domain_id: z.string().nullable(),
   created_at: timestamp,
   updated_at: timestamp,
 });
 export type SourceRecord = z.infer<typeof sourceRecord>;
 
+/** What ingest needs, in the one item it reads by path token. */
 export const sourceLookupRecord = z.object({
   account_id: z.string(),
   source_id: z.string(),
+  verification: verificationConfig.nullable().default(null),
 });
 export type SourceLookupRecord = z.infer<typeof sourceLookupRecord>;
 
@@ -169,3 +185,47 @@ export const exportJobRecord = z.object({
   object_key: z.string().nullable(),
 });
 export type ExportJobRecord = z.infer<typeof exportJobRecord>;
+
+/** Brand settings as stored: only the fields the account set (absent or null reads as the default). */
+export const brandSettingsRecord = z.object({
+  account_id: z.string(),
+  company_name: z.string().nullable().optional(),
+  logo_url: z.string().nullable().optional(),
+  primary_color: z.string().nullable().optional(),
+  accent_color: z.string().nullable().optional(),
+  docs_title: z.string().nullable().optional(),
+  updated_at: timestamp,
+});
+export type BrandSettingsRecord = z.infer<typeof brandSettingsRecord>;
+
+export const DOMAIN_STATUSES = ['pending_verification', 'verified', 'failed'] as const;
+export const TLS_STATUSES = ['pending', 'issued', 'failed'] as const;
+
+export const dnsRecord = z.object({ type: z.string(), name: z.string(), value: z.string() });
+export type DnsRecordValue = z.infer<typeof dnsRecord>;
+
+export const customDomainRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  domain: z.string(),
+  verification_token: z.string(),
+  status: z.enum(DOMAIN_STATUSES),
+  verification_error: z.string().nullable(),
+  verified_at: timestamp.nullable(),
+  tls_status: z.enum(TLS_STATUSES),
+  tls_error: z.string().nullable(),
+  certificate_arn: z.string().nullable(),
+  tls_validation_record: dnsRecord.nullable(),
+  dns_target: z.string().nullable(),
+  api_mapping_done: z.boolean(),
+  created_at: timestamp,
+  updated_at: timestamp,
+});
+export type CustomDomainRecord = z.infer<typeof customDomainRecord>;
+
+export const domainLookupRecord = z.object({
+  account_id: z.string(),
+  domain_id: z.string(),
+  created_at: timestamp,
+});
+export type DomainLookupRecord = z.infer<typeof domainLookupRecord>;

@@ -1,23 +1,47 @@
+import { config } from '../shared/config';
+import { TtlCache } from '../shared/ttl-cache';
 import { accountPartition, keys, listPrefix } from './keys';
-import { sourceLookupRecord, sourceRecord, type SourceRecord } from './records';
-import { getItem, putNew, queryPrefix } from './table';
+import { sourceLookupRecord, sourceRecord, type SourceLookupRecord, type SourceRecord } from './records';
+import { getItem, putNew, queryPrefix, updateExisting } from './table';
+
+const lookupItem = (record: SourceRecord) => ({
+  ...keys.sourceLookup(record.path_token),
+  entity: 'source_lookup',
+  account_id: record.account_id,
+  source_id: record.id,
+  verification: record.verification,
+});
 
 /** The token lookup is written first and conditionally, so a path token can never point at two sources. */
 export async function insertSource(record: SourceRecord): Promise<void> {
-  const lookupCreated = await putNew({
-    ...keys.sourceLookup(record.path_token),
-    entity: 'source_lookup',
-    account_id: record.account_id,
-    source_id: record.id,
-  });
-  if (!lookupCreated) throw new Error('path token collision');
+  if (!(await putNew(lookupItem(record)))) throw new Error('path token collision');
   await putNew({ ...keys.source(record.account_id, record.id), entity: 'source', ...record });
 }
 
 export const findSource = (accountId: string, sourceId: string) =>
   getItem(keys.source(accountId, sourceId), sourceRecord);
 
-export const findSourceByToken = (pathToken: string) => getItem(keys.sourceLookup(pathToken), sourceLookupRecord);
+// Ingest reuses a token's lookup for HOOKGATE_ROUTE_CACHE_SECONDS; changes made through this process
+// forget it at once (as the routing table does), so the local gateway is never stale.
+const lookups = new TtlCache<SourceLookupRecord | undefined>(() => config().routeCacheSeconds * 1000);
+
+export const findSourceByToken = (pathToken: string) =>
+  lookups.get(pathToken, () => getItem(keys.sourceLookup(pathToken), sourceLookupRecord));
 
 export const listSources = (accountId: string) =>
   queryPrefix(accountPartition(accountId), listPrefix.sources, sourceRecord);
+
+/**
+ * Changes a source. The lookup that ingest reads is updated first, so a new signature check is
+ * enforced from the moment the API answers (and, in other warm functions, within their cache time).
+ */
+export async function updateSource(
+  current: SourceRecord,
+  changes: Partial<Pick<SourceRecord, 'name' | 'verification' | 'custom_domain_id' | 'updated_at'>>,
+): Promise<SourceRecord | undefined> {
+  if (changes.verification !== undefined) {
+    await updateExisting(keys.sourceLookup(current.path_token), { verification: changes.verification }, sourceLookupRecord);
+    lookups.delete(current.path_token);
+  }
+  return updateExisting(keys.source(current.account_id, current.id), changes, sourceRecord);
+}

@@ -10,7 +10,7 @@ import { Construct } from 'constructs';
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** One file per Lambda entry in lambdas/handlers/, each exporting `handler`. */
-export type HandlerName = 'api' | 'ingest' | 'deliver' | 'reconciler' | 'export' | 'sweeper';
+export type HandlerName = 'api' | 'ingest' | 'deliver' | 'reconciler' | 'export' | 'sweeper' | 'domain-provisioner';
 
 export function handlerEntry(name: HandlerName): string {
   return fileURLToPath(new URL(`../../lambdas/handlers/${name}.ts`, import.meta.url));

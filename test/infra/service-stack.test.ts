@@ -72,10 +72,11 @@ const functionsOf = (service: HookgateStacks['service']) =>
     reconciler: service.reconcilerFunction,
     export: service.exportFunction,
     sweeper: service.sweeperFunction,
+    domainProvisioner: service.domainProvisionerFunction,
   }) as const;
 const functionsById = () => functionsOf(stacks.service);
 type FunctionName = keyof ReturnType<typeof functionsById>;
-const FUNCTION_NAMES = ['api', 'ingest', 'deliver', 'reconciler', 'export', 'sweeper'] as const satisfies readonly FunctionName[];
+const FUNCTION_NAMES = ['api', 'ingest', 'deliver', 'reconciler', 'export', 'sweeper', 'domainProvisioner'] as const satisfies readonly FunctionName[];
 
 /** The `Fn::GetAtt … Arn` of a function, as the template writes it. */
 const functionArn = (fn: HookgateFunction) => ({ 'Fn::GetAtt': [logicalId(fn.fn), 'Arn'] });
@@ -118,6 +119,7 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
   reconciler: { [ENV.reconcileGraceSeconds]: '120' },
   export: {},
   sweeper: {},
+  domainProvisioner: { [ENV.httpApiId]: { Ref: logicalId(stacks.service.httpApi) } },
 });
 
 /** Another app with other options; bundling skipped, since only the templates are looked at. */
@@ -127,7 +129,7 @@ function buildOther(opts: Omit<BuildAppOptions, 'stage' | 'nag'>): HookgateStack
 }
 
 describe('functions', () => {
-  it('are the six Hookgate functions plus the trigger provider', () => {
+  it('are the seven Hookgate functions plus the trigger provider', () => {
     const functions = Object.keys(template.findResources('AWS::Lambda::Function')).sort();
     const provider = stacks.service.node.findChild(TRIGGER_PROVIDER_ID).node.findChild('Handler');
     expect(functions).toEqual([...Object.values(functionsById()).map((fn) => logicalId(fn.fn)), logicalId(provider)].sort());
@@ -176,6 +178,7 @@ describe('functions', () => {
     ['reconciler', 512, 300],
     ['export', 1024, 900],
     ['sweeper', 512, 900],
+    ['domainProvisioner', 512, 120],
   ] as const)('%s function: %i MB, %i s, the service environment plus its own', (name, memory, timeout) => {
     const properties = functionProperties(functionsById()[name]);
     expect(properties.MemorySize).toBe(memory);
@@ -197,7 +200,7 @@ describe('functions', () => {
     const functions = Object.values(functionsOf(other.service)).map(
       (fn) => otherTemplate.toJSON().Resources[logicalId(fn.fn)].Properties,
     );
-    expect(functions).toHaveLength(6);
+    expect(functions).toHaveLength(7);
     for (const fn of functions) {
       expect(fn.Environment.Variables[ENV.retrySchedule]).toBe('0,60,600,7200');
     }
@@ -289,14 +292,15 @@ describe('schedules', () => {
     return rules[0] as [string, { Properties: Record<string, unknown> }];
   }
 
-  it('are the reconciler, export and sweeper rules only', () => {
-    template.resourceCountIs('AWS::Events::Rule', 3);
+  it('are the reconciler, export, sweeper and domain provisioner rules only', () => {
+    template.resourceCountIs('AWS::Events::Rule', 4);
   });
 
   it.each([
     ['reconciler', 'rate(1 minute)'],
     ['export', 'rate(1 minute)'],
     ['sweeper', 'rate(1 hour)'],
+    ['domainProvisioner', 'rate(5 minutes)'],
   ] as const)('%s: runs on %s, the rule being its only target and allowed to invoke it', (name, expression) => {
     const fn = functionsById()[name];
     const [ruleId, rule] = scheduleOf(fn);
@@ -310,7 +314,7 @@ describe('schedules', () => {
     });
   });
 
-  it.each(['reconciler', 'export'] as const)('%s: not retried asynchronously, the next run a minute later supersedes a failed one', (name) => {
+  it.each(['reconciler', 'export', 'domainProvisioner'] as const)('%s: not retried asynchronously, the next scheduled run supersedes a failed one', (name) => {
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: logicalId(functionsById()[name].fn) },
       MaximumRetryAttempts: 0,
@@ -319,7 +323,7 @@ describe('schedules', () => {
 
   it("sweeper: keeps Lambda's default async retries (its next run is an hour away; a sweep resumes from its checkpoint)", () => {
     const configs = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig'));
-    expect(configs).toHaveLength(2);
+    expect(configs).toHaveLength(3);
     for (const config of configs) expect(config.Properties.FunctionName).not.toEqual({ Ref: logicalId(stacks.service.sweeperFunction.fn) });
   });
 });
@@ -489,7 +493,8 @@ describe('function permissions', () => {
     ['reconciler', 'logs|xray|dynamodb|sqs'],
     ['export', 'logs|xray|dynamodb|s3'],
     ['sweeper', 'logs|xray|dynamodb|s3'],
-  ] as const)('%s: nothing beyond the services %s', (name, services) => {
+    ['domainProvisioner', 'logs|xray|dynamodb'],
+  ] as const)('%s: nothing beyond the services %s (in its default policy)', (name, services) => {
     for (const action of allows(functionsById()[name]).flatMap(actionsOf)) {
       expect(action).toMatch(new RegExp(`^(${services}):`));
     }
@@ -622,13 +627,103 @@ describe('function permissions', () => {
     ]);
   });
 
-  it('the only statement on Resource "*" is X-Ray (the acknowledged AwsSolutions-IAM5[Resource::*])', () => {
-    for (const policy of Object.values(template.findResources('AWS::IAM::Policy'))) {
-      for (const statement of policy.Properties.PolicyDocument.Statement as Statement[]) {
-        if (resourcesOf(statement).includes('*')) {
+  it('the only statements on Resource "*" are X-Ray and the provisioner’s DNS-validated certificate requests (both acknowledged AwsSolutions-IAM5[Resource::*])', () => {
+    const tlsPolicyId = logicalId(stacks.service.tlsProvisioningPolicy);
+    for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
+      for (const statement of policy.Properties.PolicyDocument.Statement as Array<Statement & { Condition?: unknown }>) {
+        if (!resourcesOf(statement).includes('*')) continue;
+        if (id === tlsPolicyId) {
+          expect(statement).toEqual({
+            Effect: 'Allow',
+            Action: 'acm:RequestCertificate',
+            Resource: '*',
+            Condition: { StringEquals: { 'acm:ValidationMethod': 'DNS' } },
+          });
+        } else {
           expect(actionsOf(statement).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
         }
       }
     }
+  });
+});
+
+describe('custom-domain provisioner', () => {
+  const join = (...parts: unknown[]) => ({ 'Fn::Join': ['', parts] });
+  const apigateway = (path: string) =>
+    join('arn:', { Ref: 'AWS::Partition' }, ':apigateway:', { Ref: 'AWS::Region' }, `::${path}`);
+  const tlsPolicy = () => template.toJSON().Resources[logicalId(stacks.service.tlsProvisioningPolicy)];
+  const provisioner = () => stacks.service.domainProvisionerFunction;
+
+  it('gets the HTTP API id to map custom domains to', () => {
+    expect((functionProperties(provisioner()).Environment as { Variables: Record<string, unknown> }).Variables[ENV.httpApiId]).toEqual({
+      Ref: logicalId(stacks.service.httpApi),
+    });
+  });
+
+  it('ACM and API Gateway rights sit in one policy of its own, attached to the provisioner role only', () => {
+    expect(tlsPolicy().Properties.Roles).toEqual([{ Ref: logicalId(provisioner().role) }]);
+    expect(tlsPolicy().Properties.PolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'acm:RequestCertificate',
+        Resource: '*',
+        Condition: { StringEquals: { 'acm:ValidationMethod': 'DNS' } },
+      },
+      {
+        Effect: 'Allow',
+        Action: 'acm:DescribeCertificate',
+        Resource: join('arn:', { Ref: 'AWS::Partition' }, ':acm:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':certificate/*'),
+      },
+      { Effect: 'Allow', Action: 'apigateway:POST', Resource: [apigateway('/domainnames'), apigateway('/domainnames/*/apimappings')] },
+      { Effect: 'Allow', Action: 'apigateway:GET', Resource: apigateway('/domainnames/*') },
+    ]);
+  });
+
+  it('no other policy grants ACM or API Gateway actions (the api function included)', () => {
+    const tlsPolicyId = logicalId(stacks.service.tlsProvisioningPolicy);
+    const others = [
+      ...Object.entries(template.findResources('AWS::IAM::Policy'))
+        .filter(([id]) => id !== tlsPolicyId)
+        .map(([, p]) => p.Properties.PolicyDocument),
+      ...Object.values(template.findResources('AWS::IAM::Role')).flatMap((r) =>
+        ((r.Properties.Policies ?? []) as Array<{ PolicyDocument: unknown }>).map((p) => p.PolicyDocument),
+      ),
+    ];
+    for (const document of others) {
+      for (const statement of (document as { Statement: Statement[] }).Statement) {
+        for (const action of actionsOf(statement)) expect(action).not.toMatch(/^(acm|apigateway):/);
+      }
+    }
+  });
+
+  it('may not delete or change certificates, domain names, mappings or APIs', () => {
+    const actions = (tlsPolicy().Properties.PolicyDocument.Statement as Statement[]).flatMap(actionsOf);
+    for (const forbidden of ['acm:DeleteCertificate', 'acm:ImportCertificate', 'apigateway:DELETE', 'apigateway:PATCH', 'apigateway:PUT', 'apigateway:*']) {
+      expect(actions).not.toContain(forbidden);
+    }
+  });
+
+  it('the table through the usual grant (its default policy), nothing else there', () => {
+    const fn = provisioner();
+    expect(actionsFor(fn, 'sqs:')).toEqual([]);
+    expect(actionsFor(fn, 's3:')).toEqual([]);
+    expect(actionsFor(fn, 'lambda:')).toEqual([]);
+  });
+
+  it('its IAM5 acknowledgements are recorded on its own policy, each with a reason', () => {
+    const recorded = stacks.service.tlsProvisioningPolicy.node.metadata
+      .filter((m) => m.type === 'aws:cdk:acknowledged-rules')
+      .map((m) => m.data as Record<string, string>);
+    // Recorded under CDK's own namespace prefix (`Annotation::…`); the rule ids follow it.
+    const ids = recorded.flatMap((r) => Object.keys(r)).map((id) => id.replace(/^\w+::(?=AwsSolutions-)/, '')).sort();
+    expect(ids).toEqual(
+      [
+        'AwsSolutions-IAM5[Resource::*]',
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:acm:<AWS::Region>:<AWS::AccountId>:certificate/*]',
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/domainnames/*/apimappings]',
+        'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/domainnames/*]',
+      ].sort(),
+    );
+    for (const reason of recorded.flatMap((r) => Object.values(r))) expect(reason.length).toBeGreaterThan(40);
   });
 });

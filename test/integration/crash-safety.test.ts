@@ -81,7 +81,7 @@ describe('a gateway killed with SIGKILL loses nothing it answered 202 for', () =
           return list.json.data as Array<{ id: string; status: string }>;
         },
         (events) => events.length === 30 && events.every((e) => e.status === 'delivered'),
-        30_000,
+        90_000,
       );
       const delivered = new Set(target.received.filter((r) => r.path === '/crash' && r.headers['x-webhook-id']).map((r) => String(r.headers['x-webhook-id'])));
       for (const id of accepted) expect(delivered.has(id), id).toBe(true);
@@ -90,5 +90,5 @@ describe('a gateway killed with SIGKILL loses nothing it answered 202 for', () =
       await target.close();
       await rm(dataDir, { recursive: true, force: true });
     }
-  });
+  }, 180_000);
 });

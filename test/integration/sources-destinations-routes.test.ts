@@ -45,7 +45,7 @@ describe('sources', () => {
     [{ name: 7 }, 'name must be a string'],
     [{ name: 'x', custom_domain_id: 'nope' }, 'invalid custom_domain_id'],
     [{ name: 'x', custom_domain_id: '0191a5e4-0000-7000-8000-000000000000' }, 'custom_domain_id does not match a custom domain of this account'],
-    [{ name: 'x', verification: { provider: 'stripe', secret: 's' } }, 'unknown field: verification'],
+    [{ name: 'x', verification: { provider: 'paypal', secret: 's' } }, 'verification.provider must be one of: stripe, github, shopify, slack, standard_webhooks, hmac_sha256'],
   ])('refuses %j with 400', async (body, message) => {
     const res = await call('POST', '/v1/sources', { key, body });
     expect(res.status).toBe(400);

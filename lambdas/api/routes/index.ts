@@ -1,6 +1,8 @@
 import type { Route } from '../router';
 import { accountRoutes } from './accounts';
 import { apiKeyRoutes } from './api-keys';
+import { brandSettingsRoutes } from './brand-settings';
+import { customDomainRoutes } from './custom-domains';
 import { destinationRoutes } from './destinations';
 import { eventRoutes } from './events';
 import { exportRoutes } from './exports';
@@ -19,4 +21,6 @@ export const allRoutes: Route[] = [
   ...eventRoutes('/v1/events', 'inbound'),
   ...outboundEventRoutes,
   ...exportRoutes,
+  ...brandSettingsRoutes,
+  ...customDomainRoutes,
 ];

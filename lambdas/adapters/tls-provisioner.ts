@@ -1,0 +1,139 @@
+import { ACMClient, DescribeCertificateCommand, RequestCertificateCommand } from '@aws-sdk/client-acm';
+import {
+  ApiGatewayV2Client,
+  CreateApiMappingCommand,
+  CreateDomainNameCommand,
+  GetApiMappingsCommand,
+  GetDomainNameCommand,
+} from '@aws-sdk/client-apigatewayv2';
+import type { DnsRecordValue } from '../store/records';
+
+/**
+ * ACM and API Gateway, as the domain provisioner needs them. Permanent refusals become a
+ * `TlsSetupError` with a reason the customer may see; anything else (throttling, a 5xx, the network)
+ * is thrown as is and retried on the next run.
+ */
+export class TlsSetupError extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = 'TlsSetupError';
+  }
+}
+
+export interface CertificateState {
+  /** ACM's status: PENDING_VALIDATION, ISSUED, FAILED, VALIDATION_TIMED_OUT, REVOKED, EXPIRED, INACTIVE. */
+  status: string;
+  /** The CNAME the customer must publish so ACM can validate, once ACM has made it up. */
+  validationRecord: DnsRecordValue | null;
+  failureReason: string | null;
+}
+
+let acm: ACMClient | undefined;
+let apigw: ApiGatewayV2Client | undefined;
+const acmClient = () => (acm ??= new ACMClient({}));
+const apigwClient = () => (apigw ??= new ApiGatewayV2Client({}));
+
+const THROTTLING = new Set(['ThrottlingException', 'TooManyRequestsException', 'RequestLimitExceeded']);
+
+/** A 4xx that is not throttling: the request itself was refused, so retrying cannot help. */
+function isPermanent(error: unknown): boolean {
+  const e = error as { $fault?: unknown; name?: unknown };
+  return e.$fault === 'client' && !THROTTLING.has(String(e.name));
+}
+
+const nameOf = (error: unknown) => String((error as { name?: unknown }).name);
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+const withoutTrailingDot = (name: string) => name.replace(/\.$/, '');
+
+async function permanentAs<T>(what: string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (isPermanent(error)) throw new TlsSetupError(`${what}: ${messageOf(error)}`);
+    throw error;
+  }
+}
+
+/**
+ * Requests a DNS-validated certificate for one hostname. The token (stable per domain) makes a repeat
+ * within an hour return the same certificate, so a crash before its ARN was stored costs nothing.
+ */
+export function requestCertificate(hostname: string, idempotencyToken: string): Promise<string> {
+  return permanentAs('certificate request refused', async () => {
+    const out = await acmClient().send(
+      new RequestCertificateCommand({ DomainName: hostname, ValidationMethod: 'DNS', IdempotencyToken: idempotencyToken }),
+    );
+    if (!out.CertificateArn) throw new Error('ACM returned no certificate ARN');
+    return out.CertificateArn;
+  });
+}
+
+export function describeCertificate(certificateArn: string): Promise<CertificateState> {
+  return permanentAs('certificate lookup failed', async () => {
+    const out = await acmClient().send(new DescribeCertificateCommand({ CertificateArn: certificateArn }));
+    const certificate = out.Certificate;
+    const record = certificate?.DomainValidationOptions?.find((o) => o.ResourceRecord)?.ResourceRecord;
+    return {
+      status: certificate?.Status ?? 'PENDING_VALIDATION',
+      validationRecord:
+        record?.Name && record.Value
+          ? { type: record.Type ?? 'CNAME', name: withoutTrailingDot(record.Name), value: withoutTrailingDot(record.Value) }
+          : null,
+      failureReason: certificate?.FailureReason ?? null,
+    };
+  });
+}
+
+/**
+ * The regional API Gateway domain name for the hostname, with the certificate; returns the target
+ * the customer points a CNAME at. A domain name left by an earlier run (same certificate) is reused.
+ */
+export async function ensureDomainName(hostname: string, certificateArn: string): Promise<string> {
+  try {
+    const out = await apigwClient().send(
+      new CreateDomainNameCommand({
+        DomainName: hostname,
+        DomainNameConfigurations: [{ CertificateArn: certificateArn, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' }],
+      }),
+    );
+    const target = out.DomainNameConfigurations?.[0]?.ApiGatewayDomainName;
+    if (!target) throw new Error('API Gateway returned no target domain name');
+    return target;
+  } catch (error) {
+    if (nameOf(error) !== 'ConflictException') {
+      if (isPermanent(error)) throw new TlsSetupError(`custom domain refused by API Gateway: ${messageOf(error)}`);
+      throw error;
+    }
+  }
+  // It exists already: ours from an earlier run that died before recording it, or someone else's.
+  let existing;
+  try {
+    existing = await apigwClient().send(new GetDomainNameCommand({ DomainName: hostname }));
+  } catch (error) {
+    if (nameOf(error) === 'NotFoundException') {
+      throw new TlsSetupError('the hostname is already a custom domain in API Gateway under another AWS account');
+    }
+    throw error;
+  }
+  const configuration = existing.DomainNameConfigurations?.[0];
+  if (configuration?.CertificateArn !== certificateArn || !configuration.ApiGatewayDomainName) {
+    throw new TlsSetupError('the hostname is already a custom domain in API Gateway with another certificate');
+  }
+  return configuration.ApiGatewayDomainName;
+}
+
+/** Maps the whole hostname (no path key) to the API's `$default` stage; an identical mapping counts as done. */
+export async function ensureApiMapping(hostname: string, apiId: string, stage = '$default'): Promise<void> {
+  try {
+    await apigwClient().send(new CreateApiMappingCommand({ DomainName: hostname, ApiId: apiId, Stage: stage }));
+    return;
+  } catch (error) {
+    if (nameOf(error) !== 'ConflictException') {
+      if (isPermanent(error)) throw new TlsSetupError(`API mapping refused by API Gateway: ${messageOf(error)}`);
+      throw error;
+    }
+  }
+  const mappings = await apigwClient().send(new GetApiMappingsCommand({ DomainName: hostname }));
+  const ours = mappings.Items?.some((m) => m.ApiId === apiId && m.Stage === stage && !m.ApiMappingKey);
+  if (!ours) throw new TlsSetupError('the hostname is already mapped to another API in API Gateway');
+}

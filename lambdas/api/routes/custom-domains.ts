@@ -1,0 +1,136 @@
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { badRequest, notFound } from '../../domain/errors';
+import { MAX_VERIFIABLE_HOSTNAME_LENGTH, normalizeHostname, verificationRecordName } from '../../domain/hostname';
+import { txtResolver } from '../../adapters/dns-txt';
+import { newId } from '../../shared/secrets';
+import {
+  findCustomDomain,
+  listCustomDomains,
+  markDomainVerified,
+  recordVerificationFailure,
+  registerCustomDomain,
+} from '../../store/custom-domains';
+import type { CustomDomainRecord } from '../../store/records';
+import type { Route } from '../router';
+import { parseJsonBody, parsePathId } from '../validation';
+
+const INVALID_HOSTNAME = 'domain must be a valid hostname';
+
+const domainField = z
+  .string({ error: (issue) => (issue.input === undefined ? 'domain is required' : 'domain must be a string') })
+  .transform((value, ctx) => {
+    const result = normalizeHostname(value);
+    if (!result.ok) {
+      ctx.addIssue({ code: 'custom', message: INVALID_HOSTNAME });
+      return z.NEVER;
+    }
+    if (result.hostname.length > MAX_VERIFIABLE_HOSTNAME_LENGTH) {
+      ctx.addIssue({ code: 'custom', message: `domain must be at most ${MAX_VERIFIABLE_HOSTNAME_LENGTH} characters` });
+      return z.NEVER;
+    }
+    return result.hostname;
+  });
+
+const createDomainBody = z.strictObject({ domain: domainField });
+
+/** `hgv_` + base64url of 24 random bytes: what the customer publishes in the TXT record. */
+const newVerificationToken = () => `hgv_${randomBytes(24).toString('base64url')}`;
+
+export function presentCustomDomain(d: CustomDomainRecord) {
+  return {
+    id: d.id,
+    domain: d.domain,
+    verification_token: d.verification_token,
+    verification_record: { type: 'TXT', name: verificationRecordName(d.domain), value: d.verification_token },
+    status: d.status,
+    verification_error: d.verification_error,
+    tls_status: d.tls_status,
+    tls_validation_record: d.tls_validation_record,
+    dns_target: d.dns_target,
+    tls_error: d.tls_error,
+    created_at: d.created_at,
+    verified_at: d.verified_at,
+  };
+}
+
+/** Why a check did not verify the domain, in words the customer can act on. */
+function verificationFailure(domain: CustomDomainRecord, records: string[]): string {
+  const name = verificationRecordName(domain.domain);
+  return records.length === 0
+    ? `no TXT record found at ${name}`
+    : `the TXT records at ${name} do not contain the verification token`;
+}
+
+export const customDomainRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v1/custom-domains',
+    auth: 'api_key',
+    handle: async ({ request, principal, now }) => {
+      const body = parseJsonBody(request, createDomainBody);
+      const at = now.toISOString();
+      const record: CustomDomainRecord = {
+        id: newId(),
+        account_id: principal.accountId,
+        domain: body.domain,
+        verification_token: newVerificationToken(),
+        status: 'pending_verification',
+        verification_error: null,
+        verified_at: null,
+        tls_status: 'pending',
+        tls_error: null,
+        certificate_arn: null,
+        tls_validation_record: null,
+        dns_target: null,
+        api_mapping_done: false,
+        created_at: at,
+        updated_at: at,
+      };
+      if (!(await registerCustomDomain(record, now))) throw badRequest('domain already registered');
+      return { status: 201, data: presentCustomDomain(record) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/custom-domains',
+    auth: 'api_key',
+    handle: async ({ principal }) => ({
+      status: 200,
+      data: (await listCustomDomains(principal.accountId)).map(presentCustomDomain),
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/custom-domains/:id',
+    auth: 'api_key',
+    handle: async ({ params, principal }) => {
+      const domain = await findCustomDomain(principal.accountId, parsePathId(params.id));
+      if (!domain) throw notFound();
+      return { status: 200, data: presentCustomDomain(domain) };
+    },
+  },
+  {
+    /**
+     * Checks the TXT record now. Found: verified (TLS set-up starts). Not found: still a 200, the
+     * domain unchanged and `verification_error` saying why, so clients can simply poll this endpoint.
+     */
+    method: 'POST',
+    path: '/v1/custom-domains/:id/verify',
+    auth: 'api_key',
+    handle: async ({ params, principal, now }) => {
+      const domain = await findCustomDomain(principal.accountId, parsePathId(params.id));
+      if (!domain) throw notFound();
+      if (domain.status !== 'pending_verification') return { status: 200, data: presentCustomDomain(domain) };
+      const records = await txtResolver()(verificationRecordName(domain.domain));
+      const found = records.some((r) => r.trim() === domain.verification_token);
+      const updated = found
+        ? await markDomainVerified(domain, now)
+        : await recordVerificationFailure(domain, verificationFailure(domain, records), now);
+      // A concurrent change (a parallel verification, an expiry) won: show the domain as it now is.
+      const current = updated ?? (await findCustomDomain(principal.accountId, domain.id));
+      if (!current) throw notFound();
+      return { status: 200, data: presentCustomDomain(current) };
+    },
+  },
+];

@@ -1,0 +1,287 @@
+import {
+  ACMClient,
+  DescribeCertificateCommand,
+  type CertificateStatus,
+  InvalidDomainValidationOptionsException,
+  RequestCertificateCommand,
+  ThrottlingException,
+} from '@aws-sdk/client-acm';
+import {
+  ApiGatewayV2Client,
+  ConflictException,
+  CreateApiMappingCommand,
+  CreateDomainNameCommand,
+  GetApiMappingsCommand,
+  GetDomainNameCommand,
+} from '@aws-sdk/client-apigatewayv2';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { mockClient } from 'aws-sdk-client-mock';
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { handler } from '../../lambdas/handlers/domain-provisioner';
+import { resetConfigForTests } from '../../lambdas/shared/config';
+import { domainKeys } from '../../lambdas/store/keys';
+import type { CustomDomainRecord } from '../../lambdas/store/records';
+import { UNIT_ENV } from '../fixtures/apigw';
+
+const ddb = mockClient(DynamoDBDocumentClient);
+const acm = mockClient(ACMClient);
+const apigw = mockClient(ApiGatewayV2Client);
+
+const API_ID = 'a1b2c3d4e5';
+const ACCOUNT = '0191a5e4-1111-7000-8000-000000000001';
+const DOMAIN_ID = '0191a5e4-2222-7000-8000-000000000002';
+const CERT_ARN = 'arn:aws:acm:us-east-1:123456789012:certificate/6f0c5f4e-aaaa-bbbb-cccc-0123456789ab';
+const TARGET = 'd-abc123xyz.execute-api.us-east-1.amazonaws.com';
+const VALIDATION = {
+  Name: '_3639ac514e785e898d2646601fa951d5.hooks.acme.com.',
+  Type: 'CNAME' as const,
+  Value: '_98d2646601fa951d53639ac514e785e8.mhbtsbpdnt.acm-validations.aws.',
+};
+
+/**
+ * A tiny DynamoDB: one table of items, the gsi2 query, and the SET/REMOVE updates with `a = b AND …`
+ * conditions that the custom-domain store writes. Enough to run the real store code over several runs.
+ */
+const items = new Map<string, Record<string, unknown>>();
+const itemKey = (k: Record<string, unknown>) => `${String(k.pk)}|${String(k.sk)}`;
+
+function applyUpdate(input: UpdateCommandInput): Record<string, unknown> {
+  const item = items.get(itemKey(input.Key ?? {}));
+  const names = input.ExpressionAttributeNames ?? {};
+  const values = input.ExpressionAttributeValues ?? {};
+  const field = (token: string) => names[token] ?? token;
+  for (const clause of (input.ConditionExpression ?? '').split(' AND ').filter(Boolean)) {
+    const [left, right] = clause.split(' = ').map((t) => t.trim());
+    if (!item || item[field(left ?? '')] !== values[right ?? '']) {
+      throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
+    }
+  }
+  if (!item) throw new Error('update of a missing item without a condition');
+  const [setPart, removePart] = (input.UpdateExpression ?? '').replace(/^SET /, '').split(' REMOVE ');
+  for (const assignment of (setPart ?? '').split(', ').filter(Boolean)) {
+    const [name, value] = assignment.split(' = ');
+    item[field(name ?? '')] = values[value ?? ''];
+  }
+  for (const name of (removePart ?? '').split(', ').filter(Boolean)) delete item[field(name)];
+  return structuredClone(item);
+}
+
+function domainItem(): Record<string, unknown> {
+  const at = '2026-05-01T10:00:00.000Z';
+  const record: CustomDomainRecord = {
+    id: DOMAIN_ID,
+    account_id: ACCOUNT,
+    domain: 'hooks.acme.com',
+    verification_token: 'hgv_token',
+    status: 'verified',
+    verification_error: null,
+    verified_at: at,
+    tls_status: 'pending',
+    tls_error: null,
+    certificate_arn: null,
+    tls_validation_record: null,
+    dns_target: null,
+    api_mapping_done: false,
+    created_at: at,
+    updated_at: at,
+  };
+  return {
+    ...domainKeys.domain(ACCOUNT, DOMAIN_ID),
+    entity: 'custom_domain',
+    ...record,
+    gsi2pk: domainKeys.tlsPending,
+    gsi2sk: `${at}#${ACCOUNT}#${DOMAIN_ID}`,
+  };
+}
+
+const stored = () => items.get(itemKey(domainKeys.domain(ACCOUNT, DOMAIN_ID))) as Record<string, unknown>;
+const run = () => handler();
+
+beforeAll(() => {
+  Object.assign(process.env, UNIT_ENV, { HOOKGATE_HTTP_API_ID: API_ID, HOOKGATE_LOG_LEVEL: 'error' });
+  resetConfigForTests();
+});
+beforeEach(() => {
+  ddb.reset();
+  acm.reset();
+  apigw.reset();
+  items.clear();
+  const seeded = domainItem();
+  items.set(itemKey(seeded), seeded);
+  ddb.on(GetCommand).callsFake((input: { Key: Record<string, unknown> }) => {
+    const item = items.get(itemKey(input.Key));
+    return { Item: item && structuredClone(item) };
+  });
+  ddb.on(QueryCommand).callsFake((input: { IndexName?: string; ExpressionAttributeValues: Record<string, unknown> }) => {
+    expect(input.IndexName).toBe('gsi2');
+    const wanted = input.ExpressionAttributeValues[':pk'];
+    const found = [...items.values()].filter((i) => i.gsi2pk === wanted);
+    return { Items: found.map(({ pk, sk, gsi2pk, gsi2sk }) => ({ pk, sk, gsi2pk, gsi2sk })) };
+  });
+  ddb.on(UpdateCommand).callsFake((input: UpdateCommandInput) => ({ Attributes: applyUpdate(input) }));
+  vi.spyOn(console, 'error').mockImplementation(() => undefined);
+  vi.spyOn(console, 'log').mockImplementation(() => undefined);
+});
+afterEach(() => vi.restoreAllMocks());
+
+const certificate = (Status: CertificateStatus, extra: Record<string, unknown> = {}) => ({
+  Certificate: {
+    CertificateArn: CERT_ARN,
+    DomainName: 'hooks.acme.com',
+    Status,
+    DomainValidationOptions: [{ DomainName: 'hooks.acme.com', ValidationMethod: 'DNS' as const, ResourceRecord: VALIDATION }],
+    ...extra,
+  },
+});
+
+describe('domain provisioner', () => {
+  it('happy path over two runs: certificate requested and its CNAME shown, then domain and mapping created once issued', async () => {
+    acm.on(RequestCertificateCommand).resolves({ CertificateArn: CERT_ARN });
+    acm.on(DescribeCertificateCommand).resolves(certificate('PENDING_VALIDATION'));
+
+    const first = await run();
+    expect(first.outcomes.requested).toBe(1);
+    expect(acm.commandCalls(RequestCertificateCommand)[0]?.args[0].input).toEqual({
+      DomainName: 'hooks.acme.com',
+      ValidationMethod: 'DNS',
+      IdempotencyToken: DOMAIN_ID.replaceAll('-', ''),
+    });
+    expect(stored()).toMatchObject({
+      tls_status: 'pending',
+      certificate_arn: CERT_ARN,
+      tls_validation_record: {
+        type: 'CNAME',
+        name: '_3639ac514e785e898d2646601fa951d5.hooks.acme.com',
+        value: '_98d2646601fa951d53639ac514e785e8.mhbtsbpdnt.acm-validations.aws',
+      },
+      dns_target: null,
+      gsi2pk: domainKeys.tlsPending,
+    });
+    expect(apigw.calls()).toHaveLength(0);
+
+    // The customer publishes the CNAME; ACM issues the certificate.
+    acm.on(DescribeCertificateCommand).resolves(certificate('ISSUED'));
+    apigw.on(CreateDomainNameCommand).resolves({
+      DomainName: 'hooks.acme.com',
+      DomainNameConfigurations: [{ ApiGatewayDomainName: TARGET, CertificateArn: CERT_ARN, EndpointType: 'REGIONAL' }],
+    });
+    apigw.on(CreateApiMappingCommand).resolves({ ApiMappingId: 'map1', ApiId: API_ID, Stage: '$default' });
+
+    const second = await run();
+    expect(second.outcomes.issued).toBe(1);
+    expect(acm.commandCalls(RequestCertificateCommand)).toHaveLength(1); // not requested again
+    expect(apigw.commandCalls(CreateDomainNameCommand)[0]?.args[0].input).toEqual({
+      DomainName: 'hooks.acme.com',
+      DomainNameConfigurations: [{ CertificateArn: CERT_ARN, EndpointType: 'REGIONAL', SecurityPolicy: 'TLS_1_2' }],
+    });
+    expect(apigw.commandCalls(CreateApiMappingCommand)[0]?.args[0].input).toEqual({
+      DomainName: 'hooks.acme.com',
+      ApiId: API_ID,
+      Stage: '$default',
+    });
+    expect(stored()).toMatchObject({ tls_status: 'issued', dns_target: TARGET, tls_error: null, api_mapping_done: true });
+    expect(stored().gsi2pk).toBeUndefined(); // out of the work index
+
+    // Idempotent: a third run finds nothing to do and calls nobody.
+    const third = await run();
+    expect(third.examined).toBe(0);
+    expect(acm.commandCalls(DescribeCertificateCommand)).toHaveLength(2);
+    expect(apigw.commandCalls(CreateDomainNameCommand)).toHaveLength(1);
+  });
+
+  it('a run while ACM still waits for the CNAME writes nothing and requests nothing', async () => {
+    acm.on(RequestCertificateCommand).resolves({ CertificateArn: CERT_ARN });
+    acm.on(DescribeCertificateCommand).resolves(certificate('PENDING_VALIDATION'));
+    await run();
+    const updates = ddb.commandCalls(UpdateCommand).length;
+    const again = await run();
+    expect(again.outcomes.waiting).toBe(1);
+    expect(ddb.commandCalls(UpdateCommand)).toHaveLength(updates);
+    expect(acm.commandCalls(RequestCertificateCommand)).toHaveLength(1);
+  });
+
+  it('ACM refusing the request → tls_status failed with the reason, out of the work index', async () => {
+    acm
+      .on(RequestCertificateCommand)
+      .rejects(new InvalidDomainValidationOptionsException({ message: 'Domain hooks.acme.com is not allowed', $metadata: {} }));
+    const report = await run();
+    expect(report.outcomes.failed).toBe(1);
+    expect(stored()).toMatchObject({
+      status: 'verified',
+      tls_status: 'failed',
+      tls_error: 'certificate request refused: Domain hooks.acme.com is not allowed',
+    });
+    expect(stored().gsi2pk).toBeUndefined();
+    expect(apigw.calls()).toHaveLength(0);
+  });
+
+  it('a certificate that failed or timed out in validation → failed with ACM’s reason', async () => {
+    acm.on(RequestCertificateCommand).resolves({ CertificateArn: CERT_ARN });
+    acm.on(DescribeCertificateCommand).resolves(certificate('FAILED', { FailureReason: 'CAA_ERROR' }));
+    await run();
+    expect(stored()).toMatchObject({ tls_status: 'failed', tls_error: 'certificate failed: CAA_ERROR' });
+
+    items.clear();
+    const seeded = { ...domainItem(), certificate_arn: CERT_ARN };
+    items.set(itemKey(seeded), seeded);
+    acm.on(DescribeCertificateCommand).resolves(certificate('VALIDATION_TIMED_OUT'));
+    await run();
+    expect(stored()).toMatchObject({ tls_status: 'failed', tls_error: 'certificate validation_timed_out' });
+  });
+
+  it('throttling leaves the domain pending for the next run, which then proceeds', async () => {
+    acm.on(RequestCertificateCommand).rejectsOnce(new ThrottlingException({ message: 'Rate exceeded', $metadata: {} }));
+    const report = await run();
+    expect(report.outcomes.error).toBe(1);
+    expect(stored()).toMatchObject({ tls_status: 'pending', certificate_arn: null, gsi2pk: domainKeys.tlsPending });
+
+    acm.on(RequestCertificateCommand).resolves({ CertificateArn: CERT_ARN });
+    acm.on(DescribeCertificateCommand).resolves(certificate('PENDING_VALIDATION'));
+    expect((await run()).outcomes.requested).toBe(1);
+  });
+
+  it('recovers from a run that died after creating the API Gateway domain and mapping (conflicts are ours)', async () => {
+    const seeded = { ...domainItem(), certificate_arn: CERT_ARN };
+    items.set(itemKey(seeded), seeded);
+    acm.on(DescribeCertificateCommand).resolves(certificate('ISSUED'));
+    apigw.on(CreateDomainNameCommand).rejects(new ConflictException({ message: 'exists', $metadata: {} }));
+    apigw.on(GetDomainNameCommand).resolves({
+      DomainName: 'hooks.acme.com',
+      DomainNameConfigurations: [{ ApiGatewayDomainName: TARGET, CertificateArn: CERT_ARN }],
+    });
+    apigw.on(CreateApiMappingCommand).rejects(new ConflictException({ message: 'exists', $metadata: {} }));
+    apigw.on(GetApiMappingsCommand).resolves({ Items: [{ ApiId: API_ID, Stage: '$default', ApiMappingId: 'm1' }] });
+    expect((await run()).outcomes.issued).toBe(1);
+    expect(stored()).toMatchObject({ tls_status: 'issued', dns_target: TARGET });
+    expect(acm.commandCalls(RequestCertificateCommand)).toHaveLength(0);
+  });
+
+  it('a hostname that API Gateway already serves with another certificate → failed, never hijacked', async () => {
+    const seeded = { ...domainItem(), certificate_arn: CERT_ARN };
+    items.set(itemKey(seeded), seeded);
+    acm.on(DescribeCertificateCommand).resolves(certificate('ISSUED'));
+    apigw.on(CreateDomainNameCommand).rejects(new ConflictException({ message: 'exists', $metadata: {} }));
+    apigw.on(GetDomainNameCommand).resolves({
+      DomainName: 'hooks.acme.com',
+      DomainNameConfigurations: [{ ApiGatewayDomainName: TARGET, CertificateArn: `${CERT_ARN}-other` }],
+    });
+    await run();
+    expect(stored()).toMatchObject({
+      tls_status: 'failed',
+      tls_error: 'the hostname is already a custom domain in API Gateway with another certificate',
+    });
+    expect(apigw.commandCalls(CreateApiMappingCommand)).toHaveLength(0);
+  });
+
+  it('needs the HTTP API id from its environment', async () => {
+    delete process.env.HOOKGATE_HTTP_API_ID;
+    resetConfigForTests();
+    try {
+      await expect(run()).rejects.toThrow(/HOOKGATE_HTTP_API_ID/);
+    } finally {
+      process.env.HOOKGATE_HTTP_API_ID = API_ID;
+      resetConfigForTests();
+    }
+  });
+});
