@@ -15,9 +15,18 @@ class RetryLater extends Error {
   }
 }
 
+/** A body that is not a task can never succeed: it comes back at once, and the redrive policy moves it to the DLQ. */
+async function parseTask(record: SQSRecord) {
+  try {
+    return deliveryTask.parse(JSON.parse(record.body));
+  } catch (error) {
+    await postponeMessage(record.receiptHandle, 0).catch(() => undefined);
+    throw error;
+  }
+}
+
 async function handleRecord(record: SQSRecord): Promise<void> {
-  // A body that is not a task fails on every receive and so reaches the DLQ through the redrive policy.
-  const task = deliveryTask.parse(JSON.parse(record.body));
+  const task = await parseTask(record);
   const result = await deliverTask(task, { send, now: () => new Date() });
   if (result.kind === 'later') {
     await postponeMessage(record.receiptHandle, result.seconds);

@@ -39,6 +39,7 @@ const task = (eventId: string) =>
 
 describe('deliver handler', () => {
   it('reports only the poison messages as failed, by their message id, without holding up the rest', async () => {
+    sqs.on(ChangeMessageVisibilityCommand).resolves({});
     ddb.on(QueryCommand).resolves({ Items: [] }); // the event is gone (retention): nothing to do, message done
     const { handler } = await import('../../lambdas/handlers/deliver');
     const result = await handler(
@@ -53,7 +54,12 @@ describe('deliver handler', () => {
       {} as Context,
     );
     expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm-not-json' }, { itemIdentifier: 'm-wrong-shape' }]);
-    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)).toHaveLength(0);
+    // Poison comes back at once (visibility 0), so it reaches the DLQ after the redrive count, not hours later.
+    const released = sqs.commandCalls(ChangeMessageVisibilityCommand).map((c) => c.args[0].input);
+    expect(released).toEqual([
+      expect.objectContaining({ ReceiptHandle: 'rh-m-not-json', VisibilityTimeout: 0 }),
+      expect.objectContaining({ ReceiptHandle: 'rh-m-wrong-shape', VisibilityTimeout: 0 }),
+    ]);
   });
 
   it('puts back a task that arrived before its retry time, without trying it', async () => {
