@@ -2,6 +2,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
+    // EMF metric lines (one JSON document per invocation) say nothing to a person reading test output.
+    onConsoleLog: (line) => !line.startsWith('{"_aws"'),
     projects: [
       { test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' } },
       {
@@ -11,6 +13,19 @@ export default defineConfig({
           environment: 'node',
           pool: 'forks',
           testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // Worst-day scenarios (issue 8): crashes, hostile destinations, poison messages, bad input,
+        // SSRF, tenant isolation. Prints a summary and fails on any lost event or 5xx on bad input.
+        test: {
+          name: 'reliability',
+          include: ['test/reliability/**/*.test.ts'],
+          environment: 'node',
+          pool: 'forks',
+          globalSetup: ['test/reliability/global-setup.ts'],
+          testTimeout: 120_000,
           hookTimeout: 60_000,
         },
       },

@@ -10,10 +10,21 @@ function stringContext(key: string): string | undefined {
   return value;
 }
 
+/** A context value that must be a whole number when given (`-c key=30` arrives as a string). */
+function numberContext(key: string): number | undefined {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined) return undefined;
+  const parsed = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof parsed !== 'number' || !Number.isInteger(parsed)) throw new Error(`context "${key}" must be a whole number`);
+  return parsed;
+}
+
 buildApp(app, {
   stage: stringContext('stage') ?? 'dev',
   // e.g. --context retrySchedule=0,60,600,3600,21600
   retrySchedule: stringContext('retrySchedule'),
   alarmEmail: stringContext('alarmEmail'),
+  // e.g. --context logRetentionDays=90
+  logRetentionDays: numberContext('logRetentionDays'),
 });
 app.synth();

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { App, Tags, Validations, type AppProps, type Environment } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { HookgateNagChecks } from './nag';
 import { ServiceStack } from './service-stack';
 import { StatefulStack } from './stateful-stack';
@@ -35,6 +36,12 @@ export interface BuildAppOptions {
   readonly retrySchedule?: string;
   /** An address subscribed to the alarm topic. @default no subscription */
   readonly alarmEmail?: string;
+  /**
+   * Days the functions' logs and the API access logs are kept: a value CloudWatch Logs accepts
+   * (1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288,
+   * 3653). @default 30
+   */
+  readonly logRetentionDays?: number;
 }
 
 export interface HookgateStacks {
@@ -48,6 +55,7 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
   if (!STAGE_PATTERN.test(opts.stage)) {
     throw new Error(`stage must match ${STAGE_PATTERN.source}, got "${opts.stage}"`);
   }
+  const logRetention = opts.logRetentionDays === undefined ? undefined : retentionDays(opts.logRetentionDays);
   const env = opts.env ?? environmentFromCli();
   const prefix = `Hookgate-${opts.stage}`;
 
@@ -59,9 +67,11 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     env,
     description: `Hookgate ${opts.stage}: HTTP API, functions, schedules and alarms`,
     stateful,
+    stage: opts.stage,
     version: opts.version ?? packageVersion(),
     retrySchedule: opts.retrySchedule,
     alarmEmail: opts.alarmEmail,
+    logRetention,
   });
 
   Tags.of(app).add('project', 'hookgate');
@@ -71,6 +81,14 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     Validations.of(app).addPlugins(new HookgateNagChecks(app));
   }
   return { stateful, service };
+}
+
+/** One of the retention periods CloudWatch Logs offers (never-expire is not one: logs may hold ids for ever). */
+function retentionDays(days: number): RetentionDays {
+  const allowed = Object.values(RetentionDays).filter((v): v is RetentionDays => typeof v === 'number' && v !== RetentionDays.INFINITE);
+  const found = allowed.find((v) => v === days);
+  if (found === undefined) throw new Error(`logRetentionDays must be one of ${allowed.join(', ')}, got ${days}`);
+  return found;
 }
 
 /** Set by the CDK CLI when credentials are available; synth works without them. */

@@ -80,4 +80,37 @@ export const ENV = {
   httpApiId: 'HOOKGATE_HTTP_API_ID',
   /** Local runtime and tests only: a JSON file of TXT answers; ignored in AWS Lambda. */
   dnsTxtOverrides: 'HOOKGATE_DNS_TXT_OVERRIDES',
+  /** The deployment's stage; names the `service` dimension of the custom metrics. */
+  stage: 'HOOKGATE_STAGE',
+  /** Powertools' own: the `service` key of a function's log lines (`hookgate-<handler>`). */
+  serviceName: 'POWERTOOLS_SERVICE_NAME',
 } as const;
+
+/**
+ * Custom metrics: written as CloudWatch Embedded Metric Format lines by lambdas/shared/metrics.ts,
+ * read by the dashboard and documented in docs/operations.md.
+ */
+export const METRICS = {
+  namespace: 'Hookgate',
+  names: {
+    /** Per accepted event (ingest, publish, replay); dimension `direction`. */
+    ingested: 'Ingested',
+    /** Per try of one delivery; dimension `outcome` (success, http_error, network_error, timeout, blocked). */
+    deliveryAttempts: 'DeliveryAttempts',
+    /** Per successful try. */
+    delivered: 'Delivered',
+    /** Per failed try (retried or not). */
+    deliveryFailed: 'DeliveryFailed',
+    /** Per delivery given up after its last try. */
+    deadLettered: 'DeadLettered',
+    /** Per webhook refused for its signature; dimension `provider`. */
+    verificationRejected: 'VerificationRejected',
+    /** Milliseconds from the event's receipt to its successful delivery. */
+    deliveryLatency: 'DeliveryLatency',
+  },
+} as const;
+
+/** The `service` dimension of every Hookgate metric: one per stage, so stages sharing an account never mix. */
+export function metricsService(stage: string | undefined): string {
+  return stage ? `hookgate-${stage}` : 'hookgate';
+}

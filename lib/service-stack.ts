@@ -9,14 +9,17 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../lambdas/domain/backoff';
-import { DeliveryAlarms } from './constructs/delivery-alarms';
+import { Alarms } from './constructs/alarms';
+import { Dashboard } from './constructs/dashboard';
 import { DeployTrigger } from './constructs/deploy-trigger';
 import { HookgateFunction, type HookgateFunctionProps } from './constructs/hookgate-function';
-import { DELIVERY_QUEUE, ENV } from './resource-definitions';
+import { DELIVERY_QUEUE, ENV, metricsService } from './resource-definitions';
 import type { StatefulResources } from './stateful-stack';
 
 export interface ServiceStackProps extends StackProps {
   readonly stateful: StatefulResources;
+  /** The deployment's name: in the functions' environment (metrics dimension) and the dashboard's name. */
+  readonly stage: string;
   /** Reported by the API as the running version. */
   readonly version: string;
   /**
@@ -26,6 +29,8 @@ export interface ServiceStackProps extends StackProps {
   readonly retrySchedule?: string;
   /** Subscribed to the alarm topic. @default no subscription */
   readonly alarmEmail?: string;
+  /** How long the functions' logs and the API access logs are kept. @default one month */
+  readonly logRetention?: logs.RetentionDays;
 }
 
 const API_THROTTLE = { burstLimit: 500, rateLimit: 1000 } as const;
@@ -75,10 +80,12 @@ export class ServiceStack extends Stack {
   readonly domainProvisionerSchedule: events.Rule;
   /** ACM and API Gateway permissions of the domain provisioner, in a policy of their own. */
   readonly tlsProvisioningPolicy: iam.Policy;
-  readonly alarms: DeliveryAlarms;
+  readonly alarms: Alarms;
+  readonly dashboard: Dashboard;
 
   /** Environment every Hookgate function receives. */
   private readonly sharedEnvironment: Readonly<Record<string, string>>;
+  private readonly logRetention: logs.RetentionDays;
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -87,6 +94,7 @@ export class ServiceStack extends Stack {
     const retrySchedule =
       props.retrySchedule === undefined ? [...DEFAULT_RETRY_SCHEDULE] : parseRetrySchedule(props.retrySchedule);
 
+    this.logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     this.httpApi = this.createHttpApi();
 
     this.sharedEnvironment = {
@@ -96,6 +104,7 @@ export class ServiceStack extends Stack {
       [ENV.exportBucket]: exportBucket.bucketName,
       [ENV.publicUrl]: this.httpApi.apiEndpoint,
       [ENV.version]: props.version,
+      [ENV.stage]: props.stage,
       ...(props.retrySchedule === undefined ? {} : { [ENV.retrySchedule]: retrySchedule.join(',') }),
     };
 
@@ -256,20 +265,46 @@ export class ServiceStack extends Stack {
       schedule: events.Schedule.rate(Duration.minutes(5)),
     });
 
-    this.alarms = new DeliveryAlarms(this, 'Alarms', {
+    // Every function by the name its alarms, dashboard lines and log `service` use.
+    const functions = {
+      api: this.apiFunction.fn,
+      ingest: this.ingestFunction.fn,
+      deliver: this.deliverFunction.fn,
+      reconciler: this.reconcilerFunction.fn,
+      export: this.exportFunction.fn,
+      sweeper: this.sweeperFunction.fn,
+      'domain-provisioner': this.domainProvisionerFunction.fn,
+    };
+    this.alarms = new Alarms(this, 'Alarms', {
       deliveryQueue,
       deliveryDlq,
       oldestMessageAgeThreshold: Duration.seconds(Math.max(...retrySchedule)).plus(QUEUE_STUCK_MARGIN),
+      functions,
+      httpApi: this.httpApi,
       email: props.alarmEmail,
+    });
+    this.dashboard = new Dashboard(this, 'Dashboard', {
+      stage: props.stage,
+      metricsService: metricsService(props.stage),
+      deliveryQueue,
+      deliveryDlq,
+      functions,
+      httpApi: this.httpApi,
+      alarms: this.alarms,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Hookgate base URL' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Hookgate alarm notifications' });
+    new CfnOutput(this, 'DashboardUrl', {
+      value: `https://console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${this.dashboard.dashboardName}`,
+      description: 'Hookgate CloudWatch dashboard',
+    });
   }
 
   /** A function with the shared environment; `environment` adds to it. */
   addFunction(id: string, props: HookgateFunctionProps): HookgateFunction {
     return new HookgateFunction(this, id, {
+      logRetention: this.logRetention,
       ...props,
       environment: { ...this.sharedEnvironment, ...props.environment },
     });
@@ -356,7 +391,7 @@ export class ServiceStack extends Stack {
       createDefaultStage: false,
     });
 
-    const accessLogs = new logs.LogGroup(this, 'HttpApiAccessLogs', { retention: logs.RetentionDays.ONE_MONTH });
+    const accessLogs = new logs.LogGroup(this, 'HttpApiAccessLogs', { retention: this.logRetention });
     httpApi.addStage('DefaultStage', {
       stageName: '$default',
       autoDeploy: true,

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -35,6 +35,10 @@ export class StatefulStack extends Stack implements StatefulResources {
 
     this.table = createTable(this);
     [this.deliveryQueue, this.deliveryDlq] = createDeliveryQueues(this);
+    // What the runbooks (docs/operations.md) need: inspecting the DLQ and redriving it.
+    new CfnOutput(this, 'DeliveryQueueArn', { value: this.deliveryQueue.queueArn, description: 'Delivery queue (redrive destination)' });
+    new CfnOutput(this, 'DeliveryDlqArn', { value: this.deliveryDlq.queueArn, description: 'Delivery DLQ (redrive source)' });
+    new CfnOutput(this, 'DeliveryDlqUrl', { value: this.deliveryDlq.queueUrl, description: 'Delivery DLQ URL (to inspect its messages)' });
 
     this.accessLogsBucket = new s3.Bucket(this, 'AccessLogsBucket', {
       ...secureBucketDefaults,

@@ -26,14 +26,22 @@ async function createExclusive(file: string): Promise<boolean> {
   }
 }
 
-export async function lockDataDir(dataDir: string): Promise<() => Promise<void>> {
+export interface DataDirLock {
+  unlock(): Promise<void>;
+  /** The previous gateway on this data dir died without stopping (its lock file was left behind). */
+  uncleanStop: boolean;
+}
+
+export async function lockDataDir(dataDir: string): Promise<DataDirLock> {
   const file = join(dataDir, 'gateway.pid');
+  let uncleanStop = false;
   if (!(await createExclusive(file))) {
     const owner = Number((await readFile(file, 'utf8')).trim());
     if (isRunning(owner)) {
       throw new Error(`${dataDir} is in use by another Hookgate gateway (pid ${owner}); stop it or set HOOKGATE_DATA_DIR`);
     }
     await writeFile(file, String(process.pid));
+    uncleanStop = true;
   }
-  return () => rm(file, { force: true });
+  return { unlock: () => rm(file, { force: true }), uncleanStop };
 }

@@ -9,6 +9,7 @@ import { startEmulators, type EmulatorPorts, type Emulators } from './emulators'
 import { applyEnv, handlerEnv } from './handler-env';
 import { importHandlers, type GatewayHandlers, type ScheduledHandler } from './handlers';
 import { lockDataDir } from './data-dir-lock';
+import { repairIndexes } from './index-repair';
 import { startLambdaInvokeEmulator, type LambdaInvokeEmulator } from './lambda-invoke';
 import { createLambdaContext } from './lambda-context';
 import { readBody } from './read-body';
@@ -176,7 +177,8 @@ function startBackground(handlers: GatewayHandlers, clients: LocalClients, resou
 export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> {
   const dataDir = resolve(opts.dataDir ?? DEFAULT_DATA_DIR);
   await mkdir(dataDir, { recursive: true });
-  const unlock = await lockDataDir(dataDir);
+  const lock = await lockDataDir(dataDir);
+  const unlock = lock.unlock;
   let emulators: Emulators;
   try {
     emulators = await startEmulators(dataDir, opts.emulatorPorts);
@@ -217,6 +219,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
 
   try {
     const resources = await ensureResources(clients);
+    if (lock.uncleanStop) {
+      // dynalite is not crash-atomic between an item and its index entries: mend them before use.
+      const repaired = await repairIndexes(clients.dynamodb, resources.tableName);
+      if (repaired > 0) console.warn(`[hookgate local] the last gateway on ${dataDir} did not stop cleanly; repaired ${repaired} index entries`);
+    }
     invoke = await startLambdaInvokeEmulator(() => ({ [EXPORT_FUNCTION]: state.handlers?.exportWorker }));
     const port = await listen(server, opts.port ?? DEFAULT_PORT);
     const url = `http://${HOST}:${port}`;

@@ -1,3 +1,4 @@
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../shared/config';
 import { s3Client } from './aws-clients';
@@ -32,4 +33,18 @@ export async function copyPayload(fromKey: string, toKey: string): Promise<void>
 /** Removes a payload object (retention). Deleting a key that is already gone is not an error in S3. */
 export async function deletePayload(key: string): Promise<void> {
   await s3Client().send(new DeleteObjectCommand({ Bucket: config().payloadBucket, Key: key }));
+}
+
+/** The exact bytes of a stored body, wherever and however it was kept. */
+export async function readStoredBody(stored: { body?: Uint8Array; body_ref?: string; body_compression?: 'gzip' }): Promise<Buffer> {
+  if (stored.body_ref) return getPayload(stored.body_ref);
+  const bytes = Buffer.from(stored.body ?? new Uint8Array());
+  return stored.body_compression === 'gzip' ? gunzipSync(bytes) : bytes;
+}
+
+/** Bodies of 1 KB and more are kept gzipped when that saves at least a tenth: DynamoDB bills by the kilobyte. */
+export function compactBody(body: Buffer): { body: Buffer; body_compression?: 'gzip' } {
+  if (body.length < 1024) return { body };
+  const packed = gzipSync(body, { level: 6 });
+  return packed.length <= body.length * 0.9 ? { body: packed, body_compression: 'gzip' } : { body };
 }

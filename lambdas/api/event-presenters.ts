@@ -1,7 +1,8 @@
 import type { EventListItem } from '../store/event-lists';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from '../store/records';
+import type { AttemptResponse, EventDetailResponse, EventListItemResponse } from './schemas';
 
-export const presentEventListItem = (e: EventListItem) => ({
+export const presentEventListItem = (e: EventListItem): EventListItemResponse => ({
   id: e.id,
   account_id: e.account_id,
   direction: e.direction,
@@ -17,7 +18,7 @@ export const presentEventListItem = (e: EventListItem) => ({
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Text bodies are returned as they are; bodies that are not valid UTF-8 as base64, and said so. */
-function presentBody(bytes: Buffer): { body: string; body_encoding: 'utf8' | 'base64' } {
+function presentBody(bytes: Buffer): Pick<EventDetailResponse, 'body' | 'body_encoding'> {
   try {
     return { body: utf8.decode(bytes), body_encoding: 'utf8' };
   } catch {
@@ -25,7 +26,7 @@ function presentBody(bytes: Buffer): { body: string; body_encoding: 'utf8' | 'ba
   }
 }
 
-export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, bodyBytes: Buffer) {
+export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, bodyBytes: Buffer): EventDetailResponse {
   return {
     id: event.id,
     account_id: event.account_id,
@@ -39,7 +40,8 @@ export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, 
     payload_hash: stored.payload_hash,
     status: event.status,
     attempts_count: event.attempts_count,
-    created_by: event.created_by,
+    // Stored as a plain string; only the pipeline writes it, with one of these two values.
+    created_by: event.created_by as EventDetailResponse['created_by'],
     received_at: event.received_at,
     created_at: event.created_at,
     replay_of: event.replay_of,
@@ -53,7 +55,7 @@ export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, 
   };
 }
 
-export const presentAttempt = (a: AttemptRecord) => ({
+export const presentAttempt = (a: AttemptRecord): AttemptResponse => ({
   id: a.id,
   event_id: a.event_id,
   destination_id: a.destination_id,

@@ -1,8 +1,24 @@
+import type { PublishResult } from '../pipeline/publish-event';
+import type { EventStatus } from '../domain/event-status';
 import type { ApiKeyWithUsage } from '../store/api-keys';
 import type { AccountRecord, ApiKeyRecord, DestinationRecord, RouteRecord, SourceRecord } from '../store/records';
+import type {
+  AccountResponse,
+  ApiKeyResponse,
+  DestinationResponse,
+  DestinationWithSecretResponse,
+  DuplicateResponse,
+  NewApiKeyResponse,
+  PublishedResponse,
+  RouteResponse,
+  SourceResponse,
+} from './schemas';
 
-/** Response shapes. Secrets, hashes and auth values stay out unless a function says otherwise. */
-export const presentAccount = (a: AccountRecord) => ({
+/**
+ * Response shapes, typed by the schemas the OpenAPI document is generated from (./schemas).
+ * Secrets, hashes and auth values stay out unless a function says otherwise.
+ */
+export const presentAccount = (a: AccountRecord): AccountResponse => ({
   id: a.id,
   name: a.name,
   plan: a.plan,
@@ -10,7 +26,7 @@ export const presentAccount = (a: AccountRecord) => ({
   created_at: a.created_at,
 });
 
-export const presentApiKey = (k: ApiKeyWithUsage) => ({
+export const presentApiKey = (k: ApiKeyWithUsage): ApiKeyResponse => ({
   id: k.id,
   name: k.name,
   prefix: k.prefix,
@@ -19,7 +35,7 @@ export const presentApiKey = (k: ApiKeyWithUsage) => ({
 });
 
 /** Only at creation does the caller see the key itself. */
-export const presentNewApiKey = (k: ApiKeyRecord, key: string) => ({
+export const presentNewApiKey = (k: ApiKeyRecord, key: string): NewApiKeyResponse => ({
   id: k.id,
   name: k.name,
   key,
@@ -27,7 +43,7 @@ export const presentNewApiKey = (k: ApiKeyRecord, key: string) => ({
   created_at: k.created_at,
 });
 
-export const presentSource = (s: SourceRecord, ingestBaseUrl: string) => ({
+export const presentSource = (s: SourceRecord, ingestBaseUrl: string): SourceResponse => ({
   id: s.id,
   account_id: s.account_id,
   name: s.name,
@@ -38,25 +54,29 @@ export const presentSource = (s: SourceRecord, ingestBaseUrl: string) => ({
   created_at: s.created_at,
 });
 
-export function presentDestination(d: DestinationRecord, options: { withSecret: boolean }) {
-  const auth =
-    d.auth === null ? null : d.auth.type === 'bearer' ? { type: 'bearer' } : { type: 'header', header_name: d.auth.name };
+/** A destination as lists and PATCH show it: no signing secret. */
+export function presentDestination(d: DestinationRecord): DestinationResponse {
   return {
     id: d.id,
     account_id: d.account_id,
     name: d.name,
     url: d.url,
     active: d.active,
-    auth,
+    auth: d.auth === null ? null : d.auth.type === 'bearer' ? { type: 'bearer' } : { type: 'header', header_name: d.auth.name },
     timeout_ms: d.timeout_ms,
     signature_scheme: d.signature_scheme,
-    ...(options.withSecret ? { signing_secret: d.signing_secret } : {}),
     created_at: d.created_at,
     updated_at: d.updated_at,
   };
 }
 
-export const presentRoute = (r: RouteRecord) => ({
+/** The create answer and the detail: with the signing secret. */
+export const presentDestinationWithSecret = (d: DestinationRecord): DestinationWithSecretResponse => ({
+  ...presentDestination(d),
+  signing_secret: d.signing_secret,
+});
+
+export const presentRoute = (r: RouteRecord): RouteResponse => ({
   id: r.id,
   account_id: r.account_id,
   source_id: r.source_id,
@@ -65,3 +85,11 @@ export const presentRoute = (r: RouteRecord) => ({
   active: r.active,
   created_at: r.created_at,
 });
+
+export type PublishAnswer = { status: 201; data: PublishedResponse } | { status: 200; data: DuplicateResponse };
+
+/** A publish's answer. The pipeline widens a duplicate's status to string; it is an event status. */
+export const presentPublished = (result: PublishResult): PublishAnswer =>
+  result.status === 201
+    ? { status: 201, data: { id: result.data.id, status: result.data.status } }
+    : { status: 200, data: { id: result.data.id, status: result.data.status as EventStatus, duplicate: true } };

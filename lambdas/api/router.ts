@@ -1,6 +1,8 @@
 import { notFound } from '../domain/errors';
 import type { ApiRequest, ApiResult } from '../shared/http';
+import { appendLogKeys } from '../shared/log';
 import { authenticate, type Principal } from './auth';
+import type { RouteDoc } from './route-doc';
 
 export interface RouteContext {
   request: ApiRequest;
@@ -11,9 +13,10 @@ export interface AuthedContext extends RouteContext {
   principal: Principal;
 }
 
+/** A route: its handler, and its documentation (the OpenAPI document is generated from it). */
 export type Route =
-  | { method: string; path: string; auth: 'none'; handle: (ctx: RouteContext) => Promise<ApiResult> }
-  | { method: string; path: string; auth: 'api_key'; handle: (ctx: AuthedContext) => Promise<ApiResult> };
+  | { method: string; path: string; auth: 'none'; doc: RouteDoc; handle: (ctx: RouteContext) => Promise<ApiResult> }
+  | { method: string; path: string; auth: 'api_key'; doc: RouteDoc; handle: (ctx: AuthedContext) => Promise<ApiResult> };
 
 type Match = { route: Route; params: Record<string, string> };
 
@@ -57,6 +60,7 @@ export function createRouter(routes: Route[], clock: () => Date = () => new Date
     const ctx: RouteContext = { request, params: match.params, now: clock() };
     if (match.route.auth === 'none') return match.route.handle(ctx);
     const principal = await authenticate(request, ctx.now);
+    appendLogKeys({ account_id: principal.accountId });
     return match.route.handle({ ...ctx, principal });
   };
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { badRequest } from '../domain/errors';
 import { isUuid } from '../domain/ids';
 import type { ApiRequest } from '../shared/http';
+import { documented } from './schemas';
 
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
 const ZOD_DEFAULT_MESSAGE = /^(Invalid|Too (small|big)|Unrecognized)/;
@@ -87,4 +88,4 @@ export const textField = (field: string, max = 200) =>
     .refine((v) => !hasControlChars(v), { error: () => `${field} must not contain control characters` });
 
 export const uuidField = (field: string) =>
-  z.string().refine(isUuid, { error: () => `invalid ${field}` }).transform((v) => v.toLowerCase());
+  documented(z.string().refine(isUuid, { error: () => `invalid ${field}` }).transform((v) => v.toLowerCase()), { format: 'uuid' });

@@ -10,26 +10,17 @@ export interface DeliveryState {
 }
 
 /**
- * When the event should next show progress if its queue message is alive: a waiting delivery by its
- * due time, a try in flight by the time its message would come back from SQS after a crash. The
- * reconciler re-enqueues events still not progressed a grace period after this. Undefined once
- * nothing is expected (settled events).
+ * When the event should next show progress if its queue message is alive: the earliest due time of a
+ * delivery that is not settled. A claim keeps its delivery's due time, so taking a try does not move
+ * the event in the reconciler's index (a write saved on every try); the reconciler itself gives a
+ * live claim the queue's visibility timeout before it acts. Undefined once nothing is expected.
  */
-export function progressDueAt(
-  status: EventStatus,
-  receivedAt: string,
-  deliveries: Record<string, DeliveryState>,
-  visibilityTimeoutSeconds: number,
-): string | undefined {
+export function progressDueAt(status: EventStatus, receivedAt: string, deliveries: Record<string, DeliveryState>): string | undefined {
   if (status === 'received') return receivedAt;
   const times: number[] = [];
   for (const delivery of Object.values(deliveries)) {
     if (isTerminalDelivery(delivery.status)) continue;
-    if (delivery.status === 'delivering' && delivery.claimed_at) {
-      times.push(Date.parse(delivery.claimed_at) + visibilityTimeoutSeconds * 1000);
-    } else if (delivery.next_attempt_at) {
-      times.push(Date.parse(delivery.next_attempt_at));
-    }
+    times.push(Date.parse(delivery.next_attempt_at ?? delivery.claimed_at ?? receivedAt));
   }
   if (times.length === 0) return undefined;
   return new Date(Math.min(...times)).toISOString();

@@ -4,12 +4,17 @@ import { createRouter } from '../api/router';
 import { allRoutes } from '../api/routes';
 import { httpEnvelope } from '../shared/http-envelope';
 import { toApiRequest, type ApiResult } from '../shared/http';
+import { httpRequestLogKeys, invocationScoped, observability } from '../shared/observability';
 
 const route = createRouter(allRoutes);
 
 /** The management API: one function behind `ANY /{proxy+}`, routing in process. */
-export const handler = middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
-  .use(httpEnvelope())
-  .handler(async (event) => (await route(toApiRequest(event))) as unknown as APIGatewayProxyStructuredResultV2);
+export const handler = invocationScoped(
+  middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2>()
+    .use(observability())
+    .use(httpRequestLogKeys())
+    .use(httpEnvelope())
+    .handler(async (event) => (await route(toApiRequest(event))) as unknown as APIGatewayProxyStructuredResultV2),
+);
 
 export type { ApiResult };

@@ -1,10 +1,12 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import type { Context, SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
+import middy from '@middy/core';
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { deliveryTask, postponeMessage } from '../adapters/delivery-queue';
 import { createHttpSender } from '../adapters/http-sender';
 import { deliverTask } from '../pipeline/deliver-task';
+import { log, withLogKeys } from '../shared/log';
+import { invocationScoped, observability } from '../shared/observability';
 
-const processor = new BatchProcessor(EventType.SQS);
 const send = createHttpSender();
 
 /** Thrown after a message was hidden until its next try: the batch reports it as not done. */
@@ -27,13 +29,34 @@ async function parseTask(record: SQSRecord) {
 
 async function handleRecord(record: SQSRecord): Promise<void> {
   const task = await parseTask(record);
-  const result = await deliverTask(task, { send, now: () => new Date() });
+  // Records run concurrently: each one's lines carry its own account.
+  const result = await withLogKeys({ account_id: task.account_id }, () => deliverTask(task, { send, now: () => new Date() }));
   if (result.kind === 'later') {
     await postponeMessage(record.receiptHandle, result.seconds);
     throw new RetryLater(result.seconds);
   }
 }
 
-/** SQS consumer: the records of a batch are delivered concurrently; failures are reported per item. */
-export const handler = (event: SQSEvent, context: Context): Promise<SQSBatchResponse> =>
-  processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false });
+/** A record that failed for another reason than "not yet" is logged (its id only): it comes back, or goes to the DLQ. */
+async function handleRecordLogged(record: SQSRecord): Promise<void> {
+  try {
+    await handleRecord(record);
+  } catch (error) {
+    if (!(error instanceof RetryLater)) {
+      log.error('delivery task failed; its message comes back after the visibility timeout', { message_id: record.messageId, receive_count: record.attributes.ApproximateReceiveCount }, error);
+    }
+    throw error;
+  }
+}
+
+/**
+ * SQS consumer: the records of a batch are delivered concurrently; failures are reported per item.
+ * A processor per invocation: it holds the batch's results, and the local runtime runs batches side by side.
+ */
+export const handler = invocationScoped(
+  middy<SQSEvent, SQSBatchResponse>()
+    .use(observability())
+    .handler((event, context) =>
+      processPartialResponse(event, handleRecordLogged, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }),
+    ),
+);

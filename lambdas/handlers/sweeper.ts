@@ -1,6 +1,7 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { sweepRetention, type SweepReport } from '../pipeline/retention';
 import { log } from '../shared/log';
+import { observedHandler } from '../shared/observability';
 
 /** No new work starts with less than this left before the Lambda timeout. */
 export const SAFETY_MARGIN_MS = 30_000;
@@ -18,7 +19,7 @@ export function sweepClock(event: { time?: unknown } | undefined, fallback: () =
  * settled events older than their account's window and re-times TTLs after a retention change; stops
  * in time and resumes from a checkpoint on the next run.
  */
-export async function handler(
+async function sweep(
   event: Partial<Pick<ScheduledEvent, 'time'>> = {},
   context?: Pick<Context, 'getRemainingTimeInMillis'>,
 ): Promise<SweepReport> {
@@ -29,3 +30,5 @@ export async function handler(
   log.info('retention sweep', { ...report, now: now.toISOString(), duration_ms: Date.now() - startedAt });
   return report;
 }
+
+export const handler = observedHandler(sweep);

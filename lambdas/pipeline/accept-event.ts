@@ -3,9 +3,10 @@ import { planDeliveries, statusAfter } from '../domain/delivery-plan';
 import type { EventStatus } from '../domain/event-status';
 import { sideItemExpiresAt } from '../domain/retention';
 import { enqueueDeliveries } from '../adapters/delivery-queue';
-import { INLINE_BODY_LIMIT_BYTES, payloadKey, putPayload } from '../adapters/payloads';
+import { compactBody, INLINE_BODY_LIMIT_BYTES, payloadKey, putPayload } from '../adapters/payloads';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
+import { recordIngested } from '../shared/metrics';
 import { newId } from '../shared/secrets';
 import { claimExternalId, dedupeKey } from '../store/dedupe';
 import { deleteUnqueuedEvent, findEvent, insertEvent } from '../store/events';
@@ -88,6 +89,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   }
 
   await enqueueNew(event);
+  recordIngested(event.direction);
   return { duplicate: false, event };
 }
 
@@ -108,7 +110,7 @@ async function storeBody(input: NewEvent, eventId: string): Promise<EventBodyRec
     headers: input.headers,
     payload_hash: payloadHash(input.body),
   };
-  if (input.body.length <= INLINE_BODY_LIMIT_BYTES) return { ...common, body: input.body };
+  if (input.body.length <= INLINE_BODY_LIMIT_BYTES) return { ...common, ...compactBody(input.body) };
   const key = payloadKey(input.accountId, eventId);
   await putPayload(key, input.body, input.contentType);
   return { ...common, body_ref: key };

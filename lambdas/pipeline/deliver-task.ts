@@ -7,9 +7,10 @@ import type { DeliveryState } from '../domain/progress';
 import { activeSecrets } from '../domain/signing';
 import type { DeliveryTask } from '../adapters/delivery-queue';
 import type { DeliveryResult } from '../adapters/http-sender';
-import { getPayload } from '../adapters/payloads';
+import { readStoredBody } from '../adapters/payloads';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
+import { recordDeliveryAttempt } from '../shared/metrics';
 import { newId } from '../shared/secrets';
 import { changeEvent, findEventWithBody, insertAttempt } from '../store/events';
 import type { DestinationRecord, EventBodyRecord, EventRecord } from '../store/records';
@@ -51,7 +52,13 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
   }
 
   const claimedAt = now.toISOString();
-  const claim = await changeEvent(task.account_id, task.event_id, (event) => claimDelivery(event, task.destination_id, claimedAt, now));
+  const claim = await changeEvent(
+    task.account_id,
+    task.event_id,
+    (event) => claimDelivery(event, task.destination_id, claimedAt, now),
+    deps.now,
+    loaded.event,
+  );
   if (!claim?.changed) return { kind: 'done' };
   const attemptNumber = (claim.event.deliveries[task.destination_id]?.attempts ?? 0) + 1;
 
@@ -98,9 +105,11 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
           : { status: 'dead_letter', attempts: attemptNumber, next_attempt_at: null, claimed_at: null };
     const deliveries = { ...event.deliveries, [task.destination_id]: next };
     return { ...event, deliveries, attempts_count: event.attempts_count + 1, status: statusAfter(event.status, deliveries) };
-  });
+  }, deps.now, claim.event);
 
-  log.info('delivery attempt', {
+  recordDeliveryAttempt({ outcome: result.outcome, deadLettered: result.outcome !== 'success' && !retry.retry, receivedAt: claim.event.received_at, attemptedAt });
+  // Successes show in the metrics; a log line each would cost more than the delivery's queue message.
+  if (result.outcome !== 'success') log.info('delivery attempt failed', {
     account_id: task.account_id,
     event_id: task.event_id,
     destination_id: task.destination_id,
@@ -123,7 +132,7 @@ function claimDelivery(event: EventRecord, destinationId: string, claimedAt: str
 }
 
 async function sendTo(destination: DestinationRecord, event: EventRecord, stored: EventBodyRecord, deps: DeliverDeps) {
-  const body = stored.body_ref ? await getPayload(stored.body_ref) : Buffer.from(stored.body ?? new Uint8Array());
+  const body = await readStoredBody(stored);
   const now = deps.now();
   const headers = deliveryHeaders({
     eventId: event.id,

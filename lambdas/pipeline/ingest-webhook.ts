@@ -1,13 +1,15 @@
 import { ApiError, badRequest, unauthorized } from '../domain/errors';
 import { verifySignature } from '../domain/provider-signatures';
 import type { ApiRequest, ApiResult } from '../shared/http';
-import { log } from '../shared/log';
-import { countMetric } from '../shared/metrics';
+import { appendLogKeys, log } from '../shared/log';
+import { recordVerificationRejected } from '../shared/metrics';
 import { findSourceByToken } from '../store/sources';
 import { acceptEvent } from './accept-event';
 
 /** Never stored: credentials meant for us or for the provider's own hop. */
 const DROPPED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-api-key']);
+/** Added by API Gateway, not sent by the provider: storing them would only cost write units. */
+const GATEWAY_HEADERS = new Set(['x-amzn-trace-id', 'x-forwarded-port', 'x-forwarded-proto', 'content-length']);
 /** Where providers put their delivery id, in order of preference. */
 const DELIVERY_ID_HEADERS = ['idempotency-key', 'webhook-id', 'x-github-delivery', 'x-shopify-webhook-id'];
 const MAX_EVENT_TYPE_LENGTH = 200;
@@ -18,11 +20,12 @@ export async function ingestWebhook(request: ApiRequest, token: string, now: Dat
   if (!TOKEN.test(token)) throw unauthorized();
   const source = await findSourceByToken(token);
   if (!source) throw unauthorized();
+  appendLogKeys({ account_id: source.account_id, source_id: source.source_id });
   if (source.verification) {
     const verdict = verifySignature(source.verification, { headers: request.headers, body: request.body }, now);
     if (!verdict.ok) {
       // Not stored, but counted: a rising count means an attack or a misconfigured secret.
-      countMetric('VerificationRejected', { provider: source.verification.provider });
+      recordVerificationRejected(source.verification.provider);
       log.warn('webhook signature rejected', { account_id: source.account_id, source_id: source.source_id, reason: verdict.reason });
       throw new ApiError(401, 'invalid signature');
     }
@@ -55,7 +58,7 @@ export async function ingestWebhook(request: ApiRequest, token: string, now: Dat
 }
 
 function storedHeaders(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).filter(([name]) => !DROPPED_HEADERS.has(name)));
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !DROPPED_HEADERS.has(name) && !GATEWAY_HEADERS.has(name)));
 }
 
 /** The provider's own id for this delivery, so a provider's retry is not stored twice. */

@@ -2,6 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { ApiError } from '../domain/errors';
 import { jsonResponse, type ApiResult } from './http';
+import { log } from './log';
 
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | ApiResult, Error, Context>;
 
@@ -28,14 +29,8 @@ export function httpEnvelope(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIG
         request.response = jsonResponse(error.status, { error: error.message, duration_ms });
         return;
       }
-      console.error(
-        JSON.stringify({
-          level: 'ERROR',
-          message: 'unhandled error',
-          requestId: request.event.requestContext?.requestId,
-          error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
-        }),
-      );
+      // Name, message and stack, with the invocation's keys (the account, once authenticated).
+      log.error('unhandled error', { api_request_id: request.event.requestContext?.requestId }, error);
       request.response = jsonResponse(500, { error: 'Internal server error', duration_ms });
     },
   };
@@ -46,6 +41,7 @@ function render(result: ApiResult, duration_ms: number): APIGatewayProxyStructur
   if (result.status === 302 && 'location' in result) {
     return { statusCode: 302, headers: { location: result.location, 'cache-control': 'no-store' }, body: '' };
   }
+  if ('raw' in result) return { statusCode: result.status, headers: { 'content-type': result.raw.contentType }, body: result.raw.body };
   const { data, extra } = result as { data: unknown; extra?: Record<string, unknown> };
   return jsonResponse(result.status, { data, ...extra, duration_ms });
 }

@@ -18,7 +18,9 @@ export interface ApiRequest {
 export type ApiResult =
   | { status: number; data: unknown; /** top-level members beside `data`, such as `next_cursor` */ extra?: Record<string, unknown> }
   | { status: 204 }
-  | { status: 302; location: string };
+  | { status: 302; location: string }
+  /** A body served as it is, outside the envelope (the OpenAPI document). */
+  | { status: number; raw: { contentType: string; body: string } };
 
 export function toApiRequest(event: APIGatewayProxyEventV2): ApiRequest {
   const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);

@@ -1,5 +1,4 @@
 import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { DELIVERY_QUEUE } from '../../lib/resource-definitions';
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { progressDueAt } from '../domain/progress';
 import { settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
@@ -25,7 +24,7 @@ function derivedAttributes(event: EventRecord, now: Date): Record<string, unknow
     gsi1pk: eventKeys.listPartition(event.account_id, event.direction),
     gsi1sk: event.id,
   };
-  const due = progressDueAt(event.status, event.received_at, event.deliveries, DELIVERY_QUEUE.visibilityTimeoutSeconds);
+  const due = progressDueAt(event.status, event.received_at, event.deliveries);
   if (due && !SETTLED_STATUSES.includes(event.status)) {
     attributes.gsi2pk = `RECONCILE#${reconcileShard(event.id)}`;
     attributes.gsi2sk = `${due}#${event.account_id}#${event.id}`;
@@ -132,9 +131,13 @@ export async function changeEvent(
   eventId: string,
   decide: (current: EventRecord) => EventRecord | undefined,
   now: () => Date = () => new Date(),
+  /** The event as the caller just read it: the first try writes against it instead of reading again. */
+  known?: EventRecord,
 ): Promise<{ event: EventRecord; changed: boolean } | undefined> {
+  let held = known;
   for (let round = 0; round < 20; round++) {
-    const current = await findEvent(accountId, eventId);
+    const current = held ?? (await findEvent(accountId, eventId));
+    held = undefined;
     if (!current) return undefined;
     const next = decide(current);
     if (!next) return { event: current, changed: false };

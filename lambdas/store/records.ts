@@ -134,6 +134,8 @@ export type EventRecord = z.infer<typeof eventRecord>;
 
 export const eventBodyRecord = z.object({
   body: z.custom<Uint8Array>((value) => value instanceof Uint8Array).optional(),
+  /** `gzip` when `body` holds the compressed bytes (fewer write units for the same payload). */
+  body_compression: z.enum(['gzip']).optional(),
   body_ref: z.string().optional(),
   body_size: z.number().int(),
   content_type: z.string().nullable(),

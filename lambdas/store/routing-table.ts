@@ -1,7 +1,7 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { TtlCache } from '../shared/ttl-cache';
+import { ForgetfulCache } from './forgetful-cache';
 import { accountPartition } from './keys';
 import {
   accountRecord,
@@ -20,13 +20,14 @@ export interface RoutingTable {
 
 // Warm functions reuse an account's routing table for HOOKGATE_ROUTE_CACHE_SECONDS (default 5 s): a
 // route or destination change reaches other functions' new events within that time. Writes through
-// this process forget the entry at once, so the local gateway (one process) is never stale.
-const cache = new TtlCache<RoutingTable | undefined>(() => config().routeCacheSeconds * 1000);
+// this process forget the entry at once, so the local gateway (one process) is never stale, even when
+// a read was in flight during the write.
+const cache = new ForgetfulCache<RoutingTable | undefined>(() => config().routeCacheSeconds * 1000);
 
 export const loadRoutingTable = (accountId: string) => cache.get(accountId, () => readRoutingTable(accountId));
 
 export function forgetRoutingTable(accountId: string): void {
-  cache.delete(accountId);
+  cache.forget(accountId);
 }
 
 /** The account item, its destinations and its routes sort together: one query reads them all. */

@@ -1,5 +1,5 @@
 import { config } from '../shared/config';
-import { TtlCache } from '../shared/ttl-cache';
+import { ForgetfulCache } from './forgetful-cache';
 import { accountPartition, keys, listPrefix } from './keys';
 import { sourceLookupRecord, sourceRecord, type SourceLookupRecord, type SourceRecord } from './records';
 import { getItem, putNew, queryPrefix, updateExisting } from './table';
@@ -23,7 +23,7 @@ export const findSource = (accountId: string, sourceId: string) =>
 
 // Ingest reuses a token's lookup for HOOKGATE_ROUTE_CACHE_SECONDS; changes made through this process
 // forget it at once (as the routing table does), so the local gateway is never stale.
-const lookups = new TtlCache<SourceLookupRecord | undefined>(() => config().routeCacheSeconds * 1000);
+const lookups = new ForgetfulCache<SourceLookupRecord | undefined>(() => config().routeCacheSeconds * 1000);
 
 export const findSourceByToken = (pathToken: string) =>
   lookups.get(pathToken, () => getItem(keys.sourceLookup(pathToken), sourceLookupRecord));
@@ -41,7 +41,7 @@ export async function updateSource(
 ): Promise<SourceRecord | undefined> {
   if (changes.verification !== undefined) {
     await updateExisting(keys.sourceLookup(current.path_token), { verification: changes.verification }, sourceLookupRecord);
-    lookups.delete(current.path_token);
+    lookups.forget(current.path_token);
   }
   return updateExisting(keys.source(current.account_id, current.id), changes, sourceRecord);
 }

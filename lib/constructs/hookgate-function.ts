@@ -5,6 +5,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { ENV } from '../resource-definitions';
 
 /** Repository root, from this module's own location (lib/constructs/ → ../../). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -24,6 +25,8 @@ export interface HookgateFunctionProps {
   readonly memorySize?: number;
   /** @default 10 seconds */
   readonly timeout?: Duration;
+  /** How long its log group keeps logs. @default one month */
+  readonly logRetention?: logs.RetentionDays;
 }
 
 // esbuild's ESM output has no `require`; CommonJS dependencies bundled inside still call it.
@@ -32,7 +35,8 @@ const ESM_REQUIRE_BANNER =
 
 /**
  * A Node 24 arm64 Lambda bundled locally with esbuild (no Docker), with its own role that can
- * only write to its own log group, X-Ray tracing, and a one-month log retention.
+ * only write to its own log group, X-Ray tracing, a log retention (one month unless told), and
+ * `hookgate-<handler>` as the `service` of its log lines and traces.
  */
 export class HookgateFunction extends Construct {
   readonly fn: NodejsFunction;
@@ -42,7 +46,7 @@ export class HookgateFunction extends Construct {
   constructor(scope: Construct, id: string, props: HookgateFunctionProps) {
     super(scope, id);
 
-    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: logs.RetentionDays.ONE_MONTH });
+    this.logGroup = new logs.LogGroup(this, 'Logs', { retention: props.logRetention ?? logs.RetentionDays.ONE_MONTH });
 
     // A role of our own instead of AWSLambdaBasicExecutionRole (logs:* on every log group).
     this.role = new iam.Role(this, 'Role', {
@@ -66,6 +70,7 @@ export class HookgateFunction extends Construct {
       description: props.description,
       environment: {
         NODE_OPTIONS: '--enable-source-maps',
+        [ENV.serviceName]: `hookgate-${props.handler}`,
         ...props.environment,
       },
       bundling: {

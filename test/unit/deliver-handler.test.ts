@@ -62,6 +62,18 @@ describe('deliver handler', () => {
     ]);
   });
 
+  it('keeps the results of batches that run at the same time apart (the local runtime runs two at once)', async () => {
+    sqs.on(ChangeMessageVisibilityCommand).resolves({});
+    ddb.on(QueryCommand).callsFake(() => new Promise((resolve) => setTimeout(() => resolve({ Items: [] }), 20)));
+    const { handler } = await import('../../lambdas/handlers/deliver');
+    const [a, b] = await Promise.all([
+      handler({ Records: [record('a-poison', 'nope'), record('a-ok', task('01a1fe4e-0000-7000-8000-00000000000a'))] }, {} as Context),
+      handler({ Records: [record('b-ok', task('01a1fe4e-0000-7000-8000-00000000000b')), record('b-poison', '{')] }, {} as Context),
+    ]);
+    expect(a.batchItemFailures).toEqual([{ itemIdentifier: 'a-poison' }]);
+    expect(b.batchItemFailures).toEqual([{ itemIdentifier: 'b-poison' }]);
+  });
+
   it('puts back a task that arrived before its retry time, without trying it', async () => {
     const eventId = '01a1fe4e-0000-7000-8000-000000000003';
     const later = new Date(Date.now() + 120_000).toISOString();

@@ -71,22 +71,19 @@ describe('planning deliveries', () => {
 
 describe('when an event should show progress (reconciler index)', () => {
   const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
-  it('is the earliest due delivery, or a claim plus the visibility timeout', () => {
-    const due = progressDueAt(
-      'retry_scheduled',
-      at(0),
-      {
-        a: { status: 'retry_scheduled', attempts: 1, next_attempt_at: at(30), claimed_at: null },
-        b: { status: 'delivering', attempts: 0, next_attempt_at: at(0), claimed_at: at(5) },
-        c: { status: 'delivered', attempts: 1, next_attempt_at: null, claimed_at: null },
-      },
-      10,
-    );
-    expect(due).toBe(at(15));
+  it('is the earliest due delivery; a claim keeps its delivery’s due time (no index write per try)', () => {
+    const deliveries = {
+      a: { status: 'retry_scheduled' as const, attempts: 1, next_attempt_at: at(30), claimed_at: null },
+      b: { status: 'queued' as const, attempts: 0, next_attempt_at: at(2), claimed_at: null },
+      c: { status: 'delivered' as const, attempts: 1, next_attempt_at: null, claimed_at: null },
+    };
+    expect(progressDueAt('retry_scheduled', at(0), deliveries)).toBe(at(2));
+    const claimed = { ...deliveries, b: { ...deliveries.b, status: 'delivering' as const, claimed_at: at(5) } };
+    expect(progressDueAt('delivering', at(0), claimed)).toBe(at(2));
   });
   it('is the receive time for an unrouted event, and nothing once settled', () => {
-    expect(progressDueAt('received', at(3), {}, 10)).toBe(at(3));
-    expect(progressDueAt('delivered', at(3), { a: { status: 'delivered', attempts: 1, next_attempt_at: null, claimed_at: null } }, 10)).toBeUndefined();
+    expect(progressDueAt('received', at(3), {})).toBe(at(3));
+    expect(progressDueAt('delivered', at(3), { a: { status: 'delivered', attempts: 1, next_attempt_at: null, claimed_at: null } })).toBeUndefined();
   });
 });
 

@@ -5,29 +5,53 @@ import { apiKeyPrefix, hashApiKey, newApiKey, newId } from '../../shared/secrets
 import { findAccount, insertAccount, updateAccount } from '../../store/accounts';
 import { insertApiKey } from '../../store/api-keys';
 import type { AccountRecord, ApiKeyRecord } from '../../store/records';
+import { exampleAccount, exampleNewApiKey } from '../examples';
 import { presentAccount, presentNewApiKey } from '../presenters';
+import { json, jsonBody } from '../route-doc';
 import type { Route } from '../router';
+import { accountCreatedResponse, accountResponse, named } from '../schemas';
 import { parseJsonBody, textField } from '../validation';
 
 const retentionDays = z.int().min(1).max(MAX_RETENTION_DAYS);
 
-const createAccountBody = z.strictObject({
-  name: textField('name').optional(),
-  plan: z.enum(PLANS).optional(),
-  retention_days: retentionDays.optional(),
-});
+const createAccountBody = named(
+  'CreateAccountRequest',
+  z.strictObject({
+    name: textField('name').optional(),
+    plan: z.enum(PLANS).optional(),
+    retention_days: retentionDays.optional().describe('Enterprise only (1..3650). Defaults: free 1, pro 30, enterprise 90.'),
+  }),
+);
 
-const updateAccountBody = z.strictObject({
-  name: textField('name').optional(),
-  plan: z.enum(PLANS).optional(),
-  retention_days: retentionDays.optional(),
-});
+const updateAccountBody = named(
+  'UpdateAccountRequest',
+  z.strictObject({
+    name: textField('name').optional(),
+    plan: z.enum(PLANS).optional(),
+    retention_days: retentionDays.optional().describe('Enterprise only; a plan change without it resets the window to the new plan’s default.'),
+  }),
+);
+
+const retentionErrors = ['retention_days can only be set on the enterprise plan', 'retention_days must be at most 3650'];
 
 export const accountRoutes: Route[] = [
   {
     method: 'POST',
     path: '/v1/accounts',
     auth: 'none',
+    doc: {
+      operationId: 'createAccount',
+      summary: 'Create an account and its bootstrap API key',
+      description: 'Open (no credentials). The answer holds the API key, shown this once: only its hash is stored.',
+      tag: 'Accounts',
+      body: jsonBody(createAccountBody, { name: 'Acme', plan: 'free' }),
+      responses: {
+        201: json('The account and its bootstrap key.', accountCreatedResponse, { account: exampleAccount, api_key: exampleNewApiKey }),
+      },
+      errors: {
+        400: ['name must be a string', 'name must be at most 200 characters', 'plan must be one of: free, pro, enterprise', ...retentionErrors, 'unknown field: nmae'],
+      },
+    },
     handle: async ({ request, now }) => {
       const body = parseJsonBody(request, createAccountBody);
       const plan = body.plan ?? 'free';
@@ -58,6 +82,12 @@ export const accountRoutes: Route[] = [
     method: 'GET',
     path: '/v1/account',
     auth: 'api_key',
+    doc: {
+      operationId: 'getAccount',
+      summary: 'Show your account',
+      tag: 'Accounts',
+      responses: { 200: json('The account of the API key.', accountResponse, exampleAccount) },
+    },
     handle: async ({ principal }) => {
       const account = await findAccount(principal.accountId);
       if (!account) throw notFound();
@@ -68,6 +98,18 @@ export const accountRoutes: Route[] = [
     method: 'PATCH',
     path: '/v1/account',
     auth: 'api_key',
+    doc: {
+      operationId: 'updateAccount',
+      summary: 'Change your account’s name, plan or retention',
+      description:
+        'Changing the plan without `retention_days` resets the window to the new plan’s default; an enterprise account keeps its custom window while its plan stays.',
+      tag: 'Accounts',
+      body: jsonBody(updateAccountBody, { plan: 'enterprise', retention_days: 365 }),
+      responses: {
+        200: json('The updated account.', accountResponse, { ...exampleAccount, plan: 'enterprise', retention_days: 365 }),
+      },
+      errors: { 400: ['plan must be one of: free, pro, enterprise', ...retentionErrors, 'unknown field: nmae'] },
+    },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, updateAccountBody);
       const current = await findAccount(principal.accountId);

@@ -12,7 +12,10 @@ import {
   registerCustomDomain,
 } from '../../store/custom-domains';
 import type { CustomDomainRecord } from '../../store/records';
+import { exampleCustomDomain } from '../examples';
+import { json, jsonBody, list } from '../route-doc';
 import type { Route } from '../router';
+import { customDomainResponse, named, type CustomDomainResponse } from '../schemas';
 import { parseJsonBody, parsePathId } from '../validation';
 
 const INVALID_HOSTNAME = 'domain must be a valid hostname';
@@ -32,12 +35,17 @@ const domainField = z
     return result.hostname;
   });
 
-const createDomainBody = z.strictObject({ domain: domainField });
+const createDomainBody = named(
+  'CreateCustomDomainRequest',
+  z.strictObject({
+    domain: domainField.describe('A hostname such as `hooks.acme.com` (lower-cased, trailing dot removed; punycode for IDNs).'),
+  }),
+);
 
 /** `hgv_` + base64url of 24 random bytes: what the customer publishes in the TXT record. */
 const newVerificationToken = () => `hgv_${randomBytes(24).toString('base64url')}`;
 
-export function presentCustomDomain(d: CustomDomainRecord) {
+export function presentCustomDomain(d: CustomDomainRecord): CustomDomainResponse {
   return {
     id: d.id,
     domain: d.domain,
@@ -67,6 +75,25 @@ export const customDomainRoutes: Route[] = [
     method: 'POST',
     path: '/v1/custom-domains',
     auth: 'api_key',
+    doc: {
+      operationId: 'createCustomDomain',
+      summary: 'Register a custom domain',
+      description:
+        'Publish `verification_record` (TXT) at your DNS provider, then call verify. An unverified registration holds its hostname for 7 days; after that a new registration of it takes over.',
+      tag: 'Custom domains',
+      body: jsonBody(createDomainBody, { domain: 'hooks.acme.com' }),
+      responses: { 201: json('The domain, pending verification.', customDomainResponse, exampleCustomDomain) },
+      errors: {
+        400: [
+          'domain is required',
+          'domain must be a string',
+          'domain must be a valid hostname',
+          'domain must be at most 233 characters',
+          'domain already registered',
+          'unknown field: extra',
+        ],
+      },
+    },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createDomainBody);
       const at = now.toISOString();
@@ -95,6 +122,12 @@ export const customDomainRoutes: Route[] = [
     method: 'GET',
     path: '/v1/custom-domains',
     auth: 'api_key',
+    doc: {
+      operationId: 'listCustomDomains',
+      summary: 'List custom domains',
+      tag: 'Custom domains',
+      responses: { 200: list('The account’s domains, newest first.', customDomainResponse, [exampleCustomDomain]) },
+    },
     handle: async ({ principal }) => ({
       status: 200,
       data: (await listCustomDomains(principal.accountId)).map(presentCustomDomain),
@@ -104,6 +137,12 @@ export const customDomainRoutes: Route[] = [
     method: 'GET',
     path: '/v1/custom-domains/:id',
     auth: 'api_key',
+    doc: {
+      operationId: 'getCustomDomain',
+      summary: 'Show a custom domain',
+      tag: 'Custom domains',
+      responses: { 200: json('The domain.', customDomainResponse, exampleCustomDomain) },
+    },
     handle: async ({ params, principal }) => {
       const domain = await findCustomDomain(principal.accountId, parsePathId(params.id));
       if (!domain) throw notFound();
@@ -118,6 +157,19 @@ export const customDomainRoutes: Route[] = [
     method: 'POST',
     path: '/v1/custom-domains/:id/verify',
     auth: 'api_key',
+    doc: {
+      operationId: 'verifyCustomDomain',
+      summary: 'Check the domain’s TXT record now',
+      description:
+        'Found: `status: verified` and TLS set-up starts. Not found is not an error: `200` with the domain unchanged and `verification_error` saying why, so clients can call it again until it succeeds. A verified or failed domain is answered as it is. No body.',
+      tag: 'Custom domains',
+      responses: {
+        200: json('The domain after the check.', customDomainResponse, {
+          ...exampleCustomDomain,
+          verification_error: 'no TXT record found at _hookgate-challenge.hooks.acme.com',
+        }),
+      },
+    },
     handle: async ({ params, principal, now }) => {
       const domain = await findCustomDomain(principal.accountId, parsePathId(params.id));
       if (!domain) throw notFound();

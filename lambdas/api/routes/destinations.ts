@@ -7,8 +7,11 @@ import { newId, newSigningSecret } from '../../shared/secrets';
 import { findDestination, insertDestination, listDestinations, updateDestination } from '../../store/destinations';
 import { SIGNATURE_SCHEMES, type DestinationRecord } from '../../store/records';
 import { assertPublicDestination } from '../destination-url';
-import { presentDestination } from '../presenters';
+import { exampleDestination, exampleDestinationWithSecret } from '../examples';
+import { presentDestination, presentDestinationWithSecret } from '../presenters';
+import { json, jsonBody, list } from '../route-doc';
 import type { Route } from '../router';
+import { destinationResponse, destinationWithSecretResponse, named } from '../schemas';
 import { hasControlChars, parseJsonBody, parsePathId, textField } from '../validation';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -47,10 +50,14 @@ const headerValue = (field: string) =>
     .max(4096)
     .refine((v) => !/[\r\n\0]/.test(v), { error: () => `${field} must not contain line breaks or null bytes` });
 
-const authInput = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('bearer'), token: headerValue('auth.token') }),
-  z.strictObject({ type: z.literal('header'), name: headerName, value: headerValue('auth.value') }),
-]);
+const authInput = named(
+  'DestinationAuth',
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('bearer'), token: headerValue('auth.token') }),
+    z.strictObject({ type: z.literal('header'), name: headerName, value: headerValue('auth.value') }),
+  ]),
+  'Sent with every delivery: `Authorization: Bearer <token>`, or a custom header. Write-only.',
+);
 
 const signingSecret = z
   .string()
@@ -60,20 +67,50 @@ const signingSecret = z
 
 const destinationFields = {
   name: textField('name'),
-  url: z.string().min(1).max(2048),
-  signing_secret: signingSecret.optional(),
+  url: z
+    .string()
+    .min(1)
+    .max(2048)
+    .describe('An http(s) URL without credentials; private, loopback and reserved addresses are refused.'),
+  signing_secret: signingSecret
+    .optional()
+    .describe('Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours.'),
   auth: authInput.nullable().optional(),
-  timeout_ms: z.int().min(100).max(30_000).optional(),
-  active: z.boolean().optional(),
-  signature_scheme: z.enum(SIGNATURE_SCHEMES).optional(),
+  timeout_ms: z.int().min(100).max(30_000).optional().describe('Default 15000.'),
+  active: z.boolean().optional().describe('Default true.'),
+  signature_scheme: z
+    .enum(SIGNATURE_SCHEMES)
+    .optional()
+    .describe('Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes.'),
 };
 
-const createDestinationBody = z.strictObject(destinationFields);
-const updateDestinationBody = z.strictObject({
-  ...destinationFields,
-  name: destinationFields.name.optional(),
-  url: destinationFields.url.optional(),
-});
+const createDestinationBody = named('CreateDestinationRequest', z.strictObject(destinationFields));
+const updateDestinationBody = named(
+  'UpdateDestinationRequest',
+  z.strictObject({
+    ...destinationFields,
+    name: destinationFields.name.optional(),
+    url: destinationFields.url.optional(),
+  }),
+);
+
+const destinationErrors = [
+  'url must be an http or https URL',
+  'url must not contain credentials',
+  'url must not point to a private or reserved address',
+  'url must be at most 2048 characters',
+  'timeout_ms must be at least 100',
+  'timeout_ms must be at most 30000',
+  'auth.type must be one of: bearer, header',
+  'auth.token is required',
+  'auth.name must be a valid HTTP header name',
+  'auth.name is a header the gateway sets itself',
+  'auth.value must not contain line breaks or null bytes',
+  'signing_secret must be at least 8 characters',
+  'signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks',
+  'signature_scheme must be one of: hookgate, standard_webhooks',
+  'unknown field: nmae',
+];
 
 const assertAllowedUrl = (url: string) => assertPublicDestination(url, config().allowPrivateDestinations, resolveHost);
 
@@ -88,6 +125,20 @@ export const destinationRoutes: Route[] = [
     method: 'POST',
     path: '/v1/destinations',
     auth: 'api_key',
+    doc: {
+      operationId: 'createDestination',
+      summary: 'Create a destination',
+      description:
+        'Deliveries are signed with `Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` keyed with the UTF-8 bytes of `signing_secret` (or the Standard Webhooks headers with `signature_scheme: standard_webhooks`).',
+      tag: 'Destinations',
+      body: jsonBody(createDestinationBody, {
+        name: 'orders',
+        url: 'https://consumer.example.com/hooks',
+        auth: { type: 'bearer', token: 's3cr3t' },
+      }),
+      responses: { 201: json('The destination, with its signing secret.', destinationWithSecretResponse, exampleDestinationWithSecret) },
+      errors: { 400: ['name is required', 'url is required', ...destinationErrors] },
+    },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createDestinationBody);
       await assertAllowedUrl(body.url);
@@ -109,32 +160,53 @@ export const destinationRoutes: Route[] = [
       };
       assertSecretFitsScheme(record);
       await insertDestination(record);
-      return { status: 201, data: presentDestination(record, { withSecret: true }) };
+      return { status: 201, data: presentDestinationWithSecret(record) };
     },
   },
   {
     method: 'GET',
     path: '/v1/destinations',
     auth: 'api_key',
+    doc: {
+      operationId: 'listDestinations',
+      summary: 'List destinations',
+      tag: 'Destinations',
+      responses: { 200: list('The account’s destinations, newest first (no signing secrets).', destinationResponse, [exampleDestination]) },
+    },
     handle: async ({ principal }) => ({
       status: 200,
-      data: (await listDestinations(principal.accountId)).map((d) => presentDestination(d, { withSecret: false })),
+      data: (await listDestinations(principal.accountId)).map(presentDestination),
     }),
   },
   {
     method: 'GET',
     path: '/v1/destinations/:id',
     auth: 'api_key',
+    doc: {
+      operationId: 'getDestination',
+      summary: 'Show a destination, with its signing secret',
+      tag: 'Destinations',
+      responses: { 200: json('The destination.', destinationWithSecretResponse, exampleDestinationWithSecret) },
+    },
     handle: async ({ params, principal }) => {
       const destination = await findDestination(principal.accountId, parsePathId(params.id));
       if (!destination) throw notFound();
-      return { status: 200, data: presentDestination(destination, { withSecret: true }) };
+      return { status: 200, data: presentDestinationWithSecret(destination) };
     },
   },
   {
     method: 'PATCH',
     path: '/v1/destinations/:id',
     auth: 'api_key',
+    doc: {
+      operationId: 'updateDestination',
+      summary: 'Change a destination',
+      description: '`auth: null` removes auth. A new `signing_secret` keeps the previous one valid for 24 hours (both signatures are sent).',
+      tag: 'Destinations',
+      body: jsonBody(updateDestinationBody, { active: false }),
+      responses: { 200: json('The updated destination (no signing secret).', destinationResponse, { ...exampleDestination, active: false }) },
+      errors: { 400: ['name is required', ...destinationErrors] },
+    },
     handle: async ({ request, params, principal, now }) => {
       const id = parsePathId(params.id);
       const body = parseJsonBody(request, updateDestinationBody);
@@ -157,7 +229,7 @@ export const destinationRoutes: Route[] = [
       assertSecretFitsScheme({ ...current, ...changes });
       const updated = await updateDestination(principal.accountId, id, changes);
       if (!updated) throw notFound();
-      return { status: 200, data: presentDestination(updated, { withSecret: false }) };
+      return { status: 200, data: presentDestination(updated) };
     },
   },
 ];

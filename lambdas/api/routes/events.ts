@@ -2,21 +2,33 @@ import { z } from 'zod';
 import { badRequest, notFound } from '../../domain/errors';
 import { EVENT_STATUSES } from '../../domain/event-status';
 import { isUuid } from '../../domain/ids';
-import { getPayload } from '../../adapters/payloads';
+import { readStoredBody } from '../../adapters/payloads';
 import { replayEvent } from '../../pipeline/replay-event';
 import { listEvents } from '../../store/event-lists';
 import { findEventDetail } from '../../store/events';
 import { presentAttempt, presentEventDetail, presentEventListItem } from '../event-presenters';
+import {
+  exampleAttempt,
+  exampleInboundDetail,
+  exampleInboundListItem,
+  exampleOutboundDetail,
+  exampleOutboundListItem,
+  ids,
+} from '../examples';
+import { json, page as eventPage } from '../route-doc';
 import type { Route } from '../router';
+import { eventListItemResponse, eventWithAttemptsResponse, replayResponse, type ReplayResponse } from '../schemas';
 import { parsePathId, parseWith, uuidField } from '../validation';
 
 const listQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional().describe('Page size, 1..200; default 50.'),
+  cursor: z.string().max(200).optional().describe('Opaque: the previous page’s `next_cursor`.'),
   status: z.enum(EVENT_STATUSES).optional(),
-  event_type: z.string().min(1).max(200).optional(),
+  event_type: z.string().min(1).max(200).optional().describe('Exact event type.'),
   source_id: uuidField('source_id').optional(),
 });
+
+const STATUS_LIST = EVENT_STATUSES.join(', ');
 
 const CURSOR_PREFIX = 'v1:';
 const encodeCursor = (eventId: string) => Buffer.from(`${CURSOR_PREFIX}${eventId}`).toString('base64url');
@@ -31,11 +43,37 @@ function decodeCursor(cursor: string): string {
 
 /** List, detail and replay of one direction's events; inbound at /v1/events, outbound at /v1/outbound-events. */
 export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound'): Route[] {
+  const inbound = direction === 'inbound';
+  const noun = inbound ? 'Event' : 'OutboundEvent';
+  const tag = inbound ? 'Events' : 'Outbound events';
+  const exampleItem = inbound ? exampleInboundListItem : exampleOutboundListItem;
+  const exampleDetail = inbound ? exampleInboundDetail : exampleOutboundDetail;
+  const exampleId = inbound ? ids.event : ids.outboundEvent;
   return [
     {
       method: 'GET',
       path: basePath,
       auth: 'api_key',
+      doc: {
+        operationId: `list${noun}s`,
+        summary: `List ${direction} events`,
+        description: `Newest first, 50 by default. Follow \`next_cursor\` (null on the last page) for older events.${inbound ? '' : ' Outbound events have `source_id: null`.'}`,
+        tag,
+        query: listQuery,
+        responses: {
+          200: eventPage(`A page of ${direction} events; \`next_cursor\` sits beside \`data\`.`, eventListItemResponse, [exampleItem]),
+        },
+        errors: {
+          400: [
+            'limit must be at least 1',
+            'limit must be at most 200',
+            'limit must be a number',
+            `status must be one of: ${STATUS_LIST}`,
+            'invalid cursor',
+            'invalid source_id',
+          ],
+        },
+      },
       handle: async ({ request, principal }) => {
         const query = parseWith(listQuery, request.query);
         const page = await listEvents(principal.accountId, direction, {
@@ -56,10 +94,24 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
       method: 'GET',
       path: `${basePath}/:id`,
       auth: 'api_key',
+      doc: {
+        operationId: `get${noun}`,
+        summary: `Show ${inbound ? 'an inbound' : 'an outbound'} event with its delivery attempts`,
+        description: `\`body\` is the payload’s text when it is valid UTF-8, else base64 (\`body_encoding\`). Attempts are oldest first. ${
+          inbound ? 'An outbound event’s id here is a 404.' : 'An inbound event’s id here is a 404.'
+        }`,
+        tag,
+        responses: {
+          200: json('The event and its attempts.', eventWithAttemptsResponse, {
+            event: exampleDetail,
+            attempts: [{ ...exampleAttempt, event_id: exampleId }],
+          }),
+        },
+      },
       handle: async ({ params, principal }) => {
         const detail = await findEventDetail(principal.accountId, parsePathId(params.id));
         if (!detail || detail.event.direction !== direction) throw notFound();
-        const bytes = detail.body.body_ref ? await getPayload(detail.body.body_ref) : Buffer.from(detail.body.body ?? []);
+        const bytes = await readStoredBody(detail.body);
         return {
           status: 200,
           data: { event: presentEventDetail(detail.event, detail.body, bytes), attempts: detail.attempts.map(presentAttempt) },
@@ -70,9 +122,20 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
       method: 'POST',
       path: `${basePath}/:id/replay`,
       auth: 'api_key',
+      doc: {
+        operationId: `replay${noun}`,
+        summary: `Replay ${inbound ? 'an inbound' : 'an outbound'} event`,
+        description:
+          'A new event with the same payload and headers, routed by today’s routes (its `replay_of` names the original); the original becomes `replayed`. Terminal events and `accepted` ones (nothing was in flight) can be replayed. No body.',
+        tag,
+        responses: {
+          202: json('The replay is queued.', replayResponse, { original_event_id: exampleId, replay_event_id: ids.replay, status: 'queued' }),
+        },
+        errors: { 400: ['event is not in a terminal status'] },
+      },
       handle: async ({ params, principal, now }) => ({
         status: 202,
-        data: await replayEvent(principal.accountId, direction, parsePathId(params.id), now),
+        data: (await replayEvent(principal.accountId, direction, parsePathId(params.id), now)) satisfies ReplayResponse,
       }),
     },
   ];

@@ -7,7 +7,10 @@ import { startExportWorker } from '../../adapters/job-trigger';
 import { newId } from '../../shared/secrets';
 import { findExportJob, insertExportJob, listExportJobs } from '../../store/exports';
 import { EXPORT_FORMATS, type ExportJobRecord } from '../../store/records';
+import { exampleExportJob, exampleReadyExportJob, ids } from '../examples';
+import { json, jsonBody, list, redirect } from '../route-doc';
 import type { Route } from '../router';
+import { exportJobResponse, named, type ExportJobResponse } from '../schemas';
 import { parseJsonBody, parsePathId, parseWith } from '../validation';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
@@ -18,24 +21,28 @@ const timestampField = (field: string) =>
     .refine((v) => ISO_8601.test(v) && !Number.isNaN(Date.parse(v)), { error: () => `${field} must be an ISO 8601 timestamp` })
     .transform((v) => new Date(v).toISOString());
 
-const createExportBody = z.strictObject({
-  format: z.enum(EXPORT_FORMATS).optional(),
-  filters: z
-    .strictObject({
-      direction: z.enum(['inbound', 'outbound']).optional(),
-      status: z.enum(EVENT_STATUSES).optional(),
-      date_from: timestampField('filters.date_from').optional(),
-      date_to: timestampField('filters.date_to').optional(),
-    })
-    .optional(),
-});
+const createExportBody = named(
+  'CreateExportRequest',
+  z.strictObject({
+    format: z.enum(EXPORT_FORMATS).optional().describe('Default `json`.'),
+    filters: z
+      .strictObject({
+        direction: z.enum(['inbound', 'outbound']).optional(),
+        status: z.enum(EVENT_STATUSES).optional(),
+        date_from: timestampField('filters.date_from').optional().describe('ISO 8601; inclusive bound on `created_at`.'),
+        date_to: timestampField('filters.date_to').optional().describe('ISO 8601; inclusive bound on `created_at`.'),
+      })
+      .optional()
+      .describe('Every member optional; an absent filter restricts nothing.'),
+  }),
+);
 
 const listQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).optional(),
-  offset: z.coerce.number().int().min(0).optional(),
+  limit: z.coerce.number().int().min(1).max(200).optional().describe('1..200; default 25.'),
+  offset: z.coerce.number().int().min(0).optional().describe('Default 0.'),
 });
 
-const presentExportJob = (job: ExportJobRecord) => ({
+const presentExportJob = (job: ExportJobRecord): ExportJobResponse => ({
   id: job.id,
   account_id: job.account_id,
   status: job.status,
@@ -59,6 +66,27 @@ export const exportRoutes: Route[] = [
     method: 'POST',
     path: '/v1/exports',
     auth: 'api_key',
+    doc: {
+      operationId: 'createExport',
+      summary: 'Start an export of event history',
+      description:
+        'The worker moves the job to `processing` and then `ready` (`row_count`, `completed_at`) or `failed` (`error_message`). Rows are the newest events first, at most 10,000, with the columns `id,direction,event_type,external_event_id,status,attempts_count,received_at,created_at`.',
+      tag: 'Exports',
+      body: jsonBody(createExportBody, { format: 'csv', filters: { status: 'dead_letter', date_from: '2026-05-01T00:00:00Z' } }),
+      responses: { 201: json('The job, queued.', exportJobResponse, exampleExportJob) },
+      errors: {
+        400: [
+          'format must be one of: json, csv',
+          'filters.direction must be one of: inbound, outbound',
+          `filters.status must be one of: ${EVENT_STATUSES.join(', ')}`,
+          'filters.date_from must be an ISO 8601 timestamp',
+          'filters.date_to must be an ISO 8601 timestamp',
+          'filters.date_from must not be after filters.date_to',
+          'filters must be an object',
+          'unknown field: filters.colour',
+        ],
+      },
+    },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createExportBody);
       const filters = body.filters ?? {};
@@ -87,6 +115,14 @@ export const exportRoutes: Route[] = [
     method: 'GET',
     path: '/v1/exports',
     auth: 'api_key',
+    doc: {
+      operationId: 'listExports',
+      summary: 'List export jobs',
+      tag: 'Exports',
+      query: listQuery,
+      responses: { 200: list('The account’s jobs, newest first.', exportJobResponse, [exampleReadyExportJob]) },
+      errors: { 400: ['limit must be at least 1', 'limit must be at most 200', 'limit must be a number', 'offset must be at least 0'] },
+    },
     handle: async ({ request, principal }) => {
       const query = parseWith(listQuery, request.query);
       const jobs = await listExportJobs(principal.accountId, query.limit ?? 25, query.offset ?? 0);
@@ -97,12 +133,31 @@ export const exportRoutes: Route[] = [
     method: 'GET',
     path: '/v1/exports/:id',
     auth: 'api_key',
+    doc: {
+      operationId: 'getExport',
+      summary: 'Show an export job',
+      tag: 'Exports',
+      responses: { 200: json('The job.', exportJobResponse, exampleReadyExportJob) },
+    },
     handle: async ({ params, principal }) => ({ status: 200, data: presentExportJob(await ownedJob(principal.accountId, params.id)) }),
   },
   {
     method: 'GET',
     path: '/v1/exports/:id/download',
     auth: 'api_key',
+    doc: {
+      operationId: 'downloadExport',
+      summary: 'Download a ready export',
+      description: 'Redirects to a pre-signed URL of the file, valid 5 minutes, served as `application/json` or `text/csv` and as an attachment.',
+      tag: 'Exports',
+      responses: {
+        302: redirect(
+          'The file’s pre-signed URL, in `Location`.',
+          `https://hookgate-exports.s3.amazonaws.com/exports/${ids.exportJob}.csv?X-Amz-Expires=300&X-Amz-Signature=5d41402abc4b2a76b9719d911017c592`,
+        ),
+      },
+      errors: { 400: ['export is not ready'] },
+    },
     handle: async ({ params, principal }) => {
       const job = await ownedJob(principal.accountId, params.id);
       if (job.status !== 'ready' || !job.object_key) throw badRequest('export is not ready');

@@ -1,3 +1,5 @@
+import { ingestOperation } from '../ingest-doc';
+import type { DocumentedOperation } from '../openapi';
 import type { Route } from '../router';
 import { accountRoutes } from './accounts';
 import { apiKeyRoutes } from './api-keys';
@@ -6,6 +8,7 @@ import { customDomainRoutes } from './custom-domains';
 import { destinationRoutes } from './destinations';
 import { eventRoutes } from './events';
 import { exportRoutes } from './exports';
+import { openApiRoutes } from './openapi';
 import { outboundEventRoutes } from './outbound-events';
 import { probeRoutes } from './probes';
 import { routeRoutes } from './routes';
@@ -23,4 +26,10 @@ export const allRoutes: Route[] = [
   ...exportRoutes,
   ...brandSettingsRoutes,
   ...customDomainRoutes,
+  ...openApiRoutes(apiOperations),
 ];
+
+/** Every operation of the HTTP API, documented: the router's routes and the ingest function's. */
+export function apiOperations(): DocumentedOperation[] {
+  return [...allRoutes, ingestOperation];
+}

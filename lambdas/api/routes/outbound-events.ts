@@ -1,6 +1,10 @@
 import { z } from 'zod';
 import { publishEvent, type PublishInput } from '../../pipeline/publish-event';
+import { exampleOutboundPayload, ids } from '../examples';
+import { presentPublished } from '../presenters';
+import { json, jsonBody, list } from '../route-doc';
 import type { Route } from '../router';
+import { batchItemResponse, duplicateResponse, named, publishedResponse, type BatchItemResponse } from '../schemas';
 import { issueMessage, parseJsonBody, textField } from '../validation';
 import { eventRoutes } from './events';
 
@@ -10,27 +14,38 @@ const BATCH_CONCURRENCY = 10;
 
 const payload = z.string({ error: () => 'payload is required' }).min(1, { error: () => 'payload is required' });
 
-const publishBody = z.strictObject({
-  payload,
-  event_type: textField('event_type').optional(),
-  external_event_id: textField('external_event_id', 256).optional(),
-});
+const publishBody = named(
+  'PublishOutboundEventRequest',
+  z.strictObject({
+    payload: payload.describe('The delivery body, sent with `Content-Type: application/json`; usually a JSON document as a string.'),
+    event_type: textField('event_type').optional().describe('Tag used for route matching.'),
+    external_event_id: textField('external_event_id', 256)
+      .optional()
+      .describe('Idempotency key: a repeat within the account answers the first event (`duplicate: true`).'),
+  }),
+);
 
-const batchBody = z.strictObject({
-  events: z.array(z.unknown()).min(1).max(MAX_BATCH_EVENTS),
-});
+const batchOf = <T extends z.ZodType>(event: T) => z.strictObject({ events: z.array(event).min(1).max(MAX_BATCH_EVENTS) });
+/** The call is parsed as an array first and each event on its own, so one bad event does not stop the others. */
+const batchBody = batchOf(z.unknown());
+/** Documented as what each event must be: the same shape, built by the same function. */
+const documentedBatchBody = named('PublishOutboundEventBatchRequest', batchOf(publishBody));
 
-type BatchItem =
-  | Awaited<ReturnType<typeof publishEvent>>
-  | { status: 400; error: string };
+const publishErrors = [
+  'payload is required',
+  'event_type must be a string',
+  'event_type must be at most 200 characters',
+  'external_event_id must be at most 256 characters',
+  'unknown field: eventtype',
+];
 
-async function publishItem(accountId: string, raw: unknown, now: Date): Promise<BatchItem> {
+async function publishItem(accountId: string, raw: unknown, now: Date): Promise<BatchItemResponse> {
   const parsed = publishBody.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     return { status: 400, error: first ? issueMessage(first) : 'invalid event' };
   }
-  return publishEvent(accountId, parsed.data as PublishInput, now);
+  return presentPublished(await publishEvent(accountId, parsed.data as PublishInput, now));
 }
 
 function splitRepeats(events: readonly unknown[]): { firsts: number[]; repeats: number[] } {
@@ -67,25 +82,66 @@ export const outboundEventRoutes: Route[] = [
     method: 'POST',
     path: '/v1/outbound-events',
     auth: 'api_key',
+    doc: {
+      operationId: 'publishOutboundEvent',
+      summary: 'Publish an event',
+      description:
+        'Delivered to the destination of every matching route (routes without a `source_id` match outbound events), signed, retried and recorded like inbound webhooks.',
+      tag: 'Outbound events',
+      body: jsonBody(publishBody, { payload: exampleOutboundPayload, event_type: 'invoice.paid', external_event_id: 'in_1-paid' }),
+      responses: {
+        201: json('Stored and queued.', publishedResponse, { id: ids.outboundEvent, status: 'queued' }),
+        200: json('A repeated `external_event_id`: the first event, nothing stored again.', duplicateResponse, {
+          id: ids.outboundEvent,
+          status: 'delivered',
+          duplicate: true,
+        }),
+      },
+      errors: { 400: publishErrors },
+    },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, publishBody);
-      return publishEvent(principal.accountId, body, now);
+      return presentPublished(await publishEvent(principal.accountId, body, now));
     },
   },
   {
     method: 'POST',
     path: '/v1/outbound-events/batch',
     auth: 'api_key',
+    doc: {
+      operationId: 'publishOutboundEventBatch',
+      summary: 'Publish up to 100 events in one call',
+      description:
+        'One result per event, in order, each what the single call would have answered. One bad event does not stop the others; a repeat of an `external_event_id` inside the batch is answered as the duplicate of its first occurrence.',
+      tag: 'Outbound events',
+      body: jsonBody(documentedBatchBody, {
+        events: [
+          { payload: '{"order":1}', event_type: 'order.created', external_event_id: 'order-1' },
+          { payload: '{"order":1}', event_type: 'order.created', external_event_id: 'order-1' },
+          { payload: '{"order":2}', event_type: 'order.created' },
+        ],
+      }),
+      responses: {
+        200: list('One result per event, in order: `201`, `200` (duplicate) or `400` with the error.', batchItemResponse, [
+          { status: 201, data: { id: ids.outboundEvent, status: 'queued' } },
+          { status: 200, data: { id: ids.outboundEvent, status: 'queued', duplicate: true } },
+          { status: 201, data: { id: ids.replay, status: 'queued' } },
+        ]),
+      },
+      errors: {
+        400: ['events is required', 'events must be an array', 'events must contain at least 1 item(s)', 'events must contain at most 100 items'],
+      },
+    },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, batchBody);
       const publish = (index: number) => publishItem(principal.accountId, body.events[index], now);
       // A repeat of an external id inside the batch waits for its first occurrence, so it is the one
       // answered as the duplicate, as it would be had the events been sent one by one in order.
       const { firsts, repeats } = splitRepeats(body.events);
-      const results = new Array<BatchItem>(body.events.length);
+      const results = new Array<BatchItemResponse>(body.events.length);
       for (const phase of [firsts, repeats]) {
         const answers = await mapLimited(phase, BATCH_CONCURRENCY, publish);
-        phase.forEach((index, i) => (results[index] = answers[i] as BatchItem));
+        phase.forEach((index, i) => (results[index] = answers[i] as BatchItemResponse));
       }
       return { status: 200, data: results };
     },

@@ -5,23 +5,48 @@ import { newId, newPathToken } from '../../shared/secrets';
 import { findCustomDomain, listCustomDomains } from '../../store/custom-domains';
 import type { CustomDomainRecord, SourceRecord } from '../../store/records';
 import { findSource, insertSource, listSources, updateSource } from '../../store/sources';
+import { exampleSource } from '../examples';
 import { presentSource } from '../presenters';
 import { publicBaseUrl } from '../public-url';
+import { json, jsonBody, list } from '../route-doc';
 import type { Route } from '../router';
+import { named, sourceResponse, type SourceResponse } from '../schemas';
 import { parseJsonBody, parsePathId, textField, uuidField } from '../validation';
 import { verificationInput } from '../verification-input';
 
-const createSourceBody = z.strictObject({
-  name: textField('name'),
-  verification: verificationInput.optional(),
-  custom_domain_id: uuidField('custom_domain_id').nullable().optional(),
-});
+const customDomainId = uuidField('custom_domain_id')
+  .nullable()
+  .optional()
+  .describe('One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it.');
 
-const updateSourceBody = z.strictObject({
-  name: textField('name').optional(),
-  verification: verificationInput.optional(),
-  custom_domain_id: uuidField('custom_domain_id').nullable().optional(),
-});
+const createSourceBody = named(
+  'CreateSourceRequest',
+  z.strictObject({
+    name: textField('name'),
+    verification: verificationInput.optional(),
+    custom_domain_id: customDomainId,
+  }),
+);
+
+const updateSourceBody = named(
+  'UpdateSourceRequest',
+  z.strictObject({
+    name: textField('name').optional(),
+    verification: verificationInput.optional(),
+    custom_domain_id: customDomainId,
+  }),
+);
+
+const verificationErrors = [
+  'verification.provider must be one of: stripe, github, shopify, slack, standard_webhooks, hmac_sha256',
+  'verification.secret is required',
+  'verification.secret must be whsec_ followed by base64 of 24 to 64 bytes',
+  'verification.header is required',
+  'verification.header must be a valid HTTP header name',
+  'verification.encoding must be one of: hex, base64',
+  'unknown field: verification.header',
+];
+const domainErrors = ['invalid custom_domain_id', 'custom_domain_id does not match a custom domain of this account'];
 
 /** A source may be tied to any of the account's domains that has not failed; it serves once verified. */
 async function assertLinkableDomain(accountId: string, domainId: string): Promise<void> {
@@ -47,7 +72,7 @@ async function domainsFor(accountId: string, sources: SourceRecord[]): Promise<M
   return new Map((await listCustomDomains(accountId)).map((d) => [d.id, d]));
 }
 
-async function present(request: ApiRequest, accountId: string, sources: SourceRecord[]) {
+async function present(request: ApiRequest, accountId: string, sources: SourceRecord[]): Promise<SourceResponse[]> {
   const domains = await domainsFor(accountId, sources);
   return sources.map((s) => presentSource(s, ingestBase(request, s, domains)));
 }
@@ -57,6 +82,18 @@ export const sourceRoutes: Route[] = [
     method: 'POST',
     path: '/v1/sources',
     auth: 'api_key',
+    doc: {
+      operationId: 'createSource',
+      summary: 'Create a source',
+      description:
+        'Third parties post webhooks to its `ingest_url`. With `verification`, ingest checks the provider’s signature over the raw body and answers `401 invalid signature` when it does not match.',
+      tag: 'Sources',
+      body: jsonBody(createSourceBody, { name: 'stripe', verification: { provider: 'stripe', secret: 'whsec_from_the_stripe_dashboard' } }),
+      responses: { 201: json('The source, with its ingest URL.', sourceResponse, exampleSource) },
+      errors: {
+        400: ['name is required', 'name must be a string', 'name must be at most 200 characters', ...verificationErrors, ...domainErrors, 'unknown field: nmae'],
+      },
+    },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createSourceBody);
       if (body.custom_domain_id) await assertLinkableDomain(principal.accountId, body.custom_domain_id);
@@ -79,6 +116,12 @@ export const sourceRoutes: Route[] = [
     method: 'GET',
     path: '/v1/sources',
     auth: 'api_key',
+    doc: {
+      operationId: 'listSources',
+      summary: 'List sources',
+      tag: 'Sources',
+      responses: { 200: list('The account’s sources, newest first.', sourceResponse, [exampleSource]) },
+    },
     handle: async ({ request, principal }) => ({
       status: 200,
       data: await present(request, principal.accountId, await listSources(principal.accountId)),
@@ -88,6 +131,15 @@ export const sourceRoutes: Route[] = [
     method: 'PATCH',
     path: '/v1/sources/:id',
     auth: 'api_key',
+    doc: {
+      operationId: 'updateSource',
+      summary: 'Change a source',
+      description: 'Changes `name`, `verification` (`null` turns the check off) or `custom_domain_id` (`null` unties it).',
+      tag: 'Sources',
+      body: jsonBody(updateSourceBody, { verification: null }),
+      responses: { 200: json('The updated source.', sourceResponse, { ...exampleSource, verification: null }) },
+      errors: { 400: ['name is required', 'name must be at most 200 characters', ...verificationErrors, ...domainErrors, 'unknown field: nmae'] },
+    },
     handle: async ({ request, params, principal, now }) => {
       const id = parsePathId(params.id);
       const body = parseJsonBody(request, updateSourceBody);
@@ -107,6 +159,12 @@ export const sourceRoutes: Route[] = [
     method: 'GET',
     path: '/v1/sources/:id',
     auth: 'api_key',
+    doc: {
+      operationId: 'getSource',
+      summary: 'Show a source',
+      tag: 'Sources',
+      responses: { 200: json('The source.', sourceResponse, exampleSource) },
+    },
     handle: async ({ request, params, principal }) => {
       const source = await findSource(principal.accountId, parsePathId(params.id));
       if (!source) throw notFound();

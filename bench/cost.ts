@@ -1,0 +1,190 @@
+/**
+ * Section 1: cost per million webhooks. The real handlers behind the local gateway, every AWS call
+ * metered (bench/lib/meter.ts), priced at list prices (bench/prices.ts). Scenarios: the happy path,
+ * 10% of deliveries failing twice, the happy path with a provider delivery id (de-duplication), and
+ * outbound publish (single and batch). Each scenario ends with the retention sweep that deletes its
+ * events, since every webhook is deleted once; the fixed monthly cost of the schedules is apart.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Context } from 'aws-lambda';
+import { startGateway } from '../local/gateway';
+import { createLambdaContext } from '../local/lambda-context';
+import { scheduledEvent } from '../local/schedules';
+import { REPO_ROOT, writeResult } from './lib/child';
+import { costReport, type CostReport, type MeterSnapshot } from './lib/cost-model';
+import { realHandlers } from './lib/handlers';
+import { apiClient, providerHeaders, request, setupAccount, startSink, webhookBody, type SinkBehaviour } from './lib/http';
+import { lambdaMemoryMb } from './lib/lambda-config';
+import { Meter } from './lib/meter';
+import { HOURS_PER_MONTH, MINUTES_PER_MONTH, PRICES } from './prices';
+import { pool, progress, round, sleep, waitUntil } from './lib/stats';
+
+export const WEBHOOKS = 1000;
+const LOW_TRAFFIC_WEBHOOKS = 100;
+const DAY_MS = 86_400_000;
+
+const meter = new Meter();
+const memory = lambdaMemoryMb(REPO_ROOT);
+const context = (name: string, ms = 60_000): Context => createLambdaContext(`hookgate-${name}`, ms);
+const sweeper = meter.wrap('sweeper', realHandlers.sweeper);
+const reconciler = meter.wrap('reconciler', realHandlers.reconciler);
+const exportWorker = meter.wrap('export', realHandlers.exportWorker);
+
+const dataDir = await mkdtemp(join(tmpdir(), 'hookgate-bench-cost-'));
+const gateway = await startGateway({
+  port: 0,
+  dataDir,
+  log: (line) => progress(line),
+  handlers: {
+    api: meter.wrap('api', realHandlers.api),
+    ingest: meter.wrap('ingest', realHandlers.ingest),
+    // One batch at a time, as in one Lambda execution environment: the deliver handler keeps one
+    // Powertools BatchProcessor per module, which two concurrent batches in one process would share.
+    deliver: meter.wrap('deliver', realHandlers.deliver, { exclusive: true }),
+  },
+  env: {
+    HOOKGATE_ALLOW_PRIVATE_DESTINATIONS: 'true',
+    // Tries at the same count as production (5), seconds apart instead of minutes.
+    HOOKGATE_RETRY_SCHEDULE: '0,1,1,1,1',
+    // Production's level: the log lines are part of the cost.
+    HOOKGATE_LOG_LEVEL: 'info',
+  },
+});
+meter.install();
+meter.captureOutput();
+const sink = await startSink();
+const api = apiClient(gateway.url);
+
+const scenarios: Record<string, CostReport & { per_million_without_retention_usd: number; sweep: unknown; seconds: number }> = {};
+let scenarioIndex = 0;
+
+try {
+  const account = await setupAccount(api);
+  const destination = await account.destination(`${sink.url}/hooks`);
+  // No source_id: inbound events of any source and outbound events both go to the one destination.
+  await account.route({ destination_id: destination });
+  const ingestUrl = `${gateway.url}/ingest/${account.token}`;
+
+  const ingest = (extraHeaders: (seq: number) => Record<string, string> = () => ({})) => async (seq: number) => {
+    const body = webhookBody(seq, Date.now());
+    const reply = await request(ingestUrl, { method: 'POST', headers: { ...providerHeaders(body), ...extraHeaders(seq) }, body });
+    if (reply.status !== 202) throw new Error(`ingest answered ${reply.status}: ${reply.text}`);
+  };
+
+  async function scenario(
+    name: string,
+    count: number,
+    opts: { calls: number; concurrency: number; send: (seqBase: number, index: number) => Promise<void>; behaviour?: SinkBehaviour },
+  ) {
+    const seqBase = ++scenarioIndex * 100_000;
+    sink.respondWith(opts.behaviour ?? (() => ({ status: 200 })));
+    await sleep(200);
+    meter.reset();
+    const started = Date.now();
+    progress(`cost: ${name}: ${count} webhooks of 2 KB...`);
+    await pool(opts.calls, opts.concurrency, (i) => opts.send(seqBase, i));
+    const delivered = () =>
+      new Set(sink.delivered().filter((a) => a.seq >= seqBase && a.seq < seqBase + count).map((a) => a.seq)).size;
+    if (!(await waitUntil(() => delivered() >= count, 90_000, 100))) throw new Error(`${name}: ${delivered()} of ${count} delivered`);
+    // Quiet: no deliver invocation running and none started for a while (outcome writes follow the POST).
+    let seen = -1;
+    while (seen !== meter.invocations.length || (meter.inFlight.get('deliver') ?? 0) > 0) {
+      seen = meter.invocations.length;
+      await sleep(600);
+    }
+    const seconds = (Date.now() - started) / 1000;
+    // Every event is deleted once its retention ends: run the sweep as if three days had passed.
+    const sweep = await sweeper({ time: new Date(Date.now() + 3 * DAY_MS).toISOString() } as never, context('sweeper', 15 * 60_000));
+    const snapshot: MeterSnapshot = {
+      invocations: [...meter.invocations],
+      calls: [...meter.calls],
+      logs: new Map(meter.logs),
+      itemSizes: new Map(meter.itemSizes),
+    };
+    const report = costReport(snapshot, count, memory, (fn) => fn !== 'outside');
+    const withoutRetention = costReport(snapshot, count, memory, (fn) => fn !== 'outside' && fn !== 'sweeper');
+    scenarios[name] = { ...report, per_million_without_retention_usd: withoutRetention.per_million_usd, sweep, seconds: round(seconds, 1) };
+    progress(`cost: ${name}: $${report.per_million_usd.toFixed(2)} per million (${round(seconds, 1)} s, sweep ${JSON.stringify(sweep)})`);
+  }
+
+  await scenario('happy_path', WEBHOOKS, { calls: WEBHOOKS, concurrency: 4, send: (base, i) => ingest()(base + i) });
+  // Low traffic: one webhook at a time, each delivered before the next, so every batch holds one record
+  // (what the event source mapping does at ~1 webhook/s: no batching window is configured).
+  await scenario('happy_path_low_traffic', LOW_TRAFFIC_WEBHOOKS, {
+    calls: LOW_TRAFFIC_WEBHOOKS,
+    concurrency: 1,
+    send: async (base, i) => {
+      await ingest()(base + i);
+      await waitUntil(() => sink.arrivals.some((a) => a.seq === base + i), 10_000, 5);
+    },
+  });
+  await scenario('retries_10pct', WEBHOOKS, {
+    calls: WEBHOOKS,
+    concurrency: 4,
+    send: (base, i) => ingest()(base + i),
+    // One delivery in ten fails twice (HTTP 500), then succeeds on its third try.
+    behaviour: ({ seq, attempt }) => ({ status: seq % 10 === 0 && attempt <= 2 ? 500 : 200 }),
+  });
+  await scenario('happy_path_with_delivery_id', WEBHOOKS / 2, {
+    calls: WEBHOOKS / 2,
+    concurrency: 4,
+    send: (base, i) => ingest((seq) => ({ 'webhook-id': `msg_${seq}` }))(base + i),
+  });
+  await scenario('outbound_single', WEBHOOKS / 2, {
+    calls: WEBHOOKS / 2,
+    concurrency: 4,
+    send: async (base, i) => {
+      const reply = await api('POST', '/v1/outbound-events', {
+        key: account.key,
+        body: { payload: webhookBody(base + i, Date.now()), event_type: 'invoice.paid' },
+      });
+      if (reply.status !== 201) throw new Error(`publish answered ${reply.status}: ${reply.text}`);
+    },
+  });
+  await scenario('outbound_batch', WEBHOOKS, {
+    calls: WEBHOOKS / 100,
+    concurrency: 2,
+    send: async (base, i) => {
+      const events = Array.from({ length: 100 }, (_, j) => ({ payload: webhookBody(base + i * 100 + j, Date.now()), event_type: 'invoice.paid' }));
+      const reply = await api('POST', '/v1/outbound-events/batch', { key: account.key, body: { events } });
+      if (reply.status !== 200) throw new Error(`batch publish answered ${reply.status}: ${reply.text}`);
+    },
+  });
+
+  // Fixed monthly cost: one idle run of each scheduled function, times its runs per month.
+  progress('cost: scheduled functions (one idle run each)...');
+  const tick = async (fn: string, run: () => Promise<unknown>, perMonth: number) => {
+    meter.reset();
+    await run();
+    const snapshot: MeterSnapshot = { invocations: [...meter.invocations], calls: [...meter.calls], logs: new Map(meter.logs) };
+    const perRun = costReport(snapshot, 1, memory, (f) => f === fn).per_million_usd / 1e6;
+    return { runs_per_month: perMonth, usd_per_run: perRun, usd_per_month: round(perRun * perMonth, 3), aws_calls_per_run: snapshot.calls.length };
+  };
+  const fixed = {
+    reconciler: await tick('reconciler', () => reconciler(scheduledEvent('hookgate-reconciler'), context('reconciler')), MINUTES_PER_MONTH),
+    export: await tick('export', () => exportWorker(scheduledEvent('hookgate-export'), context('export')), MINUTES_PER_MONTH),
+    sweeper: await tick('sweeper', () => sweeper(scheduledEvent('hookgate-sweeper'), context('sweeper', 15 * 60_000)), HOURS_PER_MONTH),
+    // The SQS event source mapping long-polls an empty queue too: about 5 pollers x 3 receives a minute.
+    sqs_idle_polling: { runs_per_month: 15 * MINUTES_PER_MONTH, usd_per_run: PRICES.sqsPerRequest, usd_per_month: round(15 * MINUTES_PER_MONTH * PRICES.sqsPerRequest, 3) },
+  };
+  const fixedTotal = round(Object.values(fixed).reduce((sum, f) => sum + f.usd_per_month, 0), 2);
+
+  const happy = scenarios.happy_path;
+  const ingestInvocations = happy?.lambda.ingest?.invocations ?? 1;
+  const ingestCalls = Object.entries(happy?.aws_calls ?? {})
+    .filter(([key]) => key.startsWith('ingest '))
+    .reduce((sum, [, n]) => sum + n, 0);
+  writeResult({
+    scenarios,
+    fixed_monthly: { ...fixed, total_usd: fixedTotal },
+    ingest_aws_calls_per_request_observed: round(ingestCalls / ingestInvocations, 3),
+    memory_mb: memory,
+  });
+} finally {
+  meter.releaseOutput();
+  await sink.close();
+  await gateway.close();
+  await rm(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,154 @@
+/**
+ * Section 4: local end to end. The gateway runs in its own process (bench/e2e-gateway.ts); this
+ * process is the load and the destination. Phase 1: 50 closed-loop clients post 2 KB webhooks for
+ * 30 s as fast as they are answered. Phase 2: an open-loop, paced load below the measured delivery
+ * rate, to show latency when the local runtime is not saturated. Latency is from the moment a client
+ * starts the request (written into the body) to the moment the destination has read the delivery.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { REPO_ROOT, writeResult } from './lib/child';
+import { apiClient, providerHeaders, request, setupAccount, startSink, webhookBody, type Sink } from './lib/http';
+import { percentile, pool, progress, round, sleep, waitUntil } from './lib/stats';
+
+const CONCURRENCY = 50;
+const DURATION_MS = 30_000;
+const PACED_MS = 15_000;
+const DRAIN_TIMEOUT_MS = 90_000;
+
+const sink = await startSink();
+const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('bench/e2e-gateway.ts', REPO_ROOT))], {
+  cwd: fileURLToPath(REPO_ROOT),
+  // Its stdout carries the handlers' log lines and EMF metric documents: read and dropped.
+  stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+});
+child.stdout?.resume();
+const inbox: Array<{ type: string; [key: string]: unknown }> = [];
+child.on('message', (m: { type: string }) => inbox.push(m));
+async function expect(type: string, timeoutMs = 60_000) {
+  if (!(await waitUntil(() => inbox.some((m) => m.type === type), timeoutMs, 20))) throw new Error(`gateway never sent ${type}`);
+  return inbox.splice(inbox.findIndex((m) => m.type === type), 1)[0] as { type: string; [key: string]: unknown };
+}
+
+interface Phase {
+  accepted: number[];
+  rejected: number;
+  ingestMs: number[];
+  started: number;
+  ended: number;
+}
+
+function deliveredStats(s: Sink, phase: Phase, label: string) {
+  const accepted = new Set(phase.accepted);
+  const first = new Map<number, { at: number; sentAt: number }>();
+  for (const a of s.delivered()) if (accepted.has(a.seq) && !first.has(a.seq)) first.set(a.seq, { at: a.at, sentAt: a.sentAt });
+  const latencies = [...first.values()].map((d) => d.at - d.sentAt);
+  const seconds = (phase.ended - phase.started) / 1000;
+  const inWindow = [...first.values()].filter((d) => d.at <= phase.ended).length;
+  const lastAt = Math.max(phase.ended, ...[...first.values()].map((d) => d.at));
+  const stats = {
+    seconds: round(seconds, 1),
+    accepted: phase.accepted.length,
+    rejected: phase.rejected,
+    accepted_per_s: round(phase.accepted.length / seconds, 1),
+    delivered: first.size,
+    delivered_per_s: round(inWindow / seconds, 1),
+    drain_s: round((lastAt - phase.ended) / 1000, 1),
+    // Once the load stops, only deliveries run: the local runtime's delivery capacity on its own.
+    delivered_per_s_after_load: lastAt > phase.ended + 1000 ? round((first.size - inWindow) / ((lastAt - phase.ended) / 1000), 1) : null,
+    delivered_per_s_including_drain: round(first.size / ((lastAt - phase.started) / 1000), 1),
+    ingest_http_ms_p50: round(percentile(phase.ingestMs, 50), 1),
+    ingest_http_ms_p99: round(percentile(phase.ingestMs, 99), 1),
+    p50_ms: percentile(latencies, 50),
+    p95_ms: percentile(latencies, 95),
+    p99_ms: percentile(latencies, 99),
+    max_ms: percentile(latencies, 100),
+  };
+  progress(`e2e: ${label}: ${JSON.stringify(stats)}`);
+  return stats;
+}
+
+try {
+  const { url } = (await expect('ready')) as unknown as { url: string };
+  progress(`e2e: gateway in its own process at ${url}`);
+  const account = await setupAccount(apiClient(url));
+  await account.route({ destination_id: await account.destination(`${sink.url}/hooks`) });
+  const ingestUrl = `${url}/ingest/${account.token}`;
+  let seq = 0;
+
+  async function post(phase: Phase): Promise<void> {
+    const mine = ++seq;
+    const sentAt = Date.now();
+    const body = webhookBody(mine, sentAt);
+    const reply = await request(ingestUrl, { method: 'POST', headers: providerHeaders(body), body });
+    phase.ingestMs.push(Date.now() - sentAt);
+    if (reply.status === 202) phase.accepted.push(mine);
+    else phase.rejected++;
+  }
+  const newPhase = (): Phase => ({ accepted: [], rejected: 0, ingestMs: [], started: Date.now(), ended: 0 });
+  const drain = async (phase: Phase) => {
+    const wanted = new Set(phase.accepted);
+    await waitUntil(() => new Set(sink.delivered().filter((a) => wanted.has(a.seq)).map((a) => a.seq)).size >= wanted.size, DRAIN_TIMEOUT_MS, 100);
+  };
+
+  progress('e2e: warm-up (300 webhooks)...');
+  const warm = newPhase();
+  await pool(300, 10, () => post(warm));
+  await drain(warm);
+
+  progress(`e2e: ${CONCURRENCY} clients for ${DURATION_MS / 1000} s...`);
+  child.send({ type: 'measure-start' });
+  await expect('measuring');
+  const load = newPhase();
+  const deadline = load.started + DURATION_MS;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < deadline) await post(load);
+    }),
+  );
+  load.ended = Date.now();
+  child.send({ type: 'measure-stop' });
+  const { stats: gatewayStats } = (await expect('stats')) as unknown as { stats: Record<string, unknown> };
+  progress(`e2e: gateway process during the load: ${JSON.stringify(gatewayStats)}`);
+  progress('e2e: draining the backlog (no more ingest)...');
+  child.send({ type: 'measure-start' });
+  await expect('measuring');
+  await drain(load);
+  child.send({ type: 'measure-stop' });
+  const { stats: drainStats } = (await expect('stats')) as unknown as { stats: Record<string, unknown> };
+  progress(`e2e: gateway process while draining: ${JSON.stringify(drainStats)}`);
+  const saturated = deliveredStats(sink, load, 'closed loop, 50 clients');
+
+  // Phase 2: paced below what the runtime delivers, to see latency without a backlog.
+  const rate = Math.max(20, Math.floor((saturated.delivered_per_s_including_drain * 0.7) / 10) * 10);
+  progress(`e2e: paced load at ${rate} webhooks/s for ${PACED_MS / 1000} s...`);
+  await sleep(1000);
+  const paced = newPhase();
+  const total = Math.round((rate * PACED_MS) / 1000);
+  const inFlight: Array<Promise<void>> = [];
+  for (let i = 0; i < total; i++) {
+    const due = paced.started + (i * 1000) / rate;
+    const wait = due - Date.now();
+    if (wait > 0) await sleep(wait);
+    inFlight.push(post(paced));
+  }
+  await Promise.all(inFlight);
+  paced.ended = Date.now();
+  await drain(paced);
+  const pacedStats = deliveredStats(sink, paced, `open loop, ${rate}/s`);
+
+  writeResult({
+    concurrency: CONCURRENCY,
+    duration_s: DURATION_MS / 1000,
+    saturated,
+    gateway: gatewayStats,
+    gateway_while_draining: drainStats,
+    paced: { offered_per_s: rate, ...pacedStats },
+  });
+} finally {
+  child.send({ type: 'stop' });
+  await Promise.race([once(child, 'exit'), sleep(20_000)]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+  await sink.close();
+}

@@ -1,0 +1,1065 @@
+// Generated from docs/openapi.json by `npm run openapi` (clients/typescript/codegen/generate-types.ts). Do not edit.
+
+/** The API version the client was generated from (the document's `info.version`). */
+export const API_VERSION = '1.0.0';
+
+export type Account = {
+  id: string;
+  name: string | null;
+  plan: 'free' | 'pro' | 'enterprise';
+  retention_days: number;
+  created_at: string;
+};
+
+export type AccountCreated = {
+  account: Account;
+  api_key: NewApiKey;
+};
+
+/** An API key as listed: never the key itself or its hash. */
+export type ApiKey = {
+  id: string;
+  name: string | null;
+  /** The first 10 characters of the key (`hk_` + 7), to tell keys apart. */
+  prefix: string;
+  created_at: string;
+  /** One-minute resolution. */
+  last_used_at: string | null;
+};
+
+/** One delivery try. */
+export type Attempt = {
+  id: string;
+  event_id: string;
+  destination_id: string;
+  attempt_number: number;
+  outcome: 'success' | 'http_error' | 'timeout' | 'network_error' | 'blocked';
+  response_status: number | null;
+  /** The first 4 KB of the answer. */
+  response_body: string;
+  error: string | null;
+  attempted_at: string;
+  duration_ms: number;
+};
+
+/** What the single publish would have answered for this event. */
+export type BatchItemResult = {
+  status: 201;
+  data: PublishedEvent;
+} | {
+  status: 200;
+  data: DuplicateEvent;
+} | {
+  status: 400;
+  error: string;
+};
+
+/** The effective settings: defaults filled in. */
+export type BrandSettings = {
+  company_name: string | null;
+  logo_url: string | null;
+  primary_color: string | null;
+  accent_color: string | null;
+  docs_title: string | null;
+  /** null until the account sets something. */
+  updated_at: string | null;
+};
+
+export type CreateAccountRequest = {
+  name?: string;
+  plan?: 'free' | 'pro' | 'enterprise';
+  /** Enterprise only (1..3650). Defaults: free 1, pro 30, enterprise 90. */
+  retention_days?: number;
+};
+
+export type CreateApiKeyRequest = {
+  name?: string;
+};
+
+export type CreateCustomDomainRequest = {
+  /** A hostname such as `hooks.acme.com` (lower-cased, trailing dot removed; punycode for IDNs). */
+  domain: string;
+};
+
+export type CreateDestinationRequest = {
+  name: string;
+  /** An http(s) URL without credentials; private, loopback and reserved addresses are refused. */
+  url: string;
+  /** Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours. */
+  signing_secret?: string;
+  auth?: DestinationAuth | null;
+  /** Default 15000. */
+  timeout_ms?: number;
+  /** Default true. */
+  active?: boolean;
+  /** Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes. */
+  signature_scheme?: 'hookgate' | 'standard_webhooks';
+};
+
+export type CreateExportRequest = {
+  /** Default `json`. */
+  format?: 'json' | 'csv';
+  /** Every member optional; an absent filter restricts nothing. */
+  filters?: {
+    direction?: 'inbound' | 'outbound';
+    status?: 'received' | 'accepted' | 'queued' | 'delivering' | 'delivered' | 'retry_scheduled' | 'dead_letter' | 'replayed';
+    /** ISO 8601; inclusive bound on `created_at`. */
+    date_from?: string;
+    /** ISO 8601; inclusive bound on `created_at`. */
+    date_to?: string;
+  };
+};
+
+export type CreateRouteRequest = {
+  destination_id: string;
+  /** null or absent: every source, and outbound events. */
+  source_id?: string | null;
+  /** An exact type, or text ending in `*` (`payment.*`); null or absent: every type. */
+  event_type_pattern?: string | null;
+  /** Default true. */
+  active?: boolean;
+};
+
+export type CreateSourceRequest = {
+  name: string;
+  verification?: SourceVerification;
+  /** One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it. */
+  custom_domain_id?: string | null;
+};
+
+export type CustomDomain = {
+  id: string;
+  domain: string;
+  verification_token: string;
+  verification_record: {
+    type: 'TXT';
+    name: string;
+    value: string;
+  };
+  status: 'pending_verification' | 'verified' | 'failed';
+  verification_error: string | null;
+  tls_status: 'pending' | 'issued' | 'failed';
+  tls_validation_record: {
+    type: string;
+    name: string;
+    value: string;
+  } | null;
+  dns_target: string | null;
+  tls_error: string | null;
+  created_at: string;
+  verified_at: string | null;
+};
+
+/** A destination as listed and as PATCH answers it. */
+export type Destination = {
+  id: string;
+  account_id: string;
+  name: string;
+  url: string;
+  active: boolean;
+  /** The kind of auth sent to the destination; tokens and header values are never returned. */
+  auth: {
+    type: 'bearer';
+  } | {
+    type: 'header';
+    header_name: string;
+  } | null;
+  timeout_ms: number;
+  signature_scheme: 'hookgate' | 'standard_webhooks';
+  created_at: string;
+  updated_at: string;
+};
+
+/** Sent with every delivery: `Authorization: Bearer <token>`, or a custom header. Write-only. */
+export type DestinationAuth = {
+  type: 'bearer';
+  token: string;
+} | {
+  type: 'header';
+  name: string;
+  value: string;
+};
+
+/** A destination with its signing secret: the create answer and `GET /v1/destinations/{id}`. */
+export type DestinationWithSecret = {
+  id: string;
+  account_id: string;
+  name: string;
+  url: string;
+  active: boolean;
+  /** The kind of auth sent to the destination; tokens and header values are never returned. */
+  auth: {
+    type: 'bearer';
+  } | {
+    type: 'header';
+    header_name: string;
+  } | null;
+  timeout_ms: number;
+  signature_scheme: 'hookgate' | 'standard_webhooks';
+  created_at: string;
+  updated_at: string;
+  /** Signs every delivery (`Webhook-Signature`). */
+  signing_secret: string;
+};
+
+/** A repeated external_event_id: nothing was stored or delivered again. */
+export type DuplicateEvent = {
+  /** The first event with this external_event_id. */
+  id: string;
+  status: EventStatus;
+  duplicate: true;
+};
+
+/** The server’s processing time in milliseconds. */
+export type DurationMs = number;
+
+/** Every error answer. */
+export type Error = {
+  /** The exact message; validation messages name the field. */
+  error: string;
+  duration_ms: DurationMs;
+};
+
+export type EventDetail = {
+  id: string;
+  account_id: string;
+  direction: 'inbound' | 'outbound';
+  source_id: string | null;
+  event_type: string | null;
+  external_event_id: string | null;
+  /** The payload: its text when valid UTF-8, else base64 (see `body_encoding`). */
+  body: string;
+  body_encoding: 'utf8' | 'base64';
+  content_type: string | null;
+  /** Stored request headers (lower-case), without credentials. */
+  headers: Record<string, string>;
+  payload_hash: string;
+  status: EventStatus;
+  attempts_count: number;
+  created_by: 'ingest' | 'api';
+  received_at: string;
+  created_at: string;
+  replay_of: string | null;
+  replayed_by: string | null;
+  deliveries: Array<{
+    destination_id: string;
+    status: 'queued' | 'delivering' | 'retry_scheduled' | 'delivered' | 'dead_letter';
+    attempts: number;
+    next_attempt_at: string | null;
+  }>;
+};
+
+export type EventListItem = {
+  id: string;
+  account_id: string;
+  direction: 'inbound' | 'outbound';
+  source_id: string | null;
+  event_type: string | null;
+  external_event_id: string | null;
+  status: EventStatus;
+  attempts_count: number;
+  received_at: string;
+  created_at: string;
+};
+
+/** Event status; terminal: delivered, dead_letter, replayed. */
+export type EventStatus = 'received' | 'accepted' | 'queued' | 'delivering' | 'delivered' | 'retry_scheduled' | 'dead_letter' | 'replayed';
+
+export type EventWithAttempts = {
+  event: EventDetail;
+  /** Oldest first. */
+  attempts: Attempt[];
+};
+
+export type ExportJob = {
+  id: string;
+  account_id: string;
+  status: 'queued' | 'processing' | 'ready' | 'failed';
+  format: 'json' | 'csv';
+  filters: {
+    direction?: 'inbound' | 'outbound';
+    status?: EventStatus;
+    date_from?: string;
+    date_to?: string;
+  };
+  row_count: number | null;
+  created_at: string;
+  started_at: string | null;
+  completed_at: string | null;
+  error_message: string | null;
+};
+
+export type IngestAccepted = {
+  id: string;
+  /** `queued` when routes matched, `accepted` when none did. */
+  status: EventStatus;
+};
+
+/** A newly created API key, with the key itself (the only time it is shown). */
+export type NewApiKey = {
+  id: string;
+  name: string | null;
+  /** The key: shown once, only its SHA-256 is stored. */
+  key: string;
+  prefix: string;
+  created_at: string;
+};
+
+/** A new event (it ends `accepted` at once if no route matches; its detail shows it). */
+export type PublishedEvent = {
+  id: string;
+  status: 'queued';
+};
+
+export type PublishOutboundEventBatchRequest = {
+  events: PublishOutboundEventRequest[];
+};
+
+export type PublishOutboundEventRequest = {
+  /** The delivery body, sent with `Content-Type: application/json`; usually a JSON document as a string. */
+  payload: string;
+  /** Tag used for route matching. */
+  event_type?: string;
+  /** Idempotency key: a repeat within the account answers the first event (`duplicate: true`). */
+  external_event_id?: string;
+};
+
+export type ReplayResult = {
+  original_event_id: string;
+  replay_event_id: string;
+  status: EventStatus;
+};
+
+export type Route = {
+  id: string;
+  account_id: string;
+  /** null: every source (and outbound events). */
+  source_id: string | null;
+  destination_id: string;
+  /** null: every type; a trailing `*` matches any type starting with the text before it. */
+  event_type_pattern: string | null;
+  active: boolean;
+  created_at: string;
+};
+
+export type Source = {
+  id: string;
+  account_id: string;
+  name: string;
+  path_token: string;
+  /** Absolute: the verified custom domain, or the public URL, plus `/ingest/<path_token>`. */
+  ingest_url: string;
+  /** The provider check, if any; the secret is write-only. */
+  verification: {
+    provider: 'stripe' | 'github' | 'shopify' | 'slack' | 'standard_webhooks' | 'hmac_sha256';
+    configured: true;
+  } | null;
+  custom_domain_id: string | null;
+  created_at: string;
+};
+
+/** The provider whose signatures ingest checks, and the shared secret (write-only); null turns the check off. */
+export type SourceVerification = {
+  provider: 'stripe';
+  secret: string;
+} | {
+  provider: 'github';
+  secret: string;
+} | {
+  provider: 'shopify';
+  secret: string;
+} | {
+  provider: 'slack';
+  secret: string;
+} | {
+  provider: 'standard_webhooks';
+  secret: string;
+} | {
+  provider: 'hmac_sha256';
+  secret: string;
+  header: string;
+  encoding?: 'hex' | 'base64';
+  prefix?: string;
+} | null;
+
+export type UpdateAccountRequest = {
+  name?: string;
+  plan?: 'free' | 'pro' | 'enterprise';
+  /** Enterprise only; a plan change without it resets the window to the new plan’s default. */
+  retention_days?: number;
+};
+
+/** A merge: a field left out keeps its value, a string sets it, null clears it back to its default. */
+export type UpdateBrandSettingsRequest = {
+  /** Default null. */
+  company_name?: string | null;
+  /** An absolute https URL without credentials. Default null. */
+  logo_url?: string | null;
+  /** `#rrggbb`, answered lower-case. Default `#4f46e5`. */
+  primary_color?: string | null;
+  /** `#rrggbb`, answered lower-case. Default `#22c55e`. */
+  accent_color?: string | null;
+  /** Default `Webhooks`. */
+  docs_title?: string | null;
+};
+
+export type UpdateDestinationRequest = {
+  name?: string;
+  /** An http(s) URL without credentials; private, loopback and reserved addresses are refused. */
+  url?: string;
+  /** Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours. */
+  signing_secret?: string;
+  auth?: DestinationAuth | null;
+  /** Default 15000. */
+  timeout_ms?: number;
+  /** Default true. */
+  active?: boolean;
+  /** Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes. */
+  signature_scheme?: 'hookgate' | 'standard_webhooks';
+};
+
+export type UpdateRouteRequest = {
+  active?: boolean;
+  /** An exact type, or text ending in `*` (`payment.*`); null or absent: every type. */
+  event_type_pattern?: string | null;
+};
+
+export type UpdateSourceRequest = {
+  name?: string;
+  verification?: SourceVerification;
+  /** One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it. */
+  custom_domain_id?: string | null;
+};
+
+/** Every operation: its parameters, body and successful answers (errors throw `HookgateError`). */
+export interface Operations {
+  healthz: {
+    method: 'GET';
+    path: '/healthz';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: {
+          status: 'ok';
+        };
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  readyz: {
+    method: 'GET';
+    path: '/readyz';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: {
+          status: 'ready';
+        };
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  createAccount: {
+    method: 'POST';
+    path: '/v1/accounts';
+    params: undefined;
+    query: undefined;
+    body: CreateAccountRequest | undefined;
+    responses: {
+      201: {
+        data: AccountCreated;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getAccount: {
+    method: 'GET';
+    path: '/v1/account';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: Account;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  updateAccount: {
+    method: 'PATCH';
+    path: '/v1/account';
+    params: undefined;
+    query: undefined;
+    body: UpdateAccountRequest | undefined;
+    responses: {
+      200: {
+        data: Account;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  createApiKey: {
+    method: 'POST';
+    path: '/v1/api-keys';
+    params: undefined;
+    query: undefined;
+    body: CreateApiKeyRequest | undefined;
+    responses: {
+      201: {
+        data: NewApiKey;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listApiKeys: {
+    method: 'GET';
+    path: '/v1/api-keys';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: ApiKey[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  revokeApiKey: {
+    method: 'DELETE';
+    path: '/v1/api-keys/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      204: null;
+    };
+  };
+  createSource: {
+    method: 'POST';
+    path: '/v1/sources';
+    params: undefined;
+    query: undefined;
+    body: CreateSourceRequest;
+    responses: {
+      201: {
+        data: Source;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listSources: {
+    method: 'GET';
+    path: '/v1/sources';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: Source[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  updateSource: {
+    method: 'PATCH';
+    path: '/v1/sources/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: UpdateSourceRequest | undefined;
+    responses: {
+      200: {
+        data: Source;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getSource: {
+    method: 'GET';
+    path: '/v1/sources/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: Source;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  createDestination: {
+    method: 'POST';
+    path: '/v1/destinations';
+    params: undefined;
+    query: undefined;
+    body: CreateDestinationRequest;
+    responses: {
+      201: {
+        data: DestinationWithSecret;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listDestinations: {
+    method: 'GET';
+    path: '/v1/destinations';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: Destination[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getDestination: {
+    method: 'GET';
+    path: '/v1/destinations/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: DestinationWithSecret;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  updateDestination: {
+    method: 'PATCH';
+    path: '/v1/destinations/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: UpdateDestinationRequest | undefined;
+    responses: {
+      200: {
+        data: Destination;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  createRoute: {
+    method: 'POST';
+    path: '/v1/routes';
+    params: undefined;
+    query: undefined;
+    body: CreateRouteRequest;
+    responses: {
+      201: {
+        data: Route;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listRoutes: {
+    method: 'GET';
+    path: '/v1/routes';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: Route[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getRoute: {
+    method: 'GET';
+    path: '/v1/routes/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: Route;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  updateRoute: {
+    method: 'PATCH';
+    path: '/v1/routes/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: UpdateRouteRequest | undefined;
+    responses: {
+      200: {
+        data: Route;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  deleteRoute: {
+    method: 'DELETE';
+    path: '/v1/routes/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      204: null;
+    };
+  };
+  listEvents: {
+    method: 'GET';
+    path: '/v1/events';
+    params: undefined;
+    query: {
+      limit?: number;
+      cursor?: string;
+      status?: 'received' | 'accepted' | 'queued' | 'delivering' | 'delivered' | 'retry_scheduled' | 'dead_letter' | 'replayed';
+      event_type?: string;
+      source_id?: string;
+    };
+    body: undefined;
+    responses: {
+      200: {
+        data: EventListItem[];
+        /** Pass as `cursor` for the next page; null on the last. */
+        next_cursor: string | null;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getEvent: {
+    method: 'GET';
+    path: '/v1/events/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: EventWithAttempts;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  replayEvent: {
+    method: 'POST';
+    path: '/v1/events/{id}/replay';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      202: {
+        data: ReplayResult;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  publishOutboundEvent: {
+    method: 'POST';
+    path: '/v1/outbound-events';
+    params: undefined;
+    query: undefined;
+    body: PublishOutboundEventRequest;
+    responses: {
+      200: {
+        data: DuplicateEvent;
+        duration_ms: DurationMs;
+      };
+      201: {
+        data: PublishedEvent;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listOutboundEvents: {
+    method: 'GET';
+    path: '/v1/outbound-events';
+    params: undefined;
+    query: {
+      limit?: number;
+      cursor?: string;
+      status?: 'received' | 'accepted' | 'queued' | 'delivering' | 'delivered' | 'retry_scheduled' | 'dead_letter' | 'replayed';
+      event_type?: string;
+      source_id?: string;
+    };
+    body: undefined;
+    responses: {
+      200: {
+        data: EventListItem[];
+        /** Pass as `cursor` for the next page; null on the last. */
+        next_cursor: string | null;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  publishOutboundEventBatch: {
+    method: 'POST';
+    path: '/v1/outbound-events/batch';
+    params: undefined;
+    query: undefined;
+    body: PublishOutboundEventBatchRequest;
+    responses: {
+      200: {
+        data: BatchItemResult[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getOutboundEvent: {
+    method: 'GET';
+    path: '/v1/outbound-events/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: EventWithAttempts;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  replayOutboundEvent: {
+    method: 'POST';
+    path: '/v1/outbound-events/{id}/replay';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      202: {
+        data: ReplayResult;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  createExport: {
+    method: 'POST';
+    path: '/v1/exports';
+    params: undefined;
+    query: undefined;
+    body: CreateExportRequest | undefined;
+    responses: {
+      201: {
+        data: ExportJob;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listExports: {
+    method: 'GET';
+    path: '/v1/exports';
+    params: undefined;
+    query: {
+      limit?: number;
+      offset?: number;
+    };
+    body: undefined;
+    responses: {
+      200: {
+        data: ExportJob[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getExport: {
+    method: 'GET';
+    path: '/v1/exports/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: ExportJob;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  downloadExport: {
+    method: 'GET';
+    path: '/v1/exports/{id}/download';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      302: { location: string };
+    };
+  };
+  getBrandSettings: {
+    method: 'GET';
+    path: '/v1/brand-settings';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: BrandSettings;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  updateBrandSettings: {
+    method: 'POST';
+    path: '/v1/brand-settings';
+    params: undefined;
+    query: undefined;
+    body: UpdateBrandSettingsRequest | undefined;
+    responses: {
+      200: {
+        data: BrandSettings;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  createCustomDomain: {
+    method: 'POST';
+    path: '/v1/custom-domains';
+    params: undefined;
+    query: undefined;
+    body: CreateCustomDomainRequest;
+    responses: {
+      201: {
+        data: CustomDomain;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listCustomDomains: {
+    method: 'GET';
+    path: '/v1/custom-domains';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: CustomDomain[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getCustomDomain: {
+    method: 'GET';
+    path: '/v1/custom-domains/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: CustomDomain;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  verifyCustomDomain: {
+    method: 'POST';
+    path: '/v1/custom-domains/{id}/verify';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: CustomDomain;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getOpenApiDocument: {
+    method: 'GET';
+    path: '/openapi.json';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: Record<string, unknown>;
+    };
+  };
+  ingestWebhook: {
+    method: 'POST';
+    path: '/ingest/{token}';
+    params: {
+      token: string;
+    };
+    query: undefined;
+    body: string | Uint8Array | undefined;
+    responses: {
+      202: {
+        data: IngestAccepted;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+}
+
+export type OperationId = keyof Operations;
+
+/** Method and path of every operation, for the client to call. */
+export const operations: { readonly [K in OperationId]: { readonly method: Operations[K]['method']; readonly path: Operations[K]['path'] } } = {
+  healthz: { method: 'GET', path: '/healthz' },
+  readyz: { method: 'GET', path: '/readyz' },
+  createAccount: { method: 'POST', path: '/v1/accounts' },
+  getAccount: { method: 'GET', path: '/v1/account' },
+  updateAccount: { method: 'PATCH', path: '/v1/account' },
+  createApiKey: { method: 'POST', path: '/v1/api-keys' },
+  listApiKeys: { method: 'GET', path: '/v1/api-keys' },
+  revokeApiKey: { method: 'DELETE', path: '/v1/api-keys/{id}' },
+  createSource: { method: 'POST', path: '/v1/sources' },
+  listSources: { method: 'GET', path: '/v1/sources' },
+  updateSource: { method: 'PATCH', path: '/v1/sources/{id}' },
+  getSource: { method: 'GET', path: '/v1/sources/{id}' },
+  createDestination: { method: 'POST', path: '/v1/destinations' },
+  listDestinations: { method: 'GET', path: '/v1/destinations' },
+  getDestination: { method: 'GET', path: '/v1/destinations/{id}' },
+  updateDestination: { method: 'PATCH', path: '/v1/destinations/{id}' },
+  createRoute: { method: 'POST', path: '/v1/routes' },
+  listRoutes: { method: 'GET', path: '/v1/routes' },
+  getRoute: { method: 'GET', path: '/v1/routes/{id}' },
+  updateRoute: { method: 'PATCH', path: '/v1/routes/{id}' },
+  deleteRoute: { method: 'DELETE', path: '/v1/routes/{id}' },
+  listEvents: { method: 'GET', path: '/v1/events' },
+  getEvent: { method: 'GET', path: '/v1/events/{id}' },
+  replayEvent: { method: 'POST', path: '/v1/events/{id}/replay' },
+  publishOutboundEvent: { method: 'POST', path: '/v1/outbound-events' },
+  listOutboundEvents: { method: 'GET', path: '/v1/outbound-events' },
+  publishOutboundEventBatch: { method: 'POST', path: '/v1/outbound-events/batch' },
+  getOutboundEvent: { method: 'GET', path: '/v1/outbound-events/{id}' },
+  replayOutboundEvent: { method: 'POST', path: '/v1/outbound-events/{id}/replay' },
+  createExport: { method: 'POST', path: '/v1/exports' },
+  listExports: { method: 'GET', path: '/v1/exports' },
+  getExport: { method: 'GET', path: '/v1/exports/{id}' },
+  downloadExport: { method: 'GET', path: '/v1/exports/{id}/download' },
+  getBrandSettings: { method: 'GET', path: '/v1/brand-settings' },
+  updateBrandSettings: { method: 'POST', path: '/v1/brand-settings' },
+  createCustomDomain: { method: 'POST', path: '/v1/custom-domains' },
+  listCustomDomains: { method: 'GET', path: '/v1/custom-domains' },
+  getCustomDomain: { method: 'GET', path: '/v1/custom-domains/{id}' },
+  verifyCustomDomain: { method: 'POST', path: '/v1/custom-domains/{id}/verify' },
+  getOpenApiDocument: { method: 'GET', path: '/openapi.json' },
+  ingestWebhook: { method: 'POST', path: '/ingest/{token}' },
+};

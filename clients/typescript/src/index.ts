@@ -1,0 +1,234 @@
+import {
+  operations,
+  type CreateAccountRequest,
+  type CreateApiKeyRequest,
+  type CreateCustomDomainRequest,
+  type CreateDestinationRequest,
+  type CreateExportRequest,
+  type CreateRouteRequest,
+  type CreateSourceRequest,
+  type EventListItem,
+  type OperationId,
+  type Operations,
+  type PublishOutboundEventBatchRequest,
+  type PublishOutboundEventRequest,
+  type UpdateAccountRequest,
+  type UpdateBrandSettingsRequest,
+  type UpdateDestinationRequest,
+  type UpdateRouteRequest,
+  type UpdateSourceRequest,
+} from './generated';
+
+export * from './generated';
+export { DEFAULT_TOLERANCE_SECONDS, verifyWebhook, type VerifyWebhookOptions } from './verify';
+
+/** An error answer of the API: its status and its exact message (`{"error": "…"}`). */
+export class HookgateError extends Error {
+  override readonly name = 'HookgateError';
+  constructor(
+    readonly status: number,
+    message: string,
+    /** The parsed answer, when there was one. */
+    readonly body?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export interface HookgateOptions {
+  /** The gateway's base URL: `http://127.0.0.1:3000` under `npm start`, the stack's `ApiUrl` in AWS. */
+  baseUrl: string;
+  /** `hk_…`; not needed to create an account. */
+  apiKey?: string;
+  /** Default: the global fetch (Node 20+). */
+  fetch?: typeof fetch;
+}
+
+type Answer<K extends OperationId> = Operations[K]['responses'][keyof Operations[K]['responses']];
+/** The `data` of an operation's successful answers. */
+export type Data<K extends OperationId> = Extract<Answer<K>, { data: unknown }>['data'];
+export type Query<K extends OperationId> = Exclude<Operations[K]['query'], undefined>;
+/** Filters and paging of both event lists. */
+export type EventQuery = Query<'listEvents'>;
+/** A page of events: pass `next_cursor` as `cursor` for the next one; null on the last page. */
+export type EventPage = Omit<Extract<Answer<'listEvents'>, { next_cursor: unknown }>, 'duration_ms'>;
+
+export interface RequestInput {
+  params?: Record<string, string>;
+  query?: Record<string, string | number | undefined>;
+  body?: unknown;
+}
+
+export interface RawAnswer {
+  status: number;
+  headers: Headers;
+  body: unknown;
+}
+
+/**
+ * A small typed client of the Hookgate API. Types come from the OpenAPI document
+ * (./generated.ts, by `npm run openapi`); every error answer throws a `HookgateError`.
+ */
+export class Hookgate {
+  readonly baseUrl: string;
+  readonly #apiKey: string | undefined;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: HookgateOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.#apiKey = options.apiKey;
+    this.#fetch = options.fetch ?? globalThis.fetch;
+  }
+
+  /** The same client, authenticated with `apiKey`. */
+  withApiKey(apiKey: string): Hookgate {
+    return new Hookgate({ baseUrl: this.baseUrl, apiKey, fetch: this.#fetch });
+  }
+
+  /** Calls one operation by its `operationId`; resolves with the raw answer, throws `HookgateError` on 4xx/5xx. */
+  async request(operationId: OperationId, input: RequestInput = {}): Promise<RawAnswer> {
+    const { method, path } = operations[operationId];
+    const url = new URL(
+      this.baseUrl +
+        path.replace(/\{(\w+)\}/g, (_, name: string) => {
+          const value = input.params?.[name];
+          if (value === undefined) throw new TypeError(`${operationId}: missing path parameter ${name}`);
+          return encodeURIComponent(value);
+        }),
+    );
+    for (const [name, value] of Object.entries(input.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(name, String(value));
+    }
+    const headers: Record<string, string> = { accept: 'application/json' };
+    if (this.#apiKey) headers.authorization = `Bearer ${this.#apiKey}`;
+    let body: string | undefined;
+    if (input.body !== undefined) {
+      body = JSON.stringify(input.body);
+      headers['content-type'] = 'application/json';
+    }
+    const response = await this.#fetch(url, { method, headers, body, redirect: 'manual' });
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    if (text) {
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = text;
+      }
+    }
+    if (response.status >= 400) {
+      const message =
+        typeof parsed === 'object' && parsed !== null && 'error' in parsed && typeof parsed.error === 'string'
+          ? parsed.error
+          : `HTTP ${response.status}`;
+      throw new HookgateError(response.status, message, parsed);
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
+  }
+
+  async #data<K extends OperationId>(operationId: K, input: RequestInput = {}): Promise<Data<K>> {
+    const answer = await this.request(operationId, input);
+    return (answer.body as { data: Data<K> }).data;
+  }
+
+  async #page(operationId: 'listEvents' | 'listOutboundEvents', query: EventQuery = {}): Promise<EventPage> {
+    const answer = await this.request(operationId, { query: { ...query } });
+    const { data, next_cursor } = answer.body as EventPage;
+    return { data, next_cursor };
+  }
+
+  /** Every event matching `query`, page after page, newest first. */
+  async *#all(operationId: 'listEvents' | 'listOutboundEvents', query: EventQuery = {}): AsyncGenerator<EventListItem> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.#page(operationId, { ...query, cursor });
+      yield* page.data;
+      cursor = page.next_cursor ?? undefined;
+    } while (cursor);
+  }
+
+  readonly accounts = {
+    /** Open: creates an account and answers its bootstrap API key (shown once). */
+    create: (body: CreateAccountRequest = {}) => this.#data('createAccount', { body }),
+  };
+
+  readonly account = {
+    get: () => this.#data('getAccount'),
+    update: (body: UpdateAccountRequest) => this.#data('updateAccount', { body }),
+  };
+
+  readonly apiKeys = {
+    create: (body: CreateApiKeyRequest = {}) => this.#data('createApiKey', { body }),
+    list: () => this.#data('listApiKeys'),
+    revoke: async (id: string): Promise<void> => void (await this.request('revokeApiKey', { params: { id } })),
+  };
+
+  readonly sources = {
+    create: (body: CreateSourceRequest) => this.#data('createSource', { body }),
+    list: () => this.#data('listSources'),
+    get: (id: string) => this.#data('getSource', { params: { id } }),
+    update: (id: string, body: UpdateSourceRequest) => this.#data('updateSource', { params: { id }, body }),
+  };
+
+  readonly destinations = {
+    create: (body: CreateDestinationRequest) => this.#data('createDestination', { body }),
+    list: () => this.#data('listDestinations'),
+    /** With its signing secret. */
+    get: (id: string) => this.#data('getDestination', { params: { id } }),
+    update: (id: string, body: UpdateDestinationRequest) => this.#data('updateDestination', { params: { id }, body }),
+  };
+
+  readonly routes = {
+    create: (body: CreateRouteRequest) => this.#data('createRoute', { body }),
+    list: () => this.#data('listRoutes'),
+    get: (id: string) => this.#data('getRoute', { params: { id } }),
+    update: (id: string, body: UpdateRouteRequest) => this.#data('updateRoute', { params: { id }, body }),
+    delete: async (id: string): Promise<void> => void (await this.request('deleteRoute', { params: { id } })),
+  };
+
+  /** Inbound events (received on sources' ingest URLs). */
+  readonly events = {
+    list: (query?: EventQuery) => this.#page('listEvents', query),
+    all: (query?: EventQuery) => this.#all('listEvents', query),
+    get: (id: string) => this.#data('getEvent', { params: { id } }),
+    replay: (id: string) => this.#data('replayEvent', { params: { id } }),
+  };
+
+  /** Events you publish for your own customers. */
+  readonly outboundEvents = {
+    /** `{id, status: "queued"}`, or for a repeated `external_event_id` the first event with `duplicate: true`. */
+    publish: (body: PublishOutboundEventRequest) => this.#data('publishOutboundEvent', { body }),
+    /** Up to 100 events; one result per event, in order. */
+    batch: (events: PublishOutboundEventBatchRequest['events']) => this.#data('publishOutboundEventBatch', { body: { events } }),
+    list: (query?: Query<'listOutboundEvents'>) => this.#page('listOutboundEvents', query),
+    all: (query?: Query<'listOutboundEvents'>) => this.#all('listOutboundEvents', query),
+    get: (id: string) => this.#data('getOutboundEvent', { params: { id } }),
+    replay: (id: string) => this.#data('replayOutboundEvent', { params: { id } }),
+  };
+
+  readonly exports = {
+    create: (body: CreateExportRequest = {}) => this.#data('createExport', { body }),
+    list: (query?: Query<'listExports'>) => this.#data('listExports', { query }),
+    get: (id: string) => this.#data('getExport', { params: { id } }),
+    /** The pre-signed URL of a ready export's file (valid 5 minutes). */
+    downloadUrl: async (id: string): Promise<string> => {
+      const answer = await this.request('downloadExport', { params: { id } });
+      const location = answer.headers.get('location');
+      if (answer.status !== 302 || !location) throw new HookgateError(answer.status, 'export download did not redirect', answer.body);
+      return location;
+    },
+  };
+
+  readonly brandSettings = {
+    get: () => this.#data('getBrandSettings'),
+    /** A merge: fields left out keep their value; null clears one back to its default. */
+    update: (body: UpdateBrandSettingsRequest) => this.#data('updateBrandSettings', { body }),
+  };
+
+  readonly customDomains = {
+    create: (body: CreateCustomDomainRequest) => this.#data('createCustomDomain', { body }),
+    list: () => this.#data('listCustomDomains'),
+    get: (id: string) => this.#data('getCustomDomain', { params: { id } }),
+    verify: (id: string) => this.#data('verifyCustomDomain', { params: { id } }),
+  };
+}

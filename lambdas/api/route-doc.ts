@@ -1,0 +1,113 @@
+import { z } from 'zod';
+
+/**
+ * The documentation a route carries beside its handler. It names the handler's own zod schemas
+ * (body, query) and the response schemas its presenters are typed by, so the OpenAPI document is
+ * generated from the code that runs, with no second copy to keep in step.
+ */
+export const TAGS = {
+  Accounts: 'Create an account (open) and read or change your own.',
+  'API keys': 'Bearer keys (`hk_…`): shown once at creation, stored as a SHA-256 hash.',
+  Sources: 'Inbound endpoints: third parties post webhooks to a source’s `ingest_url`.',
+  Ingest: 'Where third parties post webhooks; authenticated by the source’s path token.',
+  Destinations: 'Where events are delivered, signed with the destination’s secret.',
+  Routes: 'Which events go to which destination.',
+  Events: 'Inbound events: list, detail with attempts, replay.',
+  'Outbound events': 'Events you publish for your own customers, on the same pipeline.',
+  Exports: 'Asynchronous exports of event history to a file (JSON or CSV).',
+  'Brand settings': 'How your webhook portal and documentation look to your customers.',
+  'Custom domains': 'Receive webhooks on your own hostname.',
+  Probes: 'Liveness and readiness.',
+  Meta: 'This document.',
+} as const;
+export type Tag = keyof typeof TAGS;
+
+/** A `{data, duration_ms}` answer (with `next_cursor` beside `data` for a page of events). */
+export interface JsonResponseDoc {
+  kind: 'json';
+  description: string;
+  data: z.ZodType;
+  example: unknown;
+  page?: boolean;
+}
+export interface NoContentDoc {
+  kind: 'no_content';
+  description: string;
+}
+export interface RedirectDoc {
+  kind: 'redirect';
+  description: string;
+  example: string;
+}
+/** A JSON document that is not enveloped (the OpenAPI document itself). */
+export interface RawJsonDoc {
+  kind: 'raw_json';
+  description: string;
+}
+export type ResponseDoc = JsonResponseDoc | NoContentDoc | RedirectDoc | RawJsonDoc;
+
+export interface JsonBodyDoc {
+  kind: 'json';
+  schema: z.ZodType;
+  example: unknown;
+}
+/** Any content type, stored byte for byte (ingest). */
+export interface RawBodyDoc {
+  kind: 'raw';
+  description: string;
+  example: string;
+}
+
+export interface HeaderDoc {
+  name: string;
+  description: string;
+  maxLength?: number;
+}
+
+export type ErrorStatus = 400 | 401 | 404 | 413;
+
+export interface RouteDoc {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tag: Tag;
+  body?: JsonBodyDoc | RawBodyDoc;
+  /** The handler's own query schema. */
+  query?: z.ZodObject;
+  headers?: readonly HeaderDoc[];
+  responses: { [status: number]: ResponseDoc };
+  /**
+   * Exact error messages this operation answers, beyond those the generator adds for every route of
+   * its kind (401 `Unauthorized` with an API key; 400 `invalid id` and 404 `Not found` with an id in
+   * the path; 400 `invalid JSON body` / `request body must be a JSON object` and 413 with a body; 500).
+   */
+  errors?: { [S in ErrorStatus]?: readonly string[] };
+}
+
+/** A `{data}` answer; the example is type-checked against the schema. */
+export const json = <T extends z.ZodType>(description: string, data: T, example: z.output<T>): JsonResponseDoc => ({
+  kind: 'json',
+  description,
+  data,
+  example,
+});
+
+/** A list answer. */
+export const list = <T extends z.ZodType>(description: string, item: T, example: Array<z.output<T>>): JsonResponseDoc => ({
+  kind: 'json',
+  description,
+  data: z.array(item),
+  example,
+});
+
+/** A page of events: `next_cursor` beside `data`. */
+export const page = <T extends z.ZodType>(description: string, item: T, example: Array<z.output<T>>): JsonResponseDoc => ({
+  ...list(description, item, example),
+  page: true,
+});
+
+export const noContent = (description: string): NoContentDoc => ({ kind: 'no_content', description });
+export const redirect = (description: string, example: string): RedirectDoc => ({ kind: 'redirect', description, example });
+
+/** A JSON request body: the schema the handler parses with; the example is type-checked against it. */
+export const jsonBody = <T extends z.ZodType>(schema: T, example: z.input<T>): JsonBodyDoc => ({ kind: 'json', schema, example });

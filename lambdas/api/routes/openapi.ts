@@ -1,0 +1,31 @@
+import { buildOpenApiDocument, type DocumentedOperation, type OpenApiDocument } from '../openapi';
+import { publicBaseUrl } from '../public-url';
+import type { Route } from '../router';
+
+/**
+ * `GET /openapi.json`: the OpenAPI document of every operation, built from the routes on first use
+ * and kept for the life of the function, with `servers` set to this gateway's public URL. Not
+ * enveloped, so OpenAPI tools read it as it is. `operations` is read lazily: the list includes this route.
+ */
+export function openApiRoutes(operations: () => readonly DocumentedOperation[]): Route[] {
+  let built: OpenApiDocument | undefined;
+  return [
+    {
+      method: 'GET',
+      path: '/openapi.json',
+      auth: 'none',
+      doc: {
+        operationId: 'getOpenApiDocument',
+        summary: 'This OpenAPI 3.1 document',
+        description: 'Open. Not wrapped in the `{data}` envelope; `servers` names the gateway that answered.',
+        tag: 'Meta',
+        responses: { 200: { kind: 'raw_json', description: 'The OpenAPI 3.1 document.' } },
+      },
+      handle: async ({ request }) => {
+        built ??= buildOpenApiDocument(operations());
+        const document: OpenApiDocument = { ...built, servers: [{ url: publicBaseUrl(request) }] };
+        return { status: 200, raw: { contentType: 'application/json; charset=utf-8', body: JSON.stringify(document) } };
+      },
+    },
+  ];
+}

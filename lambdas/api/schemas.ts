@@ -1,0 +1,331 @@
+import { z } from 'zod';
+import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
+import { PLANS } from '../domain/plans';
+import { PROVIDERS } from '../domain/provider-signatures';
+import {
+  DOMAIN_STATUSES,
+  EXPORT_FORMATS,
+  EXPORT_STATUSES,
+  OUTCOMES,
+  SIGNATURE_SCHEMES,
+  TLS_STATUSES,
+} from '../store/records';
+
+/**
+ * The OpenAPI document is generated from the very zod schemas the handlers parse with and the
+ * presenters are typed by. zod's metadata (`.meta()`, `.describe()`) carries what the document adds:
+ * a component name (`id`), a description, JSON Schema keywords that a refinement cannot express.
+ */
+export interface SchemaDoc {
+  description?: string;
+  format?: string;
+  pattern?: string;
+}
+
+/** A named component of the OpenAPI document (`#/components/schemas/<id>`): a documented copy of `schema`. */
+export function named<T extends z.ZodType>(id: string, schema: T, description?: string): T {
+  return schema.meta(description === undefined ? { id } : { id, description }) as T;
+}
+
+/** A copy of `schema` documented with JSON Schema keywords (for refinements zod cannot express). */
+export function documented<T extends z.ZodType>(schema: T, doc: SchemaDoc): T {
+  return schema.meta({ ...doc }) as T;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Response shapes. The presenters are typed by these (`z.output<typeof ...>`), so what the code
+// returns and what the document says cannot drift apart; a test checks real responses against the
+// generated document as well.
+// ---------------------------------------------------------------------------------------------
+
+export const durationMs = named('DurationMs', z.int().min(0), 'The server’s processing time in milliseconds.');
+
+export const errorResponse = named(
+  'Error',
+  z.strictObject({ error: z.string().describe('The exact message; validation messages name the field.'), duration_ms: durationMs }),
+  'Every error answer.',
+);
+
+const uuid = z.uuid();
+const timestamp = z.iso.datetime();
+const nullableTimestamp = timestamp.nullable();
+const direction = z.enum(['inbound', 'outbound']);
+const eventStatus = named('EventStatus', z.enum(EVENT_STATUSES), 'Event status; terminal: delivered, dead_letter, replayed.');
+
+export const accountResponse = named(
+  'Account',
+  z.strictObject({
+    id: uuid,
+    name: z.string().nullable(),
+    plan: z.enum(PLANS),
+    retention_days: z.int().min(1),
+    created_at: timestamp,
+  }),
+);
+
+export const apiKeyResponse = named(
+  'ApiKey',
+  z.strictObject({
+    id: uuid,
+    name: z.string().nullable(),
+    prefix: z.string().describe('The first 10 characters of the key (`hk_` + 7), to tell keys apart.'),
+    created_at: timestamp,
+    last_used_at: nullableTimestamp.describe('One-minute resolution.'),
+  }),
+  'An API key as listed: never the key itself or its hash.',
+);
+
+export const newApiKeyResponse = named(
+  'NewApiKey',
+  z.strictObject({
+    id: uuid,
+    name: z.string().nullable(),
+    key: z.string().regex(/^hk_[A-Za-z0-9_-]{43}$/).describe('The key: shown once, only its SHA-256 is stored.'),
+    prefix: z.string(),
+    created_at: timestamp,
+  }),
+  'A newly created API key, with the key itself (the only time it is shown).',
+);
+
+export const accountCreatedResponse = named(
+  'AccountCreated',
+  z.strictObject({ account: accountResponse, api_key: newApiKeyResponse }),
+);
+
+export const sourceResponse = named(
+  'Source',
+  z.strictObject({
+    id: uuid,
+    account_id: uuid,
+    name: z.string(),
+    path_token: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
+    ingest_url: z.url().describe('Absolute: the verified custom domain, or the public URL, plus `/ingest/<path_token>`.'),
+    verification: z
+      .strictObject({ provider: z.enum(PROVIDERS), configured: z.literal(true) })
+      .nullable()
+      .describe('The provider check, if any; the secret is write-only.'),
+    custom_domain_id: uuid.nullable(),
+    created_at: timestamp,
+  }),
+);
+
+const destinationAuthResponse = z
+  .discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('bearer') }),
+    z.strictObject({ type: z.literal('header'), header_name: z.string() }),
+  ])
+  .nullable()
+  .describe('The kind of auth sent to the destination; tokens and header values are never returned.');
+
+const destinationFields = {
+  id: uuid,
+  account_id: uuid,
+  name: z.string(),
+  url: z.string(),
+  active: z.boolean(),
+  auth: destinationAuthResponse,
+  timeout_ms: z.int().min(100).max(30_000),
+  signature_scheme: z.enum(SIGNATURE_SCHEMES),
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+
+export const destinationResponse = named('Destination', z.strictObject(destinationFields), 'A destination as listed and as PATCH answers it.');
+
+export const destinationWithSecretResponse = named(
+  'DestinationWithSecret',
+  z.strictObject({ ...destinationFields, signing_secret: z.string().describe('Signs every delivery (`Webhook-Signature`).') }),
+  'A destination with its signing secret: the create answer and `GET /v1/destinations/{id}`.',
+);
+
+export const routeResponse = named(
+  'Route',
+  z.strictObject({
+    id: uuid,
+    account_id: uuid,
+    source_id: uuid.nullable().describe('null: every source (and outbound events).'),
+    destination_id: uuid,
+    event_type_pattern: z.string().nullable().describe('null: every type; a trailing `*` matches any type starting with the text before it.'),
+    active: z.boolean(),
+    created_at: timestamp,
+  }),
+);
+
+export const eventListItemResponse = named(
+  'EventListItem',
+  z.strictObject({
+    id: uuid,
+    account_id: uuid,
+    direction,
+    source_id: uuid.nullable(),
+    event_type: z.string().nullable(),
+    external_event_id: z.string().nullable(),
+    status: eventStatus,
+    attempts_count: z.int().min(0),
+    received_at: timestamp,
+    created_at: timestamp,
+  }),
+);
+
+export const eventDetailResponse = named(
+  'EventDetail',
+  z.strictObject({
+    id: uuid,
+    account_id: uuid,
+    direction,
+    source_id: uuid.nullable(),
+    event_type: z.string().nullable(),
+    external_event_id: z.string().nullable(),
+    body: z.string().describe('The payload: its text when valid UTF-8, else base64 (see `body_encoding`).'),
+    body_encoding: z.enum(['utf8', 'base64']),
+    content_type: z.string().nullable(),
+    headers: z.record(z.string(), z.string()).describe('Stored request headers (lower-case), without credentials.'),
+    payload_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+    status: eventStatus,
+    attempts_count: z.int().min(0),
+    created_by: z.enum(['ingest', 'api']),
+    received_at: timestamp,
+    created_at: timestamp,
+    replay_of: uuid.nullable(),
+    replayed_by: uuid.nullable(),
+    deliveries: z.array(
+      z.strictObject({
+        destination_id: uuid,
+        status: z.enum(DELIVERY_STATUSES),
+        attempts: z.int().min(0),
+        next_attempt_at: nullableTimestamp,
+      }),
+    ),
+  }),
+);
+
+export const attemptResponse = named(
+  'Attempt',
+  z.strictObject({
+    id: uuid,
+    event_id: uuid,
+    destination_id: uuid,
+    attempt_number: z.int().min(1),
+    outcome: z.enum(OUTCOMES),
+    response_status: z.int().nullable(),
+    response_body: z.string().describe('The first 4 KB of the answer.'),
+    error: z.string().nullable(),
+    attempted_at: timestamp,
+    duration_ms: z.int().min(0),
+  }),
+  'One delivery try.',
+);
+
+export const eventWithAttemptsResponse = named(
+  'EventWithAttempts',
+  z.strictObject({ event: eventDetailResponse, attempts: z.array(attemptResponse).describe('Oldest first.') }),
+);
+
+export const replayResponse = named(
+  'ReplayResult',
+  z.strictObject({ original_event_id: uuid, replay_event_id: uuid, status: eventStatus }),
+);
+
+export const publishedResponse = named(
+  'PublishedEvent',
+  z.strictObject({ id: uuid, status: z.literal('queued') }),
+  'A new event (it ends `accepted` at once if no route matches; its detail shows it).',
+);
+
+export const duplicateResponse = named(
+  'DuplicateEvent',
+  z.strictObject({ id: uuid.describe('The first event with this external_event_id.'), status: eventStatus, duplicate: z.literal(true) }),
+  'A repeated external_event_id: nothing was stored or delivered again.',
+);
+
+export const batchItemResponse = named(
+  'BatchItemResult',
+  z.discriminatedUnion('status', [
+    z.strictObject({ status: z.literal(201), data: publishedResponse }),
+    z.strictObject({ status: z.literal(200), data: duplicateResponse }),
+    z.strictObject({ status: z.literal(400), error: z.string() }),
+  ]),
+  'What the single publish would have answered for this event.',
+);
+
+export const ingestAcceptedResponse = named(
+  'IngestAccepted',
+  z.strictObject({ id: uuid, status: eventStatus.describe('`queued` when routes matched, `accepted` when none did.') }),
+);
+
+export const exportJobResponse = named(
+  'ExportJob',
+  z.strictObject({
+    id: uuid,
+    account_id: uuid,
+    status: z.enum(EXPORT_STATUSES),
+    format: z.enum(EXPORT_FORMATS),
+    filters: z.strictObject({
+      direction: direction.optional(),
+      status: eventStatus.optional(),
+      date_from: timestamp.optional(),
+      date_to: timestamp.optional(),
+    }),
+    row_count: z.int().min(0).nullable(),
+    created_at: timestamp,
+    started_at: nullableTimestamp,
+    completed_at: nullableTimestamp,
+    error_message: z.string().nullable(),
+  }),
+);
+
+const colour = z.string().regex(/^#[0-9a-f]{6}$/);
+
+export const brandSettingsResponse = named(
+  'BrandSettings',
+  z.strictObject({
+    company_name: z.string().nullable(),
+    logo_url: z.string().nullable(),
+    primary_color: colour.nullable(),
+    accent_color: colour.nullable(),
+    docs_title: z.string().nullable(),
+    updated_at: nullableTimestamp.describe('null until the account sets something.'),
+  }),
+  'The effective settings: defaults filled in.',
+);
+
+const dnsRecordResponse = z.strictObject({ type: z.string(), name: z.string(), value: z.string() });
+
+export const customDomainResponse = named(
+  'CustomDomain',
+  z.strictObject({
+    id: uuid,
+    domain: z.string(),
+    verification_token: z.string(),
+    verification_record: z.strictObject({ type: z.literal('TXT'), name: z.string(), value: z.string() }),
+    status: z.enum(DOMAIN_STATUSES),
+    verification_error: z.string().nullable(),
+    tls_status: z.enum(TLS_STATUSES),
+    tls_validation_record: dnsRecordResponse.nullable(),
+    dns_target: z.string().nullable(),
+    tls_error: z.string().nullable(),
+    created_at: timestamp,
+    verified_at: nullableTimestamp,
+  }),
+);
+
+export const healthResponse = z.strictObject({ status: z.literal('ok') });
+export const readyResponse = z.strictObject({ status: z.literal('ready') });
+
+export type AccountResponse = z.output<typeof accountResponse>;
+export type ApiKeyResponse = z.output<typeof apiKeyResponse>;
+export type NewApiKeyResponse = z.output<typeof newApiKeyResponse>;
+export type SourceResponse = z.output<typeof sourceResponse>;
+export type DestinationResponse = z.output<typeof destinationResponse>;
+export type DestinationWithSecretResponse = z.output<typeof destinationWithSecretResponse>;
+export type RouteResponse = z.output<typeof routeResponse>;
+export type EventListItemResponse = z.output<typeof eventListItemResponse>;
+export type EventDetailResponse = z.output<typeof eventDetailResponse>;
+export type AttemptResponse = z.output<typeof attemptResponse>;
+export type ReplayResponse = z.output<typeof replayResponse>;
+export type PublishedResponse = z.output<typeof publishedResponse>;
+export type DuplicateResponse = z.output<typeof duplicateResponse>;
+export type BatchItemResponse = z.output<typeof batchItemResponse>;
+export type ExportJobResponse = z.output<typeof exportJobResponse>;
+export type BrandSettingsResponse = z.output<typeof brandSettingsResponse>;
+export type CustomDomainResponse = z.output<typeof customDomainResponse>;

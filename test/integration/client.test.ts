@@ -1,0 +1,185 @@
+import { readFileSync } from 'node:fs';
+import { transformSync } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Hookgate, HookgateError, verifyWebhook, type DestinationWithSecret } from '../../clients/typescript/src/index';
+import { bootGatewayWithSink } from '../fixtures/gateway';
+import { eventually, type ReceivedRequest } from '../fixtures/sink';
+
+/**
+ * The TypeScript client (clients/typescript) against a real local gateway, and its `verifyWebhook`
+ * against the gateway's own deliveries, received by a local sink.
+ */
+let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
+let hookgate: Hookgate;
+
+beforeAll(async () => {
+  env = await bootGatewayWithSink({ SCHEDULER_EXPORT_POLL_INTERVAL: '3600' });
+  const { api_key } = await new Hookgate({ baseUrl: env.gateway.url }).accounts.create({ name: 'Client' });
+  hookgate = new Hookgate({ baseUrl: env.gateway.url, apiKey: api_key.key });
+});
+afterAll(() => env?.stop());
+
+const header = (request: ReceivedRequest, name: string) => {
+  const value = request.headers[name];
+  if (typeof value !== 'string') throw new Error(`delivery without ${name}`);
+  return value;
+};
+
+function readmeExample(): string {
+  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+  const section = readme.split('<!-- client-example:start -->')[1]?.split('<!-- client-example:end -->')[0] ?? '';
+  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!code) throw new Error('README has no client example');
+  return code;
+}
+
+describe('the README example', () => {
+  it('is under ten lines', () => {
+    const lines = readmeExample()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    expect(lines.length).toBeLessThanOrEqual(10);
+  });
+
+  it('publishes an event that arrives signed, and verifyWebhook accepts the real delivery and refuses a tampered one', async () => {
+    // Run the README's code as written: only the import becomes the module itself, and the example
+    // hosts become the local gateway and sink.
+    const code = readmeExample()
+      .replace(/^import .* from '@hookgate\/client';$/m, '')
+      .replaceAll("'http://127.0.0.1:3000'", JSON.stringify(env.gateway.url))
+      .replace("'https://consumer.example.com/hooks'", JSON.stringify(`${env.sink.url}/readme`));
+    const js = transformSync(code, { loader: 'ts' }).code;
+    const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
+      ...args: string[]
+    ) => (...values: unknown[]) => Promise<{ destination: DestinationWithSecret; isGenuine: (body: string, signature: string) => boolean }>;
+    const run = new AsyncFunction('Hookgate', 'verifyWebhook', `${js}\nreturn { destination, isGenuine };`);
+    const { destination, isGenuine } = await run(Hookgate, verifyWebhook);
+
+    const [delivery] = await env.sink.waitForPath('/readme', 1);
+    if (!delivery) throw new Error('no delivery');
+    const body = delivery.body.toString('utf8');
+    const signature = header(delivery, 'webhook-signature');
+    expect(body).toBe(JSON.stringify({ invoice: 'in_1' }));
+    expect(header(delivery, 'x-event-type')).toBe('invoice.paid');
+    expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expect(isGenuine(body, signature)).toBe(true);
+    expect(isGenuine(body.replace('in_1', 'in_2'), signature)).toBe(false);
+    expect(verifyWebhook(delivery.body, signature, destination.signing_secret)).toBe(true);
+    expect(verifyWebhook(body, signature, 'whsec_not-the-secret')).toBe(false);
+  });
+});
+
+describe('the client against the gateway', () => {
+  it('runs the inbound flow: source, destination, route, ingest, signed delivery, event detail, replay', async () => {
+    const source = await hookgate.sources.create({ name: 'provider' });
+    const destination = await hookgate.destinations.create({ name: 'inbound', url: `${env.sink.url}/inbound` });
+    const route = await hookgate.routes.create({ destination_id: destination.id, source_id: source.id, event_type_pattern: 'payment.*' });
+    expect(route).toMatchObject({ source_id: source.id, event_type_pattern: 'payment.*', active: true });
+    expect((await hookgate.routes.list()).map((r) => r.id)).toContain(route.id);
+
+    const payload = '{"id":"evt_42","amount":4200}';
+    const accepted = await fetch(source.ingest_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-event-type': 'payment.succeeded' },
+      body: payload,
+    });
+    expect(accepted.status).toBe(202);
+    const { data: ingested } = (await accepted.json()) as { data: { id: string } };
+
+    const [delivery] = await env.sink.waitForPath('/inbound', 1);
+    if (!delivery) throw new Error('no delivery');
+    expect(header(delivery, 'x-webhook-id')).toBe(ingested.id);
+    expect(verifyWebhook(delivery.body, header(delivery, 'webhook-signature'), destination.signing_secret)).toBe(true);
+    expect(verifyWebhook(`${payload} `, header(delivery, 'webhook-signature'), destination.signing_secret)).toBe(false);
+
+    const detail = await eventually(() => hookgate.events.get(ingested.id), (d) => d.event.status === 'delivered');
+    expect(detail.event).toMatchObject({ body: payload, event_type: 'payment.succeeded', source_id: source.id });
+    expect(detail.attempts).toEqual([expect.objectContaining({ outcome: 'success', response_status: 200, attempt_number: 1 })]);
+
+    const replay = await hookgate.events.replay(ingested.id);
+    expect(replay).toMatchObject({ original_event_id: ingested.id, status: 'queued' });
+    const [, redelivery] = await env.sink.waitForPath('/inbound', 2);
+    if (!redelivery) throw new Error('no redelivery');
+    expect(header(redelivery, 'x-webhook-id')).toBe(replay.replay_event_id);
+    expect(verifyWebhook(redelivery.body, header(redelivery, 'webhook-signature'), destination.signing_secret)).toBe(true);
+
+    const page = await hookgate.events.list({ limit: 1, source_id: source.id });
+    expect(page.data).toHaveLength(1);
+    expect(page.next_cursor).toEqual(expect.any(String));
+    const all: string[] = [];
+    for await (const event of hookgate.events.all({ limit: 1, source_id: source.id })) all.push(event.id);
+    expect(all.sort()).toEqual([ingested.id, replay.replay_event_id].sort());
+  });
+
+  it('verifies deliveries with either secret while a rotated-out one is valid', async () => {
+    const destination = await hookgate.destinations.create({ name: 'rotating', url: `${env.sink.url}/rotating` });
+    await hookgate.routes.create({ destination_id: destination.id, event_type_pattern: 'rotation.test' });
+    const updated = await hookgate.destinations.update(destination.id, { signing_secret: 'whsec_rotated-secret-value' });
+    expect(updated).not.toHaveProperty('signing_secret');
+    expect((await hookgate.destinations.get(destination.id)).signing_secret).toBe('whsec_rotated-secret-value');
+
+    await hookgate.outboundEvents.publish({ payload: '{"rotated":true}', event_type: 'rotation.test' });
+    const [delivery] = await env.sink.waitForPath('/rotating', 1);
+    if (!delivery) throw new Error('no delivery');
+    const signature = header(delivery, 'webhook-signature');
+    expect(signature.split(',').filter((part) => part.startsWith('v1='))).toHaveLength(2);
+    expect(verifyWebhook(delivery.body, signature, 'whsec_rotated-secret-value')).toBe(true);
+    expect(verifyWebhook(delivery.body, signature, destination.signing_secret)).toBe(true);
+    expect(verifyWebhook(delivery.body, signature, 'whsec_neither')).toBe(false);
+  });
+
+  it('publishes outbound events singly and in batches, idempotently, and lists and replays them', async () => {
+    const first = await hookgate.outboundEvents.publish({ payload: '{"n":1}', event_type: 'order.created', external_event_id: 'order-1' });
+    expect(first).toEqual({ id: expect.any(String), status: 'queued' });
+    const again = await hookgate.outboundEvents.publish({ payload: '{"n":1}', external_event_id: 'order-1' });
+    expect(again).toMatchObject({ id: first.id, duplicate: true });
+    const batch = await hookgate.outboundEvents.batch([{ payload: '{"n":2}' }, { payload: '' }, { payload: '{"n":1}', external_event_id: 'order-1' }]);
+    expect(batch.map((r) => r.status)).toEqual([201, 400, 200]);
+    expect(batch[1]).toEqual({ status: 400, error: 'payload is required' });
+
+    const listed = await hookgate.outboundEvents.list({ event_type: 'order.created' });
+    expect(listed.data.map((e) => e.id)).toEqual([first.id]);
+    const settled = await eventually(() => hookgate.outboundEvents.get(first.id), (d) => d.event.status === 'accepted');
+    expect(settled.event).toMatchObject({ direction: 'outbound', created_by: 'api', body: '{"n":1}' });
+    expect(await hookgate.outboundEvents.replay(first.id)).toMatchObject({ original_event_id: first.id });
+  });
+
+  it('throws HookgateError with the status and exact message', async () => {
+    const anonymous = new Hookgate({ baseUrl: env.gateway.url });
+    await expect(anonymous.sources.list()).rejects.toMatchObject({ name: 'HookgateError', status: 401, message: 'Unauthorized' });
+    await expect(hookgate.routes.create({ destination_id: 'nope' })).rejects.toMatchObject({ status: 400, message: 'invalid destination_id' });
+    await expect(hookgate.outboundEvents.publish({ payload: '' })).rejects.toMatchObject({ status: 400, message: 'payload is required' });
+    const missing = await hookgate.events.get('01970c6e-0000-7000-8000-000000000000').catch((e: unknown) => e);
+    expect(missing).toBeInstanceOf(HookgateError);
+    expect(missing).toMatchObject({ status: 404, message: 'Not found', body: { error: 'Not found', duration_ms: expect.any(Number) } });
+  });
+
+  it('manages API keys, the account, exports, brand settings and custom domains', async () => {
+    const created = await hookgate.apiKeys.create({ name: 'ci' });
+    const second = hookgate.withApiKey(created.key);
+    expect((await second.account.get()).name).toBe('Client');
+    expect((await hookgate.apiKeys.list()).map((k) => k.id)).toContain(created.id);
+    await hookgate.apiKeys.revoke(created.id);
+    await expect(second.account.get()).rejects.toMatchObject({ status: 401 });
+    expect(await hookgate.account.update({ plan: 'pro' })).toMatchObject({ plan: 'pro', retention_days: 30 });
+
+    const job = await hookgate.exports.create({ format: 'csv', filters: { direction: 'inbound' } });
+    expect(job).toMatchObject({ status: 'queued', format: 'csv', row_count: null });
+    const ready = await eventually(() => hookgate.exports.get(job.id), (j) => j.status === 'ready');
+    expect(ready.row_count).toBeGreaterThanOrEqual(2);
+    expect((await hookgate.exports.list({ limit: 5 })).map((j) => j.id)).toContain(job.id);
+    const file = await fetch(await hookgate.exports.downloadUrl(job.id));
+    expect((await file.text()).split('\r\n')[0]).toBe('id,direction,event_type,external_event_id,status,attempts_count,received_at,created_at');
+
+    expect(await hookgate.brandSettings.update({ company_name: 'Acme', primary_color: '#FF0066' })).toMatchObject({
+      company_name: 'Acme',
+      primary_color: '#ff0066',
+    });
+    expect((await hookgate.brandSettings.get()).company_name).toBe('Acme');
+
+    const domain = await hookgate.customDomains.create({ domain: 'hooks.client-test.example.com' });
+    expect(domain.verification_record).toEqual({ type: 'TXT', name: '_hookgate-challenge.hooks.client-test.example.com', value: domain.verification_token });
+    expect((await hookgate.customDomains.list()).map((d) => d.id)).toEqual([domain.id]);
+    expect((await hookgate.customDomains.get(domain.id)).status).toBe('pending_verification');
+  });
+});

@@ -1,0 +1,312 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootGatewayWithSink } from '../fixtures/gateway';
+import type { CallOptions, CallResult } from '../fixtures/http-client';
+import { committedOpenApi, documentedMessages, operationsOf, schemaValidator, type OperationObject } from '../fixtures/openapi';
+import { eventually } from '../fixtures/sink';
+
+/**
+ * Real answers of a real local gateway, each checked against the committed OpenAPI document: the
+ * status must be documented for the operation, the body must match the documented schema (JSON
+ * Schema 2020-12, strict, formats checked), and an error's message must be one of the documented ones.
+ */
+let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
+let dnsDir: string;
+const document = committedOpenApi();
+const schemas = schemaValidator(document);
+const sampled = new Map<string, Set<number>>();
+let errorAnswers = 0;
+
+beforeAll(async () => {
+  dnsDir = await mkdtemp(join(tmpdir(), 'hookgate-openapi-dns-'));
+  await writeFile(join(dnsDir, 'txt.json'), '{}');
+  env = await bootGatewayWithSink({ HOOKGATE_DNS_TXT_OVERRIDES: join(dnsDir, 'txt.json'), SCHEDULER_EXPORT_POLL_INTERVAL: '3600' });
+});
+afterAll(async () => {
+  await env?.stop();
+  await rm(dnsDir, { recursive: true, force: true });
+});
+
+function documented(method: string, template: string): OperationObject {
+  const operation = document.paths[template]?.[method.toLowerCase()] as OperationObject | undefined;
+  if (!operation) throw new Error(`${method} ${template} is not in the document`);
+  return operation;
+}
+
+function expectDocumented(method: string, template: string, res: CallResult): void {
+  const label = `${method} ${template} → ${res.status} ${res.text.slice(0, 300)}`;
+  const operation = documented(method, template);
+  const response = operation.responses[String(res.status)];
+  expect(response, `undocumented status: ${label}`).toBeDefined();
+  const media = response?.content?.['application/json'];
+  if (media?.schema) {
+    expect(res.headers.get('content-type'), label).toMatch(/^application\/json/);
+    expect(schemas.errors(media.schema, res.json), label).toBeUndefined();
+  } else {
+    expect(res.text, label).toBe('');
+  }
+  if (res.status === 302) expect(res.headers.get('location'), label).toMatch(/^https?:\/\//);
+  if (res.status >= 400) {
+    expect(documentedMessages(response), label).toContain(res.json.error);
+    errorAnswers++;
+  }
+  const statuses = sampled.get(operation.operationId) ?? new Set<number>();
+  statuses.add(res.status);
+  sampled.set(operation.operationId, statuses);
+}
+
+interface ApiCall extends CallOptions {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+/** Calls `method template` on the gateway and checks the answer against the document. */
+async function api(method: string, template: string, options: ApiCall = {}): Promise<CallResult> {
+  const { params = {}, query, ...rest } = options;
+  let path = template.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  if (query) path += `?${new URLSearchParams(query)}`;
+  const res = await env.call(method, path, rest);
+  expectDocumented(method, template, res);
+  return res;
+}
+
+let key: string;
+const ids: Record<string, string> = {};
+/** An id saved by an earlier step of this file. */
+const saved = (name: string): string => {
+  const value = ids[name];
+  if (!value) throw new Error(`no ${name} yet: an earlier step failed`);
+  return value;
+};
+const unknownId = '01970c6e-0000-7000-8000-000000000000';
+
+describe('GET /openapi.json', () => {
+  it('serves the committed document, not enveloped, with servers naming this gateway', async () => {
+    const res = await api('GET', '/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    const { servers, ...served } = res.json;
+    expect(servers).toEqual([{ url: env.gateway.url }]);
+    const { servers: _committedServers, ...committed } = document;
+    expect(served).toEqual(committed);
+  });
+});
+
+describe('real answers match their documented schemas', () => {
+  it('probes and accounts', async () => {
+    expect((await api('GET', '/healthz')).status).toBe(200);
+    expect((await api('GET', '/readyz')).status).toBe(200);
+    const created = await api('POST', '/v1/accounts', { body: { name: 'OpenAPI', plan: 'pro' } });
+    expect(created.status).toBe(201);
+    key = created.json.data.api_key.key;
+    expect((await api('POST', '/v1/accounts', { body: { plan: 'gold' } })).status).toBe(400);
+    expect((await api('POST', '/v1/accounts', { body: { plan: 'pro', retention_days: 9 } })).status).toBe(400);
+    expect((await api('POST', '/v1/accounts', { rawBody: '{"name":', headers: { 'content-type': 'application/json' } })).status).toBe(400);
+    expect((await api('POST', '/v1/accounts', { body: [] })).status).toBe(400);
+    expect((await api('GET', '/v1/account', { key })).status).toBe(200);
+    expect((await api('GET', '/v1/account', { key: 'hk_nope' })).status).toBe(401);
+    expect((await api('GET', '/v1/account')).status).toBe(401);
+    expect((await api('PATCH', '/v1/account', { key, body: { name: 'Renamed', plan: 'enterprise', retention_days: 400 } })).status).toBe(200);
+  });
+
+  it('API keys', async () => {
+    const created = await api('POST', '/v1/api-keys', { key, body: { name: 'second' } });
+    expect(created.status).toBe(201);
+    expect((await api('POST', '/v1/api-keys', { key, body: { nmae: 'typo' } })).status).toBe(400);
+    expect((await api('GET', '/v1/api-keys', { key })).status).toBe(200);
+    expect((await api('DELETE', '/v1/api-keys/{id}', { key, params: { id: created.json.data.id } })).status).toBe(204);
+    expect((await api('DELETE', '/v1/api-keys/{id}', { key, params: { id: created.json.data.id } })).status).toBe(404);
+    expect((await api('DELETE', '/v1/api-keys/{id}', { key, params: { id: 'nope' } })).status).toBe(400);
+  });
+
+  it('custom domains', async () => {
+    const created = await api('POST', '/v1/custom-domains', { key, body: { domain: 'hooks.openapi-test.example.com' } });
+    expect(created.status).toBe(201);
+    ids.domain = created.json.data.id;
+    expect((await api('POST', '/v1/custom-domains', { key, body: { domain: 'hooks.openapi-test.example.com' } })).json.error).toBe(
+      'domain already registered',
+    );
+    expect((await api('POST', '/v1/custom-domains', { key, body: { domain: 'localhost' } })).status).toBe(400);
+    expect((await api('POST', '/v1/custom-domains', { key, body: {} })).status).toBe(400);
+    const pending = await api('POST', '/v1/custom-domains/{id}/verify', { key, params: { id: saved('domain') } });
+    expect(pending.json.data).toMatchObject({ status: 'pending_verification', verification_error: expect.stringMatching(/^no TXT record/) });
+    const record = created.json.data.verification_record;
+    await writeFile(join(dnsDir, 'txt.json'), JSON.stringify({ [record.name]: record.value }));
+    const verified = await api('POST', '/v1/custom-domains/{id}/verify', { key, params: { id: saved('domain') } });
+    expect(verified.json.data).toMatchObject({ status: 'verified', verified_at: expect.any(String) });
+    expect((await api('GET', '/v1/custom-domains', { key })).json.data).toHaveLength(1);
+    expect((await api('GET', '/v1/custom-domains/{id}', { key, params: { id: saved('domain') } })).status).toBe(200);
+    expect((await api('GET', '/v1/custom-domains/{id}', { key, params: { id: unknownId } })).status).toBe(404);
+  });
+
+  it('sources', async () => {
+    const plain = await api('POST', '/v1/sources', { key, body: { name: 'plain' } });
+    expect(plain.status).toBe(201);
+    ids.source = plain.json.data.id;
+    ids.token = plain.json.data.path_token;
+    const verified = await api('POST', '/v1/sources', {
+      key,
+      body: { name: 'github', verification: { provider: 'github', secret: 'gh-secret' }, custom_domain_id: saved('domain') },
+    });
+    expect(verified.json.data).toMatchObject({ verification: { provider: 'github', configured: true } });
+    expect(verified.json.data.ingest_url).toMatch(/^https:\/\/hooks\.openapi-test\.example\.com\/ingest\//);
+    ids.verifiedToken = verified.json.data.path_token;
+    expect((await api('POST', '/v1/sources', { key, body: {} })).json.error).toBe('name is required');
+    expect((await api('POST', '/v1/sources', { key, body: { name: 'x', verification: { provider: 'paypal', secret: 's' } } })).status).toBe(400);
+    expect((await api('POST', '/v1/sources', { key, body: { name: 'x', custom_domain_id: unknownId } })).status).toBe(400);
+    expect((await api('GET', '/v1/sources', { key })).json.data).toHaveLength(2);
+    expect((await api('GET', '/v1/sources/{id}', { key, params: { id: saved('source') } })).status).toBe(200);
+    expect((await api('PATCH', '/v1/sources/{id}', { key, params: { id: saved('source') }, body: { name: 'renamed' } })).status).toBe(200);
+    expect((await api('PATCH', '/v1/sources/{id}', { key, params: { id: unknownId }, body: { name: 'x' } })).status).toBe(404);
+  });
+
+  it('destinations and routes', async () => {
+    const created = await api('POST', '/v1/destinations', {
+      key,
+      body: { name: 'sink', url: `${env.sink.url}/hooks`, auth: { type: 'header', name: 'X-Token', value: 'secret' } },
+    });
+    expect(created.status).toBe(201);
+    ids.destination = created.json.data.id;
+    expect((await api('POST', '/v1/destinations', { key, body: { name: 'x', url: 'ftp://x.example.com' } })).status).toBe(400);
+    expect((await api('POST', '/v1/destinations', { key, body: { name: 'x', url: 'https://x.example.com', timeout_ms: 5 } })).status).toBe(400);
+    expect((await api('GET', '/v1/destinations', { key })).status).toBe(200);
+    expect((await api('GET', '/v1/destinations/{id}', { key, params: { id: saved('destination') } })).json.data.signing_secret).toMatch(/^whsec_/);
+    expect((await api('PATCH', '/v1/destinations/{id}', { key, params: { id: saved('destination') }, body: { timeout_ms: 5000 } })).status).toBe(200);
+
+    const route = await api('POST', '/v1/routes', { key, body: { destination_id: saved('destination') } });
+    expect(route.status).toBe(201);
+    expect((await api('POST', '/v1/routes', { key, body: {} })).json.error).toBe('destination_id is required');
+    expect((await api('POST', '/v1/routes', { key, body: { destination_id: 'abc' } })).json.error).toBe('invalid destination_id');
+    expect((await api('POST', '/v1/routes', { key, body: { destination_id: unknownId } })).json.error).toBe(
+      'destination_id does not match a destination of this account',
+    );
+    expect((await api('POST', '/v1/routes', { key, body: { destination_id: saved('destination'), event_type_pattern: 'a*b' } })).status).toBe(400);
+    const spare = await api('POST', '/v1/routes', { key, body: { destination_id: saved('destination'), source_id: saved('source'), event_type_pattern: 'x.*', active: false } });
+    expect((await api('GET', '/v1/routes', { key })).json.data).toHaveLength(2);
+    expect((await api('GET', '/v1/routes/{id}', { key, params: { id: spare.json.data.id } })).status).toBe(200);
+    expect((await api('PATCH', '/v1/routes/{id}', { key, params: { id: spare.json.data.id }, body: { event_type_pattern: null } })).status).toBe(200);
+    expect((await api('DELETE', '/v1/routes/{id}', { key, params: { id: spare.json.data.id } })).status).toBe(204);
+    expect((await api('GET', '/v1/routes/{id}', { key, params: { id: spare.json.data.id } })).status).toBe(404);
+  });
+
+  it('ingest', async () => {
+    const accepted = await api('POST', '/ingest/{token}', {
+      params: { token: saved('token') },
+      rawBody: '{"id":"evt_1","amount":4200}',
+      headers: { 'content-type': 'application/json', 'x-event-type': 'payment.succeeded', 'idempotency-key': 'evt_1' },
+    });
+    expect(accepted.status).toBe(202);
+    expect(accepted.json.data.status).toBe('queued');
+    ids.event = accepted.json.data.id;
+    const binary = await api('POST', '/ingest/{token}', {
+      params: { token: saved('token') },
+      rawBody: Buffer.from([0xff, 0xfe, 0x00, 0x01]),
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+    ids.binaryEvent = binary.json.data.id;
+    expect((await api('POST', '/ingest/{token}', { params: { token: 'x'.repeat(43) }, rawBody: '{}' })).json.error).toBe('Unauthorized');
+    expect((await api('POST', '/ingest/{token}', { params: { token: saved('verifiedToken') }, rawBody: '{}' })).json.error).toBe(
+      'invalid signature',
+    );
+    expect(
+      (await api('POST', '/ingest/{token}', { params: { token: saved('token') }, rawBody: '{}', headers: { 'x-event-type': 't'.repeat(201) } })).status,
+    ).toBe(400);
+    const tooLarge = await api('POST', '/ingest/{token}', {
+      params: { token: saved('token') },
+      rawBody: Buffer.alloc(5 * 1024 * 1024 + 1, 0x61),
+    });
+    expect(tooLarge.status).toBe(413);
+  });
+
+  it('inbound events: list pages, detail with attempts, replay', async () => {
+    await env.sink.waitFor(2);
+    const delivered = await eventually(
+      async () => (await api('GET', '/v1/events/{id}', { key, params: { id: saved('event') } })).json.data,
+      (d) => d.event.status === 'delivered' && d.attempts.length === 1,
+    );
+    expect(delivered.event).toMatchObject({ body: '{"id":"evt_1","amount":4200}', body_encoding: 'utf8', created_by: 'ingest' });
+    const binary = await api('GET', '/v1/events/{id}', { key, params: { id: saved('binaryEvent') } });
+    expect(binary.json.data.event.body_encoding).toBe('base64');
+
+    const first = await api('GET', '/v1/events', { key, query: { limit: '1' } });
+    expect(first.json.data).toHaveLength(1);
+    expect(first.json.next_cursor).toEqual(expect.any(String));
+    const second = await api('GET', '/v1/events', { key, query: { limit: '1', cursor: first.json.next_cursor } });
+    expect(second.json.data).toHaveLength(1);
+    expect((await api('GET', '/v1/events', { key, query: { cursor: 'nonsense' } })).json.error).toBe('invalid cursor');
+    expect((await api('GET', '/v1/events', { key, query: { limit: '0' } })).status).toBe(400);
+    expect((await api('GET', '/v1/events', { key, query: { status: 'lost' } })).status).toBe(400);
+    expect((await api('GET', '/v1/events/{id}', { key, params: { id: unknownId } })).status).toBe(404);
+
+    const replay = await api('POST', '/v1/events/{id}/replay', { key, params: { id: saved('event') } });
+    expect(replay.status).toBe(202);
+    expect(replay.json.data).toMatchObject({ original_event_id: saved('event'), status: 'queued' });
+    expect((await api('POST', '/v1/events/{id}/replay', { key, params: { id: unknownId } })).status).toBe(404);
+  });
+
+  it('outbound events: publish, duplicate, batch, list, detail, replay', async () => {
+    const published = await api('POST', '/v1/outbound-events', {
+      key,
+      body: { payload: '{"invoice":"in_1"}', event_type: 'invoice.paid', external_event_id: 'in_1-paid' },
+    });
+    expect(published.status).toBe(201);
+    const duplicate = await api('POST', '/v1/outbound-events', { key, body: { payload: '{"invoice":"in_1"}', external_event_id: 'in_1-paid' } });
+    expect(duplicate.status).toBe(200);
+    expect(duplicate.json.data).toMatchObject({ id: published.json.data.id, duplicate: true });
+    expect((await api('POST', '/v1/outbound-events', { key, body: { payload: '' } })).json.error).toBe('payload is required');
+    expect((await api('POST', '/v1/outbound-events', { key, body: { payload: 'x', event_type: 7 } })).json.error).toBe('event_type must be a string');
+    const batch = await api('POST', '/v1/outbound-events/batch', {
+      key,
+      body: { events: [{ payload: '{"n":1}', external_event_id: 'b-1' }, { payload: '' }, { payload: '{"n":1}', external_event_id: 'b-1' }] },
+    });
+    expect(batch.json.data.map((r: { status: number }) => r.status)).toEqual([201, 400, 200]);
+    expect((await api('POST', '/v1/outbound-events/batch', { key, body: { events: [] } })).json.error).toBe(
+      'events must contain at least 1 item(s)',
+    );
+    expect((await api('GET', '/v1/outbound-events', { key })).json.data.length).toBeGreaterThanOrEqual(2);
+    const detail = await eventually(
+      async () => (await api('GET', '/v1/outbound-events/{id}', { key, params: { id: published.json.data.id } })).json.data,
+      (d) => d.event.status === 'delivered',
+    );
+    expect(detail.event).toMatchObject({ direction: 'outbound', created_by: 'api', source_id: null, headers: {} });
+    expect((await api('GET', '/v1/outbound-events/{id}', { key, params: { id: saved('event') } })).status).toBe(404);
+    expect((await api('POST', '/v1/outbound-events/{id}/replay', { key, params: { id: published.json.data.id } })).status).toBe(202);
+  });
+
+  it('exports: create, list, detail, download', async () => {
+    const created = await api('POST', '/v1/exports', { key, body: { format: 'csv', filters: { direction: 'inbound' } } });
+    expect(created.status).toBe(201);
+    expect((await api('POST', '/v1/exports', { key, body: { format: 'xml' } })).status).toBe(400);
+    expect(
+      (await api('POST', '/v1/exports', { key, body: { filters: { date_from: '2026-02-01T00:00:00Z', date_to: '2026-01-01T00:00:00Z' } } })).json.error,
+    ).toBe('filters.date_from must not be after filters.date_to');
+    await eventually(
+      async () => (await api('GET', '/v1/exports/{id}', { key, params: { id: created.json.data.id } })).json.data.status,
+      (status) => status === 'ready',
+    );
+    expect((await api('GET', '/v1/exports', { key, query: { limit: '5' } })).status).toBe(200);
+    expect((await api('GET', '/v1/exports', { key, query: { offset: '-1' } })).status).toBe(400);
+    const download = await api('GET', '/v1/exports/{id}/download', { key, params: { id: created.json.data.id } });
+    expect(download.status).toBe(302);
+    expect((await api('GET', '/v1/exports/{id}/download', { key, params: { id: unknownId } })).status).toBe(404);
+  });
+
+  it('brand settings', async () => {
+    expect((await api('GET', '/v1/brand-settings', { key })).json.data.updated_at).toBeNull();
+    expect((await api('POST', '/v1/brand-settings', { key, body: { company_name: 'Acme', primary_color: '#FF0066' } })).status).toBe(200);
+    expect((await api('POST', '/v1/brand-settings', { key, body: { primary_color: 'red' } })).json.error).toBe(
+      'primary_color must be a #rrggbb colour',
+    );
+    expect((await api('POST', '/v1/brand-settings', { key, body: { theme: 'dark' } })).json.error).toBe('unknown field: theme');
+  });
+
+  it('sampled a successful answer of every documented operation', () => {
+    const missing = operationsOf(document)
+      .filter(({ operation }) => ![...(sampled.get(operation.operationId) ?? [])].some((s) => s < 400))
+      .map(({ method, path }) => `${method} ${path}`);
+    expect(missing).toEqual([]);
+    expect(errorAnswers).toBeGreaterThan(40);
+  });
+});
