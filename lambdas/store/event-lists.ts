@@ -1,22 +1,23 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { TABLE } from '../../lib/resource-definitions';
-import { EVENT_STATUSES } from '../domain/event-status';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { eventKeys } from './keys';
+import { eventRecord } from './records';
 
-export const eventListItem = z.object({
-  id: z.string(),
-  account_id: z.string(),
-  direction: z.enum(['inbound', 'outbound']),
-  source_id: z.string().nullable(),
-  event_type: z.string().nullable(),
-  external_event_id: z.string().nullable(),
-  status: z.enum(EVENT_STATUSES),
-  attempts_count: z.number().int(),
-  received_at: z.string(),
-  created_at: z.string(),
+/** The fields the list index projects (TABLE.globalIndexes[0]): enough for lists and exports. */
+export const eventListItem = eventRecord.pick({
+  id: true,
+  account_id: true,
+  direction: true,
+  source_id: true,
+  event_type: true,
+  external_event_id: true,
+  status: true,
+  attempts_count: true,
+  received_at: true,
+  created_at: true,
 });
 export type EventListItem = z.infer<typeof eventListItem>;
 
