@@ -3,7 +3,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from '
 import { createRouter } from '../api/router';
 import { allRoutes } from '../api/routes';
 import { httpEnvelope } from '../shared/http-envelope';
-import { toApiRequest, type ApiResult } from '../shared/http';
+import { toApiRequest } from '../shared/http';
 import { httpRequestLogKeys, invocationScoped, observability } from '../shared/observability';
 
 const route = createRouter(allRoutes);
@@ -17,4 +17,3 @@ export const handler = invocationScoped(
     .handler(async (event) => (await route(toApiRequest(event))) as unknown as APIGatewayProxyStructuredResultV2),
 );
 
-export type { ApiResult };
