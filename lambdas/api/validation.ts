@@ -72,6 +72,11 @@ export function parsePathId(value: string | undefined): string {
 }
 
 // Shared field builders, so the same field gets the same rules and messages everywhere.
+const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** An HTTP header name (RFC 9110 token). */
+export const isHeaderName = (value: string) => HEADER_TOKEN.test(value);
+
 export function hasControlChars(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);

@@ -1,9 +1,7 @@
 import { z } from 'zod';
 import { isStandardWebhooksSecret } from '../domain/signing-secret';
 import { named } from './schemas';
-import { hasControlChars } from './validation';
-
-const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+import { hasControlChars, isHeaderName } from './validation';
 
 const secret = z
   .string()
@@ -36,7 +34,7 @@ export const verificationInput = named(
           .string()
           .min(1)
           .max(256)
-          .refine((v) => HEADER_TOKEN.test(v), { error: () => 'verification.header must be a valid HTTP header name' })
+          .refine((v) => isHeaderName(v), { error: () => 'verification.header must be a valid HTTP header name' })
           .transform((v) => v.toLowerCase()),
         encoding: z.enum(['hex', 'base64']).default('hex'),
         prefix: z.string().min(1).max(64).optional(),

@@ -13,7 +13,7 @@ import {
   type EventBodyRecord,
   type EventRecord,
 } from './records';
-import { getItem, isConditionFailure } from './table';
+import { getItem, isConditionFailure, queryAll } from './table';
 
 
 const tableName = () => config().tableName;
@@ -89,24 +89,12 @@ export async function findEventWithBody(
 }
 
 /** Every item stored under one event (status, body, attempts), read consistently. */
-export async function readEventPartition(accountId: string, eventId: string): Promise<Array<Record<string, unknown>>> {
-  const items: Array<Record<string, unknown>> = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': eventKeys.partition(accountId, eventId) },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    items.push(...(out.Items ?? []));
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-  return items;
-}
+export const readEventPartition = (accountId: string, eventId: string): Promise<Array<Record<string, unknown>>> =>
+  queryAll({
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': eventKeys.partition(accountId, eventId) },
+    ConsistentRead: true,
+  });
 
 /** Everything stored for one event: its status, body and attempts (oldest first). */
 export async function findEventDetail(accountId: string, eventId: string) {

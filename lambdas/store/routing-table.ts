@@ -1,7 +1,6 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { ForgetfulCache } from './forgetful-cache';
+import { queryAll } from './table';
 import { accountPartition } from './keys';
 import {
   accountRecord,
@@ -35,26 +34,18 @@ async function readRoutingTable(accountId: string): Promise<RoutingTable | undef
   let account: AccountRecord | undefined;
   const destinations = new Map<string, DestinationRecord>();
   const routes: RouteRecord[] = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documentClient().send(
-      new QueryCommand({
-        TableName: config().tableName,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-        ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':from': 'ACCOUNT', ':to': 'ROUTE#\uffff' },
-        ConsistentRead: true,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const sk = String(item.sk);
-      if (sk === 'ACCOUNT') account = accountRecord.parse(item);
-      else if (sk.startsWith('DEST#')) {
-        const destination = destinationRecord.parse(item);
-        destinations.set(destination.id, destination);
-      } else if (sk.startsWith('ROUTE#')) routes.push(routeRecord.parse(item));
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':from': 'ACCOUNT', ':to': 'ROUTE#\uffff' },
+    ConsistentRead: true,
+  });
+  for (const item of items) {
+    const sk = String(item.sk);
+    if (sk === 'ACCOUNT') account = accountRecord.parse(item);
+    else if (sk.startsWith('DEST#')) {
+      const destination = destinationRecord.parse(item);
+      destinations.set(destination.id, destination);
+    } else if (sk.startsWith('ROUTE#')) routes.push(routeRecord.parse(item));
+  }
   return account ? { account, destinations, routes } : undefined;
 }

@@ -6,6 +6,7 @@ import {
   PutCommand,
   QueryCommand,
   UpdateCommand,
+  type QueryCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import type { z } from 'zod';
@@ -92,25 +93,39 @@ export async function updateExisting<T>(
   }
 }
 
-/** Items of a partition whose sort key starts with `prefix`, newest first (ids are UUIDv7), up to `max`. */
-export async function queryPrefix<T>(pk: string, prefix: string, schema: z.ZodType<T>, max = Infinity): Promise<T[]> {
-  const items: T[] = [];
-  let startKey: Record<string, unknown> | undefined;
+/** Every item a query matches, page after page (or the first `max`), on this table. */
+export async function queryAll(
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>,
+  max = Infinity,
+): Promise<Item[]> {
+  const items: Item[] = [];
+  let startKey: Item | undefined;
   do {
     const out = await documentClient().send(
       new QueryCommand({
+        ...input,
         TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
-        ScanIndexForward: false,
         ExclusiveStartKey: startKey,
         Limit: Number.isFinite(max) ? max - items.length : undefined,
       }),
     );
-    for (const item of out.Items ?? []) items.push(schema.parse(item));
+    items.push(...(out.Items ?? []));
     startKey = out.LastEvaluatedKey;
   } while (startKey && items.length < max);
   return items;
+}
+
+/** Items of a partition whose sort key starts with `prefix`, newest first (ids are UUIDv7), up to `max`. */
+export async function queryPrefix<T>(pk: string, prefix: string, schema: z.ZodType<T>, max = Infinity): Promise<T[]> {
+  const items = await queryAll(
+    {
+      KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+      ExpressionAttributeValues: { ':pk': pk, ':prefix': prefix },
+      ScanIndexForward: false,
+    },
+    max,
+  );
+  return items.map((item) => schema.parse(item));
 }
 
 /** Reads items by key, 100 per request; missing ones are left out. */

@@ -12,11 +12,10 @@ import { presentDestination, presentDestinationWithSecret } from '../presenters'
 import { json, jsonBody, list } from '../route-doc';
 import type { Route } from '../router';
 import { destinationResponse, destinationWithSecretResponse, named } from '../schemas';
-import { hasControlChars, parseJsonBody, parsePathId, textField } from '../validation';
+import { hasControlChars, isHeaderName, parseJsonBody, parsePathId, textField } from '../validation';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
-const HEADER_TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 // Headers the gateway sets itself or that would break the HTTP exchange.
 const RESERVED_HEADERS = new Set([
   'host',
@@ -40,7 +39,7 @@ const headerName = z
   .string()
   .min(1)
   .max(256)
-  .refine((v) => HEADER_TOKEN.test(v), { error: () => 'auth.name must be a valid HTTP header name' })
+  .refine((v) => isHeaderName(v), { error: () => 'auth.name must be a valid HTTP header name' })
   .refine((v) => !RESERVED_HEADERS.has(v.toLowerCase()), { error: () => 'auth.name is a header the gateway sets itself' });
 
 const headerValue = (field: string) =>
