@@ -47,9 +47,24 @@ export const DELIVERY_QUEUE = {
   consumerTimeoutSeconds: 60,
   visibilityTimeoutSeconds: 360,
   retentionSeconds: 14 * 24 * 3600,
-  /** A message received this many times without being deleted is poison: it moves to the DLQ. */
-  maxReceiveCount: 8,
+  /**
+   * A message received this many times without being deleted is poison: it moves to the DLQ. A healthy
+   * delivery never gets near it: a wait is a fresh message (receive count 0) except for short waits,
+   * which reuse a message only while it has been received at most VISIBILITY_WAIT_MAX_RECEIVES times.
+   */
+  maxReceiveCount: 5,
   batchSize: 10,
+  /**
+   * Batches the event source mapping runs at once (CDK context `deliverMaxConcurrency` overrides).
+   * Sized for slow endpoints: a batch lasts as long as its slowest record (up to a destination's
+   * timeout), so the slots must outnumber the batches a hanging endpoint can hold before its breaker opens.
+   */
+  maxConcurrency: 100,
+  /**
+   * Every message carries `MessageGroupId` = the destination id: on a standard queue that makes SQS a
+   * fair queue, which de-prioritises a destination whose messages pile up or dwell in flight.
+   */
+  messageGroup: 'destination_id' as const,
 } as const;
 
 export const DELIVERY_DLQ = {
