@@ -1,6 +1,15 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// The domain and the pipeline answer in outcomes and refusal kinds; only lambdas/api/ and the
+// handlers turn them into HTTP statuses, so neither may reach for the API layer or HTTP-shaped types.
+const noApiLayer = { regex: '^\\.\\.?/(.*/)?api(/|$)', message: 'Return an outcome or throw a Refusal; lambdas/api/ decides the HTTP status.' };
+const noHttpTypes = {
+  name: 'aws-lambda',
+  importNames: ['APIGatewayProxyEventV2', 'APIGatewayProxyResultV2', 'APIGatewayProxyStructuredResultV2', 'APIGatewayProxyEvent', 'APIGatewayProxyResult'],
+  message: 'HTTP requests and responses belong to lambdas/api/ and the handlers.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.hookgate/', 'coverage/', 'bench/out/'] },
   js.configs.recommended,
@@ -15,8 +24,12 @@ export default tseslint.config(
   {
     files: ['lambdas/domain/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'Domain code stays free of AWS imports.' }] }],
+      'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer, { group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'Domain code stays free of AWS imports.' }] }],
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Domain code reads no environment; pass values in.' }],
     },
+  },
+  {
+    files: ['lambdas/pipeline/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer] }] },
   },
 );

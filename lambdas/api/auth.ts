@@ -1,5 +1,5 @@
 import { unauthorized } from '../domain/errors';
-import type { ApiRequest } from '../shared/http';
+import type { ApiRequest } from './http';
 import { hashApiKey } from '../shared/secrets';
 import { findApiKeyByHash, touchApiKey } from '../store/api-keys';
 

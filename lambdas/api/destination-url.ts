@@ -1,5 +1,5 @@
 import { checkDestinationUrl, isForbiddenAddress } from '../domain/address-policy';
-import { badRequest } from '../domain/errors';
+import { invalid } from '../domain/errors';
 import type { Resolver } from '../adapters/dns';
 
 const DNS_CHECK_TIMEOUT_MS = 2000;
@@ -10,7 +10,7 @@ const DNS_CHECK_TIMEOUT_MS = 2000;
  */
 export async function assertPublicDestination(url: string, allowPrivate: boolean, resolve: Resolver): Promise<void> {
   const verdict = checkDestinationUrl(url, allowPrivate);
-  if (!verdict.ok) throw badRequest(verdict.reason);
+  if (!verdict.ok) throw invalid(verdict.reason);
   if (allowPrivate || verdict.literalAddress) return;
   const hostname = verdict.url.hostname;
   const answers = await Promise.race([
@@ -18,6 +18,6 @@ export async function assertPublicDestination(url: string, allowPrivate: boolean
     new Promise<[]>((done) => setTimeout(() => done([]), DNS_CHECK_TIMEOUT_MS).unref()),
   ]);
   if (answers.some((answer) => isForbiddenAddress(answer.address))) {
-    throw badRequest('url must not point to a private or reserved address');
+    throw invalid('url must not point to a private or reserved address');
   }
 }

@@ -1,5 +1,4 @@
-import type { PublishResult } from '../pipeline/publish-event';
-import type { EventStatus } from '../domain/event-status';
+import type { Accepted } from '../pipeline/outcomes';
 import type { ApiKeyWithUsage } from '../store/api-keys';
 import type { AccountRecord, ApiKeyRecord, DestinationRecord, RouteRecord, SourceRecord } from '../store/records';
 import type {
@@ -88,8 +87,11 @@ export const presentRoute = (r: RouteRecord): RouteResponse => ({
 
 export type PublishAnswer = { status: 201; data: PublishedResponse } | { status: 200; data: DuplicateResponse };
 
-/** A publish's answer. The pipeline widens a duplicate's status to string; it is an event status. */
-export const presentPublished = (result: PublishResult): PublishAnswer =>
-  result.status === 201
-    ? { status: 201, data: { id: result.data.id, status: result.data.status } }
-    : { status: 200, data: { id: result.data.id, status: result.data.status as EventStatus, duplicate: true } };
+/**
+ * A publish's answer. A new event answers `queued` (spec) even when it matched no route and ended
+ * `accepted` at once, as its detail shows; a duplicate answers the first event as it stands.
+ */
+export const presentPublished = (outcome: Accepted): PublishAnswer =>
+  outcome.kind === 'accepted'
+    ? { status: 201, data: { id: outcome.event.id, status: 'queued' } }
+    : { status: 200, data: { id: outcome.event.id, status: outcome.event.status, duplicate: true } };

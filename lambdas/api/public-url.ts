@@ -1,4 +1,4 @@
-import type { ApiRequest } from '../shared/http';
+import type { ApiRequest } from './http';
 import { config } from '../shared/config';
 
 /** Base of absolute URLs we hand out: the configured public URL, else the host the request came to. */

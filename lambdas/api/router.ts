@@ -1,5 +1,5 @@
 import { notFound } from '../domain/errors';
-import type { ApiRequest, ApiResult } from '../shared/http';
+import type { ApiRequest, ApiResult } from './http';
 import { appendLogKeys } from '../shared/log';
 import { authenticate, type Principal } from './auth';
 import type { RouteDoc } from './route-doc';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import { badRequest } from '../domain/errors';
+import { invalid } from '../domain/errors';
 import { isUuid } from '../domain/ids';
-import type { ApiRequest } from '../shared/http';
+import type { ApiRequest } from './http';
 import { documented } from './schemas';
 
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
@@ -49,7 +49,7 @@ export function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {
   const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return result.data;
   const first = result.error.issues[0];
-  throw badRequest(first ? issueMessage(first) : 'invalid request');
+  throw invalid(first ? issueMessage(first) : 'invalid request');
 }
 
 /** Parses a JSON body; an empty body counts as `{}` so endpoints whose fields are all optional accept none. */
@@ -60,14 +60,14 @@ export function parseJsonBody<T>(request: ApiRequest, schema: z.ZodType<T>): T {
     try {
       input = JSON.parse(text);
     } catch {
-      throw badRequest('invalid JSON body');
+      throw invalid('invalid JSON body');
     }
   }
   return parseWith(schema, input);
 }
 
 export function parsePathId(value: string | undefined): string {
-  if (!value || !isUuid(value)) throw badRequest('invalid id');
+  if (!value || !isUuid(value)) throw invalid('invalid id');
   return value.toLowerCase();
 }
 

@@ -1,15 +1,22 @@
-/** Errors that carry the HTTP status and the exact message a client sees. One place maps them. */
-export class ApiError extends Error {
+/**
+ * Why a request is refused, in the domain's terms. Only the API layer knows how each kind travels
+ * (an HTTP status), so the domain and the pipeline stay usable by any caller.
+ */
+export type RefusalKind = 'invalid' | 'unauthorized' | 'not_found' | 'too_large';
+
+/** A refusal and the exact, client-safe message the caller sees. Thrown, or carried in an outcome. */
+export class Refusal extends Error {
   constructor(
-    readonly status: number,
+    readonly kind: RefusalKind,
     message: string,
   ) {
     super(message);
-    this.name = 'ApiError';
+    this.name = 'Refusal';
   }
 }
 
-export const badRequest = (message: string) => new ApiError(400, message);
-export const unauthorized = () => new ApiError(401, 'Unauthorized');
-export const notFound = () => new ApiError(404, 'Not found');
-export const payloadTooLarge = () => new ApiError(413, 'request body too large');
+export const invalid = (message: string) => new Refusal('invalid', message);
+/** Unless told otherwise, one text for every failed credential, so a caller learns nothing about which part was wrong. */
+export const unauthorized = (message = 'Unauthorized') => new Refusal('unauthorized', message);
+export const notFound = () => new Refusal('not_found', 'Not found');
+export const tooLarge = () => new Refusal('too_large', 'request body too large');

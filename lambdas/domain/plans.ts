@@ -1,4 +1,4 @@
-import { badRequest } from './errors';
+import { invalid } from './errors';
 
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
@@ -18,7 +18,7 @@ export function resolveRetention(input: {
 }): number {
   const { plan, requestedDays, currentPlan, currentDays } = input;
   if (requestedDays !== undefined) {
-    if (plan !== 'enterprise') throw badRequest('retention_days can only be set on the enterprise plan');
+    if (plan !== 'enterprise') throw invalid('retention_days can only be set on the enterprise plan');
     return requestedDays;
   }
   if (currentPlan === plan && currentDays !== undefined) return currentDays;

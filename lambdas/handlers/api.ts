@@ -2,8 +2,8 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createRouter } from '../api/router';
 import { allRoutes } from '../api/routes';
-import { httpEnvelope } from '../shared/http-envelope';
-import { toApiRequest } from '../shared/http';
+import { httpEnvelope } from '../api/http-envelope';
+import { toApiRequest } from '../api/http';
 import { httpRequestLogKeys, invocationScoped, observability } from '../shared/observability';
 
 const route = createRouter(allRoutes);

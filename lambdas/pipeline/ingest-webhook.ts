@@ -1,10 +1,10 @@
-import { ApiError, badRequest, unauthorized } from '../domain/errors';
+import { invalid, unauthorized } from '../domain/errors';
 import { verifySignature } from '../domain/provider-signatures';
-import type { ApiRequest, ApiResult } from '../shared/http';
 import { appendLogKeys, log } from '../shared/log';
 import { recordVerificationRejected } from '../shared/metrics';
 import { findSourceByToken } from '../store/sources';
 import { acceptEvent } from './accept-event';
+import { acceptedOutcome, refused, type Accepted, type Refused } from './outcomes';
 
 /** Never stored: credentials meant for us or for the provider's own hop. */
 const DROPPED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-api-key']);
@@ -16,10 +16,20 @@ const MAX_EVENT_TYPE_LENGTH = 200;
 const MAX_EXTERNAL_ID_LENGTH = 256;
 const TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
 
-export async function ingestWebhook(request: ApiRequest, token: string, now: Date): Promise<ApiResult> {
-  if (!TOKEN.test(token)) throw unauthorized();
+/** A webhook as its provider sent it: the path token, lowercased header names, the raw body. */
+export interface IncomingWebhook {
+  token: string;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export type IngestOutcome = Accepted | Refused;
+
+export async function ingestWebhook(request: IncomingWebhook, now: Date): Promise<IngestOutcome> {
+  const { token } = request;
+  if (!TOKEN.test(token)) return refused(unauthorized());
   const source = await findSourceByToken(token);
-  if (!source) throw unauthorized();
+  if (!source) return refused(unauthorized());
   appendLogKeys({ account_id: source.account_id, source_id: source.source_id });
   if (source.verification) {
     const verdict = verifySignature(source.verification, { headers: request.headers, body: request.body }, now);
@@ -27,17 +37,17 @@ export async function ingestWebhook(request: ApiRequest, token: string, now: Dat
       // Not stored, but counted: a rising count means an attack or a misconfigured secret.
       recordVerificationRejected(source.verification.provider);
       log.warn('webhook signature rejected', { account_id: source.account_id, source_id: source.source_id, reason: verdict.reason });
-      throw new ApiError(401, 'invalid signature');
+      return refused(unauthorized('invalid signature'));
     }
   }
 
   const eventType = request.headers['x-event-type'] ?? null;
   if (eventType !== null && eventType.length > MAX_EVENT_TYPE_LENGTH) {
-    throw badRequest(`X-Event-Type must be at most ${MAX_EVENT_TYPE_LENGTH} characters`);
+    return refused(invalid(`X-Event-Type must be at most ${MAX_EVENT_TYPE_LENGTH} characters`));
   }
   const externalEventId = providerDeliveryId(request);
   if (externalEventId !== null && externalEventId.length > MAX_EXTERNAL_ID_LENGTH) {
-    throw badRequest(`the delivery id header must be at most ${MAX_EXTERNAL_ID_LENGTH} characters`);
+    return refused(invalid(`the delivery id header must be at most ${MAX_EXTERNAL_ID_LENGTH} characters`));
   }
 
   const result = await acceptEvent({
@@ -52,9 +62,7 @@ export async function ingestWebhook(request: ApiRequest, token: string, now: Dat
     createdBy: 'ingest',
     now,
   });
-  return result.duplicate
-    ? { status: 202, data: { id: result.existingId, status: result.existingStatus } }
-    : { status: 202, data: { id: result.event.id, status: result.event.status } };
+  return acceptedOutcome(result);
 }
 
 function storedHeaders(headers: Record<string, string>): Record<string, string> {
@@ -62,7 +70,7 @@ function storedHeaders(headers: Record<string, string>): Record<string, string> 
 }
 
 /** The provider's own id for this delivery, so a provider's retry is not stored twice. */
-function providerDeliveryId(request: ApiRequest): string | null {
+function providerDeliveryId(request: IncomingWebhook): string | null {
   for (const name of DELIVERY_ID_HEADERS) {
     const value = request.headers[name]?.trim();
     if (value) return value;

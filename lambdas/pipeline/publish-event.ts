@@ -1,4 +1,5 @@
 import { acceptEvent } from './accept-event';
+import { acceptedOutcome, type Accepted } from './outcomes';
 
 export interface PublishInput {
   payload: string;
@@ -6,16 +7,11 @@ export interface PublishInput {
   external_event_id?: string;
 }
 
-export type PublishResult =
-  | { status: 201; data: { id: string; status: 'queued' } }
-  | { status: 200; data: { id: string; status: string; duplicate: true } };
-
 /**
  * An account publishes an event for its own customers: the same pipeline as inbound webhooks, with
- * the payload string as a JSON body. A new event answers `queued` (spec); one that matched no route
- * ends `accepted` at once, as its detail shows. A repeated `external_event_id` answers the first event.
+ * the payload string as a JSON body. A repeated `external_event_id` is the first event's duplicate.
  */
-export async function publishEvent(accountId: string, input: PublishInput, now: Date): Promise<PublishResult> {
+export async function publishEvent(accountId: string, input: PublishInput, now: Date): Promise<Accepted> {
   const result = await acceptEvent({
     accountId,
     direction: 'outbound',
@@ -28,8 +24,5 @@ export async function publishEvent(accountId: string, input: PublishInput, now: 
     createdBy: 'api',
     now,
   });
-  if (result.duplicate) {
-    return { status: 200, data: { id: result.existingId, status: result.existingStatus, duplicate: true } };
-  }
-  return { status: 201, data: { id: result.event.id, status: 'queued' } };
+  return acceptedOutcome(result);
 }

@@ -1,20 +1,28 @@
-import { badRequest, notFound } from '../domain/errors';
+import { invalid } from '../domain/errors';
 import { REPLAYABLE_STATUSES } from '../domain/event-status';
 import { copyPayload, payloadKey } from '../adapters/payloads';
 import { newId } from '../shared/secrets';
 import { changeEvent, findEventWithBody } from '../store/events';
 import { acceptEvent } from './accept-event';
+import { refused, type EventRef, type NotFound, type Refused } from './outcomes';
+
+export type ReplayOutcome = { kind: 'accepted'; replay: EventRef } | NotFound | Refused;
 
 /**
  * Replays a settled event as a new event with the same payload and headers, routed by today's routes;
  * the original becomes `replayed`. The new event is created first, so a crash part-way leaves the
  * original replayable rather than an original marked replayed with nothing sent.
  */
-export async function replayEvent(accountId: string, direction: 'inbound' | 'outbound', eventId: string, now: Date) {
+export async function replayEvent(
+  accountId: string,
+  direction: 'inbound' | 'outbound',
+  eventId: string,
+  now: Date,
+): Promise<ReplayOutcome> {
   const loaded = await findEventWithBody(accountId, eventId);
-  if (!loaded || loaded.event.direction !== direction) throw notFound();
+  if (!loaded || loaded.event.direction !== direction) return { kind: 'not_found' };
   const { event, body } = loaded;
-  if (!REPLAYABLE_STATUSES.includes(event.status)) throw badRequest('event is not in a terminal status');
+  if (!REPLAYABLE_STATUSES.includes(event.status)) return refused(invalid('event is not in a terminal status'));
 
   let storedBody = body;
   if (body.body_ref) {
@@ -42,5 +50,5 @@ export async function replayEvent(accountId: string, direction: 'inbound' | 'out
   await changeEvent(accountId, eventId, (current) =>
     REPLAYABLE_STATUSES.includes(current.status) ? { ...current, status: 'replayed', replayed_by: replay.id } : undefined,
   );
-  return { original_event_id: eventId, replay_event_id: replay.id, status: replay.status };
+  return { kind: 'accepted', replay: { id: replay.id, status: replay.status } };
 }

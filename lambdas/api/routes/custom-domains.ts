@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
-import { badRequest, notFound } from '../../domain/errors';
+import { invalid, notFound } from '../../domain/errors';
 import { MAX_VERIFIABLE_HOSTNAME_LENGTH, normalizeHostname, verificationRecordName } from '../../domain/hostname';
 import { txtResolver } from '../../adapters/dns-txt';
 import { newId } from '../../shared/secrets';
@@ -114,7 +114,7 @@ export const customDomainRoutes: Route[] = [
         created_at: at,
         updated_at: at,
       };
-      if (!(await registerCustomDomain(record, now))) throw badRequest('domain already registered');
+      if (!(await registerCustomDomain(record, now))) throw invalid('domain already registered');
       return { status: 201, data: presentCustomDomain(record) };
     },
   },

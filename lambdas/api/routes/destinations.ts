@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest, notFound } from '../../domain/errors';
+import { invalid, notFound } from '../../domain/errors';
 import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS } from '../../domain/signing-secret';
 import { resolveHost } from '../../adapters/dns';
 import { config } from '../../shared/config';
@@ -115,7 +115,7 @@ const assertAllowedUrl = (url: string) => assertPublicDestination(url, config().
 
 function assertSecretFitsScheme(d: Pick<DestinationRecord, 'signature_scheme' | 'signing_secret'>): void {
   if (d.signature_scheme === 'standard_webhooks' && !isStandardWebhooksSecret(d.signing_secret)) {
-    throw badRequest('signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks');
+    throw invalid('signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks');
   }
 }
 

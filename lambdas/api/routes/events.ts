@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest, notFound } from '../../domain/errors';
+import { invalid, notFound } from '../../domain/errors';
 import { EVENT_STATUSES } from '../../domain/event-status';
 import { isUuid } from '../../domain/ids';
 import { readStoredBody } from '../../adapters/payloads';
@@ -37,7 +37,7 @@ const encodeCursor = (eventId: string) => Buffer.from(`${CURSOR_PREFIX}${eventId
 function decodeCursor(cursor: string): string {
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
   const id = decoded.startsWith(CURSOR_PREFIX) ? decoded.slice(CURSOR_PREFIX.length) : '';
-  if (!isUuid(id)) throw badRequest('invalid cursor');
+  if (!isUuid(id)) throw invalid('invalid cursor');
   return id.toLowerCase();
 }
 
@@ -133,10 +133,14 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
         },
         errors: { 400: ['event is not in a terminal status'] },
       },
-      handle: async ({ params, principal, now }) => ({
-        status: 202,
-        data: (await replayEvent(principal.accountId, direction, parsePathId(params.id), now)) satisfies ReplayResponse,
-      }),
+      handle: async ({ params, principal, now }) => {
+        const id = parsePathId(params.id);
+        const outcome = await replayEvent(principal.accountId, direction, id, now);
+        if (outcome.kind === 'not_found') throw notFound();
+        if (outcome.kind === 'refused') throw outcome.reason;
+        const data: ReplayResponse = { original_event_id: id, replay_event_id: outcome.replay.id, status: outcome.replay.status };
+        return { status: 202, data };
+      },
     },
   ];
 }

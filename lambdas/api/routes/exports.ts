@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest, notFound } from '../../domain/errors';
+import { invalid, notFound } from '../../domain/errors';
 import { EVENT_STATUSES } from '../../domain/event-status';
 import { encoderFor } from '../../domain/export-rows';
 import { downloadUrl } from '../../adapters/export-files';
@@ -91,7 +91,7 @@ export const exportRoutes: Route[] = [
       const body = parseJsonBody(request, createExportBody);
       const filters = body.filters ?? {};
       if (filters.date_from && filters.date_to && filters.date_from > filters.date_to) {
-        throw badRequest('filters.date_from must not be after filters.date_to');
+        throw invalid('filters.date_from must not be after filters.date_to');
       }
       const job: ExportJobRecord = {
         id: newId(),
@@ -160,7 +160,7 @@ export const exportRoutes: Route[] = [
     },
     handle: async ({ params, principal }) => {
       const job = await ownedJob(principal.accountId, params.id);
-      if (job.status !== 'ready' || !job.object_key) throw badRequest('export is not ready');
+      if (job.status !== 'ready' || !job.object_key) throw invalid('export is not ready');
       const encoder = encoderFor(job.format);
       return { status: 302, location: await downloadUrl(job.object_key, `export-${job.id}.${encoder.extension}`, encoder.contentType) };
     },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { publishEvent, type PublishInput } from '../../pipeline/publish-event';
 import { exampleOutboundPayload, ids } from '../examples';
+import { REFUSAL_STATUS } from '../http';
 import { presentPublished } from '../presenters';
 import { json, jsonBody, list } from '../route-doc';
 import type { Route } from '../router';
@@ -43,7 +44,7 @@ async function publishItem(accountId: string, raw: unknown, now: Date): Promise<
   const parsed = publishBody.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
-    return { status: 400, error: first ? issueMessage(first) : 'invalid event' };
+    return { status: REFUSAL_STATUS.invalid, error: first ? issueMessage(first) : 'invalid event' };
   }
   return presentPublished(await publishEvent(accountId, parsed.data as PublishInput, now));
 }

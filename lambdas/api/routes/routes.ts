@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { badRequest, notFound } from '../../domain/errors';
+import { invalid, notFound } from '../../domain/errors';
 import { isValidPattern } from '../../domain/routing';
 import { newId } from '../../shared/secrets';
 import { findDestination } from '../../store/destinations';
@@ -69,10 +69,10 @@ export const routeRoutes: Route[] = [
       const accountId = principal.accountId;
       // References are checked inside the caller's account: another account's ids do not exist here.
       if (!(await findDestination(accountId, body.destination_id))) {
-        throw badRequest('destination_id does not match a destination of this account');
+        throw invalid('destination_id does not match a destination of this account');
       }
       if (body.source_id && !(await findSource(accountId, body.source_id))) {
-        throw badRequest('source_id does not match a source of this account');
+        throw invalid('source_id does not match a source of this account');
       }
       const at = now.toISOString();
       const record: RouteRecord = {

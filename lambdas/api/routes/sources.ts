@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { badRequest, notFound } from '../../domain/errors';
-import type { ApiRequest } from '../../shared/http';
+import { invalid, notFound } from '../../domain/errors';
+import type { ApiRequest } from '../http';
 import { newId, newPathToken } from '../../shared/secrets';
 import { findCustomDomain, listCustomDomains } from '../../store/custom-domains';
 import type { CustomDomainRecord, SourceRecord } from '../../store/records';
@@ -52,7 +52,7 @@ const domainErrors = ['invalid custom_domain_id', 'custom_domain_id does not mat
 async function assertLinkableDomain(accountId: string, domainId: string): Promise<void> {
   const domain = await findCustomDomain(accountId, domainId);
   if (!domain || domain.status === 'failed') {
-    throw badRequest('custom_domain_id does not match a custom domain of this account');
+    throw invalid('custom_domain_id does not match a custom domain of this account');
   }
 }
 

@@ -1,7 +1,15 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { payloadTooLarge } from '../domain/errors';
+import { tooLarge, type RefusalKind } from '../domain/errors';
 
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+
+/** The one mapping from a refusal to the status a client sees. */
+export const REFUSAL_STATUS = {
+  invalid: 400,
+  unauthorized: 401,
+  not_found: 404,
+  too_large: 413,
+} as const satisfies Record<RefusalKind, number>;
 
 /** What a route handler sees of an HTTP API request: lowercased headers, decoded body bytes. */
 export interface ApiRequest {
@@ -24,7 +32,7 @@ export type ApiResult =
 
 export function toApiRequest(event: APIGatewayProxyEventV2): ApiRequest {
   const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
-  if (body.length > MAX_BODY_BYTES) throw payloadTooLarge();
+  if (body.length > MAX_BODY_BYTES) throw tooLarge();
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) {
     if (value !== undefined) headers[name.toLowerCase()] = value;

@@ -1,8 +1,8 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import { ApiError } from '../domain/errors';
-import { jsonResponse, type ApiResult } from './http';
-import { log } from './log';
+import { Refusal } from '../domain/errors';
+import { log } from '../shared/log';
+import { jsonResponse, REFUSAL_STATUS, type ApiResult } from './http';
 
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | ApiResult, Error, Context>;
 
@@ -25,8 +25,8 @@ export function httpEnvelope(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIG
     onError: (request) => {
       const error = request.error;
       const duration_ms = elapsed(request as Request);
-      if (error instanceof ApiError) {
-        request.response = jsonResponse(error.status, { error: error.message, duration_ms });
+      if (error instanceof Refusal) {
+        request.response = jsonResponse(REFUSAL_STATUS[error.kind], { error: error.message, duration_ms });
         return;
       }
       // Name, message and stack, with the invocation's keys (the account, once authenticated).
