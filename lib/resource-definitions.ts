@@ -89,6 +89,10 @@ export const ENV = {
   s3ForcePathStyle: 'HOOKGATE_S3_FORCE_PATH_STYLE',
   version: 'HOOKGATE_VERSION',
   routeCacheSeconds: 'HOOKGATE_ROUTE_CACHE_SECONDS',
+  /** Consecutive failed tries that open a destination's circuit breaker. */
+  breakerThreshold: 'HOOKGATE_BREAKER_THRESHOLD',
+  /** How long a newly opened breaker holds a destination's deliveries before the first probe. */
+  breakerCooldownSeconds: 'HOOKGATE_BREAKER_COOLDOWN_SECONDS',
   reconcileGraceSeconds: 'HOOKGATE_RECONCILE_GRACE_SECONDS',
   exportFunctionName: 'EXPORT_FUNCTION_NAME',
   /** The HTTP API custom domains are mapped to (the domain provisioner only). */
@@ -122,6 +126,11 @@ export const METRICS = {
     verificationRejected: 'VerificationRejected',
     /** Milliseconds from the event's receipt to its successful delivery. */
     deliveryLatency: 'DeliveryLatency',
+    /** Per destination breaker that opened (consecutive failures) or closed again (a probe succeeded). */
+    breakerOpened: 'BreakerOpened',
+    breakerRecovered: 'BreakerRecovered',
+    /** Per delivery ended without a try (destination deleted, inactive, or gone); dimension `reason`. */
+    deliveryEnded: 'DeliveryEnded',
   },
 } as const;
 

@@ -1,5 +1,6 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { z } from 'zod';
+import { MAX_MESSAGE_DELAY_SECONDS } from '../domain/queue-wait';
 import { config } from '../shared/config';
 import { sqsClient } from './aws-clients';
 
@@ -9,23 +10,35 @@ export const deliveryTask = z.object({
   account_id: z.string(),
   event_id: z.string(),
   destination_id: z.string(),
+  /**
+   * Epoch milliseconds before which the task has nothing to do: a wait longer than one message delay
+   * hops from message to message without reading the table.
+   */
+  not_before: z.number().int().optional(),
 });
 export type DeliveryTask = z.infer<typeof deliveryTask>;
 
-/** SQS caps DelaySeconds at 15 minutes; a task that arrives early is put back until it is due. */
-export const MAX_SQS_DELAY_SECONDS = 900;
 /** SQS caps a message's visibility timeout at 12 hours. */
 export const MAX_VISIBILITY_SECONDS = 43_200;
 
-/** Sends tasks in batches of ten; throws if any task could not be sent (the reconciler will resend). */
+/**
+ * Sends tasks in batches of ten; throws if any task could not be sent (the reconciler will resend).
+ * Each message's group is its destination: on a standard queue that makes SQS a fair queue, so a
+ * destination whose messages pile up or dwell in flight does not hold back everyone else's.
+ */
 export async function enqueueDeliveries(tasks: DeliveryTask[], delaySeconds: number): Promise<void> {
-  const delay = Math.min(Math.max(0, Math.round(delaySeconds)), MAX_SQS_DELAY_SECONDS);
+  const delay = Math.min(Math.max(0, Math.round(delaySeconds)), MAX_MESSAGE_DELAY_SECONDS);
   for (let start = 0; start < tasks.length; start += 10) {
     const batch = tasks.slice(start, start + 10);
     const out = await sqsClient().send(
       new SendMessageBatchCommand({
         QueueUrl: config().deliveryQueueUrl,
-        Entries: batch.map((task, i) => ({ Id: String(i), MessageBody: JSON.stringify(task), DelaySeconds: delay })),
+        Entries: batch.map((task, i) => ({
+          Id: String(i),
+          MessageBody: JSON.stringify(task),
+          DelaySeconds: delay,
+          MessageGroupId: task.destination_id,
+        })),
       }),
     );
     if (out.Failed?.length) {
@@ -34,7 +47,7 @@ export async function enqueueDeliveries(tasks: DeliveryTask[], delaySeconds: num
   }
 }
 
-/** Hides a received message until its next try is due; SQS then hands it to a worker again. */
+/** Hides a received message for a short wait; SQS then hands it to a worker again. */
 export async function postponeMessage(receiptHandle: string, seconds: number): Promise<void> {
   await sqsClient().send(
     new ChangeMessageVisibilityCommand({

@@ -1,5 +1,16 @@
 import { isTerminalDelivery, type DeliveryStatus, type EventStatus } from './event-status';
 
+/** Why a delivery ended without exhausting its tries. */
+export const END_REASONS = [
+  /** Its destination no longer exists (a consistent read, never a stale cache, said so). */
+  'destination_deleted',
+  /** Its destination was set `active: false` while the delivery waited. */
+  'destination_inactive',
+  /** The endpoint answered 410 Gone, which also disabled the destination. */
+  'endpoint_gone',
+] as const;
+export type EndReason = (typeof END_REASONS)[number];
+
 export interface DeliveryState {
   status: DeliveryStatus;
   attempts: number;
@@ -7,6 +18,8 @@ export interface DeliveryState {
   next_attempt_at: string | null;
   /** When a worker took the current try (delivering). */
   claimed_at: string | null;
+  /** Set when the delivery ended early (dead_letter) for another reason than its last try failing. */
+  end_reason?: EndReason | null;
 }
 
 /**

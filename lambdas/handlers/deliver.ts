@@ -1,7 +1,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { deliveryTask, postponeMessage } from '../adapters/delivery-queue';
+import { waitPlan } from '../domain/queue-wait';
+import { deliveryTask, enqueueDeliveries, postponeMessage } from '../adapters/delivery-queue';
 import { createHttpSender } from '../adapters/http-sender';
 import { deliverTask } from '../pipeline/deliver-task';
 import { log, withLogKeys } from '../shared/log';
@@ -31,10 +32,15 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   const task = await parseTask(record);
   // Records run concurrently: each one's lines carry its own account.
   const result = await withLogKeys({ account_id: task.account_id }, () => deliverTask(task, { send, now: () => new Date() }));
-  if (result.kind === 'later') {
-    await postponeMessage(record.receiptHandle, result.seconds);
-    throw new RetryLater(result.seconds);
+  if (result.kind === 'done') return;
+  const plan = waitPlan((result.until.getTime() - Date.now()) / 1000, Number(record.attributes.ApproximateReceiveCount));
+  if (plan.kind === 'visibility') {
+    await postponeMessage(record.receiptHandle, plan.seconds);
+    throw new RetryLater(plan.seconds);
   }
+  // A new, delayed message holds no in-flight slot while it waits; this one is then done (deleted).
+  // Sent before this one is deleted, so a crash in between leaves a duplicate, which the claim ignores.
+  await enqueueDeliveries([{ ...task, not_before: result.until.getTime() }], plan.delaySeconds);
 }
 
 /** A record that failed for another reason than "not yet" is logged (its id only): it comes back, or goes to the DLQ. */

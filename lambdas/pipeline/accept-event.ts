@@ -11,7 +11,7 @@ import { newId } from '../shared/secrets';
 import { claimExternalId, dedupeKey } from '../store/dedupe';
 import { deleteUnqueuedEvent, findEvent, insertEvent } from '../store/events';
 import type { EventBodyRecord, EventRecord } from '../store/records';
-import { loadRoutingTable, type RoutingTable } from '../store/routing-table';
+import { loadCurrentRoutingTable, type RoutingTable } from '../store/routing-table';
 
 export interface NewEvent {
   accountId: string;
@@ -46,7 +46,7 @@ export const payloadHash = (body: Buffer) => `sha256:${createHash('sha256').upda
 export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   const id = newId();
   const at = input.now.toISOString();
-  const routing = await loadRoutingTable(input.accountId).catch((error: unknown) => {
+  const routing = await loadCurrentRoutingTable(input.accountId).catch((error: unknown) => {
     log.error('routing table unavailable; event kept as received', { account_id: input.accountId }, error);
     return undefined;
   });

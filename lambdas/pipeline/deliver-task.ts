@@ -1,23 +1,24 @@
 import { DELIVERY_QUEUE } from '../../lib/resource-definitions';
-import { nextRetry } from '../domain/backoff';
+import { afterFailure, afterSuccess, breakerGate, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders } from '../domain/delivery-headers';
-import { statusAfter } from '../domain/delivery-plan';
-import { isTerminalDelivery } from '../domain/event-status';
-import type { DeliveryState } from '../domain/progress';
+import { checkArrival, decideClaim, settleTry, withClaim, withEnd, withSettlement, withWait } from '../domain/delivery-phases';
+import type { EndReason } from '../domain/progress';
 import { activeSecrets } from '../domain/signing';
 import type { DeliveryTask } from '../adapters/delivery-queue';
 import type { DeliveryResult } from '../adapters/http-sender';
 import { readStoredBody } from '../adapters/payloads';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
-import { recordDeliveryAttempt } from '../shared/metrics';
+import { recordBreakerTransition, recordDeliveryAttempt, recordDeliveryEnded } from '../shared/metrics';
 import { newId } from '../shared/secrets';
+import { changeBreaker } from '../store/breakers';
+import { disableDestination } from '../store/destinations';
 import { changeEvent, findEventWithBody, insertAttempt } from '../store/events';
 import type { DestinationRecord, EventBodyRecord, EventRecord } from '../store/records';
-import { loadRoutingTable } from '../store/routing-table';
+import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routing-table';
 
-/** What the queue should do with the task's message afterwards. */
-export type TaskResult = { kind: 'done' } | { kind: 'later'; seconds: number };
+/** What the queue should do with the task's message afterwards: drop it, or bring it back at `until`. */
+export type TaskResult = { kind: 'done' } | { kind: 'wait'; until: Date };
 
 export interface DeliverDeps {
   send: (request: {
@@ -34,104 +35,95 @@ export interface DeliverDeps {
 const LEASE_MS = DELIVERY_QUEUE.consumerTimeoutSeconds * 1000;
 /** A message that arrives up to this early is delivered rather than put back. */
 const EARLY_TOLERANCE_MS = 1000;
+/** A probe holds its destination's breaker for its own timeout plus this margin. */
+const PROBE_MARGIN_MS = 10_000;
+const DISABLED_BY_GONE = 'the endpoint answered 410 Gone';
+
+type Versioned = BreakerState & { version: number };
+
+/** A delivery this worker has claimed: everything the send and settle phases need. */
+interface Claimed {
+  event: EventRecord;
+  body: EventBodyRecord;
+  destination: DestinationRecord;
+  breaker: Versioned;
+  claimedAt: Date;
+  attemptNumber: number;
+}
+
+type Prepared = TaskResult | { kind: 'claimed'; claimed: Claimed };
 
 /**
- * One try of one delivery task: claim it, send it, record the attempt, decide what comes next.
- * Idempotent against duplicate messages: a settled or already-claimed delivery is left alone.
+ * One delivery task, in three phases: prepare (read, decide, claim), send, settle (attempt, outcome,
+ * breaker). Idempotent against duplicate messages: a settled or already-claimed delivery is left alone.
  */
 export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promise<TaskResult> {
-  const loaded = await findEventWithBody(task.account_id, task.event_id);
-  if (!loaded) return { kind: 'done' }; // deleted by retention, or a duplicate that was never queued
-  const waiting = loaded.event.deliveries[task.destination_id];
-  if (!waiting || isTerminalDelivery(waiting.status)) return { kind: 'done' };
-
   const now = deps.now();
-  if (waiting.status !== 'delivering' && waiting.next_attempt_at) {
-    const wait = Date.parse(waiting.next_attempt_at) - now.getTime();
-    if (wait > EARLY_TOLERANCE_MS) return { kind: 'later', seconds: Math.ceil(wait / 1000) };
+  // A long wait hops from message to message; until it is over there is nothing to read.
+  if (task.not_before !== undefined && task.not_before - now.getTime() > EARLY_TOLERANCE_MS) {
+    return { kind: 'wait', until: new Date(task.not_before) };
   }
-
-  const claimedAt = now.toISOString();
-  const claim = await changeEvent(
-    task.account_id,
-    task.event_id,
-    (event) => claimDelivery(event, task.destination_id, claimedAt, now),
-    deps.now,
-    loaded.event,
-  );
-  if (!claim?.changed) return { kind: 'done' };
-  const attemptNumber = (claim.event.deliveries[task.destination_id]?.attempts ?? 0) + 1;
-
-  const destination = (await loadRoutingTable(task.account_id))?.destinations.get(task.destination_id);
-  const result = destination
-    ? await sendTo(destination, claim.event, loaded.body, deps)
-    : MISSING_DESTINATION;
-
-  const attemptedAt = deps.now();
-  await insertAttempt(
-    task.account_id,
-    {
-      id: newId(),
-      event_id: task.event_id,
-      destination_id: task.destination_id,
-      attempt_number: attemptNumber,
-      outcome: result.outcome,
-      response_status: result.responseStatus,
-      response_body: result.responseBody,
-      error: result.error,
-      attempted_at: attemptedAt.toISOString(),
-      duration_ms: result.durationMs,
-    },
-    claim.event.retention_days,
-  );
-
-  const retry =
-    result.outcome === 'success' || !destination
-      ? ({ retry: false } as const)
-      : nextRetry(config().retrySchedule, attemptNumber, result.retryAfterSeconds);
-  await changeEvent(task.account_id, task.event_id, (event) => {
-    const current = event.deliveries[task.destination_id];
-    if (!current || current.status !== 'delivering' || current.claimed_at !== claimedAt) return undefined; // taken over
-    const next: DeliveryState =
-      result.outcome === 'success'
-        ? { status: 'delivered', attempts: attemptNumber, next_attempt_at: null, claimed_at: null }
-        : retry.retry
-          ? {
-              status: 'retry_scheduled',
-              attempts: attemptNumber,
-              next_attempt_at: new Date(attemptedAt.getTime() + retry.delaySeconds * 1000).toISOString(),
-              claimed_at: null,
-            }
-          : { status: 'dead_letter', attempts: attemptNumber, next_attempt_at: null, claimed_at: null };
-    const deliveries = { ...event.deliveries, [task.destination_id]: next };
-    return { ...event, deliveries, attempts_count: event.attempts_count + 1, status: statusAfter(event.status, deliveries) };
-  }, deps.now, claim.event);
-
-  recordDeliveryAttempt({ outcome: result.outcome, deadLettered: result.outcome !== 'success' && !retry.retry, receivedAt: claim.event.received_at, attemptedAt });
-  // Successes show in the metrics; a log line each would cost more than the delivery's queue message.
-  if (result.outcome !== 'success') log.info('delivery attempt failed', {
-    account_id: task.account_id,
-    event_id: task.event_id,
-    destination_id: task.destination_id,
-    attempt: attemptNumber,
-    outcome: result.outcome,
-    status: result.responseStatus,
-    duration_ms: result.durationMs,
-  });
-  return retry.retry ? { kind: 'later', seconds: retry.delaySeconds } : { kind: 'done' };
+  const prepared = await prepare(task, now, deps);
+  if (prepared.kind !== 'claimed') return prepared;
+  const result = await send(prepared.claimed, deps);
+  return settle(task, prepared.claimed, result, deps);
 }
 
-function claimDelivery(event: EventRecord, destinationId: string, claimedAt: string, now: Date): EventRecord | undefined {
-  const current = event.deliveries[destinationId];
-  if (!current || isTerminalDelivery(current.status)) return undefined;
-  if (current.status === 'delivering' && current.claimed_at && Date.parse(current.claimed_at) + LEASE_MS > now.getTime()) {
-    return undefined; // another worker holds a live claim: this message is a duplicate
+async function prepare(task: DeliveryTask, now: Date, deps: DeliverDeps): Promise<Prepared> {
+  const { account_id: accountId, event_id: eventId, destination_id: destinationId } = task;
+  const loaded = await findEventWithBody(accountId, eventId);
+  if (!loaded) return { kind: 'done' }; // deleted by retention, or a duplicate that was never queued
+  const timing = { now, leaseMs: LEASE_MS, earlyToleranceMs: EARLY_TOLERANCE_MS };
+  const delivery = loaded.event.deliveries[destinationId];
+  const arrival = checkArrival({ delivery, ...timing });
+  if (arrival.kind === 'skip') return { kind: 'done' };
+  if (arrival.kind === 'wait') return { kind: 'wait', until: arrival.until }; // its due time is stored already
+  let routing = await loadRoutingTable(accountId);
+  let destination = routing?.destinations.get(destinationId);
+  // Another function may have created it after this one cached the table: only a fresh read may say it is gone.
+  if (!destination) {
+    routing = await reloadRoutingTable(accountId);
+    destination = routing?.destinations.get(destinationId);
   }
-  const deliveries = { ...event.deliveries, [destinationId]: { ...current, status: 'delivering' as const, claimed_at: claimedAt } };
-  return { ...event, deliveries, status: statusAfter(event.status, deliveries) };
+  const breaker = breakerOf(routing, destinationId);
+  const decision = decideClaim({ delivery, destination, gate: breakerGate(breaker, now), ...timing });
+  switch (decision.kind) {
+    case 'skip':
+      return { kind: 'done' };
+    case 'end':
+      await endDelivery(task, loaded.event, decision.reason, deps);
+      return { kind: 'done' };
+    case 'wait':
+      // Held by the breaker: the new due time is stored, so the reconciler does not take the delivery for lost.
+      return holdDelivery(task, loaded.event, decision.until, now, deps);
+    case 'claim': {
+      if (!destination) return { kind: 'done' };
+      if (decision.probe) {
+        const probe = await changeBreaker(accountId, destinationId, breaker, (current) => takeProbe(current, now, destination.timeout_ms + PROBE_MARGIN_MS));
+        const gate = breakerGate(probe.breaker, now);
+        if (!probe.changed && gate.kind === 'wait') return holdDelivery(task, loaded.event, gate.until, now, deps);
+      }
+      const claim = await changeEvent(accountId, eventId, (event) => withClaim(event, destinationId, now, LEASE_MS), deps.now, loaded.event);
+      if (!claim?.changed) return { kind: 'done' };
+      const attemptNumber = (claim.event.deliveries[destinationId]?.attempts ?? 0) + 1;
+      return { kind: 'claimed', claimed: { event: claim.event, body: loaded.body, destination, breaker, claimedAt: now, attemptNumber } };
+    }
+  }
 }
 
-async function sendTo(destination: DestinationRecord, event: EventRecord, stored: EventBodyRecord, deps: DeliverDeps) {
+async function holdDelivery(task: DeliveryTask, event: EventRecord, until: Date, now: Date, deps: DeliverDeps): Promise<TaskResult> {
+  const held = await changeEvent(task.account_id, task.event_id, (current) => withWait(current, task.destination_id, until, now, LEASE_MS), deps.now, event);
+  return held?.changed ? { kind: 'wait', until } : { kind: 'done' };
+}
+
+async function endDelivery(task: DeliveryTask, event: EventRecord, reason: EndReason, deps: DeliverDeps): Promise<void> {
+  const ended = await changeEvent(task.account_id, task.event_id, (current) => withEnd(current, task.destination_id, reason), deps.now, event);
+  if (!ended?.changed) return;
+  recordDeliveryEnded(reason);
+  log.info('delivery ended without a try', { account_id: task.account_id, event_id: task.event_id, destination_id: task.destination_id, reason });
+}
+
+async function send({ destination, event, body: stored }: Claimed, deps: DeliverDeps): Promise<DeliveryResult> {
   const body = await readStoredBody(stored);
   const now = deps.now();
   const headers = deliveryHeaders({
@@ -154,11 +146,69 @@ async function sendTo(destination: DestinationRecord, event: EventRecord, stored
   });
 }
 
-const MISSING_DESTINATION: DeliveryResult = {
-  outcome: 'network_error',
-  responseStatus: null,
-  responseBody: '',
-  retryAfterSeconds: null,
-  error: 'destination no longer exists',
-  durationMs: 0,
-};
+async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResult, deps: DeliverDeps): Promise<TaskResult> {
+  const { account_id: accountId, event_id: eventId, destination_id: destinationId } = task;
+  const attemptedAt = deps.now();
+  const settlement = settleTry(result, claimed.attemptNumber, config().retrySchedule, attemptedAt);
+  await insertAttempt(
+    accountId,
+    {
+      id: newId(),
+      event_id: eventId,
+      destination_id: destinationId,
+      attempt_number: claimed.attemptNumber,
+      outcome: result.outcome,
+      response_status: result.responseStatus,
+      response_body: result.responseBody,
+      error: result.error,
+      attempted_at: attemptedAt.toISOString(),
+      duration_ms: result.durationMs,
+    },
+    claimed.event.retention_days,
+  );
+  await changeEvent(accountId, eventId, (event) => withSettlement(event, destinationId, claimed.claimedAt, settlement.next), deps.now, claimed.event);
+
+  if (settlement.disable) {
+    await disableDestination(accountId, destinationId, DISABLED_BY_GONE, attemptedAt);
+    log.warn('destination disabled: its endpoint answered 410 Gone', { account_id: accountId, destination_id: destinationId });
+  } else {
+    await updateBreaker(task, claimed.breaker, result.outcome === 'success', attemptedAt);
+  }
+
+  const deadLettered = settlement.next.status === 'dead_letter';
+  recordDeliveryAttempt({ outcome: result.outcome, deadLettered, receivedAt: claimed.event.received_at, attemptedAt });
+  // Successes show in the metrics; a log line each would cost more than the delivery's queue message.
+  if (result.outcome !== 'success') log.info('delivery attempt failed', {
+    account_id: accountId,
+    event_id: eventId,
+    destination_id: destinationId,
+    attempt: claimed.attemptNumber,
+    outcome: result.outcome,
+    status: result.responseStatus,
+    duration_ms: result.durationMs,
+  });
+  return settlement.retry.retry ? { kind: 'wait', until: new Date(attemptedAt.getTime() + settlement.retry.delaySeconds * 1000) } : { kind: 'done' };
+}
+
+/** The try is recorded already: a breaker write that fails costs the breaker one data point, not the delivery. */
+async function updateBreaker(task: DeliveryTask, known: Versioned, succeeded: boolean, at: Date): Promise<void> {
+  const settings = config().breaker;
+  const seen: { transition: 'opened' | 'recovered' | null } = { transition: null };
+  try {
+    await changeBreaker(task.account_id, task.destination_id, known, (current) => {
+      const change = succeeded ? afterSuccess(current, at, settings) : afterFailure(current, at, settings);
+      seen.transition = change?.transition ?? null;
+      return change?.next;
+    });
+  } catch (error) {
+    log.error('breaker update failed', { account_id: task.account_id, destination_id: task.destination_id }, error);
+    return;
+  }
+  const { transition } = seen;
+  if (!transition) return;
+  recordBreakerTransition(transition);
+  log.warn(transition === 'opened' ? 'destination breaker opened' : 'destination breaker closed', {
+    account_id: task.account_id,
+    destination_id: task.destination_id,
+  });
+}

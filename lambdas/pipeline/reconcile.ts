@@ -10,7 +10,7 @@ import { log } from '../shared/log';
 import { changeEvent } from '../store/events';
 import { eventKeys, RECONCILE_SHARDS } from '../store/keys';
 import type { EventRecord } from '../store/records';
-import { loadRoutingTable } from '../store/routing-table';
+import { loadCurrentRoutingTable } from '../store/routing-table';
 
 export interface ReconcileOptions {
   now: Date;
@@ -75,7 +75,7 @@ async function reconcileEvent(
   report: ReconcileReport,
 ): Promise<void> {
   const nowIso = options.now.toISOString();
-  const routing = await loadRoutingTable(accountId);
+  const routing = await loadCurrentRoutingTable(accountId);
   let resend: string[] = [];
   let routedNow = false;
   const result = await changeEvent(accountId, eventId, (event) => {
@@ -130,10 +130,11 @@ function overdueDelivery(delivery: DeliveryState, cutoff: string, nowIso: string
 async function resendTasks(event: EventRecord, destinationIds: string[], now: Date): Promise<void> {
   const byDelay = new Map<number, DeliveryTask[]>();
   for (const destination_id of destinationIds) {
-    const due = event.deliveries[destination_id]?.next_attempt_at;
-    const delay = due ? Math.max(0, Math.ceil((Date.parse(due) - now.getTime()) / 1000)) : 0;
+    const due = Date.parse(event.deliveries[destination_id]?.next_attempt_at ?? '');
+    const delay = Number.isNaN(due) ? 0 : Math.max(0, Math.ceil((due - now.getTime()) / 1000));
     const tasks = byDelay.get(delay) ?? [];
-    tasks.push({ v: 1, account_id: event.account_id, event_id: event.id, destination_id });
+    // A wait longer than one message delay hops from message to message until it is due.
+    tasks.push({ v: 1, account_id: event.account_id, event_id: event.id, destination_id, ...(delay > 0 && { not_before: due }) });
     byDelay.set(delay, tasks);
   }
   for (const [delay, tasks] of byDelay) await enqueueDeliveries(tasks, delay);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { ENV } from '../../lib/resource-definitions';
 import { parseRetrySchedule } from '../domain/backoff';
+import { DEFAULT_BREAKER } from '../domain/breaker';
 
 const numberOr = (raw: string | undefined, fallback: number) => (raw === undefined || raw === '' ? fallback : Number(raw));
 
@@ -15,6 +16,12 @@ const configSchema = z.object({
   version: z.string(),
   retrySchedule: z.array(z.number()),
   routeCacheSeconds: z.number().min(0),
+  breaker: z.object({
+    threshold: z.number().int().min(1),
+    cooldownSeconds: z.number().min(1),
+    maxCooldownSeconds: z.number(),
+    successStampSeconds: z.number(),
+  }),
   reconcileGraceSeconds: z.number().min(0),
   exportFunctionName: z.string().optional(),
   httpApiId: z.string().optional(),
@@ -38,6 +45,12 @@ export function config(): Config {
     version: process.env[ENV.version] || '0.0.0',
     retrySchedule: parseRetrySchedule(process.env[ENV.retrySchedule]),
     routeCacheSeconds: numberOr(process.env[ENV.routeCacheSeconds], 5),
+    breaker: {
+      ...DEFAULT_BREAKER,
+      threshold: numberOr(process.env[ENV.breakerThreshold], DEFAULT_BREAKER.threshold),
+      cooldownSeconds: numberOr(process.env[ENV.breakerCooldownSeconds], DEFAULT_BREAKER.cooldownSeconds),
+      maxCooldownSeconds: Math.max(DEFAULT_BREAKER.maxCooldownSeconds, numberOr(process.env[ENV.breakerCooldownSeconds], 0)),
+    },
     reconcileGraceSeconds: numberOr(process.env[ENV.reconcileGraceSeconds], 120),
     exportFunctionName: process.env[ENV.exportFunctionName] || undefined,
     httpApiId: process.env[ENV.httpApiId] || undefined,

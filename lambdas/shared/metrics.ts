@@ -97,3 +97,14 @@ export function recordDeliveryAttempt(attempt: {
   countMetric(METRICS.names.deliveryFailed);
   if (attempt.deadLettered) countMetric(METRICS.names.deadLettered);
 }
+
+/** A destination's breaker opened or closed again: what the breaker alarm and the dashboard count. */
+export function recordBreakerTransition(transition: 'opened' | 'recovered'): void {
+  countMetric(transition === 'opened' ? METRICS.names.breakerOpened : METRICS.names.breakerRecovered);
+}
+
+/** A delivery ended without a try (its destination deleted, inactive or gone). */
+export function recordDeliveryEnded(reason: string): void {
+  countMetric(METRICS.names.deliveryEnded, { reason });
+  countMetric(METRICS.names.deadLettered);
+}

@@ -1,12 +1,12 @@
 import { accountPartition, keys, listPrefix } from './keys';
 import { destinationRecord, type DestinationRecord } from './records';
-import { forgetRoutingTable } from './routing-table';
+import { markRoutingChanged } from './routing-table';
 import { getItem, putNew, queryPrefix, updateExisting } from './table';
 
 export async function insertDestination(record: DestinationRecord): Promise<void> {
   const created = await putNew({ ...keys.destination(record.account_id, record.id), entity: 'destination', ...record });
   if (!created) throw new Error(`destination id collision: ${record.id}`);
-  forgetRoutingTable(record.account_id);
+  await markRoutingChanged(record.account_id);
 }
 
 export const findDestination = (accountId: string, destinationId: string) =>
@@ -17,6 +17,10 @@ export const listDestinations = (accountId: string) =>
 
 export async function updateDestination(accountId: string, destinationId: string, changes: Partial<DestinationRecord>) {
   const updated = await updateExisting(keys.destination(accountId, destinationId), changes, destinationRecord);
-  forgetRoutingTable(accountId);
+  await markRoutingChanged(accountId);
   return updated;
 }
+
+/** Hookgate switches a destination off by itself (its endpoint answered 410 Gone). */
+export const disableDestination = (accountId: string, destinationId: string, reason: string, at: Date) =>
+  updateDestination(accountId, destinationId, { active: false, disabled_reason: reason, updated_at: at.toISOString() });

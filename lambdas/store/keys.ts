@@ -15,6 +15,11 @@ export const keys = {
     pk: `ACCT#${accountId}`,
     sk: `DEST#${destinationId}`,
   }),
+  /**
+   * `DESTHEALTH#` sorts after every `DEST#` and before `ROUTE#`, so the routing table's one query reads
+   * each destination's breaker with it, and a destination list by prefix does not.
+   */
+  breaker: (accountId: string, destinationId: string) => ({ pk: `ACCT#${accountId}`, sk: `DESTHEALTH#${destinationId}` }),
   route: (accountId: string, routeId: string) => ({ pk: `ACCT#${accountId}`, sk: `ROUTE#${routeId}` }),
   health: () => ({ pk: 'HEALTH', sk: 'HEALTH' }),
 };
@@ -24,6 +29,7 @@ export const listPrefix = {
   apiKeys: 'APIKEY#',
   sources: 'SOURCE#',
   destinations: 'DEST#',
+  breakers: 'DESTHEALTH#',
   routes: 'ROUTE#',
 } as const;
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
+import { END_REASONS } from '../domain/progress';
 import { PLANS } from '../domain/plans';
 
 /** Stored shapes, validated on every read. Responses are built from these in the API layer. */
@@ -86,6 +87,8 @@ export const destinationRecord = z.object({
   signing_secret: z.string(),
   previous_signing_secret: z.string().nullable(),
   previous_secret_expires_at: timestamp.nullable(),
+  /** Why Hookgate switched the destination off (a 410 Gone); null when active or paused through the API. */
+  disabled_reason: z.string().nullable().default(null),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -108,7 +111,23 @@ const deliveryState = z.object({
   attempts: z.number().int(),
   next_attempt_at: timestamp.nullable(),
   claimed_at: timestamp.nullable(),
+  end_reason: z.enum(END_REASONS).nullable().optional(),
 });
+
+/** A destination's circuit breaker (lambdas/domain/breaker.ts); absent until its first failure or success stamp. */
+export const breakerRecord = z.object({
+  destination_id: z.string(),
+  state: z.enum(['closed', 'open']),
+  consecutive_failures: z.number().int(),
+  failing_since: timestamp.nullable(),
+  reopen_count: z.number().int(),
+  open_until: timestamp.nullable(),
+  probe_until: timestamp.nullable(),
+  last_success_at: timestamp.nullable(),
+  last_failure_at: timestamp.nullable(),
+  version: z.number().int(),
+});
+export type BreakerRecord = z.infer<typeof breakerRecord>;
 
 /** The small, often-updated part of an event. The body lives in its own immutable item. */
 export const eventRecord = z.object({

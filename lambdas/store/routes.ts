@@ -1,12 +1,12 @@
 import { accountPartition, keys, listPrefix } from './keys';
 import { routeRecord, type RouteRecord } from './records';
-import { forgetRoutingTable } from './routing-table';
+import { markRoutingChanged } from './routing-table';
 import { deleteItem, getItem, putNew, queryPrefix, updateExisting } from './table';
 
 export async function insertRoute(record: RouteRecord): Promise<void> {
   const created = await putNew({ ...keys.route(record.account_id, record.id), entity: 'route', ...record });
   if (!created) throw new Error(`route id collision: ${record.id}`);
-  forgetRoutingTable(record.account_id);
+  await markRoutingChanged(record.account_id);
 }
 
 export const findRoute = (accountId: string, routeId: string) => getItem(keys.route(accountId, routeId), routeRecord);
@@ -15,11 +15,11 @@ export const listRoutes = (accountId: string) => queryPrefix(accountPartition(ac
 
 export async function updateRoute(accountId: string, routeId: string, changes: Partial<RouteRecord>) {
   const updated = await updateExisting(keys.route(accountId, routeId), changes, routeRecord);
-  forgetRoutingTable(accountId);
+  await markRoutingChanged(accountId);
   return updated;
 }
 
 export async function deleteRoute(accountId: string, routeId: string): Promise<void> {
   await deleteItem(keys.route(accountId, routeId));
-  forgetRoutingTable(accountId);
+  await markRoutingChanged(accountId);
 }

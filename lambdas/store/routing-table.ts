@@ -1,38 +1,87 @@
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
+import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { ForgetfulCache } from './forgetful-cache';
-import { queryAll } from './table';
-import { accountPartition } from './keys';
+import { getItem, queryAll } from './table';
+import { accountPartition, keys } from './keys';
 import {
   accountRecord,
+  breakerRecord,
   destinationRecord,
   routeRecord,
   type AccountRecord,
   type DestinationRecord,
   type RouteRecord,
 } from './records';
+import { z } from 'zod';
 
 export interface RoutingTable {
   account: AccountRecord;
+  /** The account's routing stamp when this table was read; every destination or route write raises it. */
+  version: number;
   destinations: Map<string, DestinationRecord>;
   routes: RouteRecord[];
+  /** Breakers of destinations that have one; the others are closed. */
+  breakers: Map<string, BreakerState & { version: number }>;
 }
 
-// Warm functions reuse an account's routing table for HOOKGATE_ROUTE_CACHE_SECONDS (default 5 s): a
-// route or destination change reaches other functions' new events within that time. Writes through
-// this process forget the entry at once, so the local gateway (one process) is never stale, even when
-// a read was in flight during the write.
+// Warm functions reuse an account's routing table for HOOKGATE_ROUTE_CACHE_SECONDS (default 5 s). Each
+// Lambda function is its own process with its own cache, so what must not be stale is checked:
+// accepting an event compares the cached table with the account's routing stamp (loadCurrentRoutingTable),
+// and a delivery whose destination is missing from the cache reads again (reloadRoutingTable). Writes
+// through this process forget the entry at once, even when a read was in flight during the write.
 const cache = new ForgetfulCache<RoutingTable | undefined>(() => config().routeCacheSeconds * 1000);
 
 export const loadRoutingTable = (accountId: string) => cache.get(accountId, () => readRoutingTable(accountId));
+
+/** A consistent read now, which later cached reads in this process reuse. */
+export function reloadRoutingTable(accountId: string): Promise<RoutingTable | undefined> {
+  forgetRoutingTable(accountId);
+  return loadRoutingTable(accountId);
+}
+
+const routingStamp = z.object({ routing_version: z.number().int().optional() });
+
+/**
+ * The routing table with every destination and route whose write completed before this call: the
+ * cached table serves only if it is at least as new as the stamp read now. One small consistent read.
+ */
+export async function loadCurrentRoutingTable(accountId: string): Promise<RoutingTable | undefined> {
+  const [cached, stamp] = await Promise.all([loadRoutingTable(accountId), getItem(keys.account(accountId), routingStamp)]);
+  if (!stamp) return undefined;
+  if (cached && cached.version >= (stamp.routing_version ?? 0)) return cached;
+  return reloadRoutingTable(accountId);
+}
 
 export function forgetRoutingTable(accountId: string): void {
   cache.forget(accountId);
 }
 
-/** The account item, its destinations and its routes sort together: one query reads them all. */
+/**
+ * Raises the account's routing stamp after a destination or route write, so every process's next
+ * accept sees the change. After the write, never before: a table read that sees the new stamp reads
+ * the ACCOUNT item first and the changed item after it, so it has the change.
+ */
+export async function markRoutingChanged(accountId: string): Promise<void> {
+  await documentClient().send(
+    new UpdateCommand({
+      TableName: config().tableName,
+      Key: keys.account(accountId),
+      UpdateExpression: 'ADD routing_version :one',
+      ConditionExpression: 'attribute_exists(pk)',
+      ExpressionAttributeValues: { ':one': 1 },
+    }),
+  );
+  forgetRoutingTable(accountId);
+}
+
+/** The account item, its destinations, their breakers and its routes sort together: one query reads them all. */
 async function readRoutingTable(accountId: string): Promise<RoutingTable | undefined> {
   let account: AccountRecord | undefined;
+  let version = 0;
   const destinations = new Map<string, DestinationRecord>();
+  const breakers = new Map<string, BreakerState & { version: number }>();
   const routes: RouteRecord[] = [];
   const items = await queryAll({
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
@@ -41,11 +90,20 @@ async function readRoutingTable(accountId: string): Promise<RoutingTable | undef
   });
   for (const item of items) {
     const sk = String(item.sk);
-    if (sk === 'ACCOUNT') account = accountRecord.parse(item);
-    else if (sk.startsWith('DEST#')) {
+    if (sk === 'ACCOUNT') {
+      account = accountRecord.parse(item);
+      version = routingStamp.parse(item).routing_version ?? 0;
+    } else if (sk.startsWith('DEST#')) {
       const destination = destinationRecord.parse(item);
       destinations.set(destination.id, destination);
+    } else if (sk.startsWith('DESTHEALTH#')) {
+      const { destination_id, ...breaker } = breakerRecord.parse(item);
+      breakers.set(destination_id, breaker);
     } else if (sk.startsWith('ROUTE#')) routes.push(routeRecord.parse(item));
   }
-  return account ? { account, destinations, routes } : undefined;
+  return account ? { account, version, destinations, routes, breakers } : undefined;
 }
+
+/** A destination's breaker as the table holds it (closed, version 0, when it has none yet). */
+export const breakerOf = (table: RoutingTable | undefined, destinationId: string): BreakerState & { version: number } =>
+  table?.breakers.get(destinationId) ?? { ...CLOSED_BREAKER, version: 0 };

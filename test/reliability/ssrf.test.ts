@@ -142,6 +142,7 @@ describe('blocked when sent, with no connection made', () => {
       signing_secret: newSigningSecret(),
       previous_signing_secret: null,
       previous_secret_expires_at: null,
+      disabled_reason: null,
       created_at: at,
       updated_at: at,
     };

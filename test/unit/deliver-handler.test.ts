@@ -1,10 +1,11 @@
-import { ChangeMessageVisibilityCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context, SQSRecord } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetConfigForTests } from '../../lambdas/shared/config';
 import { UNIT_ENV } from '../fixtures/apigw';
+import { ACCOUNT_ID, deliveryState, eventPartitionItems, eventRecord } from '../fixtures/records';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -20,12 +21,12 @@ beforeEach(() => {
   vi.spyOn(console, 'warn').mockImplementation(() => undefined);
 });
 
-function record(messageId: string, body: string): SQSRecord {
+function record(messageId: string, body: string, receiveCount = 1): SQSRecord {
   return {
     messageId,
     receiptHandle: `rh-${messageId}`,
     body,
-    attributes: { ApproximateReceiveCount: '1', SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
+    attributes: { ApproximateReceiveCount: String(receiveCount), SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
     messageAttributes: {},
     md5OfBody: '',
     eventSource: 'aws:sqs',
@@ -35,7 +36,7 @@ function record(messageId: string, body: string): SQSRecord {
 }
 
 const task = (eventId: string) =>
-  JSON.stringify({ v: 1, account_id: '01a1fe4e-8a75-7e94-bbe0-a015cbe84624', event_id: eventId, destination_id: 'd' });
+  JSON.stringify({ v: 1, account_id: ACCOUNT_ID, event_id: eventId, destination_id: 'd' });
 
 describe('deliver handler', () => {
   it('reports only the poison messages as failed, by their message id, without holding up the rest', async () => {
@@ -74,41 +75,59 @@ describe('deliver handler', () => {
     expect(b.batchItemFailures).toEqual([{ itemIdentifier: 'b-poison' }]);
   });
 
-  it('puts back a task that arrived before its retry time, without trying it', async () => {
+  it('re-sends a task that arrived long before its retry time as a new delayed message, without trying it', async () => {
     const eventId = '01a1fe4e-0000-7000-8000-000000000003';
-    const later = new Date(Date.now() + 120_000).toISOString();
-    ddb.on(QueryCommand).resolves({
-      Items: [
-        { sk: 'BODY', body: new Uint8Array([1]), body_size: 1, content_type: null, headers: {}, payload_hash: 'sha256:x' },
-        {
-          sk: 'EVENT',
-          id: eventId,
-          account_id: '01a1fe4e-8a75-7e94-bbe0-a015cbe84624',
-          direction: 'inbound',
-          source_id: null,
-          event_type: null,
-          external_event_id: null,
-          status: 'retry_scheduled',
-          attempts_count: 1,
-          created_by: 'ingest',
-          received_at: new Date().toISOString(),
-          created_at: new Date().toISOString(),
-          deliveries: { d: { status: 'retry_scheduled', attempts: 1, next_attempt_at: later, claimed_at: null } },
-          version: 3,
-          retention_days: 1,
-          replay_of: null,
-          replayed_by: null,
-          dedupe_key: null,
-        },
-      ],
+    const due = Date.now() + 120_000;
+    const event = eventRecord({
+      id: eventId,
+      status: 'retry_scheduled',
+      deliveries: { d: deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: new Date(due).toISOString() }) },
     });
-    sqs.on(ChangeMessageVisibilityCommand).resolves({});
+    ddb.on(QueryCommand).resolves({ Items: eventPartitionItems(event) });
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     const { handler } = await import('../../lambdas/handlers/deliver');
     const result = await handler({ Records: [record('m-early', task(eventId))] }, {} as Context);
-    expect(result.batchItemFailures).toEqual([{ itemIdentifier: 'm-early' }]);
-    const postponed = sqs.commandCalls(ChangeMessageVisibilityCommand)[0]?.args[0].input;
-    expect(postponed?.ReceiptHandle).toBe('rh-m-early');
-    expect(postponed?.VisibilityTimeout).toBeGreaterThanOrEqual(119);
-    expect(postponed?.VisibilityTimeout).toBeLessThanOrEqual(120);
+    // The old message is done (deleted): waiting as a delayed message holds no in-flight slot.
+    expect(result.batchItemFailures).toEqual([]);
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)).toHaveLength(0);
+    const entry = sqs.commandCalls(SendMessageBatchCommand)[0]?.args[0].input.Entries?.[0];
+    expect(entry?.MessageGroupId).toBe('d');
+    expect(entry?.DelaySeconds).toBeGreaterThanOrEqual(119);
+    expect(entry?.DelaySeconds).toBeLessThanOrEqual(120);
+    expect(JSON.parse(entry?.MessageBody ?? '{}')).toMatchObject({ event_id: eventId, destination_id: 'd', not_before: due });
+  });
+
+  it('hops a wait longer than 15 minutes message by message, reading nothing until it is due', async () => {
+    const notBefore = Date.now() + 3_600_000;
+    const { handler } = await import('../../lambdas/handlers/deliver');
+    const body = JSON.stringify({ ...JSON.parse(task('01a1fe4e-0000-7000-8000-000000000004')), not_before: notBefore });
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const result = await handler({ Records: [record('m-hop', body)] }, {} as Context);
+    expect(result.batchItemFailures).toEqual([]);
+    expect(ddb.calls()).toHaveLength(0);
+    const entry = sqs.commandCalls(SendMessageBatchCommand)[0]?.args[0].input.Entries?.[0];
+    expect(entry?.DelaySeconds).toBe(900); // SQS's longest delay; the next message hops again
+    expect(JSON.parse(entry?.MessageBody ?? '{}').not_before).toBe(notBefore);
+  });
+
+  it('hides the same message for a wait of a second or two, unless it has been received often already', async () => {
+    const eventId = '01a1fe4e-0000-7000-8000-000000000005';
+    const event = eventRecord({
+      id: eventId,
+      deliveries: { d: deliveryState({ next_attempt_at: new Date(Date.now() + 1900).toISOString() }) },
+    });
+    ddb.on(QueryCommand).resolves({ Items: eventPartitionItems(event) });
+    sqs.on(ChangeMessageVisibilityCommand).resolves({});
+    sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
+    const { handler } = await import('../../lambdas/handlers/deliver');
+    const fresh = await handler({ Records: [record('m-short', task(eventId))] }, {} as Context);
+    expect(fresh.batchItemFailures).toEqual([{ itemIdentifier: 'm-short' }]);
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0]?.args[0].input.VisibilityTimeout).toBe(2);
+
+    sqs.resetHistory();
+    const often = await handler({ Records: [record('m-often', task(eventId), 3)] }, {} as Context);
+    expect(often.batchItemFailures).toEqual([]);
+    expect(sqs.commandCalls(ChangeMessageVisibilityCommand)).toHaveLength(0);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
   });
 });

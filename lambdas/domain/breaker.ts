@@ -1,0 +1,115 @@
+/**
+ * The per-destination circuit breaker. After `threshold` consecutive failed tries (errors and timeouts
+ * alike) a destination is `open`: its deliveries wait, spending no try, until `open_until`; then one
+ * delivery at a time is let through as a probe. A probe that succeeds closes the breaker; one that
+ * fails opens it again for twice as long (up to `maxCooldownSeconds`).
+ *
+ * State is written only when it changes: a success on a closed, failure-free breaker writes nothing,
+ * except to refresh `last_success_at` once per `successStampSeconds`.
+ */
+export interface BreakerSettings {
+  threshold: number;
+  cooldownSeconds: number;
+  maxCooldownSeconds: number;
+  successStampSeconds: number;
+}
+
+export const DEFAULT_BREAKER: BreakerSettings = {
+  threshold: 5,
+  cooldownSeconds: 30,
+  maxCooldownSeconds: 600,
+  successStampSeconds: 60,
+};
+
+export interface BreakerState {
+  state: 'closed' | 'open';
+  consecutive_failures: number;
+  /** When the current run of failures began (null while the last try succeeded). */
+  failing_since: string | null;
+  /** How many times in a row the breaker re-opened after a failed probe (sets the cooldown). */
+  reopen_count: number;
+  open_until: string | null;
+  /** A probe holds the half-open breaker until this time; null when nobody probes. */
+  probe_until: string | null;
+  last_success_at: string | null;
+  last_failure_at: string | null;
+}
+
+export const CLOSED_BREAKER: BreakerState = {
+  state: 'closed',
+  consecutive_failures: 0,
+  failing_since: null,
+  reopen_count: 0,
+  open_until: null,
+  probe_until: null,
+  last_success_at: null,
+  last_failure_at: null,
+};
+
+/** What a delivery may do now, as far as its destination's breaker is concerned. */
+export type BreakerGate = { kind: 'pass' } | { kind: 'probe' } | { kind: 'wait'; until: Date; reason: 'breaker_open' | 'probe_in_flight' };
+
+/** While a probe is out, the others look again this often (a probe lasts at most its destination's timeout). */
+export const PROBE_RECHECK_SECONDS = 5;
+
+export function breakerGate(breaker: BreakerState, now: Date): BreakerGate {
+  if (breaker.state === 'closed') return { kind: 'pass' };
+  const openUntil = Date.parse(breaker.open_until ?? '');
+  if (openUntil > now.getTime()) return { kind: 'wait', until: new Date(openUntil), reason: 'breaker_open' };
+  const probeUntil = Date.parse(breaker.probe_until ?? '');
+  if (probeUntil > now.getTime()) {
+    const recheck = Math.min(probeUntil, now.getTime() + PROBE_RECHECK_SECONDS * 1000);
+    return { kind: 'wait', until: new Date(recheck), reason: 'probe_in_flight' };
+  }
+  return { kind: 'probe' };
+}
+
+/** The probe's hold on the breaker, or undefined when another delivery already holds it. */
+export function takeProbe(breaker: BreakerState, now: Date, leaseMs: number): BreakerState | undefined {
+  if (breakerGate(breaker, now).kind !== 'probe') return undefined;
+  return { ...breaker, probe_until: new Date(now.getTime() + leaseMs).toISOString() };
+}
+
+export type BreakerChange = { next: BreakerState; transition: 'opened' | 'recovered' | null };
+
+export function afterFailure(breaker: BreakerState, now: Date, settings: BreakerSettings): BreakerChange {
+  const at = now.toISOString();
+  const failed: BreakerState = {
+    ...breaker,
+    consecutive_failures: breaker.consecutive_failures + 1,
+    failing_since: breaker.failing_since ?? at,
+    last_failure_at: at,
+    probe_until: null,
+  };
+  if (breaker.state === 'open') {
+    // A failed probe (or a try from a worker that had not seen the breaker open yet): wait longer.
+    const reopenCount = breaker.reopen_count + 1;
+    return { next: { ...failed, reopen_count: reopenCount, open_until: openUntil(now, reopenCount, settings) }, transition: null };
+  }
+  if (failed.consecutive_failures < settings.threshold) return { next: failed, transition: null };
+  return { next: { ...failed, state: 'open', reopen_count: 0, open_until: openUntil(now, 0, settings) }, transition: 'opened' };
+}
+
+/** The breaker after a successful try, or undefined when nothing worth a write changed. */
+export function afterSuccess(breaker: BreakerState, now: Date, settings: BreakerSettings): BreakerChange | undefined {
+  const at = now.toISOString();
+  if (breaker.state === 'open') return { next: { ...CLOSED_BREAKER, last_success_at: at, last_failure_at: breaker.last_failure_at }, transition: 'recovered' };
+  const stampAge = now.getTime() - Date.parse(breaker.last_success_at ?? '');
+  if (breaker.consecutive_failures === 0 && stampAge < settings.successStampSeconds * 1000) return undefined;
+  return { next: { ...CLOSED_BREAKER, last_success_at: at, last_failure_at: breaker.last_failure_at }, transition: null };
+}
+
+function openUntil(now: Date, reopenCount: number, settings: BreakerSettings): string {
+  const seconds = Math.min(settings.cooldownSeconds * 2 ** reopenCount, settings.maxCooldownSeconds);
+  return new Date(now.getTime() + seconds * 1000).toISOString();
+}
+
+export const HEALTH_STATES = ['healthy', 'failing', 'open', 'disabled'] as const;
+export type HealthState = (typeof HEALTH_STATES)[number];
+
+/** A destination's health as the API shows it. */
+export function healthState(breaker: BreakerState, active: boolean): HealthState {
+  if (!active) return 'disabled';
+  if (breaker.state === 'open') return 'open';
+  return breaker.consecutive_failures > 0 ? 'failing' : 'healthy';
+}

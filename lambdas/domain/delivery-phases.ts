@@ -1,0 +1,136 @@
+import { nextRetry, type RetryDecision } from './backoff';
+import type { BreakerGate } from './breaker';
+import { statusAfter } from './delivery-plan';
+import { isTerminalDelivery, type EventStatus } from './event-status';
+import type { DeliveryState, EndReason } from './progress';
+
+/**
+ * The decisions of one delivery try, as pure functions (model: svix-server's worker, which types each
+ * phase of a dispatch). The pipeline reads, asks these what to do, and writes what they return:
+ * claim → send → settle.
+ */
+
+/** What a delivery task may do on arrival. */
+export type ClaimDecision =
+  /** Nothing to do: settled already, or another worker holds a live claim (a duplicate message). */
+  | { kind: 'skip' }
+  /** The delivery ends without a try. */
+  | { kind: 'end'; reason: EndReason }
+  /** Not yet: no try is spent. `not_due` needs no write (the due time is stored already). */
+  | { kind: 'wait'; until: Date; reason: 'not_due' | 'breaker_open' | 'probe_in_flight' }
+  | { kind: 'claim'; probe: boolean };
+
+export interface ArrivalInput {
+  delivery: DeliveryState | undefined;
+  now: Date;
+  /** A claim older than this belongs to a worker that is gone. */
+  leaseMs: number;
+  /** A task that arrives this early is tried rather than put back. */
+  earlyToleranceMs: number;
+}
+
+export interface ClaimInput extends ArrivalInput {
+  /** Undefined only when a fresh, consistent read found no such destination. */
+  destination: { active: boolean } | undefined;
+  gate: BreakerGate;
+}
+
+/** What the delivery's own state says on arrival, before anything about its destination is read. */
+export function checkArrival({ delivery, now, leaseMs, earlyToleranceMs }: ArrivalInput): ClaimDecision | { kind: 'proceed' } {
+  if (!delivery || isTerminalDelivery(delivery.status)) return { kind: 'skip' };
+  if (delivery.status === 'delivering') {
+    if (hasLiveClaim(delivery, now, leaseMs)) return { kind: 'skip' };
+  } else if (delivery.next_attempt_at) {
+    const due = Date.parse(delivery.next_attempt_at);
+    if (due - now.getTime() > earlyToleranceMs) return { kind: 'wait', until: new Date(due), reason: 'not_due' };
+  }
+  return { kind: 'proceed' };
+}
+
+export function decideClaim(input: ClaimInput): ClaimDecision {
+  const arrival = checkArrival(input);
+  if (arrival.kind !== 'proceed') return arrival;
+  const { destination, gate } = input;
+  if (!destination) return { kind: 'end', reason: 'destination_deleted' };
+  if (!destination.active) return { kind: 'end', reason: 'destination_inactive' };
+  if (gate.kind === 'wait') return { kind: 'wait', until: gate.until, reason: gate.reason };
+  return { kind: 'claim', probe: gate.kind === 'probe' };
+}
+
+const hasLiveClaim = (delivery: DeliveryState, now: Date, leaseMs: number) =>
+  delivery.claimed_at !== null && Date.parse(delivery.claimed_at) + leaseMs > now.getTime();
+
+/** What a settled try leads to. */
+export interface TryOutcome {
+  outcome: 'success' | 'http_error' | 'timeout' | 'network_error' | 'blocked';
+  responseStatus: number | null;
+  retryAfterSeconds: number | null;
+}
+
+export interface Settlement {
+  next: DeliveryState;
+  /** When set, the task's message comes back after this many seconds. */
+  retry: RetryDecision;
+  /** The endpoint answered 410 Gone: the destination is switched off and gets no more tries. */
+  disable: boolean;
+}
+
+export function settleTry(result: TryOutcome, attemptNumber: number, schedule: readonly number[], attemptedAt: Date): Settlement {
+  const settled = { attempts: attemptNumber, next_attempt_at: null, claimed_at: null };
+  if (result.outcome === 'success') {
+    return { next: { status: 'delivered', ...settled }, retry: { retry: false }, disable: false };
+  }
+  if (result.responseStatus === 410) {
+    return { next: { status: 'dead_letter', ...settled, end_reason: 'endpoint_gone' }, retry: { retry: false }, disable: true };
+  }
+  const retry = nextRetry(schedule, attemptNumber, result.retryAfterSeconds);
+  if (!retry.retry) return { next: { status: 'dead_letter', ...settled }, retry, disable: false };
+  const due = new Date(attemptedAt.getTime() + retry.delaySeconds * 1000).toISOString();
+  return { next: { status: 'retry_scheduled', ...settled, next_attempt_at: due }, retry, disable: false };
+}
+
+/** The part of an event these transitions touch. */
+interface EventDeliveries {
+  status: EventStatus;
+  deliveries: Record<string, DeliveryState>;
+  attempts_count: number;
+}
+
+function withDelivery<E extends EventDeliveries>(event: E, destinationId: string, next: DeliveryState, tries = 0): E {
+  const deliveries = { ...event.deliveries, [destinationId]: next };
+  return { ...event, deliveries, attempts_count: event.attempts_count + tries, status: statusAfter(event.status, deliveries) };
+}
+
+/**
+ * Each transition re-checks the event as stored (it may have changed since the decision) and returns
+ * undefined when it no longer applies, so a concurrent worker or a duplicate message changes nothing.
+ */
+export function withClaim<E extends EventDeliveries>(event: E, destinationId: string, claimedAt: Date, leaseMs: number): E | undefined {
+  const current = event.deliveries[destinationId];
+  if (!current || isTerminalDelivery(current.status)) return undefined;
+  if (current.status === 'delivering' && hasLiveClaim(current, claimedAt, leaseMs)) return undefined;
+  return withDelivery(event, destinationId, { ...current, status: 'delivering', claimed_at: claimedAt.toISOString() });
+}
+
+/** A delivery that waits without a try (breaker open): its due time moves, so the reconciler leaves it alone. */
+export function withWait<E extends EventDeliveries>(event: E, destinationId: string, until: Date, now: Date, leaseMs: number): E | undefined {
+  const current = event.deliveries[destinationId];
+  if (!current || isTerminalDelivery(current.status)) return undefined;
+  if (current.status === 'delivering' && hasLiveClaim(current, now, leaseMs)) return undefined;
+  const status = current.attempts === 0 ? 'queued' : 'retry_scheduled';
+  return withDelivery(event, destinationId, { ...current, status, next_attempt_at: until.toISOString(), claimed_at: null });
+}
+
+/** Ends a delivery without a try; its attempts stay as they were. */
+export function withEnd<E extends EventDeliveries>(event: E, destinationId: string, reason: EndReason): E | undefined {
+  const current = event.deliveries[destinationId];
+  if (!current || isTerminalDelivery(current.status)) return undefined;
+  return withDelivery(event, destinationId, { status: 'dead_letter', attempts: current.attempts, next_attempt_at: null, claimed_at: null, end_reason: reason });
+}
+
+/** Records a try's settlement, if the claim it was made under is still the delivery's. */
+export function withSettlement<E extends EventDeliveries>(event: E, destinationId: string, claimedAt: Date, next: DeliveryState): E | undefined {
+  const current = event.deliveries[destinationId];
+  if (!current || current.status !== 'delivering' || current.claimed_at !== claimedAt.toISOString()) return undefined; // taken over
+  return withDelivery(event, destinationId, next, 1);
+}

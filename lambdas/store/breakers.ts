@@ -1,0 +1,68 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
+import { documentClient } from '../adapters/aws-clients';
+import { config } from '../shared/config';
+import { accountPartition, keys, listPrefix } from './keys';
+import { breakerRecord } from './records';
+import { forgetRoutingTable } from './routing-table';
+import { getItem, isConditionFailure, queryPrefix } from './table';
+
+type Versioned = BreakerState & { version: number };
+
+async function readBreaker(accountId: string, destinationId: string): Promise<Versioned> {
+  const found = await getItem(keys.breaker(accountId, destinationId), breakerRecord);
+  if (!found) return { ...CLOSED_BREAKER, version: 0 };
+  const { destination_id: _, ...breaker } = found;
+  return breaker;
+}
+
+/**
+ * Optimistic concurrency on a destination's breaker, as on events: `decide` sees the breaker and
+ * returns the next one (or undefined to leave it); a write that lost a race reads again and decides
+ * again. `known` is the breaker as the caller's routing table had it, so the common case is one write.
+ * Returns the breaker as stored and whether this call changed it.
+ */
+export async function changeBreaker(
+  accountId: string,
+  destinationId: string,
+  known: Versioned,
+  decide: (current: BreakerState) => BreakerState | undefined,
+): Promise<{ breaker: BreakerState; changed: boolean }> {
+  let current = known;
+  for (let round = 0; round < 10; round++) {
+    const next = decide(current);
+    if (!next) return { breaker: current, changed: false };
+    try {
+      await documentClient().send(
+        new PutCommand({
+          TableName: config().tableName,
+          Item: { ...keys.breaker(accountId, destinationId), entity: 'breaker', destination_id: destinationId, ...next, version: current.version + 1 },
+          ...(current.version === 0
+            ? { ConditionExpression: 'attribute_not_exists(pk)' }
+            : { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': current.version } }),
+        }),
+      );
+      forgetRoutingTable(accountId);
+      return { breaker: next, changed: true };
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      current = await readBreaker(accountId, destinationId);
+    }
+  }
+  throw new Error(`breaker of destination ${destinationId} kept changing under us`);
+}
+
+/** Starts the breaker afresh (a destination switched back on through the API). */
+export async function resetBreaker(accountId: string, destinationId: string): Promise<void> {
+  await changeBreaker(accountId, destinationId, await readBreaker(accountId, destinationId), (current) =>
+    current.state === 'closed' && current.consecutive_failures === 0 ? undefined : { ...CLOSED_BREAKER, last_success_at: current.last_success_at, last_failure_at: current.last_failure_at },
+  );
+}
+
+export const findBreaker = (accountId: string, destinationId: string): Promise<BreakerState> => readBreaker(accountId, destinationId);
+
+/** Every breaker of the account, by destination id. */
+export async function listBreakers(accountId: string): Promise<Map<string, BreakerState>> {
+  const records = await queryPrefix(accountPartition(accountId), listPrefix.breakers, breakerRecord);
+  return new Map(records.map(({ destination_id, version: _, ...breaker }) => [destination_id, breaker]));
+}

@@ -1,0 +1,165 @@
+import { describe, expect, it } from 'vitest';
+import {
+  afterFailure,
+  afterSuccess,
+  breakerGate,
+  CLOSED_BREAKER,
+  DEFAULT_BREAKER,
+  healthState,
+  takeProbe,
+  type BreakerState,
+} from '../../lambdas/domain/breaker';
+import { decideClaim, settleTry, withClaim, withEnd, withSettlement, withWait, type ClaimInput } from '../../lambdas/domain/delivery-phases';
+import { waitPlan } from '../../lambdas/domain/queue-wait';
+import { deliveryState, eventRecord } from '../fixtures/records';
+
+const NOW = new Date('2026-11-23T12:00:00.000Z');
+const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
+const iso = (seconds: number) => at(seconds).toISOString();
+const LEASE_MS = 60_000;
+
+describe('claim decision', () => {
+  const base: ClaimInput = {
+    delivery: deliveryState(),
+    destination: { active: true },
+    gate: { kind: 'pass' },
+    now: NOW,
+    leaseMs: LEASE_MS,
+    earlyToleranceMs: 1000,
+  };
+  it.each<[string, Partial<ClaimInput>, ReturnType<typeof decideClaim>]>([
+    ['a queued delivery is claimed', {}, { kind: 'claim', probe: false }],
+    ['a delivery the event no longer has is skipped', { delivery: undefined }, { kind: 'skip' }],
+    ['a delivered one is skipped (duplicate message)', { delivery: deliveryState({ status: 'delivered', attempts: 1 }) }, { kind: 'skip' }],
+    ['a dead-lettered one is skipped', { delivery: deliveryState({ status: 'dead_letter', attempts: 5 }) }, { kind: 'skip' }],
+    ['a live claim elsewhere is skipped', { delivery: deliveryState({ status: 'delivering', claimed_at: iso(-10) }) }, { kind: 'skip' }],
+    ['a claim past its lease is taken over', { delivery: deliveryState({ status: 'delivering', claimed_at: iso(-61) }) }, { kind: 'claim', probe: false }],
+    ['a retry not due yet waits for its due time', { delivery: deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: iso(30) }) }, { kind: 'wait', until: at(30), reason: 'not_due' }],
+    ['a retry due within the tolerance is claimed', { delivery: deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: iso(0.5) }) }, { kind: 'claim', probe: false }],
+    ['a destination a fresh read did not find ends it', { destination: undefined }, { kind: 'end', reason: 'destination_deleted' }],
+    ['an inactive destination ends it without a try', { destination: { active: false } }, { kind: 'end', reason: 'destination_inactive' }],
+    ['an open breaker makes it wait', { gate: { kind: 'wait', until: at(25), reason: 'breaker_open' } }, { kind: 'wait', until: at(25), reason: 'breaker_open' }],
+    ['a half-open breaker lets it through as the probe', { gate: { kind: 'probe' } }, { kind: 'claim', probe: true }],
+    ['a settled delivery is skipped even when its destination is gone', { delivery: deliveryState({ status: 'delivered', attempts: 1 }), destination: undefined }, { kind: 'skip' }],
+  ])('%s', (_, overrides, expected) => {
+    expect(decideClaim({ ...base, ...overrides })).toEqual(expected);
+  });
+});
+
+describe('settling a try', () => {
+  const schedule = [0, 30, 120, 600, 3600];
+  const failure = { outcome: 'http_error', responseStatus: 503, retryAfterSeconds: null } as const;
+  it.each<[string, Parameters<typeof settleTry>[0], number, Partial<ReturnType<typeof settleTry>>]>([
+    ['a success is delivered', { outcome: 'success', responseStatus: 200, retryAfterSeconds: null }, 1, { next: { status: 'delivered', attempts: 1, next_attempt_at: null, claimed_at: null }, retry: { retry: false }, disable: false }],
+    ['a failure waits for the next step', failure, 1, { next: { status: 'retry_scheduled', attempts: 1, next_attempt_at: iso(30), claimed_at: null }, retry: { retry: true, delaySeconds: 30 } }],
+    ['Retry-After stretches the wait within the schedule', { ...failure, retryAfterSeconds: 90 }, 1, { retry: { retry: true, delaySeconds: 90 } }],
+    ['the last try dead-letters', failure, 5, { next: { status: 'dead_letter', attempts: 5, next_attempt_at: null, claimed_at: null }, retry: { retry: false }, disable: false }],
+    ['410 Gone ends it and disables the destination', { outcome: 'http_error', responseStatus: 410, retryAfterSeconds: null }, 1, { next: { status: 'dead_letter', attempts: 1, next_attempt_at: null, claimed_at: null, end_reason: 'endpoint_gone' }, retry: { retry: false }, disable: true }],
+  ])('%s', (_, result, attempt, expected) => {
+    expect(settleTry(result, attempt, schedule, NOW)).toMatchObject(expected);
+  });
+});
+
+describe('event transitions', () => {
+  const claimedAt = at(0);
+  const claimed = withClaim(eventRecord(), 'd', claimedAt, LEASE_MS);
+
+  it('claims, then settles under the same claim, counting the try once', () => {
+    expect(claimed?.deliveries.d).toMatchObject({ status: 'delivering', claimed_at: claimedAt.toISOString() });
+    expect(claimed?.status).toBe('delivering');
+    const settled = claimed && withSettlement(claimed, 'd', claimedAt, { status: 'delivered', attempts: 1, next_attempt_at: null, claimed_at: null });
+    expect(settled).toMatchObject({ status: 'delivered', attempts_count: 1 });
+  });
+
+  it('does not settle a try whose claim was taken over, nor claim a live claim again', () => {
+    expect(claimed && withSettlement(claimed, 'd', at(5), deliveryState({ status: 'delivered', attempts: 1 }))).toBeUndefined();
+    expect(claimed && withClaim(claimed, 'd', at(10), LEASE_MS)).toBeUndefined();
+  });
+
+  it('ends a waiting retry with its attempts unchanged and the reason shown', () => {
+    const waiting = eventRecord({ status: 'retry_scheduled', attempts_count: 2, deliveries: { d: deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: iso(60) }) } });
+    expect(withEnd(waiting, 'd', 'destination_inactive')).toMatchObject({
+      status: 'dead_letter',
+      attempts_count: 2,
+      deliveries: { d: { status: 'dead_letter', attempts: 2, end_reason: 'destination_inactive', next_attempt_at: null } },
+    });
+    expect(withEnd(eventRecord({ status: 'delivered', deliveries: { d: deliveryState({ status: 'delivered', attempts: 1 }) } }), 'd', 'destination_inactive')).toBeUndefined();
+  });
+
+  it('moves a held delivery’s due time without spending a try', () => {
+    const held = withWait(eventRecord(), 'd', at(30), NOW, LEASE_MS);
+    expect(held?.deliveries.d).toEqual(deliveryState({ next_attempt_at: iso(30) }));
+    expect(held?.attempts_count).toBe(0);
+  });
+});
+
+describe('circuit breaker', () => {
+  const settings = { ...DEFAULT_BREAKER, threshold: 3, cooldownSeconds: 30, maxCooldownSeconds: 100 };
+  const failTimes = (n: number, from: BreakerState = CLOSED_BREAKER) => {
+    let state = from;
+    const transitions: Array<string | null> = [];
+    for (let i = 0; i < n; i++) {
+      const change = afterFailure(state, NOW, settings);
+      state = change.next;
+      transitions.push(change.transition);
+    }
+    return { state, transitions };
+  };
+
+  it('opens after the threshold of consecutive failures, once', () => {
+    const { state, transitions } = failTimes(3);
+    expect(transitions).toEqual([null, null, 'opened']);
+    expect(state).toMatchObject({ state: 'open', consecutive_failures: 3, open_until: iso(30), failing_since: NOW.toISOString() });
+    expect(healthState(failTimes(2).state, true)).toBe('failing');
+    expect(healthState(state, true)).toBe('open');
+    expect(healthState(state, false)).toBe('disabled');
+  });
+
+  it.each<[string, Partial<BreakerState>, Date, ReturnType<typeof breakerGate>]>([
+    ['closed passes', {}, NOW, { kind: 'pass' }],
+    ['open holds until open_until', { state: 'open', open_until: iso(30) }, NOW, { kind: 'wait', until: at(30), reason: 'breaker_open' }],
+    ['open past open_until lets one probe', { state: 'open', open_until: iso(-1) }, NOW, { kind: 'probe' }],
+    ['a probe out holds the others, rechecking soon', { state: 'open', open_until: iso(-1), probe_until: iso(20) }, NOW, { kind: 'wait', until: at(5), reason: 'probe_in_flight' }],
+    ['an expired probe lets another probe', { state: 'open', open_until: iso(-30), probe_until: iso(-1) }, NOW, { kind: 'probe' }],
+  ])('gate: %s', (_, overrides, now, expected) => {
+    expect(breakerGate({ ...CLOSED_BREAKER, ...overrides }, now)).toEqual(expected);
+  });
+
+  it('lets one probe at a time', () => {
+    const open = { ...failTimes(3).state, open_until: iso(-1) };
+    const probing = takeProbe(open, NOW, 20_000);
+    expect(probing?.probe_until).toBe(iso(20));
+    expect(probing && takeProbe(probing, NOW, 20_000)).toBeUndefined();
+  });
+
+  it('closes on a successful probe; a failed probe opens it for twice as long, up to the cap', () => {
+    const open = failTimes(3).state;
+    expect(afterSuccess(open, NOW, settings)).toEqual({ next: { ...CLOSED_BREAKER, last_success_at: NOW.toISOString(), last_failure_at: NOW.toISOString() }, transition: 'recovered' });
+    const { state: reopened, transitions } = failTimes(3, open);
+    expect(transitions).toEqual([null, null, null]);
+    expect(reopened.open_until).toBe(iso(100)); // 60, 120 → capped at 100
+    expect(failTimes(1, open).state.open_until).toBe(iso(60));
+  });
+
+  it('writes nothing for a success on a healthy breaker, except a stamp a minute', () => {
+    const healthy = { ...CLOSED_BREAKER, last_success_at: iso(-10) };
+    expect(afterSuccess(healthy, NOW, settings)).toBeUndefined();
+    expect(afterSuccess({ ...healthy, last_success_at: iso(-61) }, NOW, settings)?.next.last_success_at).toBe(NOW.toISOString());
+    expect(afterSuccess(CLOSED_BREAKER, NOW, settings)?.transition).toBeNull();
+    expect(afterSuccess(failTimes(1).state, NOW, settings)?.next.consecutive_failures).toBe(0);
+  });
+});
+
+describe('how a task waits in the queue', () => {
+  it.each([
+    [0, 1, { kind: 'visibility', seconds: 0 }],
+    [1.2, 1, { kind: 'visibility', seconds: 2 }],
+    [2, 2, { kind: 'visibility', seconds: 2 }],
+    [2, 3, { kind: 'resend', delaySeconds: 2 }],
+    [30, 1, { kind: 'resend', delaySeconds: 30 }],
+    [3600, 1, { kind: 'resend', delaySeconds: 900 }],
+    [86_400, 1, { kind: 'resend', delaySeconds: 900 }],
+  ] as const)('%s s on receive %s → %j', (seconds, receives, expected) => {
+    expect(waitPlan(seconds, receives)).toEqual(expected);
+  });
+});
