@@ -43,6 +43,11 @@ export interface GatewayOptions {
   emulatorPorts?: EmulatorPorts;
   /** Where the start-up line goes. Default console.log. */
   log?: (line: string) => void;
+  /**
+   * Delivery batches run at once. Default the deliver event source mapping's maxConcurrency, as in AWS;
+   * tests lower it to reach the limit with a few messages.
+   */
+  deliverConcurrency?: number;
 }
 
 export interface Gateway {
@@ -141,7 +146,12 @@ function runReconciler(handler: ScheduledHandler, everyMs: number): Schedule {
   );
 }
 
-function startBackground(handlers: GatewayHandlers, clients: LocalClients, resources: LocalResources): Background {
+function startBackground(
+  handlers: GatewayHandlers,
+  clients: LocalClients,
+  resources: LocalResources,
+  deliverConcurrency: number,
+): Background {
   const background: Background = { schedules: [] };
   if (handlers.deliver) {
     background.poller = startSqsPoller({
@@ -152,7 +162,8 @@ function startBackground(handlers: GatewayHandlers, clients: LocalClients, resou
       batchSize: DELIVERY_QUEUE.batchSize,
       functionName: 'hookgate-deliver',
       timeoutMs: DELIVERY_QUEUE.consumerTimeoutSeconds * 1000,
-      concurrency: 2,
+      visibilityTimeoutMs: DELIVERY_QUEUE.visibilityTimeoutSeconds * 1000,
+      concurrency: deliverConcurrency,
     });
   }
   if (handlers.exportWorker) {
@@ -234,7 +245,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       ...opts.env,
     });
     const handlers = opts.handlers ?? (await importHandlers());
-    background = startBackground(handlers, clients, resources);
+    background = startBackground(handlers, clients, resources, opts.deliverConcurrency ?? DELIVERY_QUEUE.maxConcurrency);
     state.handlers = handlers;
     (opts.log ?? console.log)(`Hookgate local gateway listening on ${url} (data in ${dataDir})`);
     let closing: Promise<void> | undefined;

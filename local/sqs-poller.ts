@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   DeleteMessageBatchCommand,
   ReceiveMessageCommand,
@@ -18,18 +17,126 @@ export interface SqsPollerOptions {
   handler: SqsHandler;
   batchSize: number;
   functionName?: string;
-  /** Lambda timeout; only feeds context.getRemainingTimeInMillis. */
+  /** Lambda timeout; feeds context.getRemainingTimeInMillis, and bounds how long a message may wait here. */
   timeoutMs?: number;
+  /** The queue's visibility timeout: a message held here longer than this minus `timeoutMs` is let go. */
+  visibilityTimeoutMs?: number;
   /** Pause after an empty receive. */
   idleDelayMs?: number;
-  /** Batches in flight at once (independent poll loops). */
+  /** Batches in flight at once: the event source mapping's maxConcurrency. */
   concurrency?: number;
+  /** Most batches one message group may hold at once. Default: half of `concurrency`, rounded up. */
+  groupConcurrency?: number;
+  /**
+   * Most messages received and not yet handed to a batch: how far the poller looks past a group's
+   * backlog for other groups. Default ten times what every slot holds.
+   */
+  lookahead?: number;
   log?: (message: string, err?: unknown) => void;
 }
 
 export interface SqsPoller {
-  /** Stops polling and waits for the batches in flight. */
+  /** Stops polling and waits for the batches in flight; messages not yet handed out stay in the queue. */
   stop(): Promise<void>;
+}
+
+interface Waiting {
+  message: Message;
+  receivedAt: number;
+}
+
+/** A batch the scheduler handed out; give it back with `finish` once its handler settled. */
+export interface ScheduledBatch {
+  group: string;
+  messages: Message[];
+}
+
+/** The group of a message on an SQS fair queue; messages sent without one share the group "". */
+export function messageGroup(message: Message): string {
+  return message.Attributes?.MessageGroupId ?? '';
+}
+
+/**
+ * Which received messages run next, standing in for SQS fair queues on a standard queue: a group
+ * (a destination) whose batches pile up in flight is passed over while others wait, and never holds
+ * more than `groupConcurrency` of the `concurrency` slots, so a hanging destination leaves slots for
+ * the rest. A batch holds one group only, so a slow group's batch never holds another's messages.
+ */
+export class FairScheduler {
+  readonly #waiting = new Map<string, Waiting[]>();
+  readonly #running = new Map<string, number>();
+  #busy = 0;
+  #size = 0;
+
+  constructor(
+    private readonly options: { concurrency: number; groupConcurrency: number; batchSize: number },
+  ) {}
+
+  /** Messages received and not yet handed out. */
+  get waiting(): number {
+    return this.#size;
+  }
+
+  /** Batches handed out and not yet finished. */
+  get busy(): number {
+    return this.#busy;
+  }
+
+  add(messages: Message[], now: number): void {
+    for (const message of messages) {
+      const group = messageGroup(message);
+      const queue = this.#waiting.get(group) ?? [];
+      queue.push({ message, receivedAt: now });
+      this.#waiting.set(group, queue);
+      this.#size++;
+    }
+  }
+
+  /**
+   * Forgets the messages received before `cutoff` (their visibility would run out while a handler
+   * ran, so they are left to reappear in the queue) and says how many.
+   */
+  expire(cutoff: number): number {
+    let expired = 0;
+    for (const [group, queue] of this.#waiting) {
+      const keep = queue.filter((w) => w.receivedAt >= cutoff);
+      expired += queue.length - keep.length;
+      if (keep.length === 0) this.#waiting.delete(group);
+      else this.#waiting.set(group, keep);
+    }
+    this.#size -= expired;
+    return expired;
+  }
+
+  /**
+   * The next batch: from the group holding the fewest slots (then the one waiting longest), unless
+   * every slot is taken or every waiting group already holds its share.
+   */
+  next(): ScheduledBatch | undefined {
+    if (this.#busy >= this.options.concurrency) return undefined;
+    let best: { group: string; running: number; since: number } | undefined;
+    for (const [group, queue] of this.#waiting) {
+      const running = this.#running.get(group) ?? 0;
+      const since = queue[0]?.receivedAt ?? Infinity;
+      if (running >= this.options.groupConcurrency) continue;
+      if (!best || running < best.running || (running === best.running && since < best.since)) best = { group, running, since };
+    }
+    if (!best) return undefined;
+    const queue = this.#waiting.get(best.group) ?? [];
+    const taken = queue.splice(0, this.options.batchSize);
+    if (queue.length === 0) this.#waiting.delete(best.group);
+    this.#size -= taken.length;
+    this.#busy++;
+    this.#running.set(best.group, best.running + 1);
+    return { group: best.group, messages: taken.map((w) => w.message) };
+  }
+
+  finish(batch: ScheduledBatch): void {
+    this.#busy--;
+    const running = (this.#running.get(batch.group) ?? 1) - 1;
+    if (running > 0) this.#running.set(batch.group, running);
+    else this.#running.delete(batch.group);
+  }
 }
 
 function toRecordAttribute(value: MessageAttributeValue): SQSMessageAttributes[string] {
@@ -78,7 +185,10 @@ export function settleBatch(
   return { toDelete: messages.filter((m) => !failed.has(m.MessageId ?? '')), unknownFailures: false };
 }
 
-/** Drives an SQS Lambda handler like the AWS event source mapping with ReportBatchItemFailures. */
+/**
+ * Drives an SQS Lambda handler like the AWS event source mapping with ReportBatchItemFailures: up to
+ * `concurrency` batches at once, fed from one receive loop through a FairScheduler.
+ */
 export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
   const {
     client,
@@ -88,20 +198,39 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     batchSize,
     functionName = 'sqs-consumer',
     timeoutMs = 60_000,
+    visibilityTimeoutMs = 6 * timeoutMs,
     idleDelayMs = 150,
-    concurrency = 1,
     log = (message, err) => console.error(`[hookgate local] ${functionName}: ${message}`, err ?? ''),
   } = options;
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  const groupConcurrency = Math.min(concurrency, Math.max(1, options.groupConcurrency ?? Math.ceil(concurrency / 2)));
+  const lookahead = Math.max(batchSize, options.lookahead ?? 10 * concurrency * batchSize);
+  const scheduler = new FairScheduler({ concurrency, groupConcurrency, batchSize });
+  const running = new Set<Promise<void>>();
   const abort = new AbortController();
+  let wake: (() => void) | undefined;
 
-  const pause = (ms: number): Promise<void> => sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
+  /** Resolves after `ms`, or as soon as a batch finishes or the poller stops. */
+  const pause = (ms: number): Promise<void> =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        abort.signal.removeEventListener('abort', done);
+        wake = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      abort.signal.addEventListener('abort', done);
+      wake = done;
+    });
 
-  async function receive(): Promise<Message[]> {
-    // Short polls only: the emulator's long poll answers late (it waits for a full batch).
+  async function receive(max: number): Promise<Message[]> {
+    // Short polls only: the emulator's long poll answers late (it waits for a full batch) and does not
+    // wake when a visibility timeout ends.
     const { Messages } = await client.send(
       new ReceiveMessageCommand({
         QueueUrl: queueUrl,
-        MaxNumberOfMessages: batchSize,
+        MaxNumberOfMessages: max,
         WaitTimeSeconds: 0,
         AttributeNames: ['All'],
         MessageSystemAttributeNames: ['All'],
@@ -134,13 +263,43 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     await deleteMessages(toDelete);
   }
 
+  function dispatch(): void {
+    const expired = scheduler.expire(Date.now() - Math.max(0, visibilityTimeoutMs - timeoutMs));
+    if (expired > 0) log(`${expired} message(s) waited here too long for a slot; they return to the queue when their visibility ends`);
+    for (let batch = scheduler.next(); batch; batch = scheduler.next()) {
+      const taken = batch;
+      const run = processBatch(taken.messages)
+        .catch((err: unknown) => log('settling a batch failed', err))
+        .finally(() => {
+          scheduler.finish(taken);
+          running.delete(run);
+          if (!abort.signal.aborted) dispatch();
+          wake?.();
+        });
+      running.add(run);
+    }
+  }
+
   async function loop(): Promise<void> {
     while (!abort.signal.aborted) {
+      const room = lookahead - scheduler.waiting;
+      if (room <= 0) {
+        // Every group that waits holds its share: nothing can start until a batch finishes.
+        await pause(idleDelayMs);
+        dispatch();
+        continue;
+      }
       try {
-        const messages = await receive();
-        // Messages received while stopping are still handled: they are invisible until their timeout.
-        if (messages.length === 0) await pause(idleDelayMs);
-        else await processBatch(messages);
+        const messages = await receive(Math.min(10, room));
+        if (messages.length === 0) {
+          dispatch();
+          await pause(idleDelayMs);
+          continue;
+        }
+        scheduler.add(messages, Date.now());
+        dispatch();
+        // Keep receiving while slots are free or another group may be waiting behind this one.
+        if (scheduler.busy >= concurrency && scheduler.waiting > 0) await pause(idleDelayMs);
       } catch (err) {
         log('polling failed', err);
         await pause(1000);
@@ -148,11 +307,12 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     }
   }
 
-  const loops = Array.from({ length: Math.max(1, concurrency) }, () => loop());
+  const receiving = loop();
   return {
     stop: async () => {
       abort.abort();
-      await Promise.all(loops);
+      await receiving;
+      await Promise.all(running);
     },
   };
 }
