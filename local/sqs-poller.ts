@@ -210,8 +210,8 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
   const abort = new AbortController();
   let wake: (() => void) | undefined;
 
-  /** Resolves after `ms`, or as soon as a batch finishes or the poller stops. */
-  const pause = (ms: number): Promise<void> =>
+  /** Resolves after `ms` or when the poller stops, and with `untilSlotFrees` as soon as a batch finishes. */
+  const pause = (ms: number, untilSlotFrees = false): Promise<void> =>
     new Promise<void>((resolve) => {
       const done = () => {
         clearTimeout(timer);
@@ -221,7 +221,7 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
       };
       const timer = setTimeout(done, ms);
       abort.signal.addEventListener('abort', done);
-      wake = done;
+      if (untilSlotFrees) wake = done;
     });
 
   async function receive(max: number): Promise<Message[]> {
@@ -285,7 +285,7 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
       const room = lookahead - scheduler.waiting;
       if (room <= 0) {
         // Every group that waits holds its share: nothing can start until a batch finishes.
-        await pause(idleDelayMs);
+        await pause(idleDelayMs, true);
         dispatch();
         continue;
       }
@@ -298,8 +298,10 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
         }
         scheduler.add(messages, Date.now());
         dispatch();
-        // Keep receiving while slots are free or another group may be waiting behind this one.
-        if (scheduler.busy >= concurrency && scheduler.waiting > 0) await pause(idleDelayMs);
+        // A short answer means the queue is drained for now: polling again at once would cost a
+        // receive per message (the SDK call, not the handler, was then the gateway's biggest CPU cost).
+        if (messages.length < Math.min(10, room)) await pause(idleDelayMs);
+        else if (scheduler.busy >= concurrency && scheduler.waiting > 0) await pause(idleDelayMs, true);
       } catch (err) {
         log('polling failed', err);
         await pause(1000);
