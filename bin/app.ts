@@ -26,5 +26,7 @@ buildApp(app, {
   alarmEmail: stringContext('alarmEmail'),
   // e.g. --context logRetentionDays=90
   logRetentionDays: numberContext('logRetentionDays'),
+  // e.g. --context deliverMaxConcurrency=200 (batches of 10 the deliver function runs at once)
+  deliverMaxConcurrency: numberContext('deliverMaxConcurrency'),
 });
 app.synth();

@@ -42,6 +42,8 @@ export interface BuildAppOptions {
    * 3653). @default 30
    */
   readonly logRetentionDays?: number;
+  /** Batches the delivery queue's event source mapping runs at once (2 to 1,000). @default DELIVERY_QUEUE.maxConcurrency */
+  readonly deliverMaxConcurrency?: number;
 }
 
 export interface HookgateStacks {
@@ -72,6 +74,7 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     retrySchedule: opts.retrySchedule,
     alarmEmail: opts.alarmEmail,
     logRetention,
+    deliverMaxConcurrency: opts.deliverMaxConcurrency,
   });
 
   Tags.of(app).add('project', 'hookgate');

@@ -9,6 +9,7 @@ import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../lambdas/domain/backoff';
+import { MAX_MESSAGE_DELAY_SECONDS } from '../lambdas/domain/queue-wait';
 import { Alarms } from './constructs/alarms';
 import { Dashboard } from './constructs/dashboard';
 import { DeployTrigger } from './constructs/deploy-trigger';
@@ -31,17 +32,14 @@ export interface ServiceStackProps extends StackProps {
   readonly alarmEmail?: string;
   /** How long the functions' logs and the API access logs are kept. @default one month */
   readonly logRetention?: logs.RetentionDays;
+  /** Batches of ten the deliver function runs at once. @default DELIVERY_QUEUE.maxConcurrency */
+  readonly deliverMaxConcurrency?: number;
 }
 
 const API_THROTTLE = { burstLimit: 500, rateLimit: 1000 } as const;
 
-/**
- * Most deliver functions the queue may run at once. A cap on the event source, not reserved
- * concurrency: it protects the destinations (a backlog drains at up to 50 x 10 concurrent requests,
- * not at the account's whole concurrency) and the table's on-demand throughput, without taking
- * capacity away from ingest and the API. Messages above the cap simply wait in the queue.
- */
-const DELIVER_MAX_CONCURRENCY = 50;
+/** The range SQS event source mappings accept for maximum concurrency. */
+const ESM_CONCURRENCY_RANGE = [2, 1000] as const;
 
 /** A delivery waiting longer than the longest retry step by this much means nothing consumes the queue. */
 const QUEUE_STUCK_MARGIN = Duration.minutes(5);
@@ -150,18 +148,18 @@ export class ServiceStack extends Stack {
       timeout: Duration.seconds(DELIVERY_QUEUE.consumerTimeoutSeconds),
       memorySize: 512,
     });
-    // Claims and attempt records; the task's body when it is in S3. Consuming includes
-    // ChangeMessageVisibility, which postpones a message until its next try. No send: a retry
-    // reuses the received message.
+    // Claims, attempt records and breakers; the task's body when it is in S3. Consuming includes
+    // ChangeMessageVisibility (short waits); a longer wait is a new delayed message, hence the send.
     table.grantReadWriteData(this.deliverFunction.fn);
     deliveryQueue.grantConsumeMessages(this.deliverFunction.fn);
+    deliveryQueue.grantSendMessages(this.deliverFunction.fn);
     payloadBucket.grantRead(this.deliverFunction.fn);
     this.deliverFunction.fn.addEventSource(
       new SqsEventSource(deliveryQueue, {
         batchSize: DELIVERY_QUEUE.batchSize,
         maxBatchingWindow: Duration.seconds(0),
         reportBatchItemFailures: true,
-        maxConcurrency: DELIVER_MAX_CONCURRENCY,
+        maxConcurrency: deliverConcurrency(props.deliverMaxConcurrency),
       }),
     );
 
@@ -278,7 +276,9 @@ export class ServiceStack extends Stack {
     this.alarms = new Alarms(this, 'Alarms', {
       deliveryQueue,
       deliveryDlq,
-      oldestMessageAgeThreshold: Duration.seconds(Math.max(...retrySchedule)).plus(QUEUE_STUCK_MARGIN),
+      // A wait longer than one message delay hops to a new message, so no healthy message gets older than that.
+      oldestMessageAgeThreshold: Duration.seconds(Math.min(Math.max(...retrySchedule), MAX_MESSAGE_DELAY_SECONDS)).plus(QUEUE_STUCK_MARGIN),
+      metricsService: metricsService(props.stage),
       functions,
       httpApi: this.httpApi,
       email: props.alarmEmail,
@@ -403,4 +403,20 @@ export class ServiceStack extends Stack {
     });
     return httpApi;
   }
+}
+
+/**
+ * Most deliver batches the queue may run at once: a cap on the event source, not reserved concurrency,
+ * so it protects the destinations and the table's throughput without taking capacity from ingest and
+ * the API. A batch lasts as long as its slowest record (up to a destination's 30 s timeout), so the cap
+ * must leave room for the batches hanging endpoints hold until their breakers open; docs/scaling.md
+ * has the arithmetic. Messages above the cap wait in the queue (fair queues keep the order fair).
+ */
+function deliverConcurrency(requested: number | undefined): number {
+  const value = requested ?? DELIVERY_QUEUE.maxConcurrency;
+  const [min, max] = ESM_CONCURRENCY_RANGE;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`deliverMaxConcurrency must be a whole number from ${min} to ${max}, got ${value}`);
+  }
+  return value;
 }

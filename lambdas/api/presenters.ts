@@ -1,3 +1,4 @@
+import { healthState, type BreakerState } from '../domain/breaker';
 import type { Accepted } from '../pipeline/outcomes';
 import type { ApiKeyWithUsage } from '../store/api-keys';
 import type { AccountRecord, ApiKeyRecord, DestinationRecord, RouteRecord, SourceRecord } from '../store/records';
@@ -54,7 +55,7 @@ export const presentSource = (s: SourceRecord, ingestBaseUrl: string): SourceRes
 });
 
 /** A destination as lists and PATCH show it: no signing secret. */
-export function presentDestination(d: DestinationRecord): DestinationResponse {
+export function presentDestination(d: DestinationRecord, breaker: BreakerState): DestinationResponse {
   return {
     id: d.id,
     account_id: d.account_id,
@@ -64,14 +65,22 @@ export function presentDestination(d: DestinationRecord): DestinationResponse {
     auth: d.auth === null ? null : d.auth.type === 'bearer' ? { type: 'bearer' } : { type: 'header', header_name: d.auth.name },
     timeout_ms: d.timeout_ms,
     signature_scheme: d.signature_scheme,
+    disabled_reason: d.disabled_reason,
+    health: {
+      state: healthState(breaker, d.active),
+      consecutive_failures: breaker.consecutive_failures,
+      last_success_at: breaker.last_success_at,
+      last_failure_at: breaker.last_failure_at,
+      open_until: breaker.state === 'open' ? breaker.open_until : null,
+    },
     created_at: d.created_at,
     updated_at: d.updated_at,
   };
 }
 
 /** The create answer and the detail: with the signing secret. */
-export const presentDestinationWithSecret = (d: DestinationRecord): DestinationWithSecretResponse => ({
-  ...presentDestination(d),
+export const presentDestinationWithSecret = (d: DestinationRecord, breaker: BreakerState): DestinationWithSecretResponse => ({
+  ...presentDestination(d, breaker),
   signing_secret: d.signing_secret,
 });
 

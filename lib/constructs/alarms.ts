@@ -9,6 +9,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { METRICS } from '../resource-definitions';
 
 export interface AlarmsProps {
   readonly deliveryQueue: sqs.IQueue;
@@ -21,6 +22,8 @@ export interface AlarmsProps {
   readonly httpApi: apigw.IHttpApi;
   /** Subscribed to the alarm topic when given (the address must confirm the subscription). */
   readonly email?: string;
+  /** The `service` dimension of Hookgate's custom metrics (`hookgate-<stage>`). */
+  readonly metricsService: string;
 }
 
 /** The window every rate alarm looks at. */
@@ -33,6 +36,11 @@ export const FUNCTION_MIN_ERRORS = 2;
 export const API_5XX_RATE_PERCENT = 5;
 /** …and at least this many did. */
 export const API_MIN_5XX = 5;
+/**
+ * A standard queue stops handing out messages at about 120,000 in flight; the alarm leaves a margin to
+ * act (docs/operations.md). Waits are delayed messages, not in-flight ones, so a healthy queue stays far below.
+ */
+export const IN_FLIGHT_ALARM_THRESHOLD = 100_000;
 
 const CLOUDWATCH = new iam.ServicePrincipal('cloudwatch.amazonaws.com');
 
@@ -52,6 +60,10 @@ export class Alarms extends Construct {
   readonly dlqNotEmpty: cloudwatch.Alarm;
   /** Nothing consumes the delivery queue: its oldest message is older than any retry wait. */
   readonly queueStuck: cloudwatch.Alarm;
+  /** The delivery queue nears SQS's in-flight limit, past which nothing is delivered. */
+  readonly inFlightNearCap: cloudwatch.Alarm;
+  /** A destination's circuit breaker opened: its endpoint failed too many times in a row. */
+  readonly breakerOpened: cloudwatch.Alarm;
   /** Per function: errors / invocations over the window. */
   readonly functionErrors: Readonly<Record<string, cloudwatch.Alarm>>;
   /** Per function: any throttled invocation within the window. */
@@ -122,6 +134,35 @@ export class Alarms extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
 
+    this.inFlightNearCap = new cloudwatch.Alarm(this, 'InFlightNearCap', {
+      alarmName: `${stackName}-delivery-in-flight-near-cap`,
+      alarmDescription: `More than ${IN_FLIGHT_ALARM_THRESHOLD} delivery messages are in flight; SQS stops handing out messages at about 120,000 (docs/operations.md).`,
+      metric: props.deliveryQueue.metricApproximateNumberOfMessagesNotVisible({
+        period: Duration.minutes(1),
+        statistic: cloudwatch.Stats.MAXIMUM,
+      }),
+      threshold: IN_FLIGHT_ALARM_THRESHOLD,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+
+    this.breakerOpened = new cloudwatch.Alarm(this, 'BreakerOpened', {
+      alarmName: `${stackName}-destination-breaker-opened`,
+      alarmDescription: `A destination's circuit breaker opened within ${RATE_WINDOW.toMinutes()} minutes: its endpoint failed or timed out repeatedly and its deliveries are held (GET /v1/destinations shows which; docs/operations.md).`,
+      metric: new cloudwatch.Metric({
+        namespace: METRICS.namespace,
+        metricName: METRICS.names.breakerOpened,
+        dimensionsMap: { service: props.metricsService },
+        statistic: cloudwatch.Stats.SUM,
+        period: RATE_WINDOW,
+      }),
+      threshold: 1,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+
     const functionErrors: Record<string, cloudwatch.Alarm> = {};
     const functionThrottles: Record<string, cloudwatch.Alarm> = {};
     for (const [name, fn] of Object.entries(props.functions)) {
@@ -178,6 +219,8 @@ export class Alarms extends Construct {
     this.all = [
       this.dlqNotEmpty,
       this.queueStuck,
+      this.inFlightNearCap,
+      this.breakerOpened,
       ...Object.values(functionErrors),
       ...Object.values(functionThrottles),
       this.api5xx,

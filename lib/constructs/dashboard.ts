@@ -108,7 +108,18 @@ export class Dashboard extends Construct {
         width: 6,
         left: [
           props.deliveryQueue.metricApproximateNumberOfMessagesVisible({ period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM, label: 'waiting' }),
-          props.deliveryQueue.metricApproximateNumberOfMessagesNotVisible({ period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM, label: 'in flight or postponed' }),
+          props.deliveryQueue.metricApproximateNumberOfMessagesDelayed({ period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM, label: 'delayed (retries waiting)' }),
+          props.deliveryQueue.metricApproximateNumberOfMessagesNotVisible({ period: MINUTE, statistic: cloudwatch.Stats.MAXIMUM, label: 'in flight' }),
+        ],
+        leftAnnotations: [alarms.inFlightNearCap.toAnnotation()],
+      }),
+      new cloudwatch.GraphWidget({
+        title: 'Destination breakers (per minute)',
+        width: 6,
+        left: [
+          custom(names.breakerOpened, cloudwatch.Stats.SUM, 'opened'),
+          custom(names.breakerRecovered, cloudwatch.Stats.SUM, 'recovered'),
+          byDimension(names.deliveryEnded, 'reason'),
         ],
       }),
       new cloudwatch.GraphWidget({

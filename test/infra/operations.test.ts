@@ -63,12 +63,14 @@ const alarmName = (suffix: string) => `Hookgate-test-Service-${suffix}`;
 describe('alarms', () => {
   const topicRef = () => ({ Ref: logicalId(stacks.service.alarms.topic) });
 
-  it('are DLQ depth, oldest message age, the API 5xx rate, and per function its error rate and throttles', () => {
+  it('are DLQ depth, oldest message age, in-flight count, breakers opening, the API 5xx rate, and per function its error rate and throttles', () => {
     const names = Object.values(template.findResources('AWS::CloudWatch::Alarm')).map((a) => a.Properties.AlarmName as string);
     expect(names.sort()).toEqual(
       [
         'delivery-dlq-not-empty',
         'delivery-queue-stuck',
+        'delivery-in-flight-near-cap',
+        'destination-breaker-opened',
         'api-5xx',
         ...FUNCTION_NAMES.flatMap((name) => [`${name}-errors`, `${name}-throttles`]),
       ]
@@ -247,7 +249,9 @@ describe('dashboard', () => {
     );
     expect(sqs.filter((name) => name === 'ApproximateNumberOfMessagesVisible')).toHaveLength(2); // queue and DLQ
     const annotations = (w: string) => (widget(w).properties.annotations as { horizontal: Array<{ value: number }> }).horizontal;
-    expect(annotations('Delivery queue: oldest message age (s)')).toEqual([expect.objectContaining({ value: 3900 })]);
+    // Longest wait one message holds (15 min: longer waits hop to a new message) plus 5 min.
+    expect(annotations('Delivery queue: oldest message age (s)')).toEqual([expect.objectContaining({ value: 1200 })]);
+    expect(annotations('Delivery queue depth')).toEqual([expect.objectContaining({ value: 100_000 })]);
     expect(annotations('DLQ depth')).toEqual([expect.objectContaining({ value: 1 })]);
   });
 

@@ -3,6 +3,7 @@ import { CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { VISIBILITY_WAIT_MAX_RECEIVES } from '../../lambdas/domain/queue-wait';
 import { STALE_CLAIM_MS } from '../../lambdas/pipeline/export-job';
 import { buildApp, createApp, type BuildAppOptions, type HookgateStacks } from '../../lib/app-builder';
 import { TRIGGER_PROVIDER_ID } from '../../lib/constructs/deploy-trigger';
@@ -195,7 +196,7 @@ describe('functions', () => {
     }
   });
 
-  it('a given retry schedule reaches every function, and the stuck-queue alarm follows its longest step', () => {
+  it('a given retry schedule reaches every function, and the stuck-queue alarm follows its longest step up to one message delay', () => {
     const other = buildOther({ retrySchedule: ' 0, 60,600 , 7200' });
     const otherTemplate = Template.fromStack(other.service);
     const functions = Object.values(functionsOf(other.service)).map(
@@ -207,8 +208,10 @@ describe('functions', () => {
     }
     otherTemplate.hasResourceProperties('AWS::CloudWatch::Alarm', {
       MetricName: 'ApproximateAgeOfOldestMessage',
-      Threshold: 7200 + 300,
+      Threshold: 900 + 300, // a 2 h wait hops from message to message, none older than 15 min
     });
+    const short = Template.fromStack(buildOther({ retrySchedule: '0,10,60' }).service);
+    short.hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateAgeOfOldestMessage', Threshold: 60 + 300 });
   });
 
   it('a malformed retry schedule fails the synth', () => {
@@ -277,9 +280,24 @@ describe('delivery worker', () => {
       BatchSize: DELIVERY_QUEUE.batchSize,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
       MaximumBatchingWindowInSeconds: 0,
-      ScalingConfig: { MaximumConcurrency: 50 },
+      ScalingConfig: { MaximumConcurrency: DELIVERY_QUEUE.maxConcurrency },
     });
     expect(DELIVERY_QUEUE.batchSize).toBe(10);
+  });
+
+  it('runs as many batches at once as the deliverMaxConcurrency context says, within what SQS mappings accept', () => {
+    const mapping = (stacks: HookgateStacks) =>
+      Object.values(Template.fromStack(stacks.service).findResources('AWS::Lambda::EventSourceMapping'))[0]?.Properties;
+    expect(mapping(buildOther({ deliverMaxConcurrency: 400 }))?.ScalingConfig).toEqual({ MaximumConcurrency: 400 });
+    expect(() => buildOther({ deliverMaxConcurrency: 1 })).toThrow(/deliverMaxConcurrency must be a whole number from 2 to 1000/);
+    expect(() => buildOther({ deliverMaxConcurrency: 5000 })).toThrow(/deliverMaxConcurrency/);
+  });
+
+  it('keeps the redrive count above what waiting alone can reach, so only poison reaches the DLQ', () => {
+    expect(DELIVERY_QUEUE.maxReceiveCount).toBeGreaterThan(VISIBILITY_WAIT_MAX_RECEIVES + 1);
+    Template.fromStack(stacks.stateful).hasResourceProperties('AWS::SQS::Queue', {
+      RedrivePolicy: { maxReceiveCount: DELIVERY_QUEUE.maxReceiveCount },
+    });
   });
 });
 
@@ -399,7 +417,31 @@ describe('alarms', () => {
     });
   });
 
-  it('delivery queue: oldest message older than the longest retry wait (1 h) plus 5 min', () => {
+  it('delivery queue: in flight near the 120,000 SQS stops at', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateNumberOfMessagesNotVisible',
+      Statistic: 'Maximum',
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Threshold: 100_000,
+      AlarmActions: [topicRef()],
+    });
+  });
+
+  it('a destination breaker opened (the custom metric, any within 5 minutes)', () => {
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'Hookgate',
+      MetricName: 'BreakerOpened',
+      Dimensions: [{ Name: 'service', Value: 'hookgate-test' }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      TreatMissingData: 'notBreaching',
+      AlarmActions: [topicRef()],
+    });
+  });
+
+  it('delivery queue: oldest message older than the longest wait one message holds (15 min, as the 1 h step hops) plus 5 min', () => {
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateAgeOfOldestMessage',
@@ -408,7 +450,7 @@ describe('alarms', () => {
       Period: 60,
       EvaluationPeriods: 1,
       ComparisonOperator: 'GreaterThanThreshold',
-      Threshold: 3900,
+      Threshold: 1200,
       TreatMissingData: 'notBreaching',
       AlarmActions: [topicRef()],
       OKActions: [topicRef()],
@@ -546,14 +588,12 @@ describe('function permissions', () => {
     expect(canDo(fn, 'sqs:ReceiveMessage')).toBe(false);
   });
 
-  it('deliver: consumes the delivery queue (with ChangeMessageVisibility) and reads payloads; sends and puts nothing', () => {
+  it('deliver: consumes the delivery queue (ChangeMessageVisibility for short waits), sends to it (longer waits) and reads payloads; puts nothing', () => {
     const fn = stacks.service.deliverFunction;
-    expect(actionsFor(fn, 'sqs:')).toEqual(CONSUME);
+    expect(actionsFor(fn, 'sqs:')).toEqual([...new Set([...CONSUME, ...SEND])].sort());
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
     expect(actionsFor(fn, 's3:')).toEqual(READ);
     expect(resourcesFor(fn, 's3:')).toEqual([bucketArn(), objectsArn()]);
-    expect(canDo(fn, 'sqs:SendMessage')).toBe(false);
-    expect(canDo(fn, 'sqs:SendMessageBatch')).toBe(false);
     expect(canDo(fn, 's3:PutObject')).toBe(false);
   });
 
