@@ -3,6 +3,8 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { MAX_RETENTION_DAYS } from '../lambdas/domain/plans';
+import { TTL_MARGIN_DAYS } from '../lambdas/domain/retention';
 import { DELIVERY_DLQ, DELIVERY_QUEUE, TABLE } from './resource-definitions';
 
 /** What the service stack needs from the stateful one. */
@@ -17,6 +19,12 @@ export interface StatefulResources {
 /** Export files are short-lived: clients download them through a pre-signed URL soon after creation. */
 const EXPORT_EXPIRY = Duration.days(7);
 const ACCESS_LOG_EXPIRY = Duration.days(90);
+/**
+ * The sweeper deletes payloads with their events, per account; this only catches what nothing points
+ * at any more (an object whose delete failed). So it waits past the longest retention any account can
+ * have, plus TTL's margin and a month for a sweeper that fell behind: it never takes a live payload.
+ */
+const PAYLOAD_BACKSTOP_EXPIRY = Duration.days(MAX_RETENTION_DAYS + TTL_MARGIN_DAYS + 30);
 
 /**
  * Everything that holds data and must survive a redeploy of the functions. Construct ids here are
@@ -53,6 +61,7 @@ export class StatefulStack extends Stack implements StatefulResources {
       ...secureBucketDefaults,
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'payloads/',
+      lifecycleRules: [{ expiration: PAYLOAD_BACKSTOP_EXPIRY, abortIncompleteMultipartUploadAfter: Duration.days(1) }],
     });
 
     this.exportBucket = new s3.Bucket(this, 'ExportBucket', {

@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import { DELIVERY_QUEUE, ENV } from '../lib/resource-definitions';
+import { LAMBDA_PAYLOAD_LIMIT_BYTES } from '../lambdas/domain/payload-limits';
 import { toApiGatewayEvent, writeApiGatewayResult } from './apigw-event';
 import { createLocalClients, type EmulatorEndpoints, type LocalClients } from './aws-clients';
 import { startEmulators, type EmulatorPorts, type Emulators } from './emulators';
@@ -70,6 +71,9 @@ function sendError(res: ServerResponse, statusCode: number, error: string, durat
   res.end(body);
 }
 
+/** What Lambda counts against its limit: the event or the result, serialized as JSON. */
+const lambdaPayloadBytes = (payload: unknown): number => Buffer.byteLength(JSON.stringify(payload) ?? '', 'utf8');
+
 function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolvePort, reject) => {
     server.once('error', reject);
@@ -108,8 +112,15 @@ function createRequestListener(state: { handlers?: GatewayHandlers }) {
     const handler = route && (route.target === 'ingest' ? handlers.ingest : handlers.api);
     if (!route || !handler) return sendError(res, 404, 'Not found', 0);
     const event = toApiGatewayEvent(req, read.body, route);
+    // Lambda refuses an event over its limit before the function runs; API Gateway answers 413.
+    if (lambdaPayloadBytes(event) > LAMBDA_PAYLOAD_LIMIT_BYTES) return sendError(res, 413, 'request body too large', Date.now() - startedAt);
     try {
       const result = await handler(event, createLambdaContext(`hookgate-${route.target}`, API_TIMEOUT_MS));
+      if (lambdaPayloadBytes(result) > LAMBDA_PAYLOAD_LIMIT_BYTES) {
+        // In AWS the invocation fails (Function.ResponseSizeTooLarge) and API Gateway answers 502.
+        console.error(`[hookgate local] ${route.target} response over Lambda's ${LAMBDA_PAYLOAD_LIMIT_BYTES} bytes on ${event.routeKey} (${event.rawPath})`);
+        return sendError(res, 502, 'Bad gateway', Date.now() - startedAt);
+      }
       writeApiGatewayResult(res, result);
     } catch (err) {
       console.error(`[hookgate local] ${route.target} handler failed on ${event.routeKey} (${event.rawPath}):`, err);

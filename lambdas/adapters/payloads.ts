@@ -1,7 +1,11 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../shared/config';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { s3Client } from './aws-clients';
+
+/** How long a body's download link lives: long enough to follow it, short enough not to be shared. */
+export const BODY_URL_SECONDS = 300;
 
 /** Bodies larger than this go to the payload bucket; the event keeps a pointer (DynamoDB items cap at 400 KB). */
 export const INLINE_BODY_LIMIT_BYTES = 300 * 1024;
@@ -28,6 +32,15 @@ export async function getPayload(key: string): Promise<Buffer> {
 export async function copyPayload(fromKey: string, toKey: string): Promise<void> {
   const bucket = config().payloadBucket;
   await s3Client().send(new CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource: `${bucket}/${encodeURIComponent(fromKey).replace(/%2F/g, '/')}` }));
+}
+
+/** A short-lived link to a stored body, for one too large to answer inline. */
+export function payloadUrl(key: string, contentType: string | null): Promise<string> {
+  return getSignedUrl(
+    s3Client(),
+    new GetObjectCommand({ Bucket: config().payloadBucket, Key: key, ResponseContentType: contentType ?? 'application/octet-stream' }),
+    { expiresIn: BODY_URL_SECONDS },
+  );
 }
 
 /** Removes a payload object (retention). Deleting a key that is already gone is not an error in S3. */

@@ -14,7 +14,11 @@ import type { DnsRecordValue } from '../store/records';
  * is thrown as is and retried on the next run.
  */
 export class TlsSetupError extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    /** AWS's own error, for the log only. */
+    readonly awsError?: unknown,
+  ) {
     super(reason);
     this.name = 'TlsSetupError';
   }
@@ -42,14 +46,21 @@ function isPermanent(error: unknown): boolean {
 }
 
 const nameOf = (error: unknown) => String((error as { name?: unknown }).name);
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/**
+ * What the customer sees of an AWS refusal: its error code, a stable name. AWS's message text can
+ * name ARNs and this deployment's account id; the provisioner logs it instead.
+ */
+const codeOf = (error: unknown) => {
+  const name = nameOf(error);
+  return /^[A-Za-z]+$/.test(name) ? name : 'an unexpected error';
+};
 const withoutTrailingDot = (name: string) => name.replace(/\.$/, '');
 
 async function permanentAs<T>(what: string, call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    if (isPermanent(error)) throw new TlsSetupError(`${what}: ${messageOf(error)}`);
+    if (isPermanent(error)) throw new TlsSetupError(`${what}: ${codeOf(error)}`, error);
     throw error;
   }
 }
@@ -101,7 +112,7 @@ export async function ensureDomainName(hostname: string, certificateArn: string)
     return target;
   } catch (error) {
     if (nameOf(error) !== 'ConflictException') {
-      if (isPermanent(error)) throw new TlsSetupError(`custom domain refused by API Gateway: ${messageOf(error)}`);
+      if (isPermanent(error)) throw new TlsSetupError(`custom domain refused by API Gateway: ${codeOf(error)}`, error);
       throw error;
     }
   }
@@ -129,7 +140,7 @@ export async function ensureApiMapping(hostname: string, apiId: string, stage = 
     return;
   } catch (error) {
     if (nameOf(error) !== 'ConflictException') {
-      if (isPermanent(error)) throw new TlsSetupError(`API mapping refused by API Gateway: ${messageOf(error)}`);
+      if (isPermanent(error)) throw new TlsSetupError(`API mapping refused by API Gateway: ${codeOf(error)}`, error);
       throw error;
     }
   }

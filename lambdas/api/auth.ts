@@ -8,14 +8,15 @@ export interface Principal {
   keyId: string;
 }
 
-const BEARER = /^Bearer\s+(hk_[A-Za-z0-9_-]{43})\s*$/;
+/** The scheme is case-insensitive (RFC 9110 §11.1), the key is not. */
+const BEARER = /^([Bb][Ee][Aa][Rr][Ee][Rr])\s+(hk_[A-Za-z0-9_-]{43})\s*$/;
 const LAST_USED_RESOLUTION_MS = 60_000;
 
 /** Every failure gives the same 401 text, so a caller learns nothing about which part was wrong. */
 export async function authenticate(request: ApiRequest, now: Date): Promise<Principal> {
   const match = BEARER.exec(request.headers.authorization ?? '');
-  if (!match?.[1]) throw unauthorized();
-  const lookup = await findApiKeyByHash(hashApiKey(match[1]));
+  if (!match?.[2]) throw unauthorized();
+  const lookup = await findApiKeyByHash(hashApiKey(match[2]));
   if (!lookup) throw unauthorized();
   await touchApiKey(lookup, now, LAST_USED_RESOLUTION_MS);
   return { accountId: lookup.account_id, keyId: lookup.key_id };

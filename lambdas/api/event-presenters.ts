@@ -18,7 +18,9 @@ export const presentEventListItem = (e: EventListItem): EventListItemResponse =>
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /** Text bodies are returned as they are; bodies that are not valid UTF-8 as base64, and said so. */
-function presentBody(bytes: Buffer): Pick<EventDetailResponse, 'body' | 'body_encoding'> {
+type PresentedBody = Pick<EventDetailResponse, 'body' | 'body_encoding'>;
+
+function presentBody(bytes: Buffer): PresentedBody {
   try {
     return { body: utf8.decode(bytes), body_encoding: 'utf8' };
   } catch {
@@ -26,7 +28,10 @@ function presentBody(bytes: Buffer): Pick<EventDetailResponse, 'body' | 'body_en
   }
 }
 
-export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, bodyBytes: Buffer): EventDetailResponse {
+/** The body inline (its bytes), or, when the answer would be too large for Lambda, a link to it. */
+export type BodyView = { bytes: Buffer } | { url: string };
+
+export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, view: BodyView): EventDetailResponse {
   return {
     id: event.id,
     account_id: event.account_id,
@@ -34,7 +39,9 @@ export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, 
     source_id: event.source_id,
     event_type: event.event_type,
     external_event_id: event.external_event_id,
-    ...presentBody(bodyBytes),
+    ...('bytes' in view ? presentBody(view.bytes) : { body: null, body_encoding: null }),
+    body_size: stored.body_size,
+    body_url: 'url' in view ? view.url : null,
     content_type: stored.content_type,
     headers: stored.headers,
     payload_hash: stored.payload_hash,

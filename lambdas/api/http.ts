@@ -1,12 +1,21 @@
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { tooLarge, type RefusalKind } from '../domain/errors';
+import {
+  judgeBody,
+  jsonStringBytes,
+  MAX_BINARY_BODY_BYTES,
+  MAX_BODY_BYTES,
+  MAX_ENCODED_BODY_BYTES,
+  responseFits,
+} from '../domain/payload-limits';
 
-export const MAX_BODY_BYTES = 5 * 1024 * 1024;
+export { MAX_BODY_BYTES };
 
 /** The one mapping from a refusal to the status a client sees. */
 export const REFUSAL_STATUS = {
   invalid: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   too_large: 413,
 } as const satisfies Record<RefusalKind, number>;
@@ -32,7 +41,7 @@ export type ApiResult =
 
 export function toApiRequest(event: APIGatewayProxyEventV2): ApiRequest {
   const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);
-  if (body.length > MAX_BODY_BYTES) throw tooLarge();
+  refuseOversizedBody(event, body);
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(event.headers ?? {})) {
     if (value !== undefined) headers[name.toLowerCase()] = value;
@@ -51,6 +60,24 @@ export function toApiRequest(event: APIGatewayProxyEventV2): ApiRequest {
     sourceIp: event.requestContext.http.sourceIp,
   };
 }
+
+const ENCODED_TOO_LARGE =
+  `request body too large once encoded for Lambda (base64 for binary bodies, so at most ${MAX_BINARY_BODY_BYTES} bytes; ` +
+  `JSON escapes for text): at most ${MAX_ENCODED_BODY_BYTES} encoded bytes`;
+
+/**
+ * Refuses a body over the limits before anything is stored. Lambda itself refuses events over 6 MB;
+ * this makes the limit the same whatever the headers weigh, and says which kind of limit was hit.
+ */
+function refuseOversizedBody(event: APIGatewayProxyEventV2, body: Buffer): void {
+  const encoded = event.body ? (event.isBase64Encoded ? event.body.length + 2 : jsonStringBytes(event.body)) : 0;
+  const verdict = judgeBody(body.length, encoded);
+  if (verdict.ok) return;
+  throw verdict.reason === 'raw_size' ? tooLarge() : tooLarge(ENCODED_TOO_LARGE);
+}
+
+/** Whether `data` can be answered inside Lambda's response limit (the envelope escapes it once more). */
+export const fitsLambdaResponse = (data: unknown): boolean => responseFits(jsonStringBytes(JSON.stringify({ data, duration_ms: 0 })));
 
 export function jsonResponse(status: number, payload: Record<string, unknown>): APIGatewayProxyStructuredResultV2 {
   return {

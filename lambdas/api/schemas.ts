@@ -176,8 +176,18 @@ export const eventDetailResponse = named(
     source_id: uuid.nullable(),
     event_type: z.string().nullable(),
     external_event_id: z.string().nullable(),
-    body: z.string().describe('The payload: its text when valid UTF-8, else base64 (see `body_encoding`).'),
-    body_encoding: z.enum(['utf8', 'base64']),
+    body: z
+      .string()
+      .nullable()
+      .describe(
+        'The payload: its text when valid UTF-8, else base64 (see `body_encoding`). null when the answer with the body inline would not fit in Lambda’s 6 MB response: read it from `body_url` instead.',
+      ),
+    body_encoding: z.enum(['utf8', 'base64']).nullable().describe('How `body` is written; null when `body` is.'),
+    body_size: z.int().min(0).describe('The payload’s size in bytes, as received.'),
+    body_url: z
+      .url()
+      .nullable()
+      .describe('When `body` is null: a pre-signed URL of the exact payload bytes (served with its `content_type`), valid 5 minutes. null otherwise.'),
     content_type: z.string().nullable(),
     headers: z.record(z.string(), z.string()).describe('Stored request headers (lower-case), without credentials.'),
     payload_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
@@ -223,7 +233,11 @@ export const eventWithAttemptsResponse = named(
 
 export const replayResponse = named(
   'ReplayResult',
-  z.strictObject({ original_event_id: uuid, replay_event_id: uuid, status: eventStatus }),
+  z.strictObject({
+    original_event_id: uuid,
+    replay_event_id: uuid,
+    status: z.literal('queued').describe('Always `queued`; a replay no route matches then ends `accepted` (its detail shows it).'),
+  }),
 );
 
 export const publishedResponse = named(

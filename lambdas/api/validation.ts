@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { invalid } from '../domain/errors';
+import { isSendableHeaderValue, unsendableHeaderMessage } from '../domain/header-values';
 import { isUuid } from '../domain/ids';
 import type { ApiRequest } from './http';
 import { documented } from './schemas';
@@ -91,6 +92,10 @@ export const textField = (field: string, max = 200) =>
     .min(1)
     .max(max)
     .refine((v) => !hasControlChars(v), { error: () => `${field} must not contain control characters` });
+
+/** A field the gateway later sends as an HTTP header value: refused now rather than failing every delivery. */
+export const sendableHeaderRule = (field: string) =>
+  [(v: string) => isSendableHeaderValue(v), { error: () => unsendableHeaderMessage(field) }] as const;
 
 export const uuidField = (field: string) =>
   documented(z.string().refine(isUuid, { error: () => `invalid ${field}` }).transform((v) => v.toLowerCase()), { format: 'uuid' });

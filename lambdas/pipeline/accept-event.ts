@@ -3,7 +3,7 @@ import { planDeliveries, statusAfter } from '../domain/delivery-plan';
 import type { EventStatus } from '../domain/event-status';
 import { sideItemExpiresAt } from '../domain/retention';
 import { enqueueDeliveries } from '../adapters/delivery-queue';
-import { compactBody, INLINE_BODY_LIMIT_BYTES, payloadKey, putPayload } from '../adapters/payloads';
+import { compactBody, deletePayload, INLINE_BODY_LIMIT_BYTES, payloadKey, putPayload } from '../adapters/payloads';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { recordIngested } from '../shared/metrics';
@@ -77,12 +77,19 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
       : null;
   event.dedupe_key = dedupe;
 
-  await insertEvent(event, await storeBody(input, id), input.now);
+  const stored = await storeBody(input, id);
+  try {
+    await insertEvent(event, stored, input.now);
+  } catch (error) {
+    await discardPayload(stored.body_ref, input.accountId, id);
+    throw error;
+  }
 
   if (dedupe) {
     const holder = await claimExternalId(input.accountId, dedupe, id, sideItemExpiresAt(at, event.retention_days));
     if (holder !== undefined && holder !== id) {
       await deleteUnqueuedEvent(input.accountId, id);
+      await discardPayload(stored.body_ref, input.accountId, id);
       const existing = await findEvent(input.accountId, holder);
       return { duplicate: true, existingId: holder, existingStatus: existing?.status ?? 'received' };
     }
@@ -114,6 +121,20 @@ async function storeBody(input: NewEvent, eventId: string): Promise<EventBodyRec
   const key = payloadKey(input.accountId, eventId);
   await putPayload(key, input.body, input.contentType);
   return { ...common, body_ref: key };
+}
+
+/**
+ * Deletes the payload object of an event that was never stored (or lost the de-duplication race): no
+ * retention run would ever find it. Failing here must not hide the answer; the bucket's lifecycle
+ * rule takes what is left.
+ */
+async function discardPayload(key: string | undefined, accountId: string, eventId: string): Promise<void> {
+  if (!key) return;
+  try {
+    await deletePayload(key);
+  } catch (error) {
+    log.error('payload of an unstored event left behind; the lifecycle rule will remove it', { account_id: accountId, event_id: eventId }, error);
+  }
 }
 
 async function enqueueNew(event: EventRecord): Promise<void> {

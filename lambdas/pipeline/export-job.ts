@@ -14,6 +14,7 @@ import type { ExportFilters, ExportJobRecord } from '../store/records';
 /** A worker that started a job this long ago is presumed dead (the export function's timeout is shorter). */
 export const STALE_CLAIM_MS = 20 * 60 * 1000;
 const PAGE_SIZE = 500;
+export const EXPORT_FAILED_MESSAGE = 'export failed: the file could not be written; create a new export to try again';
 
 /** Takes and runs jobs: one named job (started right after its creation), or whatever is waiting. */
 export async function runExportWorker(options: {
@@ -48,9 +49,9 @@ async function runJob(job: ExportJobRecord, now: () => Date): Promise<void> {
     await putExport(key, Buffer.from(chunks.join(''), 'utf8'), encoder.contentType);
     await finishExportJob(job, { status: 'ready', row_count: rowCount, object_key: key }, now());
   } catch (error) {
+    // The cause stays in the log: AWS's text names buckets, ARNs and account ids the tenant must not see.
     log.error('export failed', { account_id: job.account_id, job_id: job.id }, error);
-    const reason = error instanceof Error ? error.message : String(error);
-    await finishExportJob(job, { status: 'failed', error_message: `export failed: ${reason}` }, now());
+    await finishExportJob(job, { status: 'failed', error_message: EXPORT_FAILED_MESSAGE }, now());
   }
 }
 

@@ -1,4 +1,5 @@
 import { invalid, unauthorized } from '../domain/errors';
+import { isSendableHeaderValue, unsendableHeaderMessage } from '../domain/header-values';
 import { verifySignature } from '../domain/provider-signatures';
 import { appendLogKeys, log } from '../shared/log';
 import { recordVerificationRejected } from '../shared/metrics';
@@ -44,6 +45,10 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
   const eventType = request.headers['x-event-type'] ?? null;
   if (eventType !== null && eventType.length > MAX_EVENT_TYPE_LENGTH) {
     return refused(invalid(`X-Event-Type must be at most ${MAX_EVENT_TYPE_LENGTH} characters`));
+  }
+  // Both go out again as headers of every delivery: what cannot be sent byte for byte is refused now.
+  for (const [field, value] of [['X-Event-Type', eventType], ['Content-Type', request.headers['content-type']]] as const) {
+    if (value && !isSendableHeaderValue(value)) return refused(invalid(unsendableHeaderMessage(field)));
   }
   const externalEventId = providerDeliveryId(request);
   if (externalEventId !== null && externalEventId.length > MAX_EXTERNAL_ID_LENGTH) {

@@ -75,7 +75,7 @@ export async function provisionDomain(
     return (await save({ api_mapping_done: true, tls_status: 'issued', tls_error: null })) ? 'issued' : 'skipped';
   } catch (error) {
     if (!(error instanceof TlsSetupError)) throw error;
-    log.warn('custom domain TLS set-up failed', { account_id: domain.account_id, domain_id: domain.id, reason: error.reason });
+    log.warn('custom domain TLS set-up failed', { account_id: domain.account_id, domain_id: domain.id, reason: error.reason }, error.awsError);
     return (await save({ tls_status: 'failed', tls_error: error.reason })) ? 'failed' : 'skipped';
   }
 }

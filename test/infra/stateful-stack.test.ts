@@ -1,3 +1,5 @@
+import { MAX_RETENTION_DAYS } from '../../lambdas/domain/plans';
+import { TTL_MARGIN_DAYS } from '../../lambdas/domain/retention';
 import { CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
@@ -170,7 +172,9 @@ describe('buckets', () => {
     expect(rules).toContainEqual(expect.objectContaining({ ExpirationInDays: 7, Status: 'Enabled' }));
   });
 
-  it('never expires payloads by lifecycle: retention is per account, enforced by the sweeper', () => {
-    expect(template.toJSON().Resources[logicalId(stack.payloadBucket)].Properties.LifecycleConfiguration).toBeUndefined();
+  it('expires payloads by lifecycle only as a backstop, after the longest retention any account can have', () => {
+    const rules = template.toJSON().Resources[logicalId(stack.payloadBucket)].Properties.LifecycleConfiguration.Rules;
+    expect(rules).toEqual([expect.objectContaining({ ExpirationInDays: 3687, Status: 'Enabled' })]);
+    expect(3687).toBeGreaterThan(MAX_RETENTION_DAYS + TTL_MARGIN_DAYS);
   });
 });

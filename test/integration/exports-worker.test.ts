@@ -3,6 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { s3Client } from '../../lambdas/adapters/aws-clients';
 import { handler as exportWorker } from '../../lambdas/handlers/export';
+import { EXPORT_FAILED_MESSAGE } from '../../lambdas/pipeline/export-job';
 import { bootGateway } from '../fixtures/gateway';
 import { createAccount, type Call } from '../fixtures/http-client';
 
@@ -39,18 +40,21 @@ describe('the export worker', () => {
     expect(results.flatMap((r) => r.processed)).toEqual([id]);
   });
 
-  it('a failing upload ends the job failed, with a message', async () => {
+  it('a failing upload ends the job failed, with a stable message and none of AWS’s text', async () => {
     vi.spyOn(console, 'error').mockImplementation(() => undefined);
     const id = (await call('POST', '/v1/exports', { key, body: {} })).json.data.id;
     const s3 = mockClient(s3Client());
-    s3.on(PutObjectCommand).rejects(new Error('S3 is unavailable'));
+    s3.on(PutObjectCommand).rejects(
+      Object.assign(new Error('User: arn:aws:sts::123456789012:assumed-role/Hookgate-prod-Export/fn is not authorized to perform: s3:PutObject on resource: arn:aws:s3:::hookgate-exports-123456789012/exports/x'), { name: 'AccessDenied' }),
+    );
     try {
       expect((await exportWorker({})).processed).toEqual([id]);
     } finally {
       s3.restore();
     }
     const failed = await job(id);
-    expect(failed).toMatchObject({ status: 'failed', row_count: null, error_message: 'export failed: S3 is unavailable', completed_at: expect.any(String) });
+    expect(failed).toMatchObject({ status: 'failed', row_count: null, error_message: EXPORT_FAILED_MESSAGE, completed_at: expect.any(String) });
+    expect(JSON.stringify(failed)).not.toMatch(/arn:|123456789012/);
     const download = await call('GET', `/v1/exports/${id}/download`, { key });
     expect(download.status).toBe(400);
     expect(download.json.error).toBe('export is not ready');

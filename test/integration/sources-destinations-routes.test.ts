@@ -126,7 +126,7 @@ describe('destinations', () => {
     [{ name: 'a', url: 'https://x.example.com', auth: { type: 'bearer' } }, 'auth.token is required'],
     [{ name: 'a', url: 'https://x.example.com', auth: { type: 'header', name: 'Bad Header', value: 'v' } }, 'auth.name must be a valid HTTP header name'],
     [{ name: 'a', url: 'https://x.example.com', auth: { type: 'header', name: 'Host', value: 'v' } }, 'auth.name is a header the gateway sets itself'],
-    [{ name: 'a', url: 'https://x.example.com', auth: { type: 'header', name: 'X-A', value: 'a\r\nb' } }, 'auth.value must not contain line breaks or null bytes'],
+    [{ name: 'a', url: 'https://x.example.com', auth: { type: 'header', name: 'X-A', value: 'a\r\nb' } }, 'auth.value must be printable ASCII without leading or trailing spaces (it is sent as an HTTP header)'],
     [{ name: 'a', url: 'https://x.example.com', signature_scheme: 'svix' }, 'signature_scheme must be one of: hookgate, standard_webhooks'],
     [{ name: 'a', url: 'https://x.example.com', signing_secret: 'short' }, 'signing_secret must be at least 8 characters'],
     [

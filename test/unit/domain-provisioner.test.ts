@@ -201,17 +201,21 @@ describe('domain provisioner', () => {
     expect(acm.commandCalls(RequestCertificateCommand)).toHaveLength(1);
   });
 
-  it('ACM refusing the request → tls_status failed with the reason, out of the work index', async () => {
-    acm
-      .on(RequestCertificateCommand)
-      .rejects(new InvalidDomainValidationOptionsException({ message: 'Domain hooks.acme.com is not allowed', $metadata: {} }));
+  it('ACM refusing the request → tls_status failed with its error code (never AWS’s text, which names ARNs and the account), out of the work index', async () => {
+    acm.on(RequestCertificateCommand).rejects(
+      new InvalidDomainValidationOptionsException({
+        message: 'User: arn:aws:sts::123456789012:assumed-role/Hookgate-prod/fn is not allowed to validate hooks.acme.com',
+        $metadata: {},
+      }),
+    );
     const report = await run();
     expect(report.outcomes.failed).toBe(1);
     expect(stored()).toMatchObject({
       status: 'verified',
       tls_status: 'failed',
-      tls_error: 'certificate request refused: Domain hooks.acme.com is not allowed',
+      tls_error: 'certificate request refused: InvalidDomainValidationOptionsException',
     });
+    expect(JSON.stringify(stored())).not.toContain('123456789012');
     expect(stored().gsi2pk).toBeUndefined();
     expect(apigw.calls()).toHaveLength(0);
   });

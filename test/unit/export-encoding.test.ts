@@ -25,6 +25,21 @@ describe('CSV', () => {
     expect(csvField(3)).toBe('3');
     expect(csvLine(['a', null, 'b,c'])).toBe('a,,"b,c"\r\n');
   });
+  it.each([
+    ['=HYPERLINK("http://evil.example","x")', `"'=HYPERLINK(""http://evil.example"",""x"")"`],
+    ['+1+cmd|/c calc', `"'+1+cmd|/c calc"`],
+    ['-2+3', `"'-2+3"`],
+    ['@SUM(A1)', `"'@SUM(A1)"`],
+    ['\t=1', `"'\t=1"`],
+    ['\r=1', `"'\r=1"`],
+    ['a=1', 'a=1'],
+    ['payment.succeeded', 'payment.succeeded'],
+  ])('neutralises a cell a spreadsheet would run as a formula (OWASP): %j', (cell, encoded) => {
+    expect(csvField(cell)).toBe(encoded);
+  });
+  it('writes numbers as they are, even negative ones', () => {
+    expect(csvField(-1)).toBe('-1');
+  });
   it('encodes a header and rows', () => {
     const text = csvEncoder.header() + csvEncoder.row(row, 0) + csvEncoder.footer(1);
     expect(text).toBe(

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { invalid, notFound } from '../../domain/errors';
+import { unsendableHeaderMessage } from '../../domain/header-values';
 import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS } from '../../domain/signing-secret';
 import { resolveHost } from '../../adapters/dns';
 import { config } from '../../shared/config';
@@ -12,7 +13,7 @@ import { presentDestination, presentDestinationWithSecret } from '../presenters'
 import { json, jsonBody, list } from '../route-doc';
 import type { Route } from '../router';
 import { destinationResponse, destinationWithSecretResponse, named } from '../schemas';
-import { hasControlChars, isHeaderName, parseJsonBody, parsePathId, textField } from '../validation';
+import { hasControlChars, isHeaderName, parseJsonBody, parsePathId, sendableHeaderRule, textField } from '../validation';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
@@ -47,7 +48,7 @@ const headerValue = (field: string) =>
     .string()
     .min(1)
     .max(4096)
-    .refine((v) => !/[\r\n\0]/.test(v), { error: () => `${field} must not contain line breaks or null bytes` });
+    .refine(...sendableHeaderRule(field));
 
 const authInput = named(
   'DestinationAuth',
@@ -104,7 +105,7 @@ const destinationErrors = [
   'auth.token is required',
   'auth.name must be a valid HTTP header name',
   'auth.name is a header the gateway sets itself',
-  'auth.value must not contain line breaks or null bytes',
+  unsendableHeaderMessage('auth.value'),
   'signing_secret must be at least 8 characters',
   'signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks',
   'signature_scheme must be one of: hookgate, standard_webhooks',

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { invalid, notFound } from '../../domain/errors';
 import { EVENT_STATUSES } from '../../domain/event-status';
 import { isUuid } from '../../domain/ids';
-import { readStoredBody } from '../../adapters/payloads';
+import { payloadUrl, readStoredBody } from '../../adapters/payloads';
 import { replayEvent } from '../../pipeline/replay-event';
 import { listEvents } from '../../store/event-lists';
 import { findEventDetail } from '../../store/events';
@@ -15,6 +15,7 @@ import {
   exampleOutboundListItem,
   ids,
 } from '../examples';
+import { fitsLambdaResponse } from '../http';
 import { json, page as eventPage } from '../route-doc';
 import type { Route } from '../router';
 import { eventListItemResponse, eventWithAttemptsResponse, replayResponse, type ReplayResponse } from '../schemas';
@@ -97,7 +98,7 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
       doc: {
         operationId: `get${noun}`,
         summary: `Show ${inbound ? 'an inbound' : 'an outbound'} event with its delivery attempts`,
-        description: `\`body\` is the payload’s text when it is valid UTF-8, else base64 (\`body_encoding\`). Attempts are oldest first. ${
+        description: `\`body\` is the payload’s text when it is valid UTF-8, else base64 (\`body_encoding\`). When the answer with the body inline would exceed Lambda’s 6 MB response limit, \`body\` is null and \`body_url\` is a pre-signed link to the payload (5 minutes). Attempts are oldest first. ${
           inbound ? 'An outbound event’s id here is a 404.' : 'An inbound event’s id here is a 404.'
         }`,
         tag,
@@ -111,11 +112,12 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
       handle: async ({ params, principal }) => {
         const detail = await findEventDetail(principal.accountId, parsePathId(params.id));
         if (!detail || detail.event.direction !== direction) throw notFound();
-        const bytes = await readStoredBody(detail.body);
-        return {
-          status: 200,
-          data: { event: presentEventDetail(detail.event, detail.body, bytes), attempts: detail.attempts.map(presentAttempt) },
-        };
+        const attempts = detail.attempts.map(presentAttempt);
+        const inline = { event: presentEventDetail(detail.event, detail.body, { bytes: await readStoredBody(detail.body) }), attempts };
+        // Bodies that large always live in the payload bucket; a small one never makes the answer too large.
+        if (fitsLambdaResponse(inline) || !detail.body.body_ref) return { status: 200, data: inline };
+        const url = await payloadUrl(detail.body.body_ref, detail.body.content_type);
+        return { status: 200, data: { event: presentEventDetail(detail.event, detail.body, { url }), attempts } };
       },
     },
     {
@@ -138,7 +140,8 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
         const outcome = await replayEvent(principal.accountId, direction, id, now);
         if (outcome.kind === 'not_found') throw notFound();
         if (outcome.kind === 'refused') throw outcome.reason;
-        const data: ReplayResponse = { original_event_id: id, replay_event_id: outcome.replay.id, status: outcome.replay.status };
+        // The spec fixes `queued`, as for a publish; a replay that no route matches ends `accepted`, which its detail shows.
+        const data: ReplayResponse = { original_event_id: id, replay_event_id: outcome.replay.id, status: 'queued' };
         return { status: 202, data };
       },
     },

@@ -37,9 +37,12 @@ const createExportBody = named(
   }),
 );
 
+/** DynamoDB's `Limit` is a 32-bit integer and a page reads `offset + limit` jobs, so the offset leaves room for the page. */
+const MAX_EXPORT_OFFSET = 2_147_483_647 - 200;
+
 const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).optional().describe('1..200; default 25.'),
-  offset: z.coerce.number().int().min(0).optional().describe('Default 0.'),
+  offset: z.coerce.number().int().min(0).max(MAX_EXPORT_OFFSET).optional().describe(`Default 0; at most ${MAX_EXPORT_OFFSET}.`),
 });
 
 const presentExportJob = (job: ExportJobRecord): ExportJobResponse => ({
@@ -121,7 +124,7 @@ export const exportRoutes: Route[] = [
       tag: 'Exports',
       query: listQuery,
       responses: { 200: list('The account’s jobs, newest first.', exportJobResponse, [exampleReadyExportJob]) },
-      errors: { 400: ['limit must be at least 1', 'limit must be at most 200', 'limit must be a number', 'offset must be at least 0'] },
+      errors: { 400: ['limit must be at least 1', 'limit must be at most 200', 'limit must be a number', 'offset must be at least 0', `offset must be at most ${MAX_EXPORT_OFFSET}`] },
     },
     handle: async ({ request, principal }) => {
       const query = parseWith(listQuery, request.query);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { unsendableHeaderMessage } from '../../domain/header-values';
 import { publishEvent, type PublishInput } from '../../pipeline/publish-event';
 import { exampleOutboundPayload, ids } from '../examples';
 import { REFUSAL_STATUS } from '../http';
@@ -6,7 +7,7 @@ import { presentPublished } from '../presenters';
 import { json, jsonBody, list } from '../route-doc';
 import type { Route } from '../router';
 import { batchItemResponse, duplicateResponse, named, publishedResponse, type BatchItemResponse } from '../schemas';
-import { issueMessage, parseJsonBody, textField } from '../validation';
+import { issueMessage, parseJsonBody, sendableHeaderRule, textField } from '../validation';
 import { eventRoutes } from './events';
 
 export const MAX_BATCH_EVENTS = 100;
@@ -19,7 +20,10 @@ const publishBody = named(
   'PublishOutboundEventRequest',
   z.strictObject({
     payload: payload.describe('The delivery body, sent with `Content-Type: application/json`; usually a JSON document as a string.'),
-    event_type: textField('event_type').optional().describe('Tag used for route matching.'),
+    event_type: textField('event_type')
+      .refine(...sendableHeaderRule('event_type'))
+      .optional()
+      .describe('Tag used for route matching; sent as `X-Event-Type`, so printable ASCII only.'),
     external_event_id: textField('external_event_id', 256)
       .optional()
       .describe('Idempotency key: a repeat within the account answers the first event (`duplicate: true`).'),
@@ -36,6 +40,7 @@ const publishErrors = [
   'payload is required',
   'event_type must be a string',
   'event_type must be at most 200 characters',
+  unsendableHeaderMessage('event_type'),
   'external_event_id must be at most 256 characters',
   'unknown field: eventtype',
 ];
