@@ -1,7 +1,8 @@
 /**
  * The gateway under load for section 4, in a process of its own (as `npm start` runs it: emulators,
  * handlers, SQS poller and schedules in one Node process), driven over IPC by bench/e2e.ts. It reports
- * its own CPU use, event-loop utilisation, a CPU profile by component and the handlers' durations.
+ * its own CPU use (both threads), its main thread's event-loop utilisation and CPU profile by component, and the
+ * handlers' durations.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

@@ -7,6 +7,8 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, writeResult } from './lib/child';
 import { apiClient, providerHeaders, request, setupAccount, startSink, webhookBody, type Sink } from './lib/http';
@@ -29,6 +31,30 @@ child.on('message', (m: { type: string }) => inbox.push(m));
 async function expect(type: string, timeoutMs = 60_000) {
   if (!(await waitUntil(() => inbox.some((m) => m.type === type), timeoutMs, 20))) throw new Error(`gateway never sent ${type}`);
   return inbox.splice(inbox.findIndex((m) => m.type === type), 1)[0] as { type: string; [key: string]: unknown };
+}
+
+/** Busy and total CPU time of the whole machine (Linux), to tell how much other work shared the cores. */
+function machineCpu(): { busy: number; total: number } | undefined {
+  if (!existsSync('/proc/stat')) return undefined;
+  const ticks = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+  const total = ticks.reduce((sum, t) => sum + t, 0);
+  return { busy: total - (ticks[3] ?? 0) - (ticks[4] ?? 0), total };
+}
+
+/** Cores busy over a window: the machine's, this process's (load and destination), and everything else's. */
+function contention(start: { machine?: { busy: number; total: number }; own: NodeJS.CpuUsage; wall: number }, gatewayPercent: number) {
+  const end = machineCpu();
+  const own = process.cpuUsage(start.own);
+  const ownCores = (own.user + own.system) / 1000 / (Date.now() - start.wall);
+  if (!end || !start.machine) return { bench_process_cores: round(ownCores, 2) };
+  const cores = os.cpus().length;
+  const machineCores = ((end.busy - start.machine.busy) / Math.max(1, end.total - start.machine.total)) * cores;
+  return {
+    machine_busy_cores: round(machineCores, 2),
+    bench_process_cores: round(ownCores, 2),
+    // Other engineers' builds and tests on a shared machine: the gateway did not have these cores.
+    other_processes_cores: round(Math.max(0, machineCores - ownCores - gatewayPercent / 100), 2),
+  };
 }
 
 interface Phase {
@@ -101,6 +127,7 @@ try {
   child.send({ type: 'measure-start' });
   await expect('measuring');
   const load = newPhase();
+  const cpuAtStart = { machine: machineCpu(), own: process.cpuUsage(), wall: Date.now() };
   const deadline = load.started + DURATION_MS;
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -109,8 +136,10 @@ try {
   );
   load.ended = Date.now();
   child.send({ type: 'measure-stop' });
-  const { stats: gatewayStats } = (await expect('stats')) as unknown as { stats: Record<string, unknown> };
+  const { stats: gatewayStats } = (await expect('stats')) as unknown as { stats: Record<string, unknown> & { cpu_percent_of_one_core: number } };
+  const cpuDuringLoad = contention(cpuAtStart, gatewayStats.cpu_percent_of_one_core);
   progress(`e2e: gateway process during the load: ${JSON.stringify(gatewayStats)}`);
+  progress(`e2e: machine during the load (${os.cpus().length} cores): ${JSON.stringify(cpuDuringLoad)}`);
   progress('e2e: draining the backlog (no more ingest)...');
   child.send({ type: 'measure-start' });
   await expect('measuring');
@@ -143,6 +172,7 @@ try {
     duration_s: DURATION_MS / 1000,
     saturated,
     gateway: gatewayStats,
+    machine_during_load: cpuDuringLoad,
     gateway_while_draining: drainStats,
     paced: { offered_per_s: rate, ...pacedStats },
   });

@@ -82,6 +82,7 @@ interface E2EResult {
   duration_s: number;
   saturated: E2EPhase;
   gateway: GatewayStats;
+  machine_during_load: Record<string, number>;
   gateway_while_draining: GatewayStats;
   paced: E2EPhase & { offered_per_s: number };
 }
@@ -211,6 +212,7 @@ const results = {
         ingest_http_ms_p50: e2e.saturated.ingest_http_ms_p50,
         ingest_http_ms_p99: e2e.saturated.ingest_http_ms_p99,
         gateway_process: e2e.gateway,
+        machine_during_load: e2e.machine_during_load,
         gateway_process_while_draining: e2e.gateway_while_draining,
         paced: e2e.paced,
       }
@@ -340,10 +342,10 @@ if (e2e && ((delivered !== null && delivered < TARGETS.e2e_delivered_per_s) || (
   const profile = Object.entries(e2e.gateway.cpu_profile_percent).slice(0, 6).map(([k, v]) => `${k} ${v}%`).join(', ');
   notes.push(
     `End to end: ${delivered} delivered/s during the load against ${TARGETS.e2e_delivered_per_s} (${pct(delivered ?? 0, TARGETS.e2e_delivered_per_s)}), p99 ${p99} ms against ${TARGETS.e2e_p99_ms} ms. ` +
-      `The local runtime is the limit, not Hookgate's code: the gateway is one Node process (emulators, handlers, poller) and ran at ${e2e.gateway.cpu_percent_of_one_core}% of one core with its event loop ${Math.round(e2e.gateway.event_loop_utilization * 100)}% busy. ` +
-      `CPU by component: ${profile}. With AWS answered instantly the handlers need ${hot?.ingest.cpu_ms_p50 ?? '?'} ms (ingest) and ${hot?.deliver.cpu_ms_p50 ?? '?'} ms (delivery) of CPU. ` +
-      `Ingest (${e2e.saturated.accepted_per_s}/s accepted) starves the 2 local poll loops (batches took ${e2e.gateway.deliver.p50_ms} ms at p50), so the backlog and latency grow for the whole run; ` +
-      `with ingest stopped the same process delivers ${e2e.saturated.delivered_per_s_after_load ?? '?'}/s at ${e2e.gateway_while_draining.cpu_percent_of_one_core}% of a core, so more poll loops would not help; ` +
+      `The local runtime is the limit, not Hookgate's code: the gateway (handlers and poller on one event loop, the emulators on a second thread) ran at ${e2e.gateway.cpu_percent_of_one_core}% of one core with its main event loop ${Math.round(e2e.gateway.event_loop_utilization * 100)}% busy, ` +
+      `while other processes used ${e2e.machine_during_load.other_processes_cores ?? '?'} of the machine's cores. ` +
+      `CPU by component on the main thread: ${profile}. With AWS answered instantly the handlers need ${hot?.ingest.cpu_ms_p50 ?? '?'} ms (ingest) and ${hot?.deliver.cpu_ms_p50 ?? '?'} ms (delivery) of CPU. ` +
+      `Deliveries kept pace with ingest (${e2e.saturated.accepted_per_s}/s accepted, the backlog drained in ${e2e.saturated.drain_s} s), so the latency is the 50 clients queueing for a saturated event loop (ingest HTTP p50 ${e2e.saturated.ingest_http_ms_p50} ms); ` +
       `at ${e2e.paced.offered_per_s}/s offered, p99 is ${e2e.paced.p99_ms} ms.`,
   );
 }
