@@ -49,18 +49,14 @@ export const CLOSED_BREAKER: BreakerState = {
 /** What a delivery may do now, as far as its destination's breaker is concerned. */
 export type BreakerGate = { kind: 'pass' } | { kind: 'probe' } | { kind: 'wait'; until: Date; reason: 'breaker_open' | 'probe_in_flight' };
 
-/** While a probe is out, the others look again this often (a probe lasts at most its destination's timeout). */
-export const PROBE_RECHECK_SECONDS = 5;
-
 export function breakerGate(breaker: BreakerState, now: Date): BreakerGate {
   if (breaker.state === 'closed') return { kind: 'pass' };
   const openUntil = Date.parse(breaker.open_until ?? '');
   if (openUntil > now.getTime()) return { kind: 'wait', until: new Date(openUntil), reason: 'breaker_open' };
   const probeUntil = Date.parse(breaker.probe_until ?? '');
-  if (probeUntil > now.getTime()) {
-    const recheck = Math.min(probeUntil, now.getTime() + PROBE_RECHECK_SECONDS * 1000);
-    return { kind: 'wait', until: new Date(recheck), reason: 'probe_in_flight' };
-  }
+  // The others wait out the probe's lease rather than ask again and again: a herd of deliveries
+  // re-checking every few seconds would cost a write and a message each time.
+  if (probeUntil > now.getTime()) return { kind: 'wait', until: new Date(probeUntil), reason: 'probe_in_flight' };
   return { kind: 'probe' };
 }
 
@@ -72,7 +68,12 @@ export function takeProbe(breaker: BreakerState, now: Date, leaseMs: number): Br
 
 export type BreakerChange = { next: BreakerState; transition: 'opened' | 'recovered' | null };
 
-export function afterFailure(breaker: BreakerState, now: Date, settings: BreakerSettings): BreakerChange {
+/**
+ * The breaker after a failed try, or undefined when there is nothing to write: a try that was not the
+ * probe failing on an open breaker (it started before the breaker opened) adds nothing, which also
+ * keeps a burst of concurrent failures from contending for the item once it is open.
+ */
+export function afterFailure(breaker: BreakerState, now: Date, settings: BreakerSettings, probe: boolean): BreakerChange | undefined {
   const at = now.toISOString();
   const failed: BreakerState = {
     ...breaker,
@@ -82,7 +83,7 @@ export function afterFailure(breaker: BreakerState, now: Date, settings: Breaker
     probe_until: null,
   };
   if (breaker.state === 'open') {
-    // A failed probe (or a try from a worker that had not seen the breaker open yet): wait longer.
+    if (!probe) return undefined;
     const reopenCount = breaker.reopen_count + 1;
     return { next: { ...failed, reopen_count: reopenCount, open_until: openUntil(now, reopenCount, settings) }, transition: null };
   }

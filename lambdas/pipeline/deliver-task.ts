@@ -49,6 +49,8 @@ interface Claimed {
   breaker: Versioned;
   claimedAt: Date;
   attemptNumber: number;
+  /** This try is the one probe of an open breaker. */
+  probe: boolean;
 }
 
 type Prepared = TaskResult | { kind: 'claimed'; claimed: Claimed };
@@ -106,7 +108,7 @@ async function prepare(task: DeliveryTask, now: Date, deps: DeliverDeps): Promis
       const claim = await changeEvent(accountId, eventId, (event) => withClaim(event, destinationId, now, LEASE_MS), deps.now, loaded.event);
       if (!claim?.changed) return { kind: 'done' };
       const attemptNumber = (claim.event.deliveries[destinationId]?.attempts ?? 0) + 1;
-      return { kind: 'claimed', claimed: { event: claim.event, body: loaded.body, destination, breaker, claimedAt: now, attemptNumber } };
+      return { kind: 'claimed', claimed: { event: claim.event, body: loaded.body, destination, breaker, claimedAt: now, attemptNumber, probe: decision.probe } };
     }
   }
 }
@@ -172,7 +174,7 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
     await disableDestination(accountId, destinationId, DISABLED_BY_GONE, attemptedAt);
     log.warn('destination disabled: its endpoint answered 410 Gone', { account_id: accountId, destination_id: destinationId });
   } else {
-    await updateBreaker(task, claimed.breaker, result.outcome === 'success', attemptedAt);
+    await updateBreaker(task, claimed, result.outcome === 'success', attemptedAt);
   }
 
   const deadLettered = settlement.next.status === 'dead_letter';
@@ -191,12 +193,12 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
 }
 
 /** The try is recorded already: a breaker write that fails costs the breaker one data point, not the delivery. */
-async function updateBreaker(task: DeliveryTask, known: Versioned, succeeded: boolean, at: Date): Promise<void> {
+async function updateBreaker(task: DeliveryTask, { breaker: known, probe }: Claimed, succeeded: boolean, at: Date): Promise<void> {
   const settings = config().breaker;
   const seen: { transition: 'opened' | 'recovered' | null } = { transition: null };
   try {
     await changeBreaker(task.account_id, task.destination_id, known, (current) => {
-      const change = succeeded ? afterSuccess(current, at, settings) : afterFailure(current, at, settings);
+      const change = succeeded ? afterSuccess(current, at, settings) : afterFailure(current, at, settings, probe);
       seen.transition = change?.transition ?? null;
       return change?.next;
     });

@@ -29,7 +29,8 @@ export async function changeBreaker(
   decide: (current: BreakerState) => BreakerState | undefined,
 ): Promise<{ breaker: BreakerState; changed: boolean }> {
   let current = known;
-  for (let round = 0; round < 10; round++) {
+  // Concurrent failures of one destination contend only until the breaker opens (then they write nothing).
+  for (let round = 0; round < 25; round++) {
     const next = decide(current);
     if (!next) return { breaker: current, changed: false };
     try {

@@ -95,13 +95,13 @@ describe('event transitions', () => {
 
 describe('circuit breaker', () => {
   const settings = { ...DEFAULT_BREAKER, threshold: 3, cooldownSeconds: 30, maxCooldownSeconds: 100 };
-  const failTimes = (n: number, from: BreakerState = CLOSED_BREAKER) => {
+  const failTimes = (n: number, from: BreakerState = CLOSED_BREAKER, probe = false) => {
     let state = from;
     const transitions: Array<string | null> = [];
     for (let i = 0; i < n; i++) {
-      const change = afterFailure(state, NOW, settings);
-      state = change.next;
-      transitions.push(change.transition);
+      const change = afterFailure(state, NOW, settings, probe);
+      state = change?.next ?? state;
+      transitions.push(change === undefined ? 'no write' : change.transition);
     }
     return { state, transitions };
   };
@@ -119,7 +119,7 @@ describe('circuit breaker', () => {
     ['closed passes', {}, NOW, { kind: 'pass' }],
     ['open holds until open_until', { state: 'open', open_until: iso(30) }, NOW, { kind: 'wait', until: at(30), reason: 'breaker_open' }],
     ['open past open_until lets one probe', { state: 'open', open_until: iso(-1) }, NOW, { kind: 'probe' }],
-    ['a probe out holds the others, rechecking soon', { state: 'open', open_until: iso(-1), probe_until: iso(20) }, NOW, { kind: 'wait', until: at(5), reason: 'probe_in_flight' }],
+    ['a probe out holds the others for its lease', { state: 'open', open_until: iso(-1), probe_until: iso(20) }, NOW, { kind: 'wait', until: at(20), reason: 'probe_in_flight' }],
     ['an expired probe lets another probe', { state: 'open', open_until: iso(-30), probe_until: iso(-1) }, NOW, { kind: 'probe' }],
   ])('gate: %s', (_, overrides, now, expected) => {
     expect(breakerGate({ ...CLOSED_BREAKER, ...overrides }, now)).toEqual(expected);
@@ -135,10 +135,15 @@ describe('circuit breaker', () => {
   it('closes on a successful probe; a failed probe opens it for twice as long, up to the cap', () => {
     const open = failTimes(3).state;
     expect(afterSuccess(open, NOW, settings)).toEqual({ next: { ...CLOSED_BREAKER, last_success_at: NOW.toISOString(), last_failure_at: NOW.toISOString() }, transition: 'recovered' });
-    const { state: reopened, transitions } = failTimes(3, open);
+    const { state: reopened, transitions } = failTimes(3, open, true);
     expect(transitions).toEqual([null, null, null]);
     expect(reopened.open_until).toBe(iso(100)); // 60, 120 → capped at 100
-    expect(failTimes(1, open).state.open_until).toBe(iso(60));
+    expect(failTimes(1, open, true).state.open_until).toBe(iso(60));
+  });
+
+  it('writes nothing for a failure on an open breaker that was not its probe (a try begun before it opened)', () => {
+    const open = failTimes(3).state;
+    expect(afterFailure(open, NOW, settings, false)).toBeUndefined();
   });
 
   it('writes nothing for a success on a healthy breaker, except a stamp a minute', () => {
