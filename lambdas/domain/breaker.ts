@@ -47,6 +47,9 @@ export const CLOSED_BREAKER: BreakerState = {
 };
 
 /** What a delivery may do now, as far as its destination's breaker is concerned. */
+/** While a probe is out, the held deliveries look again this often. */
+export const PROBE_RECHECK_SECONDS = 5;
+
 export type BreakerGate = { kind: 'pass' } | { kind: 'probe' } | { kind: 'wait'; until: Date; reason: 'breaker_open' | 'probe_in_flight' };
 
 export function breakerGate(breaker: BreakerState, now: Date): BreakerGate {
@@ -54,9 +57,12 @@ export function breakerGate(breaker: BreakerState, now: Date): BreakerGate {
   const openUntil = Date.parse(breaker.open_until ?? '');
   if (openUntil > now.getTime()) return { kind: 'wait', until: new Date(openUntil), reason: 'breaker_open' };
   const probeUntil = Date.parse(breaker.probe_until ?? '');
-  // The others wait out the probe's lease rather than ask again and again: a herd of deliveries
-  // re-checking every few seconds would cost a write and a message each time.
-  if (probeUntil > now.getTime()) return { kind: 'wait', until: new Date(probeUntil), reason: 'probe_in_flight' };
+  if (probeUntil > now.getTime()) {
+    // Not the whole lease (up to the destination's timeout): a probe that succeeds at once closes the
+    // breaker, and the held deliveries should follow within seconds.
+    const recheck = Math.min(probeUntil, now.getTime() + PROBE_RECHECK_SECONDS * 1000);
+    return { kind: 'wait', until: new Date(recheck), reason: 'probe_in_flight' };
+  }
   return { kind: 'probe' };
 }
 

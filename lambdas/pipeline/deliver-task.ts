@@ -35,8 +35,8 @@ export interface DeliverDeps {
 const LEASE_MS = DELIVERY_QUEUE.consumerTimeoutSeconds * 1000;
 /** A message that arrives up to this early is delivered rather than put back. */
 const EARLY_TOLERANCE_MS = 1000;
-/** A probe holds its destination's breaker for its own timeout plus this margin. */
-const PROBE_MARGIN_MS = 10_000;
+/** A probe holds its destination's breaker for its own timeout plus this margin (its settle writes). */
+const PROBE_MARGIN_MS = 5_000;
 const DISABLED_BY_GONE = 'the endpoint answered 410 Gone';
 
 type Versioned = BreakerState & { version: number };

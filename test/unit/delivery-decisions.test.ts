@@ -119,7 +119,8 @@ describe('circuit breaker', () => {
     ['closed passes', {}, NOW, { kind: 'pass' }],
     ['open holds until open_until', { state: 'open', open_until: iso(30) }, NOW, { kind: 'wait', until: at(30), reason: 'breaker_open' }],
     ['open past open_until lets one probe', { state: 'open', open_until: iso(-1) }, NOW, { kind: 'probe' }],
-    ['a probe out holds the others for its lease', { state: 'open', open_until: iso(-1), probe_until: iso(20) }, NOW, { kind: 'wait', until: at(20), reason: 'probe_in_flight' }],
+    ['a probe out holds the others, rechecking within seconds', { state: 'open', open_until: iso(-1), probe_until: iso(20) }, NOW, { kind: 'wait', until: at(5), reason: 'probe_in_flight' }],
+    ['…or until its lease ends, if sooner', { state: 'open', open_until: iso(-1), probe_until: iso(2) }, NOW, { kind: 'wait', until: at(2), reason: 'probe_in_flight' }],
     ['an expired probe lets another probe', { state: 'open', open_until: iso(-30), probe_until: iso(-1) }, NOW, { kind: 'probe' }],
   ])('gate: %s', (_, overrides, now, expected) => {
     expect(breakerGate({ ...CLOSED_BREAKER, ...overrides }, now)).toEqual(expected);
