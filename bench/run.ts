@@ -20,6 +20,8 @@ const TARGETS = {
   e2e_delivered_per_s: 200,
   e2e_p99_ms: 1000,
   batch10_ms: 500,
+  /** A healthy destination's p99 beside a hanging one, once its breaker is open, against its p99 alone. */
+  outage_p99_ratio: 2,
 } as const;
 
 type Scenario = CostReport & { per_million_without_retention_usd: number; seconds: number };
@@ -93,6 +95,25 @@ interface BatchResult {
   batch10_post_arrival_ms: { first: number; last: number };
   hang: { timeout_ms: number; checked_at_ms: number; others_delivered_at_check: number; hung_status_at_check: string; batch_ms: number };
 }
+interface LatencyPhase {
+  deliveries: number;
+  p50_ms: number;
+  p99_ms: number;
+}
+interface OutageResult {
+  hang_timeout_ms: number;
+  healthy_per_s: number;
+  healthy_alone: LatencyPhase;
+  healthy_beside_hanging_breaker_closed: LatencyPhase;
+  healthy_beside_hanging_breaker_open: LatencyPhase;
+  breaker_opened: boolean;
+  breaker_open_after_s: number;
+  hanging_tries_total: number;
+  hanging_events_sent: number;
+  retries_waiting: number;
+  peak_in_flight_while_waiting: number;
+  peak_delayed_while_waiting: number;
+}
 interface ExportRun {
   status: string;
   rows: number;
@@ -133,6 +154,7 @@ const cost = await section<CostResult>('1. cost per million webhooks', 'cost.ts'
 const batch = await section<BatchResult>('5. delivery concurrency in a batch', 'batch.ts', 90_000);
 const e2e = await section<E2EResult>('4. local end to end', 'e2e.ts', 300_000);
 const exported = await section<ExportResult>('6. export of 10,000 events', 'export.ts', 240_000);
+const outage = await section<OutageResult>('7. outage: a hanging destination, retries waiting', 'outage.ts', 240_000);
 
 // ---------------------------------------------------------------------------------------------------
 // results.json
@@ -232,6 +254,7 @@ const results = {
         rows: exported.csv.rows,
       }
     : null,
+  outage: outage ?? null,
   failures,
 };
 writeFileSync(fileURLToPath(new URL('bench/results.json', REPO_ROOT)), `${JSON.stringify(results, null, 2)}\n`);
@@ -286,6 +309,17 @@ add(
 );
 add('6. export 10,000 rows: CSV / JSON', exported ? `${exported.csv.ms} / ${exported.json.ms} ms` : 'n/a');
 add('   peak RSS (fresh process, bundled function)', exported ? `${exported.csv.peak_rss_mb} / ${exported.json.peak_rss_mb} MB` : 'n/a');
+const ratio = outage ? round(outage.healthy_beside_hanging_breaker_open.p99_ms / outage.healthy_alone.p99_ms, 2) : null;
+add('7. outage: healthy destination alone p50 / p99', outage ? `${outage.healthy_alone.p50_ms} / ${outage.healthy_alone.p99_ms} ms` : 'n/a');
+add('   beside one hanging with 10x traffic, breaker closed', outage ? `${outage.healthy_beside_hanging_breaker_closed.p50_ms} / ${outage.healthy_beside_hanging_breaker_closed.p99_ms} ms` : 'n/a');
+add(
+  '   ... once its breaker is open',
+  outage ? `${outage.healthy_beside_hanging_breaker_open.p50_ms} / ${outage.healthy_beside_hanging_breaker_open.p99_ms} ms (${ratio}x alone; opened after ${outage.breaker_open_after_s} s)` : 'n/a',
+  `p99 <= ${TARGETS.outage_p99_ratio}x alone`,
+  verdict(ratio === null ? null : ratio <= TARGETS.outage_p99_ratio),
+);
+add('   hanging destination: tries made / events sent', outage ? `${outage.hanging_tries_total} / ${outage.hanging_events_sent}` : 'n/a');
+add(`   ${outage?.retries_waiting ?? '?'} retries waiting: peak in flight / delayed`, outage ? `${outage.peak_in_flight_while_waiting} / ${outage.peak_delayed_while_waiting}` : 'n/a', 'in flight = tries running');
 
 const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => (r[i] ?? '').length), ['Metric', 'Value', 'Target', ''][i]?.length ?? 0));
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
@@ -350,6 +384,12 @@ if (e2e && ((delivered !== null && delivered < TARGETS.e2e_delivered_per_s) || (
   );
 }
 if (batch && batchMs !== null && batchMs >= TARGETS.batch10_ms) notes.push(`Batch of 10: ${batchMs} ms against ~200 ms (POSTs left ${batch.batch10_post_arrival_ms.first}..${batch.batch10_post_arrival_ms.last} ms after the start).`);
+if (outage && ratio !== null && ratio > TARGETS.outage_p99_ratio) {
+  notes.push(
+    `Outage: the healthy destination's p99 beside the hanging one, breaker open, is ${outage.healthy_beside_hanging_breaker_open.p99_ms} ms, ${ratio}x its ${outage.healthy_alone.p99_ms} ms alone (target ${TARGETS.outage_p99_ratio}x). ` +
+      `No hanging try runs then; what remains is the local gateway's one process doing ten ingests and ten held deliveries (a read, a write and a re-send each) for every healthy event.`,
+  );
+}
 if (failures.length) notes.push(`Sections that failed: ${failures.join('; ')}`);
 
 console.log('\nClosing note');
