@@ -199,7 +199,7 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     functionName = 'sqs-consumer',
     timeoutMs = 60_000,
     visibilityTimeoutMs = 6 * timeoutMs,
-    idleDelayMs = 150,
+    idleDelayMs = 50,
     log = (message, err) => console.error(`[hookgate local] ${functionName}: ${message}`, err ?? ''),
   } = options;
   const concurrency = Math.max(1, options.concurrency ?? 1);
