@@ -19,6 +19,12 @@ function numberContext(key: string): number | undefined {
   return parsed;
 }
 
+function signupContext(): 'open' | 'closed' | undefined {
+  const value = stringContext('signup');
+  if (value === undefined || value === 'open' || value === 'closed') return value;
+  throw new Error(`context "signup" must be open or closed, got "${value}"`);
+}
+
 buildApp(app, {
   stage: stringContext('stage') ?? 'dev',
   // e.g. --context retrySchedule=0,60,600,3600,21600
@@ -28,5 +34,7 @@ buildApp(app, {
   logRetentionDays: numberContext('logRetentionDays'),
   // e.g. --context deliverMaxConcurrency=200 (batches of 10 the deliver function runs at once)
   deliverMaxConcurrency: numberContext('deliverMaxConcurrency'),
+  // --context signup=closed: no open sign-up; accounts come from `npm run create-account`
+  signup: signupContext(),
 });
 app.synth();

@@ -44,6 +44,8 @@ export interface BuildAppOptions {
   readonly logRetentionDays?: number;
   /** Batches the delivery queue's event source mapping runs at once (2 to 1,000). @default DELIVERY_QUEUE.maxConcurrency */
   readonly deliverMaxConcurrency?: number;
+  /** `closed` refuses `POST /v1/accounts`; an operator then creates accounts with `npm run create-account`. @default 'open' */
+  readonly signup?: 'open' | 'closed';
 }
 
 export interface HookgateStacks {
@@ -75,6 +77,7 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     alarmEmail: opts.alarmEmail,
     logRetention,
     deliverMaxConcurrency: opts.deliverMaxConcurrency,
+    signup: opts.signup,
   });
 
   Tags.of(app).add('project', 'hookgate');

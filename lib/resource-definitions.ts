@@ -101,6 +101,8 @@ export const ENV = {
   dnsTxtOverrides: 'HOOKGATE_DNS_TXT_OVERRIDES',
   /** The deployment's stage; names the `service` dimension of the custom metrics. */
   stage: 'HOOKGATE_STAGE',
+  /** `closed`: `POST /v1/accounts` is refused and an operator creates accounts (`npm run create-account`). */
+  signup: 'HOOKGATE_SIGNUP',
   /** Powertools' own: the `service` key of a function's log lines (`hookgate-<handler>`). */
   serviceName: 'POWERTOOLS_SERVICE_NAME',
 } as const;

@@ -34,9 +34,23 @@ export interface ServiceStackProps extends StackProps {
   readonly logRetention?: logs.RetentionDays;
   /** Batches of ten the deliver function runs at once. @default DELIVERY_QUEUE.maxConcurrency */
   readonly deliverMaxConcurrency?: number;
+  /** `closed`: `POST /v1/accounts` answers 403 and an operator creates accounts (`npm run create-account`). @default 'open' */
+  readonly signup?: 'open' | 'closed';
 }
 
 const API_THROTTLE = { burstLimit: 500, rateLimit: 1000 } as const;
+
+/**
+ * Each route key has a budget of its own (requests per second, burst), so a flood of sign-ups or
+ * management calls answers 429 on its own route and never takes ingest's. The HTTP API has no per-key
+ * usage plans: per tenant, only the plan's limits and these per-route ones hold (docs/operations.md).
+ */
+export const ROUTE_THROTTLES = {
+  'POST /ingest/{token}': { rateLimit: 1000, burstLimit: 500 },
+  'ANY /{proxy+}': { rateLimit: 200, burstLimit: 100 },
+  'ANY /': { rateLimit: 10, burstLimit: 10 },
+  'POST /v1/accounts': { rateLimit: 1, burstLimit: 5 },
+} as const;
 
 /** The range SQS event source mappings accept for maximum concurrency. */
 const ESM_CONCURRENCY_RANGE = [2, 1000] as const;
@@ -123,8 +137,11 @@ export class ServiceStack extends Stack {
     payloadBucket.grantRead(this.apiFunction.fn);
     payloadBucket.grantPut(this.apiFunction.fn);
 
+    this.apiFunction.fn.addEnvironment(ENV.signup, props.signup ?? 'open');
     const apiIntegration = new HttpLambdaIntegration('ApiIntegration', this.apiFunction.fn);
     this.addRoutes('Api', ['/', '/{proxy+}'], [apigw.HttpMethod.ANY], apiIntegration);
+    // A route of its own only so that sign-up gets a throttle of its own.
+    this.addRoutes('Signup', ['/v1/accounts'], [apigw.HttpMethod.POST], apiIntegration);
 
     this.ingestFunction = this.addFunction('IngestFunction', {
       handler: 'ingest',
@@ -141,6 +158,7 @@ export class ServiceStack extends Stack {
     // More specific than ANY /{proxy+}, so API Gateway picks it for POST /ingest/{token}.
     const ingestIntegration = new HttpLambdaIntegration('IngestIntegration', this.ingestFunction.fn);
     this.addRoutes('Ingest', ['/ingest/{token}'], [apigw.HttpMethod.POST], ingestIntegration);
+    this.throttleRoutes();
 
     this.deliverFunction = this.addFunction('DeliverFunction', {
       handler: 'deliver',
@@ -382,6 +400,17 @@ export class ServiceStack extends Stack {
       });
     }
     return routes;
+  }
+
+  /** Route settings name routes by key, so the stage must be (re)deployed after the routes exist. */
+  private throttleRoutes(): void {
+    const stage = this.httpApi.node.findChild('DefaultStage') as apigw.HttpStage;
+    const cfnStage = stage.node.defaultChild as apigw.CfnStage;
+    // A free-form map in CloudFormation: CDK passes it through as is, so the keys are CloudFormation's.
+    cfnStage.routeSettings = Object.fromEntries(
+      Object.entries(ROUTE_THROTTLES).map(([routeKey, t]) => [routeKey, { ThrottlingRateLimit: t.rateLimit, ThrottlingBurstLimit: t.burstLimit }]),
+    );
+    for (const route of this.httpApi.node.children.filter((child) => child instanceof apigw.HttpRoute)) stage.node.addDependency(route);
   }
 
   private createHttpApi(): apigw.HttpApi {

@@ -47,6 +47,7 @@ export class StatefulStack extends Stack implements StatefulResources {
     new CfnOutput(this, 'DeliveryQueueArn', { value: this.deliveryQueue.queueArn, description: 'Delivery queue (redrive destination)' });
     new CfnOutput(this, 'DeliveryDlqArn', { value: this.deliveryDlq.queueArn, description: 'Delivery DLQ (redrive source)' });
     new CfnOutput(this, 'DeliveryDlqUrl', { value: this.deliveryDlq.queueUrl, description: 'Delivery DLQ URL (to inspect its messages)' });
+    new CfnOutput(this, 'TableName', { value: this.table.tableName, description: 'The table (npm run create-account writes accounts to it)' });
 
     this.accessLogsBucket = new s3.Bucket(this, 'AccessLogsBucket', {
       ...secureBucketDefaults,

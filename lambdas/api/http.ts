@@ -61,7 +61,7 @@ export function toApiRequest(event: APIGatewayProxyEventV2): ApiRequest {
   };
 }
 
-const ENCODED_TOO_LARGE =
+export const ENCODED_TOO_LARGE =
   `request body too large once encoded for Lambda (base64 for binary bodies, so at most ${MAX_BINARY_BODY_BYTES} bytes; ` +
   `JSON escapes for text): at most ${MAX_ENCODED_BODY_BYTES} encoded bytes`;
 

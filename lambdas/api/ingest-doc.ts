@@ -1,3 +1,5 @@
+import { unsendableHeaderMessage } from '../domain/header-values';
+import { MAX_BINARY_BODY_BYTES, MAX_ENCODED_BODY_BYTES } from '../domain/payload-limits';
 import { exampleInboundBody, ids } from './examples';
 import type { DocumentedOperation } from './openapi';
 import { json } from './route-doc';
@@ -15,14 +17,18 @@ export const ingestOperation: DocumentedOperation = {
     operationId: 'ingestWebhook',
     summary: 'Receive a webhook',
     description: [
-      'No Bearer header: the path token authenticates the request and names the source. Any content type, any body up to 5 MB, stored byte for byte before the answer.',
+      `No Bearer header: the path token authenticates the request and names the source. Any content type, stored byte for byte before the answer. Limits, from Lambda's 6 MB event: text bodies (\`text/*\`, JSON, XML, form; valid UTF-8) up to 5 MB whose JSON-escaped form is at most ${MAX_ENCODED_BODY_BYTES} bytes (quotes, backslashes and control characters count extra); any other body up to ${MAX_BINARY_BODY_BYTES} bytes (it travels base64-encoded).`,
       'The provider’s delivery id (`Idempotency-Key`, `webhook-id`, `X-GitHub-Delivery`, `X-Shopify-Webhook-Id`, or with a `Stripe-Signature` header the JSON body’s `id`) becomes `external_event_id`; a repeat within the source is answered `202` with the first event’s id and stores nothing.',
       'With a provider check configured on the source, a missing, stale or wrong signature is `401 invalid signature` and nothing is stored. `Authorization`, `Cookie`, `Proxy-Authorization` and `X-Api-Key` are never stored.',
     ].join('\n\n'),
     tag: 'Ingest',
     body: { kind: 'raw', description: 'Any content type, stored byte for byte (binary-safe).', example: exampleInboundBody },
     headers: [
-      { name: 'X-Event-Type', description: 'Sets the event’s `event_type` (null when absent); routes match on it.', maxLength: 200 },
+      {
+        name: 'X-Event-Type',
+        description: 'Sets the event’s `event_type` (null when absent); routes match on it. Printable ASCII only: it is sent on as a header of every delivery.',
+        maxLength: 200,
+      },
       { name: 'Idempotency-Key', description: 'The provider’s delivery id: a repeat is not stored twice.', maxLength: 256 },
       { name: 'webhook-id', description: 'Standard Webhooks delivery id (also checked with `standard_webhooks` verification).', maxLength: 256 },
       { name: 'X-GitHub-Delivery', description: 'GitHub’s delivery id.', maxLength: 256 },
@@ -35,7 +41,12 @@ export const ingestOperation: DocumentedOperation = {
       }),
     },
     errors: {
-      400: ['X-Event-Type must be at most 200 characters', 'the delivery id header must be at most 256 characters'],
+      400: [
+        'X-Event-Type must be at most 200 characters',
+        unsendableHeaderMessage('X-Event-Type'),
+        unsendableHeaderMessage('Content-Type'),
+        'the delivery id header must be at most 256 characters',
+      ],
       401: ['Unauthorized', 'invalid signature'],
     },
   },

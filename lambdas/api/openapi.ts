@@ -1,5 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
+import { MAX_BINARY_BODY_BYTES, MAX_ENCODED_BODY_BYTES } from '../domain/payload-limits';
+import { ENCODED_TOO_LARGE } from './http';
 import { TAGS, type HeaderDoc, type JsonBodyDoc, type RawBodyDoc, type ResponseDoc, type RouteDoc } from './route-doc';
 import { durationMs, errorResponse } from './schemas';
 
@@ -169,8 +171,9 @@ function successResponse(response: ResponseDoc, schemas: SchemaConverter): JsonO
 const ERROR_DESCRIPTIONS: { [status: number]: string } = {
   400: 'Invalid request; the message names the field.',
   401: 'Missing, malformed, revoked or unknown API key (the same text for all).',
+  403: 'This deployment does not allow the operation.',
   404: 'No such resource in your account (another account’s id answers the same).',
-  413: 'The body is over 5 MB (5,242,880 bytes).',
+  413: `The body is over 5 MB (5,242,880 bytes), or over ${MAX_ENCODED_BODY_BYTES} bytes once encoded for Lambda (base64 for a binary body: at most ${MAX_BINARY_BODY_BYTES} bytes; JSON escapes for text). Larger encodings are refused by AWS before Hookgate runs, also with 413.`,
   500: 'Internal error: logged, never echoed.',
 };
 
@@ -192,8 +195,9 @@ function errorMessages(op: DocumentedOperation): { [status: number]: string[] } 
       ...(doc.errors?.[400] ?? []),
     ],
     401: [...(op.auth === 'api_key' ? ['Unauthorized'] : []), ...(doc.errors?.[401] ?? [])],
+    403: [...(doc.errors?.[403] ?? [])],
     404: [...(hasId ? ['Not found'] : []), ...(doc.errors?.[404] ?? [])],
-    413: [...(doc.body ? ['request body too large'] : []), ...(doc.errors?.[413] ?? [])],
+    413: [...(doc.body ? ['request body too large', ENCODED_TOO_LARGE] : []), ...(doc.errors?.[413] ?? [])],
     500: ['Internal server error'],
   };
   return Object.fromEntries(Object.entries(all).filter(([, messages]) => messages.length > 0).map(([s, m]) => [s, [...new Set(m)]]));
@@ -243,7 +247,8 @@ const DESCRIPTION = `Hookgate's management API, ingest endpoint and probes.
 - Requests are JSON. Unknown fields are refused (\`400 unknown field: <name>\`); a body that is not JSON is \`400 invalid JSON body\`.
 - Every JSON answer is \`{"data": …, "duration_ms": <int>}\` or \`{"error": "<message>", "duration_ms": <int>}\`; \`204\` has no body.
 - Management paths (\`/v1\`) need \`Authorization: Bearer hk_…\`; \`POST /v1/accounts\`, the probes and this document are open; \`POST /ingest/{token}\` is authenticated by its path token.
-- Ids are UUIDs (version 7), timestamps ISO 8601 in UTC, lists newest first. Bodies over 5 MB are \`413\`.
+- Ids are UUIDs (version 7), timestamps ISO 8601 in UTC, lists newest first. Bodies over 5 MB are \`413\`, and so are bodies over ${MAX_ENCODED_BODY_BYTES} bytes as Lambda carries them: base64 for binary bodies (so at most ${MAX_BINARY_BODY_BYTES} bytes), JSON-escaped for text (a publish payload is escaped twice: once in your JSON, once in the event).
+- An event detail whose answer would pass Lambda's 6 MB response limit has \`body: null\` and a pre-signed \`body_url\` (5 minutes) instead.
 - Deliveries carry \`Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">\` keyed with the destination's signing secret.
 
 The prose reference is docs/api.md.`;

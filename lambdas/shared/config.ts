@@ -26,6 +26,7 @@ const configSchema = z.object({
   exportFunctionName: z.string().optional(),
   httpApiId: z.string().optional(),
   dnsTxtOverridesFile: z.string().optional(),
+  signupOpen: z.boolean(),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -55,6 +56,7 @@ export function config(): Config {
     exportFunctionName: process.env[ENV.exportFunctionName] || undefined,
     httpApiId: process.env[ENV.httpApiId] || undefined,
     dnsTxtOverridesFile: process.env[ENV.dnsTxtOverrides] || undefined,
+    signupOpen: process.env[ENV.signup] !== 'closed',
   });
   return cached;
 }

@@ -115,7 +115,7 @@ function serviceEnvironment(): Record<string, unknown> {
 
 /** What each function gets on top of the service environment (its log and trace `service` included). */
 const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
-  api: { [ENV.serviceName]: 'hookgate-api', [ENV.exportFunctionName]: { Ref: logicalId(stacks.service.exportFunction.fn) } },
+  api: { [ENV.serviceName]: 'hookgate-api', [ENV.exportFunctionName]: { Ref: logicalId(stacks.service.exportFunction.fn) }, [ENV.signup]: 'open' },
   ingest: { [ENV.serviceName]: 'hookgate-ingest' },
   deliver: { [ENV.serviceName]: 'hookgate-deliver' },
   reconciler: { [ENV.serviceName]: 'hookgate-reconciler', [ENV.reconcileGraceSeconds]: '120' },
@@ -228,7 +228,7 @@ describe('functions', () => {
 });
 
 describe('HTTP API', () => {
-  it('routes ANY / and ANY /{proxy+} to the api function, POST /ingest/{token} to the ingest function', () => {
+  it('routes ANY /, ANY /{proxy+} and POST /v1/accounts to the api function, POST /ingest/{token} to the ingest function', () => {
     const integrations = Object.entries(template.findResources('AWS::ApiGatewayV2::Integration'));
     expect(integrations).toHaveLength(2);
     const integrationOf = (fn: HookgateFunction): string => {
@@ -245,6 +245,7 @@ describe('HTTP API', () => {
     expect(Object.fromEntries(routes.map((r) => [r.Properties.RouteKey, r.Properties.Target]))).toEqual({
       'ANY /': target(stacks.service.apiFunction),
       'ANY /{proxy+}': target(stacks.service.apiFunction),
+      'POST /v1/accounts': target(stacks.service.apiFunction),
       'POST /ingest/{token}': target(stacks.service.ingestFunction),
     });
     for (const route of routes) expect(route.Properties.AuthorizationType).toBe('NONE');
@@ -263,6 +264,28 @@ describe('HTTP API', () => {
     const format = JSON.parse(stage.AccessLogSettings.Format as string) as Record<string, string>;
     expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
     expect(JSON.stringify(format)).not.toContain('$context.path');
+  });
+
+  it('gives every route a throttle of its own, so sign-up and management cannot spend ingest’s budget', () => {
+    const stage = Object.entries(template.findResources('AWS::ApiGatewayV2::Stage'))[0];
+    expect(stage?.[1].Properties.RouteSettings).toEqual({
+      'POST /ingest/{token}': { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 500 },
+      'ANY /{proxy+}': { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 100 },
+      'ANY /': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 10 },
+      'POST /v1/accounts': { ThrottlingRateLimit: 1, ThrottlingBurstLimit: 5 },
+    });
+    const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey);
+    expect(Object.keys(stage?.[1].Properties.RouteSettings).sort()).toEqual([...routeKeys].sort());
+    // Route settings name routes by key: CloudFormation must create the routes first.
+    const routeIds = Object.keys(template.findResources('AWS::ApiGatewayV2::Route'));
+    expect(stage?.[1].DependsOn).toEqual(expect.arrayContaining(routeIds));
+  });
+
+  it('keeps sign-up open unless the signup context closes it', () => {
+    const signupOf = (built: HookgateStacks) =>
+      Template.fromStack(built.service).toJSON().Resources[logicalId(built.service.apiFunction.fn)].Properties.Environment.Variables[ENV.signup];
+    expect(signupOf(stacks)).toBe('open');
+    expect(signupOf(buildApp(createApp(), { stage: 'closed', nag: false, signup: 'closed' }))).toBe('closed');
   });
 
   it('outputs the API URL', () => {

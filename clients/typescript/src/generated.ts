@@ -227,9 +227,14 @@ export type EventDetail = {
   source_id: string | null;
   event_type: string | null;
   external_event_id: string | null;
-  /** The payload: its text when valid UTF-8, else base64 (see `body_encoding`). */
-  body: string;
-  body_encoding: 'utf8' | 'base64';
+  /** The payload: its text when valid UTF-8, else base64 (see `body_encoding`). null when the answer with the body inline would not fit in Lambda’s 6 MB response: read it from `body_url` instead. */
+  body: string | null;
+  /** How `body` is written; null when `body` is. */
+  body_encoding: 'utf8' | 'base64' | null;
+  /** The payload’s size in bytes, as received. */
+  body_size: number;
+  /** When `body` is null: a pre-signed URL of the exact payload bytes (served with its `content_type`), valid 5 minutes. null otherwise. */
+  body_url: string | null;
   content_type: string | null;
   /** Stored request headers (lower-case), without credentials. */
   headers: Record<string, string>;
@@ -318,7 +323,7 @@ export type PublishOutboundEventBatchRequest = {
 export type PublishOutboundEventRequest = {
   /** The delivery body, sent with `Content-Type: application/json`; usually a JSON document as a string. */
   payload: string;
-  /** Tag used for route matching. */
+  /** Tag used for route matching; sent as `X-Event-Type`, so printable ASCII only. */
   event_type?: string;
   /** Idempotency key: a repeat within the account answers the first event (`duplicate: true`). */
   external_event_id?: string;
@@ -327,7 +332,8 @@ export type PublishOutboundEventRequest = {
 export type ReplayResult = {
   original_event_id: string;
   replay_event_id: string;
-  status: EventStatus;
+  /** Always `queued`; a replay no route matches then ends `accepted` (its detail shows it). */
+  status: 'queued';
 };
 
 export type Route = {

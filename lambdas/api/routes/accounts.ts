@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import { notFound } from '../../domain/errors';
+import { forbidden, notFound } from '../../domain/errors';
 import { MAX_RETENTION_DAYS, PLANS, resolveRetention } from '../../domain/plans';
-import { apiKeyPrefix, hashApiKey, newApiKey, newId } from '../../shared/secrets';
-import { findAccount, insertAccount, updateAccount } from '../../store/accounts';
-import { insertApiKey } from '../../store/api-keys';
-import type { AccountRecord, ApiKeyRecord } from '../../store/records';
+import { createAccount } from '../../pipeline/create-account';
+import { config } from '../../shared/config';
+import { findAccount, updateAccount } from '../../store/accounts';
 import { exampleAccount, exampleNewApiKey } from '../examples';
 import { presentAccount, presentNewApiKey } from '../presenters';
 import { json, jsonBody } from '../route-doc';
@@ -32,6 +31,8 @@ const updateAccountBody = named(
   }),
 );
 
+export const SIGNUP_CLOSED = 'sign-up is closed on this deployment: an operator creates accounts';
+
 const retentionErrors = ['retention_days can only be set on the enterprise plan', 'retention_days must be at most 3650'];
 
 export const accountRoutes: Route[] = [
@@ -42,7 +43,8 @@ export const accountRoutes: Route[] = [
     doc: {
       operationId: 'createAccount',
       summary: 'Create an account and its bootstrap API key',
-      description: 'Open (no credentials). The answer holds the API key, shown this once: only its hash is stored.',
+      description:
+        'Open (no credentials) unless the deployment closed sign-up (CDK context `signup=closed`): then `403` and an operator creates accounts with `npm run create-account`. The answer holds the API key, shown this once: only its hash is stored.',
       tag: 'Accounts',
       body: jsonBody(createAccountBody, { name: 'Acme', plan: 'free' }),
       responses: {
@@ -50,31 +52,13 @@ export const accountRoutes: Route[] = [
       },
       errors: {
         400: ['name must be a string', 'name must be at most 200 characters', 'plan must be one of: free, pro, enterprise', ...retentionErrors, 'unknown field: nmae'],
+        403: [SIGNUP_CLOSED],
       },
     },
     handle: async ({ request, now }) => {
+      if (!config().signupOpen) throw forbidden(SIGNUP_CLOSED);
       const body = parseJsonBody(request, createAccountBody);
-      const plan = body.plan ?? 'free';
-      const at = now.toISOString();
-      const account: AccountRecord = {
-        id: newId(),
-        name: body.name ?? null,
-        plan,
-        retention_days: resolveRetention({ plan, requestedDays: body.retention_days }),
-        created_at: at,
-        updated_at: at,
-      };
-      const key = newApiKey();
-      const apiKey: ApiKeyRecord = {
-        id: newId(),
-        account_id: account.id,
-        name: 'bootstrap',
-        prefix: apiKeyPrefix(key),
-        key_hash: hashApiKey(key),
-        created_at: at,
-      };
-      await insertAccount(account);
-      await insertApiKey(apiKey);
+      const { account, apiKey, key } = await createAccount({ name: body.name, plan: body.plan, retentionDays: body.retention_days }, now);
       return { status: 201, data: { account: presentAccount(account), api_key: presentNewApiKey(apiKey, key) } };
     },
   },

@@ -1,0 +1,45 @@
+/**
+ * Creates an account and its bootstrap API key directly in the table, for deployments that closed
+ * open sign-up (CDK context `signup=closed`). The operator's own AWS credentials are the authority:
+ * whoever may write the table may create accounts, and no operator key lives in the API.
+ *
+ *   TABLE_NAME=$(aws cloudformation describe-stacks --stack-name Hookgate-prod-Stateful \
+ *     --query "Stacks[0].Outputs[?OutputKey=='TableName'].OutputValue" --output text) \
+ *   npm run create-account -- --name Acme --plan pro
+ *
+ * Prints the account and its key as JSON (the key is shown this once). Against `npm start`, point it
+ * at the local table and emulator (`TABLE_NAME`, `AWS_ENDPOINT_URL_DYNAMODB`).
+ */
+import { parseArgs } from 'node:util';
+import { ENV } from '../lib/resource-definitions';
+import { presentAccount, presentNewApiKey } from '../lambdas/api/presenters';
+import { PLANS, type Plan } from '../lambdas/domain/plans';
+import { Refusal } from '../lambdas/domain/errors';
+import { createAccount } from '../lambdas/pipeline/create-account';
+
+const { values } = parseArgs({
+  options: { name: { type: 'string' }, plan: { type: 'string' }, 'retention-days': { type: 'string' } },
+  strict: true,
+});
+
+function fail(message: string): never {
+  console.error(`create-account: ${message}`);
+  process.exit(2);
+}
+
+if (!process.env[ENV.tableName]) fail(`${ENV.tableName} must name the deployment's table (the Stateful stack's TableName output)`);
+const plan = values.plan;
+if (plan !== undefined && !PLANS.includes(plan as Plan)) fail(`--plan must be one of: ${PLANS.join(', ')}`);
+const retentionDays = values['retention-days'] === undefined ? undefined : Number(values['retention-days']);
+if (retentionDays !== undefined && !Number.isInteger(retentionDays)) fail('--retention-days must be a whole number');
+
+// Account creation touches the table only; the handlers' other settings do not apply to it.
+for (const name of [ENV.deliveryQueueUrl, ENV.payloadBucket, ENV.exportBucket]) process.env[name] ??= 'not-used-by-create-account';
+
+try {
+  const { account, apiKey, key } = await createAccount({ name: values.name, plan: plan as Plan | undefined, retentionDays }, new Date());
+  console.log(JSON.stringify({ account: presentAccount(account), api_key: presentNewApiKey(apiKey, key) }, null, 2));
+} catch (error) {
+  if (error instanceof Refusal) fail(error.message);
+  throw error;
+}
