@@ -1,5 +1,5 @@
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
+import { z } from 'zod/mini';
 import { TABLE } from '../../lib/resource-definitions';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
@@ -7,7 +7,7 @@ import { eventKeys } from './keys';
 import { eventRecord } from './records';
 
 /** The fields the list index projects (TABLE.globalIndexes[0]): enough for lists and exports. */
-export const eventListItem = eventRecord.pick({
+export const eventListItem = z.pick(eventRecord, {
   id: true,
   account_id: true,
   direction: true,

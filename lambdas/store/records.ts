@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { PLANS } from '../domain/plans';
@@ -8,9 +8,9 @@ const timestamp = z.string();
 
 export const accountRecord = z.object({
   id: z.string(),
-  name: z.string().nullable(),
+  name: z.nullable(z.string()),
   plan: z.enum(PLANS),
-  retention_days: z.number().int(),
+  retention_days: z.int(),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -19,7 +19,7 @@ export type AccountRecord = z.infer<typeof accountRecord>;
 export const apiKeyRecord = z.object({
   id: z.string(),
   account_id: z.string(),
-  name: z.string().nullable(),
+  name: z.nullable(z.string()),
   prefix: z.string(),
   key_hash: z.string(),
   created_at: timestamp,
@@ -30,7 +30,7 @@ export const apiKeyLookupRecord = z.object({
   account_id: z.string(),
   key_id: z.string(),
   key_hash: z.string(),
-  last_used_at: timestamp.nullable(),
+  last_used_at: z.nullable(timestamp),
 });
 export type ApiKeyLookupRecord = z.infer<typeof apiKeyLookupRecord>;
 
@@ -42,7 +42,7 @@ export const verificationConfig = z.union([
     secret: z.string(),
     header: z.string(),
     encoding: z.enum(['hex', 'base64']),
-    prefix: z.string().optional(),
+    prefix: z.optional(z.string()),
   }),
 ]);
 export type VerificationConfigRecord = z.infer<typeof verificationConfig>;
@@ -52,8 +52,8 @@ export const sourceRecord = z.object({
   account_id: z.string(),
   name: z.string(),
   path_token: z.string(),
-  verification: verificationConfig.nullable().default(null),
-  custom_domain_id: z.string().nullable(),
+  verification: z._default(z.nullable(verificationConfig), null),
+  custom_domain_id: z.nullable(z.string()),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -63,7 +63,7 @@ export type SourceRecord = z.infer<typeof sourceRecord>;
 export const sourceLookupRecord = z.object({
   account_id: z.string(),
   source_id: z.string(),
-  verification: verificationConfig.nullable().default(null),
+  verification: z._default(z.nullable(verificationConfig), null),
 });
 export type SourceLookupRecord = z.infer<typeof sourceLookupRecord>;
 
@@ -81,14 +81,14 @@ export const destinationRecord = z.object({
   name: z.string(),
   url: z.string(),
   active: z.boolean(),
-  auth: destinationAuth.nullable(),
-  timeout_ms: z.number().int(),
+  auth: z.nullable(destinationAuth),
+  timeout_ms: z.int(),
   signature_scheme: z.enum(SIGNATURE_SCHEMES),
   signing_secret: z.string(),
-  previous_signing_secret: z.string().nullable(),
-  previous_secret_expires_at: timestamp.nullable(),
+  previous_signing_secret: z.nullable(z.string()),
+  previous_secret_expires_at: z.nullable(timestamp),
   /** Why Hookgate switched the destination off (a 410 Gone); null when active or paused through the API. */
-  disabled_reason: z.string().nullable().default(null),
+  disabled_reason: z._default(z.nullable(z.string()), null),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -97,9 +97,9 @@ export type DestinationRecord = z.infer<typeof destinationRecord>;
 export const routeRecord = z.object({
   id: z.string(),
   account_id: z.string(),
-  source_id: z.string().nullable(),
+  source_id: z.nullable(z.string()),
   destination_id: z.string(),
-  event_type_pattern: z.string().nullable(),
+  event_type_pattern: z.nullable(z.string()),
   active: z.boolean(),
   created_at: timestamp,
   updated_at: timestamp,
@@ -108,24 +108,24 @@ export type RouteRecord = z.infer<typeof routeRecord>;
 
 const deliveryState = z.object({
   status: z.enum(DELIVERY_STATUSES),
-  attempts: z.number().int(),
-  next_attempt_at: timestamp.nullable(),
-  claimed_at: timestamp.nullable(),
-  end_reason: z.enum(END_REASONS).nullable().optional(),
+  attempts: z.int(),
+  next_attempt_at: z.nullable(timestamp),
+  claimed_at: z.nullable(timestamp),
+  end_reason: z.optional(z.nullable(z.enum(END_REASONS))),
 });
 
 /** A destination's circuit breaker (lambdas/domain/breaker.ts); absent until its first failure or success stamp. */
 export const breakerRecord = z.object({
   destination_id: z.string(),
   state: z.enum(['closed', 'open']),
-  consecutive_failures: z.number().int(),
-  failing_since: timestamp.nullable(),
-  reopen_count: z.number().int(),
-  open_until: timestamp.nullable(),
-  probe_until: timestamp.nullable(),
-  last_success_at: timestamp.nullable(),
-  last_failure_at: timestamp.nullable(),
-  version: z.number().int(),
+  consecutive_failures: z.int(),
+  failing_since: z.nullable(timestamp),
+  reopen_count: z.int(),
+  open_until: z.nullable(timestamp),
+  probe_until: z.nullable(timestamp),
+  last_success_at: z.nullable(timestamp),
+  last_failure_at: z.nullable(timestamp),
+  version: z.int(),
 });
 export type BreakerRecord = z.infer<typeof breakerRecord>;
 
@@ -134,30 +134,30 @@ export const eventRecord = z.object({
   id: z.string(),
   account_id: z.string(),
   direction: z.enum(['inbound', 'outbound']),
-  source_id: z.string().nullable(),
-  event_type: z.string().nullable(),
-  external_event_id: z.string().nullable(),
+  source_id: z.nullable(z.string()),
+  event_type: z.nullable(z.string()),
+  external_event_id: z.nullable(z.string()),
   status: z.enum(EVENT_STATUSES),
-  attempts_count: z.number().int(),
+  attempts_count: z.int(),
   created_by: z.string(),
   received_at: timestamp,
   created_at: timestamp,
   deliveries: z.record(z.string(), deliveryState),
-  version: z.number().int(),
-  retention_days: z.number().int(),
-  replay_of: z.string().nullable(),
-  replayed_by: z.string().nullable(),
-  dedupe_key: z.string().nullable(),
+  version: z.int(),
+  retention_days: z.int(),
+  replay_of: z.nullable(z.string()),
+  replayed_by: z.nullable(z.string()),
+  dedupe_key: z.nullable(z.string()),
 });
 export type EventRecord = z.infer<typeof eventRecord>;
 
 export const eventBodyRecord = z.object({
-  body: z.custom<Uint8Array>((value) => value instanceof Uint8Array).optional(),
+  body: z.optional(z.custom<Uint8Array>((value) => value instanceof Uint8Array)),
   /** `gzip` when `body` holds the compressed bytes (fewer write units for the same payload). */
-  body_compression: z.enum(['gzip']).optional(),
-  body_ref: z.string().optional(),
-  body_size: z.number().int(),
-  content_type: z.string().nullable(),
+  body_compression: z.optional(z.enum(['gzip'])),
+  body_ref: z.optional(z.string()),
+  body_size: z.int(),
+  content_type: z.nullable(z.string()),
   headers: z.record(z.string(), z.string()),
   payload_hash: z.string(),
 });
@@ -169,13 +169,13 @@ export const attemptRecord = z.object({
   id: z.string(),
   event_id: z.string(),
   destination_id: z.string(),
-  attempt_number: z.number().int(),
+  attempt_number: z.int(),
   outcome: z.enum(OUTCOMES),
-  response_status: z.number().int().nullable(),
+  response_status: z.nullable(z.int()),
   response_body: z.string(),
-  error: z.string().nullable(),
+  error: z.nullable(z.string()),
   attempted_at: timestamp,
-  duration_ms: z.number().int(),
+  duration_ms: z.int(),
 });
 export type AttemptRecord = z.infer<typeof attemptRecord>;
 
@@ -185,10 +185,10 @@ export const EXPORT_STATUSES = ['queued', 'processing', 'ready', 'failed'] as co
 export const EXPORT_FORMATS = ['json', 'csv'] as const;
 
 export const exportFilters = z.object({
-  direction: z.enum(['inbound', 'outbound']).optional(),
-  status: z.enum(EVENT_STATUSES).optional(),
-  date_from: timestamp.optional(),
-  date_to: timestamp.optional(),
+  direction: z.optional(z.enum(['inbound', 'outbound'])),
+  status: z.optional(z.enum(EVENT_STATUSES)),
+  date_from: z.optional(timestamp),
+  date_to: z.optional(timestamp),
 });
 export type ExportFilters = z.infer<typeof exportFilters>;
 
@@ -198,23 +198,23 @@ export const exportJobRecord = z.object({
   status: z.enum(EXPORT_STATUSES),
   format: z.enum(EXPORT_FORMATS),
   filters: exportFilters,
-  row_count: z.number().int().nullable(),
+  row_count: z.nullable(z.int()),
   created_at: timestamp,
-  started_at: timestamp.nullable(),
-  completed_at: timestamp.nullable(),
-  error_message: z.string().nullable(),
-  object_key: z.string().nullable(),
+  started_at: z.nullable(timestamp),
+  completed_at: z.nullable(timestamp),
+  error_message: z.nullable(z.string()),
+  object_key: z.nullable(z.string()),
 });
 export type ExportJobRecord = z.infer<typeof exportJobRecord>;
 
 /** Brand settings as stored: only the fields the account set (absent or null reads as the default). */
 export const brandSettingsRecord = z.object({
   account_id: z.string(),
-  company_name: z.string().nullable().optional(),
-  logo_url: z.string().nullable().optional(),
-  primary_color: z.string().nullable().optional(),
-  accent_color: z.string().nullable().optional(),
-  docs_title: z.string().nullable().optional(),
+  company_name: z.optional(z.nullable(z.string())),
+  logo_url: z.optional(z.nullable(z.string())),
+  primary_color: z.optional(z.nullable(z.string())),
+  accent_color: z.optional(z.nullable(z.string())),
+  docs_title: z.optional(z.nullable(z.string())),
   updated_at: timestamp,
 });
 export type BrandSettingsRecord = z.infer<typeof brandSettingsRecord>;
@@ -231,13 +231,13 @@ export const customDomainRecord = z.object({
   domain: z.string(),
   verification_token: z.string(),
   status: z.enum(DOMAIN_STATUSES),
-  verification_error: z.string().nullable(),
-  verified_at: timestamp.nullable(),
+  verification_error: z.nullable(z.string()),
+  verified_at: z.nullable(timestamp),
   tls_status: z.enum(TLS_STATUSES),
-  tls_error: z.string().nullable(),
-  certificate_arn: z.string().nullable(),
-  tls_validation_record: dnsRecord.nullable(),
-  dns_target: z.string().nullable(),
+  tls_error: z.nullable(z.string()),
+  certificate_arn: z.nullable(z.string()),
+  tls_validation_record: z.nullable(dnsRecord),
+  dns_target: z.nullable(z.string()),
   api_mapping_done: z.boolean(),
   created_at: timestamp,
   updated_at: timestamp,

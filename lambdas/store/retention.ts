@@ -6,7 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 import { TABLE } from '../../lib/resource-definitions';
 import { EVENT_STATUSES, SETTLED_STATUSES } from '../domain/event-status';
 import { documentClient } from '../adapters/aws-clients';
@@ -57,9 +57,9 @@ export async function* accountIdsAfter(after: string | undefined, pageSize = 100
 }
 
 const accountRetention = z.object({
-  retention_days: z.number().int(),
+  retention_days: z.int(),
   /** The window the account's TTLs were last written for; absent on accounts older than the sweeper. */
-  ttl_retention_days: z.number().int().optional(),
+  ttl_retention_days: z.optional(z.int()),
 });
 export type AccountRetention = z.infer<typeof accountRetention>;
 
@@ -240,17 +240,17 @@ export const sweepCursor = z.object({
   phase: z.enum(['delete', 'resync']),
   direction: z.enum(['inbound', 'outbound']),
   /** The last event handled in this phase and direction; null to start at the oldest. */
-  after: z.string().nullable(),
+  after: z.nullable(z.string()),
   /** The account's retention when the cursor was written; a different window restarts the account. */
-  retention_days: z.number().int(),
+  retention_days: z.int(),
 });
 export type SweepCursor = z.infer<typeof sweepCursor>;
 
 export const sweepCheckpoint = z.object({
   /** The last account that was fully swept in the current pass; null before the first. */
-  last_account_id: z.string().nullable(),
+  last_account_id: z.nullable(z.string()),
   /** Position inside the account after `last_account_id`, when the run stopped part-way through it. */
-  cursor: sweepCursor.nullable().optional(),
+  cursor: z.optional(z.nullable(sweepCursor)),
   updated_at: z.string(),
 });
 export type SweepCheckpoint = z.infer<typeof sweepCheckpoint>;

@@ -14,7 +14,7 @@ import {
   type DestinationRecord,
   type RouteRecord,
 } from './records';
-import { z } from 'zod';
+import { z } from 'zod/mini';
 
 export interface RoutingTable {
   account: AccountRecord;
@@ -41,7 +41,7 @@ export function reloadRoutingTable(accountId: string): Promise<RoutingTable | un
   return loadRoutingTable(accountId);
 }
 
-const routingStamp = z.object({ routing_version: z.number().int().optional() });
+const routingStamp = z.object({ routing_version: z.optional(z.int()) });
 
 /**
  * The routing table with every destination and route whose write completed before this call: the

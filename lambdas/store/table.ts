@@ -9,7 +9,7 @@ import {
   type QueryCommandInput,
   type UpdateCommandInput,
 } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
+import type { z } from 'zod/mini';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 
@@ -26,7 +26,7 @@ export function isConditionFailure(error: unknown): boolean {
 }
 
 /** Reads one item and validates it; a stored item that fails its schema is a bug, not a 404. */
-export async function getItem<T>(key: Key, schema: z.ZodType<T>, consistent = true): Promise<T | undefined> {
+export async function getItem<T>(key: Key, schema: z.ZodMiniType<T>, consistent = true): Promise<T | undefined> {
   const out = await documentClient().send(
     new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: consistent }),
   );
@@ -57,7 +57,7 @@ export async function deleteItem(key: Key): Promise<void> {
 export async function updateExisting<T>(
   key: Key,
   changes: Item,
-  schema: z.ZodType<T>,
+  schema: z.ZodMiniType<T>,
   removals: string[] = [],
 ): Promise<T | undefined> {
   const names: Record<string, string> = {};
@@ -116,7 +116,7 @@ export async function queryAll(
 }
 
 /** Items of a partition whose sort key starts with `prefix`, newest first (ids are UUIDv7), up to `max`. */
-export async function queryPrefix<T>(pk: string, prefix: string, schema: z.ZodType<T>, max = Infinity): Promise<T[]> {
+export async function queryPrefix<T>(pk: string, prefix: string, schema: z.ZodMiniType<T>, max = Infinity): Promise<T[]> {
   const items = await queryAll(
     {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
@@ -129,7 +129,7 @@ export async function queryPrefix<T>(pk: string, prefix: string, schema: z.ZodTy
 }
 
 /** Reads items by key, 100 per request; missing ones are left out. */
-export async function batchGet<T>(itemKeys: Key[], schema: z.ZodType<T>): Promise<T[]> {
+export async function batchGet<T>(itemKeys: Key[], schema: z.ZodMiniType<T>): Promise<T[]> {
   const found: T[] = [];
   for (let start = 0; start < itemKeys.length; start += 100) {
     let pending: Key[] = itemKeys.slice(start, start + 100);
