@@ -230,16 +230,21 @@ describe('local gateway with injected handlers', () => {
     expect(apiEvents.at(-1)?.pathParameters).toEqual({ proxy: 'ingest/tok_123' });
   });
 
-  it('accepts exactly 10 MB and answers 413 above without calling the handler', async () => {
+  it('passes a body whose Lambda event fits 6 MB, and answers 413 without calling the handler above it or above 10 MB', async () => {
     const calls = ingestEvents.length;
 
-    const atLimit = await fetch(`${gateway.url}/ingest/big`, { method: 'POST', body: Buffer.alloc(TEN_MB, 1) });
-    await atLimit.arrayBuffer();
-    const over = await fetch(`${gateway.url}/ingest/big`, { method: 'POST', body: Buffer.alloc(TEN_MB + 1, 1) });
+    // 4 MB of binary is ~5.3 MB once base64-encoded in the event: Lambda takes it.
+    const fits = await fetch(`${gateway.url}/ingest/big`, { method: 'POST', body: Buffer.alloc(4 * 1024 * 1024, 1) });
+    await fits.arrayBuffer();
+    // Exactly 10 MB passes API Gateway, but its event (~13.3 MB) is more than Lambda accepts.
+    const overLambda = await fetch(`${gateway.url}/ingest/big`, { method: 'POST', body: Buffer.alloc(TEN_MB, 1) });
+    const overGateway = await fetch(`${gateway.url}/ingest/big`, { method: 'POST', body: Buffer.alloc(TEN_MB + 1, 1) });
 
-    expect(atLimit.status).toBe(202);
-    expect(over.status).toBe(413);
-    expect(await over.json()).toEqual({ error: 'request body too large', duration_ms: 0 });
+    expect(fits.status).toBe(202);
+    expect(overLambda.status).toBe(413);
+    expect(await overLambda.json()).toMatchObject({ error: 'request body too large' });
+    expect(overGateway.status).toBe(413);
+    expect(await overGateway.json()).toEqual({ error: 'request body too large', duration_ms: 0 });
     expect(ingestEvents.length).toBe(calls + 1);
   });
 

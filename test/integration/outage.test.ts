@@ -151,9 +151,14 @@ describe('circuit breaker', () => {
     };
     await flood();
     await eventually(() => destination(key, hang.id), (d) => d.health.state === 'open', 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // the tries begun before it opened end at their timeout
+    const hangTriesAtOpen = requestsTo('/hang').length;
     const beside = p99(await healthyLatencies(20, flood));
-    // The strict 2x figure is measured by `npm run bench` (outage); a test on a shared CI core gets a small floor.
-    expect(beside).toBeLessThanOrEqual(Math.max(2 * alone, alone + 250));
+    // 200 more events for the hanging destination, and the open breaker let at most a probe or two through.
+    expect(requestsTo('/hang').length - hangTriesAtOpen).toBeLessThanOrEqual(2);
+    // No healthy delivery waited behind a hanging try (1 s each). The strict "2x alone" figure is
+    // `npm run bench`'s (outage section): on a CI machine running other test files at once it is noise.
+    expect(beside).toBeLessThanOrEqual(Math.max(2 * alone, 1000));
   });
 });
 

@@ -76,6 +76,8 @@ describe('destinations', () => {
       auth: { type: 'bearer' },
       timeout_ms: 15000,
       signature_scheme: 'hookgate',
+      disabled_reason: null,
+      health: { state: 'healthy', consecutive_failures: 0, last_success_at: null, last_failure_at: null, open_until: null },
       signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),

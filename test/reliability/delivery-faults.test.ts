@@ -148,7 +148,9 @@ describe('hostile destinations in one batch', () => {
     const five = (outcome: string, status: number | null) => Array.from({ length: 5 }, () => [outcome, status]);
     expect(summary('e500')).toEqual(five('http_error', 500));
     expect(of('e500')[0]!.response_body).toBe('boom');
-    expect(summary('e410')).toEqual(five('http_error', 410));
+    // 410 Gone: one try, then the destination is switched off (as Stripe and Svix do), not retried.
+    expect(summary('e410')).toEqual([['http_error', 410]]);
+    expect(deliveries.find((x) => ids.get(x.destination_id) === 'e410')).toMatchObject({ status: 'dead_letter', end_reason: 'endpoint_gone' });
     expect(summary('redirect-metadata')).toEqual(five('http_error', 302));
     expect(summary('redirect-internal')).toEqual(five('http_error', 307));
     expect(summary('reset')).toEqual(five('network_error', null));
@@ -172,7 +174,8 @@ describe('hostile destinations in one batch', () => {
     expect(finalStatus('e429')).toBe('delivered');
 
     // Retried on schedule: never sooner than the step (1 s) after the previous try ended.
-    for (const dest of [d.e500, d.e410, d.redirectMetadata, d.redirectInternal, d.reset]) {
+    expect(d.e410.arrivals).toHaveLength(1);
+    for (const dest of [d.e500, d.redirectMetadata, d.redirectInternal, d.reset]) {
       expect(dest.arrivals, dest.name).toHaveLength(5);
       for (const gap of gaps(dest.arrivals)) expect(gap, dest.name).toBeGreaterThanOrEqual(900);
     }
