@@ -10,6 +10,15 @@ const noHttpTypes = {
   message: 'HTTP requests and responses belong to lambdas/api/ and the handlers.',
 };
 
+const miniNamespaceOnly = {
+  selector: "ImportDeclaration[source.value='zod/mini'][importKind!='type'] > ImportSpecifier",
+  message: "Import zod/mini as a namespace (`import * as z from 'zod/mini'`): a named import bundles every zod locale.",
+};
+const classicZodInApiOnly = {
+  selector: "ImportDeclaration[source.value='zod'][importKind!='type']",
+  message: "Outside lambdas/api/, use `import * as z from 'zod/mini'`: classic zod adds ~430 KB to every function that loads it.",
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.hookgate/', 'coverage/', 'bench/out/'] },
   js.configs.recommended,
@@ -32,4 +41,9 @@ export default tseslint.config(
     files: ['lambdas/pipeline/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer] }] },
   },
+  // Cold start: esbuild drops what a function does not use from `import * as z from 'zod/mini'`,
+  // but not from the `z` namespace re-export, which drags zod's 40 locales in (~400 KB per bundle).
+  { files: ['lambdas/**/*.ts'], rules: { 'no-restricted-syntax': ['error', miniNamespaceOnly] } },
+  // Classic zod (~430 KB minified, not tree-shakable) is for the management API only.
+  { files: ['lambdas/**/*.ts'], ignores: ['lambdas/api/**'], rules: { 'no-restricted-syntax': ['error', miniNamespaceOnly, classicZodInApiOnly] } },
 );

@@ -1,5 +1,5 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { MAX_MESSAGE_DELAY_SECONDS } from '../domain/queue-wait';
 import { config } from '../shared/config';
 import { sqsClient } from './aws-clients';
@@ -14,7 +14,7 @@ export const deliveryTask = z.object({
    * Epoch milliseconds before which the task has nothing to do: a wait longer than one message delay
    * hops from message to message without reading the table.
    */
-  not_before: z.number().int().optional(),
+  not_before: z.optional(z.int()),
 });
 export type DeliveryTask = z.infer<typeof deliveryTask>;
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import { ENV } from '../../lib/resource-definitions';
 import { parseRetrySchedule } from '../domain/backoff';
 import { DEFAULT_BREAKER } from '../domain/breaker';
@@ -6,26 +6,26 @@ import { DEFAULT_BREAKER } from '../domain/breaker';
 const numberOr = (raw: string | undefined, fallback: number) => (raw === undefined || raw === '' ? fallback : Number(raw));
 
 const configSchema = z.object({
-  tableName: z.string().min(1),
-  deliveryQueueUrl: z.string().min(1),
-  payloadBucket: z.string().min(1),
-  exportBucket: z.string().min(1),
-  publicUrl: z.string().url().optional(),
+  tableName: z.string().check(z.minLength(1)),
+  deliveryQueueUrl: z.string().check(z.minLength(1)),
+  payloadBucket: z.string().check(z.minLength(1)),
+  exportBucket: z.string().check(z.minLength(1)),
+  publicUrl: z.optional(z.url()),
   allowPrivateDestinations: z.boolean(),
   s3ForcePathStyle: z.boolean(),
   version: z.string(),
   retrySchedule: z.array(z.number()),
-  routeCacheSeconds: z.number().min(0),
+  routeCacheSeconds: z.number().check(z.gte(0)),
   breaker: z.object({
-    threshold: z.number().int().min(1),
-    cooldownSeconds: z.number().min(1),
+    threshold: z.int().check(z.gte(1)),
+    cooldownSeconds: z.number().check(z.gte(1)),
     maxCooldownSeconds: z.number(),
     successStampSeconds: z.number(),
   }),
-  reconcileGraceSeconds: z.number().min(0),
-  exportFunctionName: z.string().optional(),
-  httpApiId: z.string().optional(),
-  dnsTxtOverridesFile: z.string().optional(),
+  reconcileGraceSeconds: z.number().check(z.gte(0)),
+  exportFunctionName: z.optional(z.string()),
+  httpApiId: z.optional(z.string()),
+  dnsTxtOverridesFile: z.optional(z.string()),
   signupOpen: z.boolean(),
 });
 

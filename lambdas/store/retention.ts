@@ -6,7 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { TABLE } from '../../lib/resource-definitions';
 import { EVENT_STATUSES, SETTLED_STATUSES } from '../domain/event-status';
 import { documentClient } from '../adapters/aws-clients';

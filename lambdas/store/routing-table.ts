@@ -14,7 +14,7 @@ import {
   type DestinationRecord,
   type RouteRecord,
 } from './records';
-import { z } from 'zod/mini';
+import * as z from 'zod/mini';
 
 export interface RoutingTable {
   account: AccountRecord;
