@@ -15,7 +15,7 @@ export function handlerEnv(
     [ENV.exportBucket]: resources.exportBucket,
     [ENV.publicUrl]: publicUrl,
     [ENV.s3ForcePathStyle]: 'true',
-    HOOKGATE_LOCAL: '1', // human-readable logs, no X-Ray, even if AWS_LAMBDA_FUNCTION_NAME is set
+    HOOKGATE_LOCAL: '1', // human-readable logs, as outside Lambda, even if AWS_LAMBDA_FUNCTION_NAME is set
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
     AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,

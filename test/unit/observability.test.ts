@@ -217,12 +217,3 @@ describe('observedHandler', () => {
     expect(seen).toEqual([1, undefined, 2, 1234]);
   });
 });
-
-describe('tracing', () => {
-  it('outside AWS Lambda the clients are left alone', async () => {
-    const { traced } = await import('../../lambdas/shared/tracing');
-    const client = { middlewareStack: { use: vi.fn() } };
-    expect(traced(client)).toBe(client);
-    expect(client.middlewareStack.use).not.toHaveBeenCalled();
-  });
-});
