@@ -85,6 +85,10 @@ export const exampleDestination = {
   auth: { type: 'bearer' },
   timeout_ms: 15000,
   signature_scheme: 'hookgate',
+  disabled_reason: null,
+  health: { state: 'healthy', consecutive_failures: 0, last_success_at: at, last_failure_at: null, open_until: null },
+  customer: 'cus_42',
+  retry_schedule: [0, 30, 120, 600, 3600],
   created_at: at,
   updated_at: at,
 } satisfies DestinationResponse;
@@ -155,7 +159,7 @@ export const exampleInboundDetail = {
   created_by: 'ingest',
   replay_of: null,
   replayed_by: null,
-  deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null }],
+  deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null }],
 } satisfies EventDetailResponse;
 
 export const exampleOutboundDetail = {
@@ -170,7 +174,7 @@ export const exampleOutboundDetail = {
   created_by: 'api',
   replay_of: null,
   replayed_by: null,
-  deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null }],
+  deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null }],
 } satisfies EventDetailResponse;
 
 export const exampleExportJob = {

@@ -41,7 +41,9 @@ function render(result: ApiResult, duration_ms: number): APIGatewayProxyStructur
   if (result.status === 302 && 'location' in result) {
     return { statusCode: 302, headers: { location: result.location, 'cache-control': 'no-store' }, body: '' };
   }
-  if ('raw' in result) return { statusCode: result.status, headers: { 'content-type': result.raw.contentType }, body: result.raw.body };
+  if ('raw' in result) {
+    return { statusCode: result.status, headers: { ...result.raw.headers, 'content-type': result.raw.contentType }, body: result.raw.body };
+  }
   const { data, extra } = result as { data: unknown; extra?: Record<string, unknown> };
   return jsonResponse(result.status, { data, ...extra, duration_ms });
 }

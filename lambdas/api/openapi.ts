@@ -21,7 +21,7 @@ export type JsonObject = { [key: string]: unknown };
 export interface DocumentedOperation {
   method: string;
   path: string;
-  auth: 'none' | 'api_key' | 'path_token';
+  auth: 'none' | 'api_key' | 'path_token' | 'portal_session';
   doc: RouteDoc;
 }
 
@@ -95,6 +95,7 @@ const PATH_PARAMS: { [name: string]: JsonObject } = {
     description: 'The source’s `path_token`: it authenticates the request and names the source.',
     schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{32,128}$' },
   },
+  name: { description: 'The event type’s name.', schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$' } },
 };
 
 function pathParameter(name: string): JsonObject {
@@ -165,6 +166,8 @@ function successResponse(response: ResponseDoc, schemas: SchemaConverter): JsonO
         description: response.description,
         content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } },
       };
+    case 'static':
+      return { description: response.description, content: { [response.contentType]: { schema: { type: 'string' } } } };
   }
 }
 
@@ -194,7 +197,7 @@ function errorMessages(op: DocumentedOperation): { [status: number]: string[] } 
       ...(jsonBody ? ['invalid JSON body', 'request body must be a JSON object'] : []),
       ...(doc.errors?.[400] ?? []),
     ],
-    401: [...(op.auth === 'api_key' ? ['Unauthorized'] : []), ...(doc.errors?.[401] ?? [])],
+    401: [...(op.auth === 'api_key' || op.auth === 'portal_session' ? ['Unauthorized'] : []), ...(doc.errors?.[401] ?? [])],
     403: [...(doc.errors?.[403] ?? [])],
     404: [...(hasId ? ['Not found'] : []), ...(doc.errors?.[404] ?? [])],
     413: [...(doc.body ? ['request body too large', ENCODED_TOO_LARGE] : []), ...(doc.errors?.[413] ?? [])],
@@ -235,7 +238,7 @@ function operationObject(op: DocumentedOperation, schemas: SchemaConverter): Jso
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
     tags: [doc.tag],
-    ...(op.auth === 'api_key' ? {} : { security: [] }),
+    ...(op.auth === 'api_key' ? {} : { security: op.auth === 'portal_session' ? [{ portalSession: [] }] : [] }),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(doc.body ? { requestBody: requestBody(doc.body, schemas) } : {}),
     responses,
@@ -287,6 +290,12 @@ export function buildOpenApiDocument(
           scheme: 'bearer',
           bearerFormat: 'hk_ + base64url of 32 random bytes',
           description: 'An API key: `Authorization: Bearer hk_…` (shown once at creation).',
+        },
+        portalSession: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'ps_ + base64url of 32 random bytes',
+          description: 'A consumer portal link’s secret (the part after `#` in its `url`): only the `/v1/portal` paths take it, for one customer.',
         },
       },
     },

@@ -1,5 +1,6 @@
 import { healthState, type BreakerState } from '../domain/breaker';
 import type { Accepted } from '../pipeline/outcomes';
+import { presentRetrySchedule } from './delivery-settings';
 import type { ApiKeyWithUsage } from '../store/api-keys';
 import type { AccountRecord, ApiKeyRecord, DestinationRecord, RouteRecord, SourceRecord } from '../store/records';
 import type {
@@ -73,6 +74,8 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState):
       last_failure_at: breaker.last_failure_at,
       open_until: breaker.state === 'open' ? breaker.open_until : null,
     },
+    customer: d.customer,
+    retry_schedule: presentRetrySchedule(d),
     created_at: d.created_at,
     updated_at: d.updated_at,
   };

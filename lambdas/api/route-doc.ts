@@ -17,6 +17,9 @@ export const TAGS = {
   Exports: 'Asynchronous exports of event history to a file (JSON or CSV).',
   'Brand settings': 'How your webhook portal and documentation look to your customers.',
   'Custom domains': 'Receive webhooks on your own hostname.',
+  'Event types': 'The catalog of outbound event types your customers can subscribe to in the portal.',
+  'Portal sessions': 'Links that open the consumer portal for one of your customers.',
+  Portal: 'The consumer portal: its page, and the API it calls with the link’s secret (`Bearer ps_…`), scoped to one customer.',
   Probes: 'Liveness and readiness.',
   Meta: 'This document.',
 } as const;
@@ -44,7 +47,13 @@ export interface RawJsonDoc {
   kind: 'raw_json';
   description: string;
 }
-export type ResponseDoc = JsonResponseDoc | NoContentDoc | RedirectDoc | RawJsonDoc;
+/** A file served as it is (the portal's page, script and style sheet). */
+export interface StaticDoc {
+  kind: 'static';
+  description: string;
+  contentType: string;
+}
+export type ResponseDoc = JsonResponseDoc | NoContentDoc | RedirectDoc | RawJsonDoc | StaticDoc;
 
 export interface JsonBodyDoc {
   kind: 'json';

@@ -2,6 +2,7 @@ import { notFound } from '../domain/errors';
 import type { ApiRequest, ApiResult } from './http';
 import { appendLogKeys } from '../shared/log';
 import { authenticate, type Principal } from './auth';
+import { authenticatePortal, type PortalPrincipal } from './portal-auth';
 import type { RouteDoc } from './route-doc';
 
 export interface RouteContext {
@@ -12,11 +13,16 @@ export interface RouteContext {
 export interface AuthedContext extends RouteContext {
   principal: Principal;
 }
+/** A consumer portal request: one customer of one account, never an API key's powers. */
+export interface PortalContext extends RouteContext {
+  portal: PortalPrincipal;
+}
 
 /** A route: its handler, and its documentation (the OpenAPI document is generated from it). */
 export type Route =
   | { method: string; path: string; auth: 'none'; doc: RouteDoc; handle: (ctx: RouteContext) => Promise<ApiResult> }
-  | { method: string; path: string; auth: 'api_key'; doc: RouteDoc; handle: (ctx: AuthedContext) => Promise<ApiResult> };
+  | { method: string; path: string; auth: 'api_key'; doc: RouteDoc; handle: (ctx: AuthedContext) => Promise<ApiResult> }
+  | { method: string; path: string; auth: 'portal_session'; doc: RouteDoc; handle: (ctx: PortalContext) => Promise<ApiResult> };
 
 type Match = { route: Route; params: Record<string, string> };
 
@@ -59,6 +65,11 @@ export function createRouter(routes: Route[], clock: () => Date = () => new Date
     if (!match) throw notFound();
     const ctx: RouteContext = { request, params: match.params, now: clock() };
     if (match.route.auth === 'none') return match.route.handle(ctx);
+    if (match.route.auth === 'portal_session') {
+      const portal = await authenticatePortal(request, ctx.now);
+      appendLogKeys({ account_id: portal.accountId });
+      return match.route.handle({ ...ctx, portal });
+    }
     const principal = await authenticate(request, ctx.now);
     appendLogKeys({ account_id: principal.accountId });
     return match.route.handle({ ...ctx, principal });

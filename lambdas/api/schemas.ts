@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { HEALTH_STATES } from '../domain/breaker';
+import { retryScheduleResponse } from './delivery-settings';
 import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
+import { END_REASONS } from '../domain/progress';
 import { PLANS } from '../domain/plans';
 import { PROVIDERS } from '../domain/provider-signatures';
 import {
@@ -117,6 +120,22 @@ const destinationAuthResponse = z
   .nullable()
   .describe('The kind of auth sent to the destination; tokens and header values are never returned.');
 
+const destinationHealthResponse = named(
+  'DestinationHealth',
+  z.strictObject({
+    state: z
+      .enum(HEALTH_STATES)
+      .describe(
+        '`failing`: its last tries failed; `open`: its circuit breaker holds its deliveries (no try spent) until `open_until`, then lets one probe through; `disabled`: `active` is false.',
+      ),
+    consecutive_failures: z.int().min(0),
+    last_success_at: nullableTimestamp.describe('Refreshed at most once a minute while deliveries succeed.'),
+    last_failure_at: nullableTimestamp,
+    open_until: nullableTimestamp.describe('While `open`: when the next probe may go.'),
+  }),
+  'How the destination’s endpoint has been answering, from its circuit breaker.',
+);
+
 const destinationFields = {
   id: uuid,
   account_id: uuid,
@@ -126,6 +145,16 @@ const destinationFields = {
   auth: destinationAuthResponse,
   timeout_ms: z.int().min(100).max(30_000),
   signature_scheme: z.enum(SIGNATURE_SCHEMES),
+  disabled_reason: z
+    .string()
+    .nullable()
+    .describe('Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it.'),
+  health: destinationHealthResponse,
+  customer: z
+    .string()
+    .nullable()
+    .describe('Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none.'),
+  retry_schedule: retryScheduleResponse,
   created_at: timestamp,
   updated_at: timestamp,
 };
@@ -204,6 +233,12 @@ export const eventDetailResponse = named(
         status: z.enum(DELIVERY_STATUSES),
         attempts: z.int().min(0),
         next_attempt_at: nullableTimestamp,
+        end_reason: z
+          .enum(END_REASONS)
+          .nullable()
+          .describe(
+            'Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise.',
+          ),
       }),
     ),
   }),

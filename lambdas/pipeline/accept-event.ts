@@ -1,14 +1,16 @@
 import { createHash } from 'node:crypto';
+import { scheduleFor } from '../domain/backoff';
 import { planDeliveries, statusAfter } from '../domain/delivery-plan';
 import type { EventStatus } from '../domain/event-status';
 import { sideItemExpiresAt } from '../domain/retention';
-import { enqueueDeliveries } from '../adapters/delivery-queue';
+import { enqueueDeliveries, type DeliveryTask } from '../adapters/delivery-queue';
 import { compactBody, deletePayload, INLINE_BODY_LIMIT_BYTES, payloadKey, putPayload } from '../adapters/payloads';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { recordIngested } from '../shared/metrics';
 import { newId } from '../shared/secrets';
 import { claimExternalId, dedupeKey } from '../store/dedupe';
+import { logCustomerEvent } from '../store/customer-events';
 import { deleteUnqueuedEvent, findEvent, insertEvent } from '../store/events';
 import type { EventBodyRecord, EventRecord } from '../store/records';
 import { loadCurrentRoutingTable, type RoutingTable } from '../store/routing-table';
@@ -26,6 +28,11 @@ export interface NewEvent {
   replayOf?: string;
   /** A body already stored (a replay's copy): used as is instead of `body`. */
   storedBody?: EventBodyRecord;
+  /**
+   * Deliver to this destination only, whatever the routes say (the portal's test event and its
+   * resend to one endpoint); nothing is delivered when it is inactive or gone.
+   */
+  onlyDestination?: string;
   now: Date;
 }
 
@@ -50,8 +57,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     log.error('routing table unavailable; event kept as received', { account_id: input.accountId }, error);
     return undefined;
   });
-  const firstTryAt = new Date(input.now.getTime() + (config().retrySchedule[0] ?? 0) * 1000).toISOString();
-  const deliveries = routing ? planForEvent(routing, input, firstTryAt) : {};
+  const deliveries = routing ? planForEvent(routing, input) : {};
   const event: EventRecord = {
     id,
     account_id: input.accountId,
@@ -79,7 +85,8 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
 
   const stored = await storeBody(input, id);
   try {
-    await insertEvent(event, stored, input.now);
+    if (routing) await logCustomerEvent(event, (destinationId) => routing.destinations.get(destinationId)?.customer);
+    await insertEvent(event, stored);
   } catch (error) {
     await discardPayload(stored.body_ref, input.accountId, id);
     throw error;
@@ -95,14 +102,20 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     }
   }
 
-  await enqueueNew(event);
+  await enqueueNew(event, input.now);
   recordIngested(event.direction);
   return { duplicate: false, event };
 }
 
-function planForEvent(routing: RoutingTable, input: NewEvent, firstTryAt: string) {
+function planForEvent(routing: RoutingTable, input: NewEvent) {
+  const firstTryAt = (destinationId: string) => {
+    const firstStep = scheduleFor(routing.destinations.get(destinationId), config().retrySchedule)[0] ?? 0;
+    return new Date(input.now.getTime() + firstStep * 1000).toISOString();
+  };
   return planDeliveries(
-    routing.routes,
+    input.onlyDestination === undefined
+      ? routing.routes
+      : [{ destination_id: input.onlyDestination, source_id: null, event_type_pattern: null, active: true }],
     (destinationId) => routing.destinations.get(destinationId)?.active === true,
     { source_id: input.sourceId, event_type: input.eventType },
     firstTryAt,
@@ -137,14 +150,15 @@ async function discardPayload(key: string | undefined, accountId: string, eventI
   }
 }
 
-async function enqueueNew(event: EventRecord): Promise<void> {
-  const destinations = Object.keys(event.deliveries);
-  if (destinations.length === 0) return;
+async function enqueueNew(event: EventRecord, now: Date): Promise<void> {
+  // Destinations with their own schedule may wait a different time before the first try: one send per delay.
+  const byDelay = new Map<number, DeliveryTask[]>();
+  for (const [destination_id, delivery] of Object.entries(event.deliveries)) {
+    const delay = Math.max(0, Math.round((Date.parse(delivery.next_attempt_at ?? event.created_at) - now.getTime()) / 1000));
+    byDelay.set(delay, [...(byDelay.get(delay) ?? []), { v: 1, account_id: event.account_id, event_id: event.id, destination_id }]);
+  }
   try {
-    await enqueueDeliveries(
-      destinations.map((destination_id) => ({ v: 1, account_id: event.account_id, event_id: event.id, destination_id })),
-      config().retrySchedule[0] ?? 0,
-    );
+    for (const [delay, tasks] of byDelay) await enqueueDeliveries(tasks, delay);
   } catch (error) {
     // The event is persisted and `queued`: the reconciler finds it past the grace period and resends.
     log.error('enqueue failed; the reconciler will resend', { account_id: event.account_id, event_id: event.id }, error);

@@ -1,7 +1,7 @@
 import { accountPartition, keys, listPrefix } from './keys';
 import { destinationRecord, type DestinationRecord } from './records';
 import { markRoutingChanged } from './routing-table';
-import { getItem, putNew, queryPrefix, updateExisting } from './table';
+import { deleteItem, getItem, putNew, queryPrefix, updateExisting } from './table';
 
 export async function insertDestination(record: DestinationRecord): Promise<void> {
   const created = await putNew({ ...keys.destination(record.account_id, record.id), entity: 'destination', ...record });
@@ -24,3 +24,13 @@ export async function updateDestination(accountId: string, destinationId: string
 /** Hookgate switches a destination off by itself (its endpoint answered 410 Gone). */
 export const disableDestination = (accountId: string, destinationId: string, reason: string, at: Date) =>
   updateDestination(accountId, destinationId, { active: false, disabled_reason: reason, updated_at: at.toISOString() });
+
+/**
+ * Deletes a destination and its breaker (the caller removes its routes first, so no new event plans
+ * a delivery to it); deliveries already planned end `destination_deleted`.
+ */
+export async function deleteDestination(accountId: string, destinationId: string): Promise<void> {
+  await deleteItem(keys.destination(accountId, destinationId));
+  await deleteItem(keys.breaker(accountId, destinationId));
+  await markRoutingChanged(accountId);
+}

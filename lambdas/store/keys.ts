@@ -44,14 +44,21 @@ export const eventKeys = {
     pk: eventKeys.partition(accountId, eventId),
     sk: `ATT#${attemptId}`,
   }),
-  /** List index: an account's events of one direction, newest first (ids are UUIDv7). */
-  listPartition: (accountId: string, direction: string) => `ACCT#${accountId}#EVENTS#${direction}`,
+  /**
+   * List index: an account's events of one direction, in LIST_SHARDS partitions (by the id's last hex
+   * digit, which is random in a UUIDv7) so one busy account spreads its index writes; merged on read.
+   */
+  listPartition: (accountId: string, direction: string, shard: number) => `ACCT#${accountId}#EVENTS#${direction}#${shard}`,
   /** Work index for the reconciler, spread over a few partitions so no single one is hot. */
   reconcilePartition: (shard: number) => `RECONCILE#${shard}`,
   dedupe: (accountId: string, scopeHash: string) => ({ pk: `ACCT#${accountId}#DEDUP#${scopeHash}`, sk: 'DEDUP' }),
 };
 
 export const RECONCILE_SHARDS = 4;
+/** 1,000 webhooks/s for one account is 250 index writes/s per shard, a quarter of a partition's limit. */
+export const LIST_SHARDS = 4;
+
+export const listShard = (eventId: string) => parseInt(eventId.slice(-1), 16) % LIST_SHARDS;
 
 export function reconcileShard(eventId: string): number {
   return parseInt(eventId.slice(-1), 16) % RECONCILE_SHARDS;
@@ -81,4 +88,22 @@ export const domainKeys = {
   lookup: (hostname: string) => ({ pk: `DOMAIN#${hostname}`, sk: LOOKUP_SK }),
   /** Work index partition: verified domains whose certificate and API Gateway domain are not done yet. */
   tlsPending: 'DOMAINS#tls_pending',
+};
+
+/**
+ * The consumer portal (issue 16). A session is a global lookup reached only by presenting its
+ * secret (its SHA-256), as API keys are. Event types sort after `SITEDOMAIN#` (`TYPE#` > `SITE…`),
+ * so the routing table's range query never reads them. A customer's event log is a partition of
+ * its own per (account, customer): one entry per outbound event delivered to its endpoints, newest
+ * first (ids are UUIDv7), so a customer's page never walks the account's other events.
+ */
+export const portalKeys = {
+  session: (secretHash: string) => ({ pk: `PORTALSESSION#${secretHash}`, sk: LOOKUP_SK }),
+  eventType: (accountId: string, name: string) => ({ pk: `ACCT#${accountId}`, sk: `TYPE#${name}` }),
+  eventTypesPrefix: 'TYPE#',
+  customerLogPartition: (accountId: string, customer: string) => `ACCT#${accountId}#CUST#${customer}#EVENTS`,
+  customerLogEntry: (accountId: string, customer: string, eventId: string) => ({
+    pk: portalKeys.customerLogPartition(accountId, customer),
+    sk: eventId,
+  }),
 };

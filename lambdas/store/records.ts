@@ -89,6 +89,10 @@ export const destinationRecord = z.object({
   previous_secret_expires_at: z.nullable(timestamp),
   /** Why Hookgate switched the destination off (a 410 Gone); null when active or paused through the API. */
   disabled_reason: z._default(z.nullable(z.string()), null),
+  /** The account's own id for the customer this endpoint belongs to (the consumer portal's scope). */
+  customer: z._default(z.nullable(z.string()), null),
+  /** Seconds before each try (lambdas/domain/backoff.ts); absent or null: the deployment's schedule. */
+  retry_schedule: z.optional(z.nullable(z.array(z.number()))),
   created_at: timestamp,
   updated_at: timestamp,
 });
@@ -101,6 +105,8 @@ export const routeRecord = z.object({
   destination_id: z.string(),
   event_type_pattern: z.nullable(z.string()),
   active: z.boolean(),
+  /** `portal`: made by the consumer portal, which may remove it again; matches outbound events only. */
+  managed_by: z.optional(z.nullable(z.literal('portal'))),
   created_at: timestamp,
   updated_at: timestamp,
 });

@@ -143,6 +143,7 @@ describe('blocked when sent, with no connection made', () => {
       previous_signing_secret: null,
       previous_secret_expires_at: null,
       disabled_reason: null,
+      customer: null,
       created_at: at,
       updated_at: at,
     };

@@ -5,6 +5,8 @@ import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS } from '../../doma
 import { resolveHost } from '../../adapters/dns';
 import { config } from '../../shared/config';
 import { newId, newSigningSecret } from '../../shared/secrets';
+import { CLOSED_BREAKER } from '../../domain/breaker';
+import { findBreaker, listBreakers, resetBreaker } from '../../store/breakers';
 import { findDestination, insertDestination, listDestinations, updateDestination } from '../../store/destinations';
 import { SIGNATURE_SCHEMES, type DestinationRecord } from '../../store/records';
 import { assertPublicDestination } from '../destination-url';
@@ -13,7 +15,9 @@ import { presentDestination, presentDestinationWithSecret } from '../presenters'
 import { json, jsonBody, list } from '../route-doc';
 import type { Route } from '../router';
 import { destinationResponse, destinationWithSecretResponse, named } from '../schemas';
-import { hasControlChars, isHeaderName, parseJsonBody, parsePathId, sendableHeaderRule, textField } from '../validation';
+import { customerField, CUSTOMER_MESSAGE } from '../portal-schemas';
+import { DELIVERY_SETTINGS_ERRORS, retryScheduleInput } from '../delivery-settings';
+import { hasControlChars, isHeaderName, parseJsonBody, parsePathId, parseWith, sendableHeaderRule, textField } from '../validation';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
@@ -82,7 +86,11 @@ const destinationFields = {
     .enum(SIGNATURE_SCHEMES)
     .optional()
     .describe('Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes.'),
+  customer: customerField.nullable().optional().describe('Your own id for the customer it belongs to (the consumer portal’s scope). Default null.'),
+  retry_schedule: retryScheduleInput,
 };
+
+const listDestinationsQuery = z.object({ customer: customerField.optional().describe('Only the destinations of this customer.') });
 
 const createDestinationBody = named('CreateDestinationRequest', z.strictObject(destinationFields));
 const updateDestinationBody = named(
@@ -95,6 +103,8 @@ const updateDestinationBody = named(
 );
 
 const destinationErrors = [
+  CUSTOMER_MESSAGE,
+  ...DELIVERY_SETTINGS_ERRORS,
   'url must be an http or https URL',
   'url must not contain credentials',
   'url must not point to a private or reserved address',
@@ -112,7 +122,7 @@ const destinationErrors = [
   'unknown field: nmae',
 ];
 
-const assertAllowedUrl = (url: string) => assertPublicDestination(url, config().allowPrivateDestinations, resolveHost);
+export const assertAllowedUrl = (url: string) => assertPublicDestination(url, config().allowPrivateDestinations, resolveHost);
 
 function assertSecretFitsScheme(d: Pick<DestinationRecord, 'signature_scheme' | 'signing_secret'>): void {
   if (d.signature_scheme === 'standard_webhooks' && !isStandardWebhooksSecret(d.signing_secret)) {
@@ -155,12 +165,15 @@ export const destinationRoutes: Route[] = [
         signing_secret: body.signing_secret ?? newSigningSecret(),
         previous_signing_secret: null,
         previous_secret_expires_at: null,
+        disabled_reason: null,
+        customer: body.customer ?? null,
+        retry_schedule: body.retry_schedule ?? null,
         created_at: at,
         updated_at: at,
       };
       assertSecretFitsScheme(record);
       await insertDestination(record);
-      return { status: 201, data: presentDestinationWithSecret(record) };
+      return { status: 201, data: presentDestinationWithSecret(record, CLOSED_BREAKER) };
     },
   },
   {
@@ -171,12 +184,16 @@ export const destinationRoutes: Route[] = [
       operationId: 'listDestinations',
       summary: 'List destinations',
       tag: 'Destinations',
+      query: listDestinationsQuery,
       responses: { 200: list('The account’s destinations, newest first (no signing secrets).', destinationResponse, [exampleDestination]) },
+      errors: { 400: [CUSTOMER_MESSAGE] },
     },
-    handle: async ({ principal }) => ({
-      status: 200,
-      data: (await listDestinations(principal.accountId)).map(presentDestination),
-    }),
+    handle: async ({ request, principal }) => {
+      const { customer } = parseWith(listDestinationsQuery, request.query);
+      const [destinations, breakers] = await Promise.all([listDestinations(principal.accountId), listBreakers(principal.accountId)]);
+      const listed = customer === undefined ? destinations : destinations.filter((d) => d.customer === customer);
+      return { status: 200, data: listed.map((d) => presentDestination(d, breakers.get(d.id) ?? CLOSED_BREAKER)) };
+    },
   },
   {
     method: 'GET',
@@ -189,9 +206,10 @@ export const destinationRoutes: Route[] = [
       responses: { 200: json('The destination.', destinationWithSecretResponse, exampleDestinationWithSecret) },
     },
     handle: async ({ params, principal }) => {
-      const destination = await findDestination(principal.accountId, parsePathId(params.id));
+      const id = parsePathId(params.id);
+      const [destination, breaker] = await Promise.all([findDestination(principal.accountId, id), findBreaker(principal.accountId, id)]);
       if (!destination) throw notFound();
-      return { status: 200, data: presentDestinationWithSecret(destination) };
+      return { status: 200, data: presentDestinationWithSecret(destination, breaker) };
     },
   },
   {
@@ -219,6 +237,11 @@ export const destinationRoutes: Route[] = [
       if (body.auth !== undefined) changes.auth = body.auth;
       if (body.timeout_ms !== undefined) changes.timeout_ms = body.timeout_ms;
       if (body.active !== undefined) changes.active = body.active;
+      if (body.customer !== undefined) changes.customer = body.customer;
+      if (body.retry_schedule !== undefined) changes.retry_schedule = body.retry_schedule;
+      // Switched back on: whatever disabled it is over, and its endpoint starts with a clean record.
+      const reenabled = body.active === true && !current.active;
+      if (reenabled) changes.disabled_reason = null;
       if (body.signature_scheme !== undefined) changes.signature_scheme = body.signature_scheme;
       if (body.signing_secret !== undefined && body.signing_secret !== current.signing_secret) {
         // The old secret keeps verifying for a day, so consumers can roll their config without downtime.
@@ -229,7 +252,8 @@ export const destinationRoutes: Route[] = [
       assertSecretFitsScheme({ ...current, ...changes });
       const updated = await updateDestination(principal.accountId, id, changes);
       if (!updated) throw notFound();
-      return { status: 200, data: presentDestination(updated) };
+      if (reenabled) await resetBreaker(principal.accountId, id);
+      return { status: 200, data: presentDestination(updated, await findBreaker(principal.accountId, id)) };
     },
   },
 ];

@@ -10,6 +10,10 @@ import { eventRoutes } from './events';
 import { exportRoutes } from './exports';
 import { openApiRoutes } from './openapi';
 import { outboundEventRoutes } from './outbound-events';
+import { portalApiRoutes } from './portal';
+import { portalPageRoutes } from './portal-page';
+import { portalSessionRoutes } from './portal-sessions';
+import { eventTypeRoutes } from './event-types';
 import { probeRoutes } from './probes';
 import { routeRoutes } from './routes';
 import { sourceRoutes } from './sources';
@@ -26,6 +30,10 @@ export const allRoutes: Route[] = [
   ...exportRoutes,
   ...brandSettingsRoutes,
   ...customDomainRoutes,
+  ...eventTypeRoutes,
+  ...portalSessionRoutes,
+  ...portalApiRoutes,
+  ...portalPageRoutes,
   ...openApiRoutes(apiOperations),
 ];
 

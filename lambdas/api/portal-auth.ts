@@ -1,0 +1,24 @@
+import { unauthorized } from '../domain/errors';
+import { isSessionLive } from '../domain/portal';
+import { hashApiKey } from '../shared/secrets';
+import { findPortalSession } from '../store/portal-sessions';
+import type { ApiRequest } from './http';
+
+export interface PortalPrincipal {
+  accountId: string;
+  customer: string;
+  sessionId: string;
+  validUntil: string;
+}
+
+/** Portal secrets (`ps_…`) and API keys (`hk_…`) never pass for each other: each scheme has its own pattern. */
+const PORTAL_BEARER = /^[Bb][Ee][Aa][Rr][Ee][Rr]\s+(ps_[A-Za-z0-9_-]{43})\s*$/;
+
+/** A portal link's session: the only credential the portal API takes. Every failure is the same 401. */
+export async function authenticatePortal(request: ApiRequest, now: Date): Promise<PortalPrincipal> {
+  const match = PORTAL_BEARER.exec(request.headers.authorization ?? '');
+  if (!match?.[1]) throw unauthorized();
+  const session = await findPortalSession(hashApiKey(match[1]));
+  if (!session || !isSessionLive(session.valid_until, now)) throw unauthorized();
+  return { accountId: session.account_id, customer: session.customer, sessionId: session.id, validUntil: session.valid_until };
+}

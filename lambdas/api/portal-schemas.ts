@@ -1,0 +1,199 @@
+import { z } from 'zod';
+import { EVENT_STATUSES } from '../domain/event-status';
+import { isCustomerId, isEventTypeName, PORTAL_SESSION_SECONDS } from '../domain/portal';
+import {
+  attemptResponse,
+  brandSettingsResponse,
+  destinationResponse,
+  eventDetailResponse,
+  eventListItemResponse,
+  named,
+} from './schemas';
+import { hasControlChars, textField, uuidField } from './validation';
+
+/** Shapes of the consumer portal (issue 16): its sessions, the event type catalog and the portal API. */
+
+export const CUSTOMER_MESSAGE = 'customer must be 1 to 128 letters, digits or . _ : @ + - (starting with a letter or digit)';
+export const EVENT_TYPE_MESSAGE = 'name must be 1 to 200 letters, digits or . _ : / - (starting with a letter or digit)';
+
+export const customerField = z.string().refine(isCustomerId, { error: () => CUSTOMER_MESSAGE }).meta({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$' });
+
+const eventTypeName = (field: string, message: string) =>
+  z.string({ error: () => `${field} is required` }).refine(isEventTypeName, { error: () => message });
+
+const timestamp = z.iso.datetime();
+
+// ------------------------------------------------------------------ portal sessions
+
+export const createPortalSessionBody = named(
+  'CreatePortalSessionRequest',
+  z.strictObject({
+    customer: customerField.describe('Your own id for the customer; the portal shows only destinations with this `customer`.'),
+    expires_in_seconds: z
+      .int()
+      .min(PORTAL_SESSION_SECONDS.min)
+      .max(PORTAL_SESSION_SECONDS.max)
+      .optional()
+      .describe(`How long the link works: ${PORTAL_SESSION_SECONDS.min} to ${PORTAL_SESSION_SECONDS.max} seconds; default ${PORTAL_SESSION_SECONDS.default}.`),
+  }),
+);
+
+export const portalSessionResponse = named(
+  'PortalSession',
+  z.strictObject({
+    url: z
+      .url()
+      .describe('Opens the portal. The part after `#` is the session’s secret: shown once, stored as a SHA-256 hash, never sent to a server by the browser.'),
+    expires_at: timestamp,
+  }),
+  'A link to the consumer portal for one customer, on your verified custom domain when you have one.',
+);
+
+// ------------------------------------------------------------------ event type catalog
+
+const jsonSchemaObject = z
+  .record(z.string(), z.unknown())
+  .refine((v) => JSON.stringify(v).length <= 65_536, { error: () => 'schema must be at most 65536 bytes of JSON' })
+  .describe('A JSON Schema of the payload, shown to your customers. At most 64 KB.');
+
+export const createEventTypeBody = named(
+  'CreateEventTypeRequest',
+  z.strictObject({
+    name: eventTypeName('name', EVENT_TYPE_MESSAGE).describe('The exact `event_type` you publish, such as `invoice.paid`.'),
+    description: textField('description', 1000)
+      .refine((v) => !hasControlChars(v))
+      .nullable()
+      .optional(),
+    schema: jsonSchemaObject.nullable().optional(),
+  }),
+  'Creates the type, or replaces the description and schema of an existing one.',
+);
+
+export const eventTypeResponse = named(
+  'EventType',
+  z.strictObject({
+    name: z.string(),
+    description: z.string().nullable(),
+    schema: z.record(z.string(), z.unknown()).nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  }),
+);
+
+// ------------------------------------------------------------------ the portal API
+
+const endpointFields = destinationResponse.pick({
+  id: true,
+  name: true,
+  url: true,
+  active: true,
+  disabled_reason: true,
+  health: true,
+  signature_scheme: true,
+  created_at: true,
+  updated_at: true,
+});
+
+export const portalEndpointResponse = named(
+  'PortalEndpoint',
+  endpointFields.extend({
+    event_types: z.array(z.string()).describe('The event types it receives (`*`: every type, set up by the account).'),
+  }),
+  'An endpoint as its customer sees it: no account, auth or customer fields, no secret.',
+);
+
+export const portalEndpointWithSecretResponse = named(
+  'PortalEndpointWithSecret',
+  portalEndpointResponse.extend({
+    signing_secret: z.string(),
+    previous_secret_expires_at: timestamp.nullable().describe('After a rotation: until when the previous secret still signs too.'),
+  }),
+);
+
+const eventTypesField = z
+  .array(eventTypeName('event_types', 'event_types must name event types of the catalog'))
+  .max(100)
+  .describe('Event types of the catalog it receives; replaces the current choice.');
+
+const endpointUrl = z.string().min(1).max(2048).describe('An http(s) URL; private, loopback and reserved addresses are refused.');
+
+export const createPortalEndpointBody = named(
+  'CreatePortalEndpointRequest',
+  z.strictObject({
+    url: endpointUrl,
+    name: textField('name').optional().describe('Default: the URL’s host.'),
+    event_types: eventTypesField.optional(),
+  }),
+);
+
+export const updatePortalEndpointBody = named(
+  'UpdatePortalEndpointRequest',
+  z.strictObject({
+    url: endpointUrl.optional(),
+    name: textField('name').optional(),
+    active: z.boolean().optional().describe('false pauses deliveries to it; true resumes them.'),
+    event_types: eventTypesField.optional(),
+  }),
+);
+
+export const portalSessionInfoResponse = named(
+  'PortalSessionInfo',
+  z.strictObject({
+    customer: z.string(),
+    expires_at: timestamp,
+    brand: brandSettingsResponse.pick({ company_name: true, logo_url: true, primary_color: true, accent_color: true, docs_title: true }),
+  }),
+);
+
+export const portalEventListItemResponse = named(
+  'PortalEventListItem',
+  eventListItemResponse.pick({ id: true, event_type: true, status: true, attempts_count: true, created_at: true }).extend({
+    endpoint_ids: z.array(z.uuid()).describe('The customer’s endpoints it was sent to.'),
+  }),
+  '`status` and `attempts_count` count the customer’s own deliveries only.',
+);
+
+export const portalEventResponse = named(
+  'PortalEvent',
+  eventDetailResponse.pick({
+    id: true,
+    event_type: true,
+    body: true,
+    body_encoding: true,
+    body_size: true,
+    body_url: true,
+    content_type: true,
+    status: true,
+    attempts_count: true,
+    created_at: true,
+    replay_of: true,
+    deliveries: true,
+  }),
+  'An event with the customer’s own deliveries only.',
+);
+
+export const portalEventWithAttemptsResponse = named(
+  'PortalEventWithAttempts',
+  z.strictObject({ event: portalEventResponse, attempts: z.array(attemptResponse).describe('To the customer’s endpoints, oldest first.') }),
+);
+
+export const portalSendResponse = named(
+  'PortalSend',
+  z.strictObject({ event_id: z.uuid(), status: z.literal('queued') }),
+  'A new event for this one endpoint; follow it in the event log.',
+);
+
+export const portalResendBody = named('PortalResendRequest', z.strictObject({ endpoint_id: uuidField('endpoint_id') }));
+
+export const portalEventQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(100).optional().describe('Page size, 1..100; default 25.'),
+  cursor: z.string().max(200).optional().describe('Opaque: the previous page’s `next_cursor`.'),
+  status: z.enum(EVENT_STATUSES).optional().describe('The status of the customer’s own deliveries.'),
+  event_type: z.string().min(1).max(200).optional(),
+});
+
+export type PortalEndpointResponse = z.output<typeof portalEndpointResponse>;
+export type PortalEndpointWithSecretResponse = z.output<typeof portalEndpointWithSecretResponse>;
+export type EventTypeResponse = z.output<typeof eventTypeResponse>;
+export type PortalEventListItemResponse = z.output<typeof portalEventListItemResponse>;
+export type PortalEventResponse = z.output<typeof portalEventResponse>;

@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { PORTAL_SESSION_SECONDS, portalLinkBase, sessionValidUntil } from '../../domain/portal';
+import { hashApiKey, newId } from '../../shared/secrets';
+import { listCustomDomains } from '../../store/custom-domains';
+import { insertPortalSession } from '../../store/portal-sessions';
+import { createPortalSessionBody, CUSTOMER_MESSAGE, portalSessionResponse } from '../portal-schemas';
+import { publicBaseUrl } from '../public-url';
+import { json, jsonBody } from '../route-doc';
+import type { Route } from '../router';
+import { parseJsonBody } from '../validation';
+
+export const PORTAL_PATH = '/portal';
+
+export const portalSessionRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/v1/portal-sessions',
+    auth: 'api_key',
+    doc: {
+      operationId: 'createPortalSession',
+      summary: 'Create a consumer portal link for one customer',
+      description:
+        'The link opens a page where that customer manages its endpoints (destinations with its `customer`), their event types and secrets, and sees its deliveries. It works until `expires_at`, for that customer only, and cannot create links or change account settings. The secret after `#` is shown once; only its hash is stored. With a verified custom domain the link is on that domain.',
+      tag: 'Portal sessions',
+      body: jsonBody(createPortalSessionBody, { customer: 'cus_42', expires_in_seconds: 3600 }),
+      responses: {
+        201: json('The link, shown once.', portalSessionResponse, {
+          url: 'https://hooks.acme.com/portal#ps_Yq3kN0vQ1m9bF4cX7tP2sLwE8rD5uJ6hG0aZ1yK3nM4',
+          expires_at: '2026-06-01T13:00:00.000Z',
+        }),
+      },
+      errors: {
+        400: [
+          'customer is required',
+          CUSTOMER_MESSAGE,
+          'expires_in_seconds must be at least 1',
+          'expires_in_seconds must be at most 86400',
+          'unknown field: scope',
+        ],
+      },
+    },
+    handle: async ({ request, principal, now }) => {
+      const body = parseJsonBody(request, createPortalSessionBody);
+      const secret = `ps_${randomBytes(32).toString('base64url')}`;
+      const validUntil = sessionValidUntil(now, body.expires_in_seconds ?? PORTAL_SESSION_SECONDS.default).toISOString();
+      await insertPortalSession(hashApiKey(secret), {
+        id: newId(),
+        account_id: principal.accountId,
+        customer: body.customer,
+        created_at: now.toISOString(),
+        valid_until: validUntil,
+      });
+      const base = portalLinkBase(await listCustomDomains(principal.accountId), publicBaseUrl(request));
+      return { status: 201, data: { url: `${base}${PORTAL_PATH}#${secret}`, expires_at: validUntil } };
+    },
+  },
+];

@@ -1,0 +1,438 @@
+import { invalid, notFound } from '../../domain/errors';
+import { customerView, subscribedTypes } from '../../domain/portal';
+import { SECRET_ROTATION_OVERLAP_MS } from '../../domain/signing-secret';
+import { CLOSED_BREAKER, type BreakerState } from '../../domain/breaker';
+import { isUuid } from '../../domain/ids';
+import { readStoredBody } from '../../adapters/payloads';
+import { deleteEndpoint, endpointRoutes, subscribeEndpoint } from '../../pipeline/portal-endpoints';
+import { resendToEndpoint, sendTestEvent } from '../../pipeline/portal-delivery';
+import { newId, newSigningSecret } from '../../shared/secrets';
+import { findBrandSettings } from '../../store/brand-settings';
+import { findBreaker, listBreakers } from '../../store/breakers';
+import { findCustomerEvent, listCustomerEvents } from '../../store/customer-events';
+import { findDestination, insertDestination, listDestinations, updateDestination } from '../../store/destinations';
+import { findEventDetail } from '../../store/events';
+import { listEventTypes } from '../../store/event-types';
+import type { DestinationRecord } from '../../store/records';
+import { listRoutes } from '../../store/routes';
+import { presentAttempt, presentEventDetail } from '../event-presenters';
+import { exampleAttempt, exampleBrandSettings, exampleDestination, exampleOutboundDetail, exampleSigningSecret, ids } from '../examples';
+import { presentDestination } from '../presenters';
+import type { PortalPrincipal } from '../portal-auth';
+import {
+  createPortalEndpointBody,
+  eventTypeResponse,
+  portalEndpointResponse,
+  portalEndpointWithSecretResponse,
+  portalEventListItemResponse,
+  portalEventQuery,
+  portalEventWithAttemptsResponse,
+  portalResendBody,
+  portalSendResponse,
+  portalSessionInfoResponse,
+  updatePortalEndpointBody,
+  type PortalEndpointResponse,
+  type PortalEndpointWithSecretResponse,
+  type PortalEventResponse,
+} from '../portal-schemas';
+import { json, jsonBody, list, noContent, page } from '../route-doc';
+import type { Route } from '../router';
+import { parseJsonBody, parsePathId, parseWith } from '../validation';
+import { assertAllowedUrl, DEFAULT_TIMEOUT_MS } from './destinations';
+import { presentBrandSettings } from './brand-settings';
+import { presentEventType } from './event-types';
+
+/**
+ * The consumer portal's API: every route takes the portal link's secret only (`Bearer ps_…`), and
+ * every read is scoped to the session's account and customer. Another customer's endpoint or event
+ * is a 404, exactly as an unknown id is.
+ */
+
+const DEFAULT_PAGE = 25;
+const CURSOR_PREFIX = 'p1:';
+const encodeCursor = (eventId: string) => Buffer.from(`${CURSOR_PREFIX}${eventId}`).toString('base64url');
+function decodeCursor(cursor: string): string {
+  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+  const id = decoded.startsWith(CURSOR_PREFIX) ? decoded.slice(CURSOR_PREFIX.length) : '';
+  if (!isUuid(id)) throw invalid('invalid cursor');
+  return id.toLowerCase();
+}
+
+/** The customer's endpoint, or a 404 for anything else (unknown, another customer's, the account's own). */
+async function endpointOf(portal: PortalPrincipal, id: string): Promise<DestinationRecord> {
+  const destination = await findDestination(portal.accountId, id);
+  if (!destination || destination.customer !== portal.customer) throw notFound();
+  return destination;
+}
+
+function presentEndpoint(d: DestinationRecord, breaker: BreakerState, types: string[]): PortalEndpointResponse {
+  const { id, name, url, active, disabled_reason, health, signature_scheme, created_at, updated_at } = presentDestination(d, breaker);
+  return { id, name, url, active, disabled_reason, health, signature_scheme, created_at, updated_at, event_types: types };
+}
+
+async function endpointDetail(portal: PortalPrincipal, d: DestinationRecord): Promise<PortalEndpointWithSecretResponse> {
+  const [breaker, routes] = await Promise.all([findBreaker(portal.accountId, d.id), listRoutes(portal.accountId)]);
+  return {
+    ...presentEndpoint(d, breaker, subscribedTypes(endpointRoutes(routes, d.id))),
+    signing_secret: d.signing_secret,
+    previous_secret_expires_at: d.previous_signing_secret ? d.previous_secret_expires_at : null,
+  };
+}
+
+async function assertCatalogTypes(accountId: string, types: readonly string[] | undefined): Promise<void> {
+  if (!types?.length) return;
+  const catalog = new Set((await listEventTypes(accountId)).map((t) => t.name));
+  if (types.some((t) => !catalog.has(t))) throw invalid('event_types must name event types of the catalog');
+}
+
+const exampleEndpoint = {
+  id: exampleDestination.id,
+  name: exampleDestination.name,
+  url: exampleDestination.url,
+  active: true,
+  disabled_reason: null,
+  health: exampleDestination.health,
+  signature_scheme: 'hookgate',
+  created_at: exampleDestination.created_at,
+  updated_at: exampleDestination.updated_at,
+  event_types: ['invoice.paid'],
+} satisfies PortalEndpointResponse;
+const exampleEndpointWithSecret = {
+  ...exampleEndpoint,
+  signing_secret: exampleSigningSecret,
+  previous_secret_expires_at: null,
+} satisfies PortalEndpointWithSecretResponse;
+const examplePortalEvent = {
+  id: exampleOutboundDetail.id,
+  event_type: exampleOutboundDetail.event_type,
+  body: exampleOutboundDetail.body,
+  body_encoding: exampleOutboundDetail.body_encoding,
+  body_size: exampleOutboundDetail.body_size,
+  body_url: null,
+  content_type: exampleOutboundDetail.content_type,
+  status: exampleOutboundDetail.status,
+  attempts_count: exampleOutboundDetail.attempts_count,
+  created_at: exampleOutboundDetail.created_at,
+  replay_of: null,
+  deliveries: exampleOutboundDetail.deliveries,
+} satisfies PortalEventResponse;
+
+const endpointErrors = [
+  'url must be an http or https URL',
+  'url must not contain credentials',
+  'url must not point to a private or reserved address',
+  'event_types must name event types of the catalog',
+];
+
+export const portalApiRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/v1/portal/session',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'getPortalSession',
+      summary: 'The portal session: its customer, expiry and the account’s brand',
+      tag: 'Portal',
+      responses: {
+        200: json('The session.', portalSessionInfoResponse, {
+          customer: 'cus_42',
+          expires_at: '2026-06-01T13:00:00.000Z',
+          brand: {
+            company_name: exampleBrandSettings.company_name,
+            logo_url: exampleBrandSettings.logo_url,
+            primary_color: exampleBrandSettings.primary_color,
+            accent_color: exampleBrandSettings.accent_color,
+            docs_title: exampleBrandSettings.docs_title,
+          },
+        }),
+      },
+    },
+    handle: async ({ portal }) => {
+      const { company_name, logo_url, primary_color, accent_color, docs_title } = presentBrandSettings(await findBrandSettings(portal.accountId));
+      const brand = { company_name, logo_url, primary_color, accent_color, docs_title };
+      return { status: 200, data: { customer: portal.customer, expires_at: portal.validUntil, brand } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/portal/event-types',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'listPortalEventTypes',
+      summary: 'The event types an endpoint can receive',
+      tag: 'Portal',
+      responses: {
+        200: list('The account’s catalog, by name.', eventTypeResponse, [
+          { name: 'invoice.paid', description: 'An invoice was paid.', schema: null, created_at: exampleDestination.created_at, updated_at: exampleDestination.created_at },
+        ]),
+      },
+    },
+    handle: async ({ portal }) => ({ status: 200, data: (await listEventTypes(portal.accountId)).map(presentEventType) }),
+  },
+  {
+    method: 'GET',
+    path: '/v1/portal/endpoints',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'listPortalEndpoints',
+      summary: 'The customer’s endpoints, with their health and event types',
+      tag: 'Portal',
+      responses: { 200: list('Newest first; no secrets.', portalEndpointResponse, [exampleEndpoint]) },
+    },
+    handle: async ({ portal }) => {
+      const [destinations, breakers, routes] = await Promise.all([
+        listDestinations(portal.accountId),
+        listBreakers(portal.accountId),
+        listRoutes(portal.accountId),
+      ]);
+      const mine = destinations.filter((d) => d.customer === portal.customer);
+      const data = mine.map((d) => presentEndpoint(d, breakers.get(d.id) ?? CLOSED_BREAKER, subscribedTypes(endpointRoutes(routes, d.id))));
+      return { status: 200, data };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/portal/endpoints',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'createPortalEndpoint',
+      summary: 'Add an endpoint',
+      description: 'The same URL checks as any destination (no credentials, no private or reserved addresses). Its signing secret is generated.',
+      tag: 'Portal',
+      body: jsonBody(createPortalEndpointBody, { url: 'https://consumer.example.com/hooks', event_types: ['invoice.paid'] }),
+      responses: { 201: json('The endpoint, with its signing secret.', portalEndpointWithSecretResponse, exampleEndpointWithSecret) },
+      errors: { 400: ['url is required', ...endpointErrors] },
+    },
+    handle: async ({ request, portal, now }) => {
+      const body = parseJsonBody(request, createPortalEndpointBody);
+      await assertAllowedUrl(body.url);
+      await assertCatalogTypes(portal.accountId, body.event_types);
+      const at = now.toISOString();
+      const record: DestinationRecord = {
+        id: newId(),
+        account_id: portal.accountId,
+        name: body.name ?? new URL(body.url).host,
+        url: body.url,
+        active: true,
+        auth: null,
+        timeout_ms: DEFAULT_TIMEOUT_MS,
+        signature_scheme: 'hookgate',
+        signing_secret: newSigningSecret(),
+        previous_signing_secret: null,
+        previous_secret_expires_at: null,
+        disabled_reason: null,
+        customer: portal.customer,
+        retry_schedule: null,
+        created_at: at,
+        updated_at: at,
+      };
+      await insertDestination(record);
+      if (body.event_types) await subscribeEndpoint(portal.accountId, record.id, body.event_types, now);
+      return { status: 201, data: await endpointDetail(portal, record) };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/portal/endpoints/:id',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'getPortalEndpoint',
+      summary: 'Show an endpoint, with its signing secret',
+      tag: 'Portal',
+      responses: { 200: json('The endpoint.', portalEndpointWithSecretResponse, exampleEndpointWithSecret) },
+    },
+    handle: async ({ params, portal }) => ({ status: 200, data: await endpointDetail(portal, await endpointOf(portal, parsePathId(params.id))) }),
+  },
+  {
+    method: 'PATCH',
+    path: '/v1/portal/endpoints/:id',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'updatePortalEndpoint',
+      summary: 'Change, pause or resume an endpoint, or choose its event types',
+      tag: 'Portal',
+      body: jsonBody(updatePortalEndpointBody, { active: false }),
+      responses: { 200: json('The endpoint.', portalEndpointWithSecretResponse, { ...exampleEndpointWithSecret, active: false }) },
+      errors: { 400: endpointErrors },
+    },
+    handle: async ({ request, params, portal, now }) => {
+      const current = await endpointOf(portal, parsePathId(params.id));
+      const body = parseJsonBody(request, updatePortalEndpointBody);
+      if (body.url !== undefined) await assertAllowedUrl(body.url);
+      await assertCatalogTypes(portal.accountId, body.event_types);
+      const changes: Partial<DestinationRecord> = { updated_at: now.toISOString() };
+      if (body.url !== undefined) changes.url = body.url;
+      if (body.name !== undefined) changes.name = body.name;
+      if (body.active !== undefined) changes.active = body.active;
+      if (body.active === true && !current.active) changes.disabled_reason = null;
+      const updated = await updateDestination(portal.accountId, current.id, changes);
+      if (!updated) throw notFound();
+      if (body.event_types) await subscribeEndpoint(portal.accountId, current.id, body.event_types, now);
+      return { status: 200, data: await endpointDetail(portal, updated) };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/portal/endpoints/:id',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'deletePortalEndpoint',
+      summary: 'Delete an endpoint',
+      description: 'Its routes go first; deliveries still waiting end `dead_letter` (`destination_deleted`).',
+      tag: 'Portal',
+      responses: { 204: noContent('Deleted.') },
+    },
+    handle: async ({ params, portal }) => {
+      const endpoint = await endpointOf(portal, parsePathId(params.id));
+      await deleteEndpoint(portal.accountId, endpoint.id);
+      return { status: 204 };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/portal/endpoints/:id/rotate-secret',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'rotatePortalEndpointSecret',
+      summary: 'Rotate an endpoint’s signing secret',
+      description: 'A new generated secret signs from now on; the previous one keeps signing too (both signatures are sent) for 24 hours.',
+      tag: 'Portal',
+      responses: {
+        200: json('The endpoint with its new secret.', portalEndpointWithSecretResponse, {
+          ...exampleEndpointWithSecret,
+          previous_secret_expires_at: '2026-06-02T12:00:00.000Z',
+        }),
+      },
+    },
+    handle: async ({ params, portal, now }) => {
+      const current = await endpointOf(portal, parsePathId(params.id));
+      const updated = await updateDestination(portal.accountId, current.id, {
+        signing_secret: newSigningSecret(),
+        previous_signing_secret: current.signing_secret,
+        previous_secret_expires_at: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString(),
+        updated_at: now.toISOString(),
+      });
+      if (!updated) throw notFound();
+      return { status: 200, data: await endpointDetail(portal, updated) };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/portal/endpoints/:id/test',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'sendPortalTestEvent',
+      summary: 'Send a test event to an endpoint',
+      description: 'A new outbound event of type `webhook.test` whose only delivery is this endpoint’s, whatever its event types; signed, retried and logged like any other.',
+      tag: 'Portal',
+      responses: { 202: json('Queued.', portalSendResponse, { event_id: ids.outboundEvent, status: 'queued' }) },
+    },
+    handle: async ({ params, portal, now }) => {
+      const endpoint = await endpointOf(portal, parsePathId(params.id));
+      const event = await sendTestEvent(portal.accountId, endpoint.id, now);
+      return { status: 202, data: { event_id: event.id, status: 'queued' } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/portal/events',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'listPortalEvents',
+      summary: 'The event log of the customer’s endpoints',
+      description: 'Outbound events sent to the customer’s endpoints, newest first. `status` filters on the customer’s own deliveries.',
+      tag: 'Portal',
+      query: portalEventQuery,
+      responses: {
+        200: page('A page; `next_cursor` sits beside `data`.', portalEventListItemResponse, [
+          { id: ids.outboundEvent, event_type: 'invoice.paid', status: 'delivered', attempts_count: 1, created_at: exampleDestination.created_at, endpoint_ids: [ids.destination] },
+        ]),
+      },
+      errors: { 400: ['invalid cursor', 'limit must be at most 100'] },
+    },
+    handle: async ({ request, portal }) => {
+      const query = parseWith(portalEventQuery, request.query);
+      const found = await listCustomerEvents(portal.accountId, portal.customer, {
+        limit: query.limit ?? DEFAULT_PAGE,
+        after: query.cursor ? decodeCursor(query.cursor) : undefined,
+        status: query.status,
+        event_type: query.event_type,
+      });
+      const data = found.items.map(({ entry, event, view }) => ({
+        id: event.id,
+        event_type: event.event_type,
+        status: view.status,
+        attempts_count: view.attempts,
+        created_at: event.created_at,
+        endpoint_ids: entry.destination_ids,
+      }));
+      return { status: 200, data, extra: { next_cursor: found.nextAfter ? encodeCursor(found.nextAfter) : null } };
+    },
+  },
+  {
+    method: 'GET',
+    path: '/v1/portal/events/:id',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'getPortalEvent',
+      summary: 'Show an event: its payload and every attempt to the customer’s endpoints',
+      tag: 'Portal',
+      responses: {
+        200: json('The event and its attempts.', portalEventWithAttemptsResponse, {
+          event: examplePortalEvent,
+          attempts: [{ ...exampleAttempt, event_id: ids.outboundEvent }],
+        }),
+      },
+    },
+    handle: async ({ params, portal }) => {
+      const id = parsePathId(params.id);
+      const entry = await findCustomerEvent(portal.accountId, portal.customer, id);
+      const detail = entry && (await findEventDetail(portal.accountId, id));
+      if (!entry || !detail) throw notFound();
+      const view = customerView(detail.event.deliveries, entry.destination_ids);
+      const full = presentEventDetail({ ...detail.event, deliveries: view.deliveries }, detail.body, { bytes: await readStoredBody(detail.body) });
+      const event: PortalEventResponse = {
+        id: full.id,
+        event_type: full.event_type,
+        body: full.body,
+        body_encoding: full.body_encoding,
+        body_size: full.body_size,
+        body_url: full.body_url,
+        content_type: full.content_type,
+        status: view.status,
+        attempts_count: view.attempts,
+        created_at: full.created_at,
+        replay_of: full.replay_of,
+        deliveries: full.deliveries,
+      };
+      const attempts = detail.attempts.filter((a) => entry.destination_ids.includes(a.destination_id)).map(presentAttempt);
+      return { status: 200, data: { event, attempts } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/portal/events/:id/resend',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'resendPortalEvent',
+      summary: 'Send an event again to one of the customer’s endpoints',
+      description:
+        'A new event with the same payload (`replay_of` names the original) whose only delivery is that endpoint’s. The original and its other deliveries are left as they are. Only a settled delivery (`delivered` or `dead_letter`) can be resent.',
+      tag: 'Portal',
+      body: jsonBody(portalResendBody, { endpoint_id: ids.destination }),
+      responses: { 202: json('Queued.', portalSendResponse, { event_id: ids.replay, status: 'queued' }) },
+      errors: { 400: ['endpoint_id is required', 'invalid endpoint_id', 'the delivery to this endpoint is still in progress'] },
+    },
+    handle: async ({ request, params, portal, now }) => {
+      const id = parsePathId(params.id);
+      const { endpoint_id } = parseJsonBody(request, portalResendBody);
+      const entry = await findCustomerEvent(portal.accountId, portal.customer, id);
+      if (!entry || !entry.destination_ids.includes(endpoint_id)) throw notFound();
+      await endpointOf(portal, endpoint_id);
+      const outcome = await resendToEndpoint(portal.accountId, id, endpoint_id, now);
+      if (outcome.kind === 'not_found') throw notFound();
+      if (outcome.kind === 'refused') throw outcome.reason;
+      return { status: 202, data: { event_id: outcome.event.id, status: 'queued' } };
+    },
+  },
+];

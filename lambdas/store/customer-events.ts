@@ -1,0 +1,131 @@
+import { PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { customerView } from '../domain/portal';
+import { sideItemExpiresAt } from '../domain/retention';
+import type { EventStatus } from '../domain/event-status';
+import { documentClient } from '../adapters/aws-clients';
+import { config } from '../shared/config';
+import { eventKeys, portalKeys } from './keys';
+import { eventRecord, type EventRecord } from './records';
+import { batchGet, getItem } from './table';
+
+/**
+ * A customer's event log: one entry per outbound event that has deliveries to the customer's
+ * endpoints, in a partition per (account, customer). The entry names the endpoints the event was
+ * planned for, so the portal shows those deliveries only; the status is read from the event itself.
+ */
+export const customerEventEntry = z.object({
+  event_id: z.string(),
+  customer: z.string(),
+  event_type: z.nullable(z.string()),
+  destination_ids: z.array(z.string()),
+  created_at: z.string(),
+});
+export type CustomerEventEntry = z.infer<typeof customerEventEntry>;
+
+/** The customers an event's deliveries reach, each with its endpoints. */
+function byCustomer(event: EventRecord, customerOf: (destinationId: string) => string | null | undefined): Map<string, string[]> {
+  const grouped = new Map<string, string[]>();
+  for (const destinationId of Object.keys(event.deliveries)) {
+    const customer = customerOf(destinationId);
+    if (!customer) continue;
+    grouped.set(customer, [...(grouped.get(customer) ?? []), destinationId]);
+  }
+  return grouped;
+}
+
+/**
+ * Writes the log entries of a new outbound event, one per customer it reaches (none for an account
+ * without customers). Written before the event itself: an entry whose event was never stored is
+ * skipped when read, while an event without its entry would be missing from the customer's log.
+ * TTL removes entries with the event's side items.
+ */
+export async function logCustomerEvent(event: EventRecord, customerOf: (destinationId: string) => string | null | undefined): Promise<void> {
+  if (event.direction !== 'outbound') return;
+  const expiresAt = sideItemExpiresAt(event.received_at, event.retention_days);
+  await Promise.all(
+    [...byCustomer(event, customerOf)].map(([customer, destinationIds]) => {
+      const entry: CustomerEventEntry = {
+        event_id: event.id,
+        customer,
+        event_type: event.event_type,
+        destination_ids: destinationIds.sort(),
+        created_at: event.created_at,
+      };
+      return documentClient().send(
+        new PutCommand({
+          TableName: config().tableName,
+          Item: { ...portalKeys.customerLogEntry(event.account_id, customer, event.id), entity: 'customer_event', ...entry, expires_at: expiresAt },
+        }),
+      );
+    }),
+  );
+}
+
+export const findCustomerEvent = (accountId: string, customer: string, eventId: string) =>
+  getItem(portalKeys.customerLogEntry(accountId, customer, eventId), customerEventEntry);
+
+export interface CustomerLogQuery {
+  limit: number;
+  /** The last event id of the previous page. */
+  after?: string;
+  event_type?: string;
+  /** The status of the customer's own deliveries (not of the whole event). */
+  status?: EventStatus;
+}
+
+export interface CustomerLogItem {
+  entry: CustomerEventEntry;
+  event: EventRecord;
+  view: ReturnType<typeof customerView>;
+}
+
+const MAX_PAGES = 10;
+
+/**
+ * A page of the customer's log, newest first. The type filter runs in DynamoDB on the entries; the
+ * status needs each event's status item (one BatchGetItem per page of entries), so a sparse status
+ * filter walks a bounded number of pages and hands back a cursor wherever it stopped.
+ */
+export async function listCustomerEvents(
+  accountId: string,
+  customer: string,
+  query: CustomerLogQuery,
+): Promise<{ items: CustomerLogItem[]; nextAfter: string | null }> {
+  const partition = portalKeys.customerLogPartition(accountId, customer);
+  const items: CustomerLogItem[] = [];
+  let startKey: Record<string, unknown> | undefined = query.after ? portalKeys.customerLogEntry(accountId, customer, query.after) : undefined;
+  let lastSeen: string | null = null;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const input: QueryCommandInput = {
+      TableName: config().tableName,
+      KeyConditionExpression: 'pk = :pk',
+      ExpressionAttributeValues: { ':pk': partition },
+      ScanIndexForward: false,
+      Limit: query.limit + 1,
+      ExclusiveStartKey: startKey,
+    };
+    if (query.event_type !== undefined) {
+      input.FilterExpression = 'event_type = :type';
+      input.ExpressionAttributeValues = { ':pk': partition, ':type': query.event_type };
+    }
+    const out = await documentClient().send(new QueryCommand(input));
+    const entries = (out.Items ?? []).map((item) => customerEventEntry.parse(item));
+    const events = new Map(
+      (await batchGet(entries.map((e) => eventKeys.status(accountId, e.event_id)), eventRecord)).map((e) => [e.id, e]),
+    );
+    for (const entry of entries) {
+      const event = events.get(entry.event_id);
+      if (items.length === query.limit) return { items, nextAfter: lastSeen };
+      lastSeen = entry.event_id;
+      if (!event) continue;
+      const view = customerView(event.deliveries, entry.destination_ids);
+      if (query.status !== undefined && view.status !== query.status) continue;
+      items.push({ entry, event, view });
+    }
+    startKey = out.LastEvaluatedKey;
+    if (!startKey) return { items, nextAfter: null };
+    lastSeen = typeof startKey.sk === 'string' ? startKey.sk : lastSeen;
+  }
+  return { items, nextAfter: lastSeen };
+}

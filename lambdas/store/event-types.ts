@@ -1,0 +1,46 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { documentClient } from '../adapters/aws-clients';
+import { config } from '../shared/config';
+import { accountPartition, portalKeys } from './keys';
+import { deleteItem, getItem, isConditionFailure, queryPrefix } from './table';
+
+/** An entry of the account's event type catalog; the JSON Schema is kept as its JSON text. */
+export const eventTypeRecord = z.object({
+  account_id: z.string(),
+  name: z.string(),
+  description: z.nullable(z.string()),
+  schema_json: z.nullable(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type EventTypeRecord = z.infer<typeof eventTypeRecord>;
+
+/**
+ * Creates the type, or replaces its description and schema (keeping `created_at`). Returns whether
+ * it was new. The create is conditional, so of two racing creates one is told it replaced.
+ */
+export async function putEventType(record: EventTypeRecord): Promise<boolean> {
+  const item = { ...portalKeys.eventType(record.account_id, record.name), entity: 'event_type', ...record };
+  try {
+    await documentClient().send(new PutCommand({ TableName: config().tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
+    return true;
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+  const existing = await findEventType(record.account_id, record.name);
+  await documentClient().send(
+    new PutCommand({ TableName: config().tableName, Item: { ...item, created_at: existing?.created_at ?? record.created_at } }),
+  );
+  return false;
+}
+
+export const findEventType = (accountId: string, name: string) => getItem(portalKeys.eventType(accountId, name), eventTypeRecord);
+
+/** The catalog in name order. */
+export async function listEventTypes(accountId: string): Promise<EventTypeRecord[]> {
+  const types = await queryPrefix(accountPartition(accountId), portalKeys.eventTypesPrefix, eventTypeRecord);
+  return types.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export const deleteEventType = (accountId: string, name: string) => deleteItem(portalKeys.eventType(accountId, name));

@@ -1,0 +1,486 @@
+import { SIGNATURE_SNIPPETS, STANDARD_WEBHOOKS_SNIPPETS } from './snippets';
+
+/**
+ * The consumer portal: a single page with no framework. Every value from the API is put in the page
+ * as text (textContent, attributes through setAttribute); nothing is ever parsed as HTML. The link's
+ * secret arrives in the URL fragment, which browsers never send to a server, and is moved to
+ * sessionStorage at once so it leaves the address bar and the history.
+ */
+
+type Health = { state: string; consecutive_failures: number; last_success_at: string | null; last_failure_at: string | null };
+type Endpoint = {
+  id: string;
+  name: string;
+  url: string;
+  active: boolean;
+  disabled_reason: string | null;
+  health: Health;
+  signature_scheme: string;
+  event_types: string[];
+  signing_secret?: string;
+  previous_secret_expires_at?: string | null;
+};
+type EventType = { name: string; description: string | null; schema: Record<string, unknown> | null };
+type LogItem = { id: string; event_type: string | null; status: string; attempts_count: number; created_at: string; endpoint_ids: string[] };
+type Delivery = { destination_id: string; status: string; attempts: number; next_attempt_at: string | null; end_reason: string | null };
+type Attempt = {
+  id: string;
+  destination_id: string;
+  attempt_number: number;
+  outcome: string;
+  response_status: number | null;
+  response_body: string;
+  error: string | null;
+  attempted_at: string;
+  duration_ms: number;
+};
+type PortalEvent = {
+  id: string;
+  event_type: string | null;
+  body: string | null;
+  body_encoding: string | null;
+  body_url: string | null;
+  status: string;
+  created_at: string;
+  replay_of: string | null;
+  deliveries: Delivery[];
+};
+type Session = {
+  customer: string;
+  expires_at: string;
+  brand: { company_name: string | null; logo_url: string | null; primary_color: string | null; accent_color: string | null; docs_title: string | null };
+};
+
+const TOKEN_KEY = 'portal-session';
+const SETTLED = ['delivered', 'dead_letter', 'accepted', 'replayed'];
+const STATUSES = ['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter'];
+
+class ApiError extends Error {}
+
+// ------------------------------------------------------------------ DOM, text only
+
+type Child = Node | string | number | null | undefined | false;
+type Attrs = Record<string, string | boolean | ((event: Event) => void) | undefined>;
+
+function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs)) {
+    if (typeof value === 'function') el.addEventListener(name.slice(2), value);
+    else if (value === true) el.setAttribute(name, '');
+    else if (typeof value === 'string') el.setAttribute(name, value);
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(typeof child === 'object' ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+const badge = (status: string) => h('span', { class: `badge s-${status.replace(/[^a-z_]/g, '')}` }, status.replace(/_/g, ' '));
+
+// ------------------------------------------------------------------ the API, with the link's secret
+
+function takeToken(): string | null {
+  const fragment = location.hash.slice(1);
+  if (fragment.startsWith('ps_')) {
+    sessionStorage.setItem(TOKEN_KEY, fragment);
+    history.replaceState(null, '', `${location.pathname}#/endpoints`);
+  }
+  return sessionStorage.getItem(TOKEN_KEY);
+}
+
+let token = takeToken();
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<{ data: T; next_cursor?: string | null }> {
+  const headers: Record<string, string> = { authorization: `Bearer ${token ?? ''}` };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`/v1/portal${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  if (res.status === 401) {
+    showRefused();
+    throw new ApiError('This link has expired or is not valid.');
+  }
+  if (res.status === 204) return { data: undefined as T };
+  const json = (await res.json()) as { data: T; next_cursor?: string | null; error?: string };
+  if (!res.ok) throw new ApiError(json.error ?? `Request failed (${res.status})`);
+  return json;
+}
+
+// ------------------------------------------------------------------ shell
+
+const root = document.getElementById('app') as HTMLElement;
+const view = h('main', { id: 'view' });
+const notice = h('p', { id: 'notice', role: 'status' });
+let session: Session | undefined;
+let catalog: EventType[] = [];
+let stopPolling: (() => void) | undefined;
+
+function say(message: string, kind: 'ok' | 'error' = 'ok') {
+  notice.textContent = message;
+  notice.className = kind;
+}
+
+function showRefused() {
+  sessionStorage.removeItem(TOKEN_KEY);
+  token = null;
+  root.replaceChildren(
+    h('main', { id: 'refused' }, h('h1', {}, 'This link has expired or is not valid'), h('p', {}, 'Ask for a new link to manage your webhooks.')),
+  );
+}
+
+function applyBrand(brand: Session['brand']) {
+  const style = document.documentElement.style;
+  if (brand.primary_color) style.setProperty('--primary', brand.primary_color);
+  if (brand.accent_color) style.setProperty('--accent', brand.accent_color);
+  document.title = brand.company_name ? `${brand.docs_title ?? 'Webhooks'} · ${brand.company_name}` : (brand.docs_title ?? 'Webhooks');
+  const header = h(
+    'header',
+    { id: 'brand' },
+    brand.logo_url ? h('img', { id: 'logo', src: brand.logo_url, alt: brand.company_name ?? '' }) : null,
+    brand.company_name ? h('span', { id: 'company' }, brand.company_name) : null,
+    h('span', { id: 'docs-title' }, brand.docs_title ?? 'Webhooks'),
+  );
+  const nav = h(
+    'nav',
+    {},
+    h('a', { href: '#/endpoints' }, 'Endpoints'),
+    h('a', { href: '#/events' }, 'Event log'),
+    h('a', { href: '#/docs' }, 'Docs'),
+  );
+  root.replaceChildren(header, nav, notice, view);
+}
+
+async function route() {
+  stopPolling?.();
+  stopPolling = undefined;
+  if (location.hash.slice(1).startsWith('ps_')) {
+    token = takeToken();
+    await start();
+    return;
+  }
+  const [, screen, id] = location.hash.replace(/^#\/?/, '').split('/');
+  for (const link of root.querySelectorAll('nav a')) link.classList.toggle('current', link.getAttribute('href') === `#/${screen ?? ''}`);
+  say('');
+  try {
+    if (screen === 'events' && id) await eventScreen(id);
+    else if (screen === 'events') await logScreen();
+    else if (screen === 'docs') await docsScreen();
+    else if (screen === 'endpoints' && id) await endpointScreen(id);
+    else await endpointsScreen();
+  } catch (error) {
+    if (token) say(error instanceof Error ? error.message : String(error), 'error');
+  }
+}
+
+// ------------------------------------------------------------------ endpoints
+
+function typeChoices(chosen: string[]): HTMLElement {
+  const box = h('fieldset', { class: 'types' }, h('legend', {}, 'Event types'));
+  if (catalog.length === 0) box.append(h('p', { class: 'muted' }, 'No event types are available yet.'));
+  for (const type of catalog) {
+    const input = h('input', { type: 'checkbox', name: 'event_type', value: type.name, checked: chosen.includes(type.name) });
+    box.append(h('label', {}, input, ` ${type.name}`, type.description ? h('small', {}, ` — ${type.description}`) : null));
+  }
+  return box;
+}
+
+const checkedTypes = (form: HTMLElement) =>
+  [...form.querySelectorAll<HTMLInputElement>('input[name=event_type]:checked')].map((input) => input.value);
+
+async function endpointsScreen() {
+  const { data: endpoints } = await api<Endpoint[]>('GET', '/endpoints');
+  const rows = endpoints.map((e) =>
+    h(
+      'tr',
+      {},
+      h('td', {}, h('a', { href: `#/endpoints/${e.id}` }, e.name)),
+      h('td', { class: 'url' }, e.url),
+      h('td', {}, badge(e.active ? e.health.state : 'paused')),
+      h('td', {}, e.event_types.join(', ') || '—'),
+    ),
+  );
+  const url = h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/webhooks' });
+  const name = h('input', { name: 'name', placeholder: 'optional' });
+  const form = h(
+    'form',
+    { id: 'add-endpoint' },
+    h('h2', {}, 'Add an endpoint'),
+    h('label', {}, 'URL ', url),
+    h('label', {}, 'Name ', name),
+    typeChoices([]),
+    h('button', { type: 'submit' }, 'Add endpoint'),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      const types = checkedTypes(form);
+      const { data } = await api<Endpoint>('POST', '/endpoints', { url: url.value, ...(name.value ? { name: name.value } : {}), event_types: types });
+      location.hash = `#/endpoints/${data.id}`;
+    } catch (error) {
+      say((error as Error).message, 'error');
+    }
+  });
+  view.replaceChildren(
+    h('h1', {}, 'Endpoints'),
+    endpoints.length
+      ? h('table', { id: 'endpoints' }, h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'URL'), h('th', {}, 'Health'), h('th', {}, 'Event types'))), h('tbody', {}, ...rows))
+      : h('p', { class: 'empty' }, 'No endpoints yet.'),
+    form,
+  );
+}
+
+async function endpointScreen(id: string) {
+  const { data: e } = await api<Endpoint>('GET', `/endpoints/${encodeURIComponent(id)}`);
+  const patch = async (body: unknown, message: string) => {
+    try {
+      await api('PATCH', `/endpoints/${e.id}`, body);
+      await route();
+      say(message);
+    } catch (error) {
+      say((error as Error).message, 'error');
+    }
+  };
+  const name = h('input', { name: 'name', value: e.name, required: true });
+  const url = h('input', { name: 'url', type: 'url', value: e.url, required: true });
+  const settings = h('form', { id: 'settings' }, h('label', {}, 'Name ', name), h('label', {}, 'URL ', url), h('button', { type: 'submit' }, 'Save'));
+  settings.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void patch({ name: name.value, url: url.value }, 'Saved.');
+  });
+  const types = h('form', { id: 'types' }, typeChoices(e.event_types), h('button', { type: 'submit' }, 'Save event types'));
+  types.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void patch({ event_types: checkedTypes(types) }, 'Event types saved.');
+  });
+
+  const secret = h('code', { id: 'secret' }, 'whsec_••••••••');
+  const reveal = h('button', { type: 'button', id: 'reveal' }, 'Reveal');
+  reveal.addEventListener('click', () => {
+    secret.textContent = e.signing_secret ?? '';
+    reveal.disabled = true;
+  });
+  const rotate = h('button', { type: 'button', id: 'rotate' }, 'Rotate secret');
+  rotate.addEventListener('click', async () => {
+    try {
+      const { data } = await api<Endpoint>('POST', `/endpoints/${e.id}/rotate-secret`);
+      e.signing_secret = data.signing_secret;
+      secret.textContent = data.signing_secret ?? '';
+      reveal.disabled = true;
+      say(`Secret rotated. The previous one keeps signing until ${when(data.previous_secret_expires_at ?? null)}.`);
+    } catch (error) {
+      say((error as Error).message, 'error');
+    }
+  });
+  const test = h('button', { type: 'button', id: 'send-test' }, 'Send test event');
+  test.addEventListener('click', async () => {
+    try {
+      const { data } = await api<{ event_id: string }>('POST', `/endpoints/${e.id}/test`);
+      location.hash = `#/events/${data.event_id}`;
+    } catch (error) {
+      say((error as Error).message, 'error');
+    }
+  });
+  const pause = h('button', { type: 'button', id: 'pause' }, e.active ? 'Pause' : 'Resume');
+  pause.addEventListener('click', () => void patch({ active: !e.active }, e.active ? 'Paused.' : 'Resumed.'));
+  const remove = h('button', { type: 'button', id: 'delete', class: 'danger' }, 'Delete');
+  remove.addEventListener('click', async () => {
+    if (remove.dataset.armed !== 'yes') {
+      remove.dataset.armed = 'yes';
+      remove.textContent = 'Click again to delete';
+      return;
+    }
+    try {
+      await api('DELETE', `/endpoints/${e.id}`);
+      location.hash = '#/endpoints';
+    } catch (error) {
+      say((error as Error).message, 'error');
+    }
+  });
+  view.replaceChildren(
+    h('h1', {}, e.name),
+    h('p', { class: 'url' }, e.url),
+    h(
+      'dl',
+      { id: 'health' },
+      h('dt', {}, 'Health'),
+      h('dd', {}, badge(e.active ? e.health.state : 'paused'), e.disabled_reason ? ` ${e.disabled_reason}` : ''),
+      h('dt', {}, 'Failures in a row'),
+      h('dd', {}, e.health.consecutive_failures),
+      h('dt', {}, 'Last success'),
+      h('dd', {}, when(e.health.last_success_at)),
+      h('dt', {}, 'Last failure'),
+      h('dd', {}, when(e.health.last_failure_at)),
+      h('dt', {}, 'Signature'),
+      h('dd', {}, e.signature_scheme === 'standard_webhooks' ? 'Standard Webhooks' : 'Webhook-Signature'),
+    ),
+    h('div', { class: 'actions' }, test, pause, remove),
+    h('section', {}, h('h2', {}, 'Signing secret'), h('p', {}, secret, ' ', reveal, ' ', rotate)),
+    h('section', {}, h('h2', {}, 'Event types'), types),
+    h('section', {}, h('h2', {}, 'Settings'), settings),
+  );
+}
+
+// ------------------------------------------------------------------ event log
+
+async function logScreen() {
+  const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Any status'), ...STATUSES.map((s) => h('option', { value: s }, s.replace(/_/g, ' '))));
+  const type = h('select', { name: 'event_type' }, h('option', { value: '' }, 'Any type'), ...[...catalog.map((t) => t.name), 'webhook.test'].map((t) => h('option', { value: t }, t)));
+  const body = h('tbody', {});
+  const more = h('button', { type: 'button', id: 'more', hidden: true }, 'Older events');
+  let cursor: string | null | undefined = null;
+  const load = async (reset: boolean) => {
+    const query = new URLSearchParams();
+    if (status.value) query.set('status', status.value);
+    if (type.value) query.set('event_type', type.value);
+    if (!reset && cursor) query.set('cursor', cursor);
+    const page = await api<LogItem[]>('GET', `/events?${query.toString()}`);
+    if (reset) body.replaceChildren();
+    for (const item of page.data) {
+      const row = h(
+        'tr',
+        { class: 'event-row' },
+        h('td', {}, h('a', { href: `#/events/${item.id}` }, when(item.created_at))),
+        h('td', {}, item.event_type ?? '—'),
+        h('td', {}, badge(item.status)),
+        h('td', {}, item.attempts_count),
+      );
+      body.append(row);
+    }
+    if (reset && page.data.length === 0) body.append(h('tr', {}, h('td', { colspan: '4', class: 'empty' }, 'No events.')));
+    cursor = page.next_cursor;
+    more.hidden = !cursor;
+  };
+  const filters = h('form', { id: 'filters' }, status, type, h('button', { type: 'submit' }, 'Filter'));
+  filters.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void load(true);
+  });
+  more.addEventListener('click', () => void load(false));
+  view.replaceChildren(
+    h('h1', {}, 'Event log'),
+    filters,
+    h('table', { id: 'events' }, h('thead', {}, h('tr', {}, h('th', {}, 'Sent'), h('th', {}, 'Type'), h('th', {}, 'Status'), h('th', {}, 'Attempts'))), body),
+    more,
+  );
+  await load(true);
+}
+
+function prettyPayload(event: PortalEvent): string {
+  if (event.body === null) return '';
+  if (event.body_encoding !== 'utf8') return `(binary, base64)\n${event.body}`;
+  try {
+    return JSON.stringify(JSON.parse(event.body), null, 2);
+  } catch {
+    return event.body;
+  }
+}
+
+async function eventScreen(id: string) {
+  const [{ data }, { data: endpoints }] = await Promise.all([
+    api<{ event: PortalEvent; attempts: Attempt[] }>('GET', `/events/${encodeURIComponent(id)}`),
+    api<Endpoint[]>('GET', '/endpoints'),
+  ]);
+  const names = new Map(endpoints.map((e) => [e.id, e.name]));
+  const { event, attempts } = data;
+  const payload = h('pre', { id: 'payload' }, prettyPayload(event));
+  const link = event.body_url && /^https?:/.test(event.body_url) ? h('a', { href: event.body_url, rel: 'noreferrer' }, 'Download the payload') : null;
+  const deliveries = event.deliveries.map((d) => {
+    const resend = h('button', { type: 'button', class: 'resend', disabled: !SETTLED.includes(d.status) || !names.has(d.destination_id) }, 'Resend');
+    resend.addEventListener('click', async () => {
+      try {
+        const sent = await api<{ event_id: string }>('POST', `/events/${event.id}/resend`, { endpoint_id: d.destination_id });
+        location.hash = `#/events/${sent.data.event_id}`;
+      } catch (error) {
+        say((error as Error).message, 'error');
+      }
+    });
+    return h('tr', {}, h('td', {}, names.get(d.destination_id) ?? 'deleted endpoint'), h('td', {}, badge(d.status)), h('td', {}, d.attempts), h('td', {}, resend));
+  });
+  const attemptRows = attempts.map((a) =>
+    h(
+      'tr',
+      { class: 'attempt' },
+      h('td', {}, a.attempt_number),
+      h('td', {}, names.get(a.destination_id) ?? 'deleted endpoint'),
+      h('td', {}, badge(a.outcome)),
+      h('td', {}, a.response_status ?? '—'),
+      h('td', {}, `${a.duration_ms} ms`),
+      h('td', {}, when(a.attempted_at)),
+      h('td', {}, h('pre', { class: 'response' }, a.error ?? a.response_body)),
+    ),
+  );
+  view.replaceChildren(
+    h('h1', {}, event.event_type ?? 'Event'),
+    h('p', {}, badge(event.status), ` ${when(event.created_at)}`, event.replay_of ? ' · resent' : ''),
+    h('section', {}, h('h2', {}, 'Payload'), payload, link),
+    h('section', {}, h('h2', {}, 'Deliveries'), h('table', { id: 'deliveries' }, h('tbody', {}, ...deliveries))),
+    h(
+      'section',
+      {},
+      h('h2', {}, 'Attempts'),
+      attempts.length
+        ? h('table', { id: 'attempts' }, h('thead', {}, h('tr', {}, ...['#', 'Endpoint', 'Outcome', 'Status', 'Time', 'At', 'Response'].map((t) => h('th', {}, t)))), h('tbody', {}, ...attemptRows))
+        : h('p', { class: 'empty' }, 'No attempt yet.'),
+    ),
+  );
+  // Watch the attempt appear: read the event again while a delivery is still under way.
+  if (!SETTLED.includes(event.status)) {
+    const timer = setTimeout(() => void route(), 1000);
+    stopPolling = () => clearTimeout(timer);
+  }
+}
+
+// ------------------------------------------------------------------ docs
+
+function snippetList(snippets: typeof SIGNATURE_SNIPPETS): HTMLElement[] {
+  return snippets.map((s) => h('details', { open: true }, h('summary', {}, s.title), h('pre', { class: `code lang-${s.language}` }, s.code)));
+}
+
+async function docsScreen() {
+  const { data: types } = await api<EventType[]>('GET', '/event-types');
+  view.replaceChildren(
+    h('h1', {}, session?.brand.docs_title ?? 'Webhooks'),
+    h('h2', {}, 'Verifying signatures'),
+    h(
+      'p',
+      {},
+      'Every delivery carries a Webhook-Signature header: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>"> keyed with your endpoint’s signing secret. While a rotated secret overlaps, the header carries one v1 per secret: accept the delivery when any matches. Compare in constant time and refuse timestamps more than five minutes away.',
+    ),
+    ...snippetList(SIGNATURE_SNIPPETS),
+    h('h2', {}, 'Standard Webhooks'),
+    h('p', {}, 'Endpoints set to the Standard Webhooks scheme get webhook-id, webhook-timestamp and webhook-signature headers instead; the official libraries verify them with the endpoint’s whsec_ secret.'),
+    ...snippetList(STANDARD_WEBHOOKS_SNIPPETS),
+    h('h2', {}, 'Event types'),
+    types.length
+      ? h(
+          'dl',
+          { id: 'catalog' },
+          ...types.flatMap((t) => [
+            h('dt', {}, h('code', {}, t.name)),
+            h('dd', {}, t.description ?? '', t.schema ? h('pre', { class: 'code' }, JSON.stringify(t.schema, null, 2)) : null),
+          ]),
+        )
+      : h('p', { class: 'empty' }, 'No event types are available yet.'),
+  );
+}
+
+// ------------------------------------------------------------------ start
+
+async function start() {
+  if (!token) {
+    showRefused();
+    return;
+  }
+  try {
+    const [info, types] = await Promise.all([api<Session>('GET', '/session'), api<EventType[]>('GET', '/event-types')]);
+    session = info.data;
+    catalog = types.data;
+  } catch {
+    return;
+  }
+  applyBrand(session.brand);
+  await route();
+}
+
+window.addEventListener('hashchange', () => void route());
+void start();
