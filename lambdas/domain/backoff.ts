@@ -26,3 +26,10 @@ export function nextRetry(schedule: readonly number[], attempt: number, retryAft
   const remaining = schedule.slice(attempt).reduce((sum, step) => sum + step, 0);
   return { retry: true, delaySeconds: Math.min(Math.ceil(retryAfterSeconds), Math.max(planned, remaining)) };
 }
+
+/** What a destination may set as its own schedule: a day's wait at most per step, as Stripe retries for days. */
+export const RETRY_SCHEDULE_LIMITS = { maxSteps: 20, maxStepSeconds: 86_400 } as const;
+
+/** A destination's own schedule when it has one, else the deployment's. */
+export const scheduleFor = (destination: { retry_schedule?: readonly number[] | null } | undefined, fallback: readonly number[]): readonly number[] =>
+  destination?.retry_schedule ?? fallback;

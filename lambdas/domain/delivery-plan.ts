@@ -7,12 +7,14 @@ export function planDeliveries(
   routes: ReadonlyArray<RouteRule & { destination_id: string }>,
   isActiveDestination: (destinationId: string) => boolean,
   event: { source_id: string | null; event_type: string | null },
-  firstAttemptAt: string,
+  /** One time for all, or each destination's own (its retry schedule's first step). */
+  firstAttemptAt: string | ((destinationId: string) => string),
 ): Record<string, DeliveryState> {
   const deliveries: Record<string, DeliveryState> = {};
   for (const route of routes) {
     if (!routeMatches(route, event) || !isActiveDestination(route.destination_id)) continue;
-    deliveries[route.destination_id] = { status: 'queued', attempts: 0, next_attempt_at: firstAttemptAt, claimed_at: null };
+    const due = typeof firstAttemptAt === 'string' ? firstAttemptAt : firstAttemptAt(route.destination_id);
+    deliveries[route.destination_id] = { status: 'queued', attempts: 0, next_attempt_at: due, claimed_at: null };
   }
   return deliveries;
 }

@@ -1,4 +1,5 @@
 import { DELIVERY_QUEUE } from '../../lib/resource-definitions';
+import { scheduleFor } from '../domain/backoff';
 import { afterFailure, afterSuccess, breakerGate, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders } from '../domain/delivery-headers';
 import { checkArrival, decideClaim, settleTry, withClaim, withEnd, withSettlement, withWait } from '../domain/delivery-phases';
@@ -151,7 +152,7 @@ async function send({ destination, event, body: stored }: Claimed, deps: Deliver
 async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResult, deps: DeliverDeps): Promise<TaskResult> {
   const { account_id: accountId, event_id: eventId, destination_id: destinationId } = task;
   const attemptedAt = deps.now();
-  const settlement = settleTry(result, claimed.attemptNumber, config().retrySchedule, attemptedAt);
+  const settlement = settleTry(result, claimed.attemptNumber, scheduleFor(claimed.destination, config().retrySchedule), attemptedAt);
   await insertAttempt(
     accountId,
     {

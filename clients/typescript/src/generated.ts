@@ -94,6 +94,18 @@ export type CreateDestinationRequest = {
   active?: boolean;
   /** Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes. */
   signature_scheme?: 'hookgate' | 'standard_webhooks';
+  /** Your own id for the customer it belongs to (the consumer portal’s scope). Default null. */
+  customer?: string | null;
+  /** Seconds to wait before each try: step 0 before the first, step i after failed try i, so the number of steps is the number of tries. 1 to 20 steps of 0 to 86400. null or absent: the default `[0, 30, 120, 600, 3600]`. */
+  retry_schedule?: number[] | null;
+};
+
+/** Creates the type, or replaces the description and schema of an existing one. */
+export type CreateEventTypeRequest = {
+  /** The exact `event_type` you publish, such as `invoice.paid`. */
+  name: string;
+  description?: string | null;
+  schema?: Record<string, unknown> | null;
 };
 
 export type CreateExportRequest = {
@@ -108,6 +120,22 @@ export type CreateExportRequest = {
     /** ISO 8601; inclusive bound on `created_at`. */
     date_to?: string;
   };
+};
+
+export type CreatePortalEndpointRequest = {
+  /** An http(s) URL; private, loopback and reserved addresses are refused. */
+  url: string;
+  /** Default: the URL’s host. */
+  name?: string;
+  /** Event types of the catalog it receives; replaces the current choice. */
+  event_types?: string[];
+};
+
+export type CreatePortalSessionRequest = {
+  /** Your own id for the customer; the portal shows only destinations with this `customer`. */
+  customer: string;
+  /** How long the link works: 1 to 86400 seconds; default 3600. */
+  expires_in_seconds?: number;
 };
 
 export type CreateRouteRequest = {
@@ -166,6 +194,13 @@ export type Destination = {
   } | null;
   timeout_ms: number;
   signature_scheme: 'hookgate' | 'standard_webhooks';
+  /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
+  disabled_reason: string | null;
+  health: DestinationHealth;
+  /** Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none. */
+  customer: string | null;
+  /** The schedule its deliveries follow (its own, or the default). */
+  retry_schedule: number[];
   created_at: string;
   updated_at: string;
 };
@@ -178,6 +213,18 @@ export type DestinationAuth = {
   type: 'header';
   name: string;
   value: string;
+};
+
+/** How the destination’s endpoint has been answering, from its circuit breaker. */
+export type DestinationHealth = {
+  /** `failing`: its last tries failed; `open`: its circuit breaker holds its deliveries (no try spent) until `open_until`, then lets one probe through; `disabled`: `active` is false. */
+  state: 'healthy' | 'failing' | 'open' | 'disabled';
+  consecutive_failures: number;
+  /** Refreshed at most once a minute while deliveries succeed. */
+  last_success_at: string | null;
+  last_failure_at: string | null;
+  /** While `open`: when the next probe may go. */
+  open_until: string | null;
 };
 
 /** A destination with its signing secret: the create answer and `GET /v1/destinations/{id}`. */
@@ -196,6 +243,13 @@ export type DestinationWithSecret = {
   } | null;
   timeout_ms: number;
   signature_scheme: 'hookgate' | 'standard_webhooks';
+  /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
+  disabled_reason: string | null;
+  health: DestinationHealth;
+  /** Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none. */
+  customer: string | null;
+  /** The schedule its deliveries follow (its own, or the default). */
+  retry_schedule: number[];
   created_at: string;
   updated_at: string;
   /** Signs every delivery (`Webhook-Signature`). */
@@ -251,6 +305,8 @@ export type EventDetail = {
     status: 'queued' | 'delivering' | 'retry_scheduled' | 'delivered' | 'dead_letter';
     attempts: number;
     next_attempt_at: string | null;
+    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
+    end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | null;
   }>;
 };
 
@@ -269,6 +325,14 @@ export type EventListItem = {
 
 /** Event status; terminal: delivered, dead_letter, replayed. */
 export type EventStatus = 'received' | 'accepted' | 'queued' | 'delivering' | 'delivered' | 'retry_scheduled' | 'dead_letter' | 'replayed';
+
+export type EventType = {
+  name: string;
+  description: string | null;
+  schema: Record<string, unknown> | null;
+  created_at: string;
+  updated_at: string;
+};
 
 export type EventWithAttempts = {
   event: EventDetail;
@@ -308,6 +372,113 @@ export type NewApiKey = {
   key: string;
   prefix: string;
   created_at: string;
+};
+
+/** An endpoint as its customer sees it: no account, auth or customer fields, no secret. */
+export type PortalEndpoint = {
+  id: string;
+  name: string;
+  url: string;
+  active: boolean;
+  /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
+  disabled_reason: string | null;
+  health: DestinationHealth;
+  signature_scheme: 'hookgate' | 'standard_webhooks';
+  created_at: string;
+  updated_at: string;
+  /** The event types it receives (`*`: every type, set up by the account). */
+  event_types: string[];
+};
+
+export type PortalEndpointWithSecret = {
+  id: string;
+  name: string;
+  url: string;
+  active: boolean;
+  /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
+  disabled_reason: string | null;
+  health: DestinationHealth;
+  signature_scheme: 'hookgate' | 'standard_webhooks';
+  created_at: string;
+  updated_at: string;
+  /** The event types it receives (`*`: every type, set up by the account). */
+  event_types: string[];
+  signing_secret: string;
+  /** After a rotation: until when the previous secret still signs too. */
+  previous_secret_expires_at: string | null;
+};
+
+/** An event with the customer’s own deliveries only. */
+export type PortalEvent = {
+  id: string;
+  event_type: string | null;
+  /** The payload: its text when valid UTF-8, else base64 (see `body_encoding`). null when the answer with the body inline would not fit in Lambda’s 6 MB response: read it from `body_url` instead. */
+  body: string | null;
+  /** How `body` is written; null when `body` is. */
+  body_encoding: 'utf8' | 'base64' | null;
+  /** The payload’s size in bytes, as received. */
+  body_size: number;
+  /** When `body` is null: a pre-signed URL of the exact payload bytes (served with its `content_type`), valid 5 minutes. null otherwise. */
+  body_url: string | null;
+  content_type: string | null;
+  status: EventStatus;
+  attempts_count: number;
+  created_at: string;
+  replay_of: string | null;
+  deliveries: Array<{
+    destination_id: string;
+    status: 'queued' | 'delivering' | 'retry_scheduled' | 'delivered' | 'dead_letter';
+    attempts: number;
+    next_attempt_at: string | null;
+    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
+    end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | null;
+  }>;
+};
+
+/** `status` and `attempts_count` count the customer’s own deliveries only. */
+export type PortalEventListItem = {
+  id: string;
+  event_type: string | null;
+  status: EventStatus;
+  attempts_count: number;
+  created_at: string;
+  /** The customer’s endpoints it was sent to. */
+  endpoint_ids: string[];
+};
+
+export type PortalEventWithAttempts = {
+  event: PortalEvent;
+  /** To the customer’s endpoints, oldest first. */
+  attempts: Attempt[];
+};
+
+export type PortalResendRequest = {
+  endpoint_id: string;
+};
+
+/** A new event for this one endpoint; follow it in the event log. */
+export type PortalSend = {
+  event_id: string;
+  status: 'queued';
+};
+
+/** A link to the consumer portal for one customer, on your verified custom domain when you have one. */
+export type PortalSession = {
+  /** Opens the portal. The part after `#` is the session’s secret: shown once, stored as a SHA-256 hash, never sent to a server by the browser. */
+  url: string;
+  expires_at: string;
+};
+
+export type PortalSessionInfo = {
+  customer: string;
+  expires_at: string;
+  brand: {
+    company_name: string | null;
+    logo_url: string | null;
+    primary_color: string | null;
+    accent_color: string | null;
+    docs_title: string | null;
+  };
 };
 
 /** A new event (it ends `accepted` at once if no route matches; its detail shows it). */
@@ -422,6 +593,20 @@ export type UpdateDestinationRequest = {
   active?: boolean;
   /** Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes. */
   signature_scheme?: 'hookgate' | 'standard_webhooks';
+  /** Your own id for the customer it belongs to (the consumer portal’s scope). Default null. */
+  customer?: string | null;
+  /** Seconds to wait before each try: step 0 before the first, step i after failed try i, so the number of steps is the number of tries. 1 to 20 steps of 0 to 86400. null or absent: the default `[0, 30, 120, 600, 3600]`. */
+  retry_schedule?: number[] | null;
+};
+
+export type UpdatePortalEndpointRequest = {
+  /** An http(s) URL; private, loopback and reserved addresses are refused. */
+  url?: string;
+  name?: string;
+  /** false pauses deliveries to it; true resumes them. */
+  active?: boolean;
+  /** Event types of the catalog it receives; replaces the current choice. */
+  event_types?: string[];
 };
 
 export type UpdateRouteRequest = {
@@ -619,7 +804,9 @@ export interface Operations {
     method: 'GET';
     path: '/v1/destinations';
     params: undefined;
-    query: undefined;
+    query: {
+      customer?: string;
+    };
     body: undefined;
     responses: {
       200: {
@@ -996,6 +1183,265 @@ export interface Operations {
       };
     };
   };
+  createEventType: {
+    method: 'POST';
+    path: '/v1/event-types';
+    params: undefined;
+    query: undefined;
+    body: CreateEventTypeRequest;
+    responses: {
+      200: {
+        data: EventType;
+        duration_ms: DurationMs;
+      };
+      201: {
+        data: EventType;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listEventTypes: {
+    method: 'GET';
+    path: '/v1/event-types';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: EventType[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  deleteEventType: {
+    method: 'DELETE';
+    path: '/v1/event-types/{name}';
+    params: {
+      name: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      204: null;
+    };
+  };
+  createPortalSession: {
+    method: 'POST';
+    path: '/v1/portal-sessions';
+    params: undefined;
+    query: undefined;
+    body: CreatePortalSessionRequest;
+    responses: {
+      201: {
+        data: PortalSession;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getPortalSession: {
+    method: 'GET';
+    path: '/v1/portal/session';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: PortalSessionInfo;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listPortalEventTypes: {
+    method: 'GET';
+    path: '/v1/portal/event-types';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: EventType[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listPortalEndpoints: {
+    method: 'GET';
+    path: '/v1/portal/endpoints';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: PortalEndpoint[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  createPortalEndpoint: {
+    method: 'POST';
+    path: '/v1/portal/endpoints';
+    params: undefined;
+    query: undefined;
+    body: CreatePortalEndpointRequest;
+    responses: {
+      201: {
+        data: PortalEndpointWithSecret;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getPortalEndpoint: {
+    method: 'GET';
+    path: '/v1/portal/endpoints/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: PortalEndpointWithSecret;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  updatePortalEndpoint: {
+    method: 'PATCH';
+    path: '/v1/portal/endpoints/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: UpdatePortalEndpointRequest | undefined;
+    responses: {
+      200: {
+        data: PortalEndpointWithSecret;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  deletePortalEndpoint: {
+    method: 'DELETE';
+    path: '/v1/portal/endpoints/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      204: null;
+    };
+  };
+  rotatePortalEndpointSecret: {
+    method: 'POST';
+    path: '/v1/portal/endpoints/{id}/rotate-secret';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: PortalEndpointWithSecret;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  sendPortalTestEvent: {
+    method: 'POST';
+    path: '/v1/portal/endpoints/{id}/test';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      202: {
+        data: PortalSend;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listPortalEvents: {
+    method: 'GET';
+    path: '/v1/portal/events';
+    params: undefined;
+    query: {
+      limit?: number;
+      cursor?: string;
+      status?: 'received' | 'accepted' | 'queued' | 'delivering' | 'delivered' | 'retry_scheduled' | 'dead_letter' | 'replayed';
+      event_type?: string;
+    };
+    body: undefined;
+    responses: {
+      200: {
+        data: PortalEventListItem[];
+        /** Pass as `cursor` for the next page; null on the last. */
+        next_cursor: string | null;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getPortalEvent: {
+    method: 'GET';
+    path: '/v1/portal/events/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: PortalEventWithAttempts;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  resendPortalEvent: {
+    method: 'POST';
+    path: '/v1/portal/events/{id}/resend';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: PortalResendRequest;
+    responses: {
+      202: {
+        data: PortalSend;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getPortalPage: {
+    method: 'GET';
+    path: '/portal';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: null;
+    };
+  };
+  getPortalScript: {
+    method: 'GET';
+    path: '/portal/app.js';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: null;
+    };
+  };
+  getPortalStyle: {
+    method: 'GET';
+    path: '/portal/app.css';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: null;
+    };
+  };
   getOpenApiDocument: {
     method: 'GET';
     path: '/openapi.json';
@@ -1066,6 +1512,25 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   listCustomDomains: { method: 'GET', path: '/v1/custom-domains' },
   getCustomDomain: { method: 'GET', path: '/v1/custom-domains/{id}' },
   verifyCustomDomain: { method: 'POST', path: '/v1/custom-domains/{id}/verify' },
+  createEventType: { method: 'POST', path: '/v1/event-types' },
+  listEventTypes: { method: 'GET', path: '/v1/event-types' },
+  deleteEventType: { method: 'DELETE', path: '/v1/event-types/{name}' },
+  createPortalSession: { method: 'POST', path: '/v1/portal-sessions' },
+  getPortalSession: { method: 'GET', path: '/v1/portal/session' },
+  listPortalEventTypes: { method: 'GET', path: '/v1/portal/event-types' },
+  listPortalEndpoints: { method: 'GET', path: '/v1/portal/endpoints' },
+  createPortalEndpoint: { method: 'POST', path: '/v1/portal/endpoints' },
+  getPortalEndpoint: { method: 'GET', path: '/v1/portal/endpoints/{id}' },
+  updatePortalEndpoint: { method: 'PATCH', path: '/v1/portal/endpoints/{id}' },
+  deletePortalEndpoint: { method: 'DELETE', path: '/v1/portal/endpoints/{id}' },
+  rotatePortalEndpointSecret: { method: 'POST', path: '/v1/portal/endpoints/{id}/rotate-secret' },
+  sendPortalTestEvent: { method: 'POST', path: '/v1/portal/endpoints/{id}/test' },
+  listPortalEvents: { method: 'GET', path: '/v1/portal/events' },
+  getPortalEvent: { method: 'GET', path: '/v1/portal/events/{id}' },
+  resendPortalEvent: { method: 'POST', path: '/v1/portal/events/{id}/resend' },
+  getPortalPage: { method: 'GET', path: '/portal' },
+  getPortalScript: { method: 'GET', path: '/portal/app.js' },
+  getPortalStyle: { method: 'GET', path: '/portal/app.css' },
   getOpenApiDocument: { method: 'GET', path: '/openapi.json' },
   ingestWebhook: { method: 'POST', path: '/ingest/{token}' },
 };
