@@ -30,6 +30,17 @@ export default defineConfig({
         },
       },
       {
+        // The consumer portal in a real browser: Debian's chromium (/usr/bin/chromium, installed by .ci/run).
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          environment: 'node',
+          pool: 'forks',
+          testTimeout: 120_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],

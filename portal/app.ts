@@ -158,7 +158,7 @@ async function route() {
     await start();
     return;
   }
-  const [, screen, id] = location.hash.replace(/^#\/?/, '').split('/');
+  const [screen, id] = location.hash.replace(/^#\/?/, '').split('/');
   for (const link of root.querySelectorAll('nav a')) link.classList.toggle('current', link.getAttribute('href') === `#/${screen ?? ''}`);
   say('');
   try {

@@ -1,0 +1,219 @@
+import { createHmac } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootGatewayWithSink } from '../fixtures/gateway';
+import { createAccount, type Call } from '../fixtures/http-client';
+import { addEventTypes, openPortalSession } from '../fixtures/portal';
+import type { ReceivedRequest, Sink } from '../fixtures/sink';
+
+/**
+ * The consumer portal in a real browser (Debian's chromium, driven by playwright-core) against a
+ * real local gateway: what a customer does with a link, end to end. Screenshots of each screen go
+ * to test-output/portal/ (not committed).
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = new URL('../../test-output/portal/', import.meta.url);
+const LOGO = 'https://cdn.acme.test/logo.svg';
+const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="32"><rect width="64" height="32" fill="#ff0066"/></svg>';
+
+let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
+let call: Call;
+let sink: Sink;
+let key: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (.ci/run does it)`);
+  await mkdir(SHOTS, { recursive: true });
+  env = await bootGatewayWithSink();
+  ({ call, sink } = env);
+  key = (await createAccount(call, { name: 'Acme' })).key;
+  const brand = await call('POST', '/v1/brand-settings', {
+    key,
+    body: { company_name: 'Acme Billing', logo_url: LOGO, primary_color: '#ff0066', accent_color: '#00aa55', docs_title: 'Acme webhooks' },
+  });
+  expect(brand.status).toBe(200);
+  await addEventTypes(call, key, 'invoice.paid', 'invoice.created');
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+  await env?.stop();
+});
+
+/** A fresh browser context (its own sessionStorage) with the brand's logo host answered locally. */
+async function openPortal(url: string): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  await context.route(`${LOGO}*`, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO_SVG }));
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/status of 40[14]/.test(message.text())) problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(url);
+  return { page, problems };
+}
+
+const shot = (page: Page, name: string) => page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
+
+/** The `v1` signatures of a delivery's `Webhook-Signature` header, and whether `secret` made one of them. */
+function signedWith(request: ReceivedRequest, secret: string): boolean {
+  const header = String(request.headers['webhook-signature'] ?? '');
+  const parts = header.split(',').map((p) => p.split('='));
+  const t = parts.find(([k]) => k === 't')?.[1];
+  const expected = createHmac('sha256', secret).update(`${t}.${request.body.toString('utf8')}`).digest('hex');
+  return parts.some(([k, v]) => k === 'v1' && v === expected);
+}
+
+async function sendTestAndSeeDelivered(page: Page): Promise<ReceivedRequest> {
+  const before = sink.received.length;
+  await page.click('#send-test');
+  await page.waitForURL(/#\/events\/[0-9a-f-]{36}$/);
+  await page.locator('#attempts .attempt', { hasText: 'success' }).first().waitFor();
+  await expect.poll(() => page.locator('p .badge').first().textContent()).toBe('delivered');
+  await sink.waitFor(before + 1);
+  const delivery = sink.received.at(-1) as ReceivedRequest;
+  expect(delivery.headers['x-event-type']).toBe('webhook.test');
+  return delivery;
+}
+
+describe('consumer portal in a browser', () => {
+  let endpointId = '';
+  let firstEventId = '';
+
+  it('opens a link in the brand: name, logo and colour, nothing branded Hookgate, a strict CSP', async () => {
+    const { url } = await openPortalSession(call, key, 'cus_1');
+    const page = await call('GET', '/portal');
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
+
+    const { page: browserPage, problems } = await openPortal(url);
+    await browserPage.locator('#company').waitFor();
+    expect(await browserPage.textContent('#company')).toBe('Acme Billing');
+    expect(await browserPage.textContent('#docs-title')).toBe('Acme webhooks');
+    expect(await browserPage.title()).toBe('Acme webhooks · Acme Billing');
+    expect(await browserPage.$eval('#logo', (img) => [(img as HTMLImageElement).naturalWidth, img.getAttribute('src')])).toEqual([64, LOGO]);
+    expect(await browserPage.$eval('#brand', (el) => getComputedStyle(el).borderBottomColor)).toBe('rgb(255, 0, 102)');
+    // The secret left the address bar for sessionStorage.
+    expect(browserPage.url()).not.toContain('ps_');
+    expect(await browserPage.textContent('body')).not.toMatch(/hookgate/i);
+    await browserPage.locator('.empty', { hasText: 'No endpoints yet.' }).waitFor();
+    await shot(browserPage, '1-endpoints-empty');
+
+    // Add an endpoint pointing at the local sink.
+    await browserPage.fill('#add-endpoint input[name=url]', `${sink.url}/cus1`);
+    await browserPage.fill('#add-endpoint input[name=name]', 'Billing sink');
+    await browserPage.click('#add-endpoint button[type=submit]');
+    await browserPage.waitForURL(/#\/endpoints\/[0-9a-f-]{36}$/);
+    endpointId = browserPage.url().split('/').at(-1) as string;
+    await browserPage.locator('h1', { hasText: 'Billing sink' }).waitFor();
+
+    // Subscribe it to a type: a published event of that type reaches it, one of another type does not.
+    await browserPage.check('#types input[value="invoice.paid"]');
+    await browserPage.click('#types button[type=submit]');
+    await browserPage.locator('#notice', { hasText: 'Event types saved.' }).waitFor();
+    expect(await browserPage.isChecked('#types input[value="invoice.paid"]')).toBe(true);
+    await shot(browserPage, '2-endpoint');
+    await call('POST', '/v1/outbound-events', { key, body: { event_type: 'invoice.created', payload: '{"skip":true}' } });
+    const published = await call('POST', '/v1/outbound-events', {
+      key,
+      body: { event_type: 'invoice.paid', payload: JSON.stringify({ note: '<img src=x onerror="window.__pwned=1">' }) },
+    });
+    firstEventId = published.json.data.id;
+    const paid = await sink.waitForPath('/cus1', 1);
+    expect(paid.map((r) => r.headers['x-event-type'])).toEqual(['invoice.paid']);
+
+    // Send a test event and watch its attempt appear; the delivery verifies with the revealed secret.
+    await browserPage.click('#reveal');
+    const firstSecret = (await browserPage.textContent('#secret')) as string;
+    expect(firstSecret).toMatch(/^whsec_/);
+    const firstTest = await sendTestAndSeeDelivered(browserPage);
+    expect(signedWith(firstTest, firstSecret)).toBe(true);
+    await shot(browserPage, '3-event-detail');
+
+    // Rotate the secret: the next delivery verifies with the new one (and, for 24 h, the old one too).
+    await browserPage.goto(`${new URL(url).origin}/portal#/endpoints/${endpointId}`);
+    await browserPage.click('#rotate');
+    await browserPage.locator('#notice', { hasText: 'Secret rotated' }).waitFor();
+    const secondSecret = (await browserPage.textContent('#secret')) as string;
+    expect(secondSecret).toMatch(/^whsec_/);
+    expect(secondSecret).not.toBe(firstSecret);
+    const secondTest = await sendTestAndSeeDelivered(browserPage);
+    expect(signedWith(secondTest, secondSecret)).toBe(true);
+    expect(signedWith(secondTest, firstSecret)).toBe(true);
+
+    // The log: newest first, filterable by type and status.
+    await browserPage.click('nav a[href="#/events"]');
+    await expect.poll(() => browserPage.locator('.event-row').count()).toBe(3);
+    expect(await browserPage.locator('.event-row td:nth-child(2)').allTextContents()).toEqual(['webhook.test', 'webhook.test', 'invoice.paid']);
+    await browserPage.selectOption('#filters select[name=event_type]', 'invoice.paid');
+    await browserPage.click('#filters button[type=submit]');
+    await expect.poll(() => browserPage.locator('.event-row').count()).toBe(1);
+    await browserPage.selectOption('#filters select[name=event_type]', '');
+    await browserPage.selectOption('#filters select[name=status]', 'dead_letter');
+    await browserPage.click('#filters button[type=submit]');
+    await browserPage.locator('.empty', { hasText: 'No events.' }).waitFor();
+    await browserPage.selectOption('#filters select[name=status]', '');
+    await browserPage.click('#filters button[type=submit]');
+    await expect.poll(() => browserPage.locator('.event-row').count()).toBe(3);
+    await shot(browserPage, '4-event-log');
+
+    // A hostile payload is shown as text, never run or parsed as HTML; then resent to this endpoint.
+    await browserPage.locator(`a[href="#/events/${firstEventId}"]`).click();
+    await browserPage.locator('#payload').waitFor();
+    expect(await browserPage.textContent('#payload')).toContain('<img src=x onerror=\\"window.__pwned=1\\">');
+    expect(await browserPage.locator('#payload img').count()).toBe(0);
+    expect(await browserPage.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    const beforeResend = sink.received.length;
+    await browserPage.click('#deliveries .resend');
+    await browserPage.waitForURL((u) => !u.hash.endsWith(firstEventId));
+    await browserPage.locator('#attempts .attempt', { hasText: 'success' }).first().waitFor();
+    await sink.waitFor(beforeResend + 1);
+    expect(sink.received.at(-1)?.headers['x-event-type']).toBe('invoice.paid');
+
+    // Docs: signature snippets and the catalog.
+    await browserPage.click('nav a[href="#/docs"]');
+    await browserPage.locator('#catalog').waitFor();
+    expect(await browserPage.locator('details summary').allTextContents()).toEqual(
+      expect.arrayContaining(['Node.js', 'Python', 'Go', 'Node.js (npm install standardwebhooks)']),
+    );
+    expect(await browserPage.locator('#catalog dt').allTextContents()).toEqual(['invoice.created', 'invoice.paid']);
+    expect(await browserPage.textContent('body')).not.toMatch(/hookgate/i);
+    await shot(browserPage, '5-docs');
+    expect(problems).toEqual([]);
+    await browserPage.context().close();
+  });
+
+  it('another customer’s link shows none of the first customer’s data', async () => {
+    const { url } = await openPortalSession(call, key, 'cus_2');
+    const { page } = await openPortal(url);
+    await page.locator('.empty', { hasText: 'No endpoints yet.' }).waitFor();
+    await page.click('nav a[href="#/events"]');
+    await page.locator('.empty', { hasText: 'No events.' }).waitFor();
+    for (const hash of [`#/endpoints/${endpointId}`, `#/events/${firstEventId}`]) {
+      await page.evaluate((h) => (location.hash = h), hash);
+      await page.locator('#notice', { hasText: 'Not found' }).waitFor();
+    }
+    const text = (await page.textContent('body')) as string;
+    expect(text).not.toContain(sink.url);
+    expect(text).not.toContain('Billing sink');
+    await shot(page, '6-other-customer');
+    await page.context().close();
+  });
+
+  it('an expired link is refused', async () => {
+    const { url } = await openPortalSession(call, key, 'cus_1', 1);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const { page } = await openPortal(url);
+    await page.locator('#refused h1', { hasText: 'This link has expired or is not valid' }).waitFor();
+    expect(await page.locator('#endpoints, #brand').count()).toBe(0);
+    await shot(page, '7-expired');
+    await page.context().close();
+  });
+});
