@@ -105,6 +105,7 @@ export const exampleRoute = {
   destination_id: ids.destination,
   event_type_pattern: 'payment.*',
   active: true,
+  filter: { data: { amount: { $gte: 1000 }, currency: { $in: ['eur', 'usd'] } } },
   created_at: at,
 } satisfies RouteResponse;
 

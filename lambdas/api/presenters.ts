@@ -94,6 +94,7 @@ export const presentRoute = (r: RouteRecord): RouteResponse => ({
   destination_id: r.destination_id,
   event_type_pattern: r.event_type_pattern,
   active: r.active,
+  filter: r.filter ?? null,
   created_at: r.created_at,
 });
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { HEALTH_STATES } from '../domain/breaker';
 import { retryScheduleResponse } from './delivery-settings';
+import { routeFilterResponse } from './route-filter';
 import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { PLANS } from '../domain/plans';
@@ -176,6 +177,7 @@ export const routeResponse = named(
     destination_id: uuid,
     event_type_pattern: z.string().nullable().describe('null: every type; a trailing `*` matches any type starting with the text before it.'),
     active: z.boolean(),
+    filter: routeFilterResponse,
     created_at: timestamp,
   }),
 );

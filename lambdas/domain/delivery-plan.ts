@@ -1,12 +1,12 @@
 import { aggregateStatus, type EventStatus } from './event-status';
 import type { DeliveryState } from './progress';
-import { routeMatches, type RouteRule } from './routing';
+import { routeMatches, type RoutedEvent, type RouteRule } from './routing';
 
 /** The deliveries a new event gets: one per distinct active destination reached by a matching route. */
 export function planDeliveries(
   routes: ReadonlyArray<RouteRule & { destination_id: string }>,
   isActiveDestination: (destinationId: string) => boolean,
-  event: { source_id: string | null; event_type: string | null },
+  event: RoutedEvent,
   /** One time for all, or each destination's own (its retry schedule's first step). */
   firstAttemptAt: string | ((destinationId: string) => string),
 ): Record<string, DeliveryState> {

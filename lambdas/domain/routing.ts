@@ -1,3 +1,5 @@
+import { filterMatches, type PayloadFilter } from './payload-filter';
+
 /** Route matching (spec "Route matching"): pure, so ingest, publish and replay share one rule. */
 export interface RouteRule {
   source_id: string | null;
@@ -5,6 +7,15 @@ export interface RouteRule {
   active: boolean;
   /** `portal`: a route a customer chose in the consumer portal. */
   managed_by?: 'portal' | null;
+  /** Matched against the event's JSON body (./payload-filter.ts); a body that is not JSON never matches. */
+  filter?: PayloadFilter | null;
+}
+
+/** What routing knows of an event. `payload` is its parsed JSON body, undefined when it is not JSON or was not read. */
+export interface RoutedEvent {
+  source_id: string | null;
+  event_type: string | null;
+  payload?: { json: unknown };
 }
 
 export function isValidPattern(pattern: string): boolean {
@@ -18,11 +29,12 @@ export function patternMatches(pattern: string | null, eventType: string | null)
   return eventType === pattern;
 }
 
-export function routeMatches(route: RouteRule, event: { source_id: string | null; event_type: string | null }): boolean {
+export function routeMatches(route: RouteRule, event: RoutedEvent): boolean {
   if (!route.active) return false;
   // A customer's endpoint takes the account's outbound events only, never the webhooks the account
   // itself receives; inbound events always carry their source, outbound ones never do.
   if (route.managed_by === 'portal' && event.source_id !== null) return false;
   if (route.source_id !== null && route.source_id !== event.source_id) return false;
-  return patternMatches(route.event_type_pattern, event.event_type);
+  if (!patternMatches(route.event_type_pattern, event.event_type)) return false;
+  return !route.filter || (event.payload !== undefined && filterMatches(route.filter, event.payload.json));
 }

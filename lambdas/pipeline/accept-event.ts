@@ -4,7 +4,8 @@ import { planDeliveries, statusAfter } from '../domain/delivery-plan';
 import type { EventStatus } from '../domain/event-status';
 import { sideItemExpiresAt } from '../domain/retention';
 import { enqueueDeliveries, type DeliveryTask } from '../adapters/delivery-queue';
-import { compactBody, deletePayload, INLINE_BODY_LIMIT_BYTES, payloadKey, putPayload } from '../adapters/payloads';
+import { parseJsonPayload } from '../domain/payload-filter';
+import { compactBody, deletePayload, INLINE_BODY_LIMIT_BYTES, payloadKey, putPayload, readStoredBody } from '../adapters/payloads';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { recordIngested } from '../shared/metrics';
@@ -57,7 +58,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     log.error('routing table unavailable; event kept as received', { account_id: input.accountId }, error);
     return undefined;
   });
-  const deliveries = routing ? planForEvent(routing, input) : {};
+  const deliveries = routing ? planForEvent(routing, input, await payloadForFilters(routing, input)) : {};
   const event: EventRecord = {
     id,
     account_id: input.accountId,
@@ -107,7 +108,13 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   return { duplicate: false, event };
 }
 
-function planForEvent(routing: RoutingTable, input: NewEvent) {
+/** The JSON body, read only when a route has a payload filter: routes without one never pay for parsing. */
+async function payloadForFilters(routing: RoutingTable, input: NewEvent): Promise<{ json: unknown } | undefined> {
+  if (input.onlyDestination !== undefined || !routing.routes.some((route) => route.filter)) return undefined;
+  return parseJsonPayload(input.storedBody ? await readStoredBody(input.storedBody) : input.body);
+}
+
+function planForEvent(routing: RoutingTable, input: NewEvent, payload: { json: unknown } | undefined) {
   const firstTryAt = (destinationId: string) => {
     const firstStep = scheduleFor(routing.destinations.get(destinationId), config().retrySchedule)[0] ?? 0;
     return new Date(input.now.getTime() + firstStep * 1000).toISOString();
@@ -117,7 +124,7 @@ function planForEvent(routing: RoutingTable, input: NewEvent) {
       ? routing.routes
       : [{ destination_id: input.onlyDestination, source_id: null, event_type_pattern: null, active: true }],
     (destinationId) => routing.destinations.get(destinationId)?.active === true,
-    { source_id: input.sourceId, event_type: input.eventType },
+    { source_id: input.sourceId, event_type: input.eventType, payload },
     firstTryAt,
   );
 }

@@ -107,6 +107,8 @@ export const routeRecord = z.object({
   active: z.boolean(),
   /** `portal`: made by the consumer portal, which may remove it again; matches outbound events only. */
   managed_by: z.optional(z.nullable(z.literal('portal'))),
+  /** A payload filter (lambdas/domain/payload-filter.ts), validated when written; absent or null: none. */
+  filter: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
   created_at: timestamp,
   updated_at: timestamp,
 });

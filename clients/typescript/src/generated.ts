@@ -146,6 +146,8 @@ export type CreateRouteRequest = {
   event_type_pattern?: string | null;
   /** Default true. */
   active?: boolean;
+  /** Matched against the event’s JSON body: `{"field": value}` (equal), `{"field": {"$gt": 100}}` (operators `$eq $neq $in $nin $gt $gte $lt $lte $exists $startsWith`), nested objects for nested fields, and `$and`/`$or` (arrays of filters) and `$not` (a filter) at any level. A body that is not JSON never matches a route with a filter. At most 4096 bytes. null or absent: no filter. */
+  filter?: Record<string, unknown> | null;
 };
 
 export type CreateSourceRequest = {
@@ -516,6 +518,8 @@ export type Route = {
   /** null: every type; a trailing `*` matches any type starting with the text before it. */
   event_type_pattern: string | null;
   active: boolean;
+  /** The payload filter; null: none. */
+  filter: Record<string, unknown> | null;
   created_at: string;
 };
 
@@ -613,6 +617,8 @@ export type UpdateRouteRequest = {
   active?: boolean;
   /** An exact type, or text ending in `*` (`payment.*`); null or absent: every type. */
   event_type_pattern?: string | null;
+  /** Matched against the event’s JSON body: `{"field": value}` (equal), `{"field": {"$gt": 100}}` (operators `$eq $neq $in $nin $gt $gte $lt $lte $exists $startsWith`), nested objects for nested fields, and `$and`/`$or` (arrays of filters) and `$not` (a filter) at any level. A body that is not JSON never matches a route with a filter. At most 4096 bytes. null or absent: no filter. */
+  filter?: Record<string, unknown> | null;
 };
 
 export type UpdateSourceRequest = {

@@ -10,6 +10,7 @@ import { exampleRoute, ids } from '../examples';
 import { presentRoute } from '../presenters';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import type { Route } from '../router';
+import { FILTER_ERRORS, routeFilterInput } from '../route-filter';
 import { named, routeResponse } from '../schemas';
 import { parseJsonBody, parsePathId, textField, uuidField } from '../validation';
 
@@ -26,6 +27,7 @@ const createRouteBody = named(
     source_id: uuidField('source_id').nullable().optional().describe('null or absent: every source, and outbound events.'),
     event_type_pattern: eventTypePattern,
     active: z.boolean().optional().describe('Default true.'),
+    filter: routeFilterInput,
   }),
 );
 
@@ -34,6 +36,7 @@ const updateRouteBody = named(
   z.strictObject({
     active: z.boolean().optional(),
     event_type_pattern: eventTypePattern,
+    filter: routeFilterInput,
   }),
 );
 
@@ -60,6 +63,7 @@ export const routeRoutes: Route[] = [
           'destination_id does not match a destination of this account',
           'source_id does not match a source of this account',
           ...patternErrors,
+          ...FILTER_ERRORS,
           'unknown field: nmae',
         ],
       },
@@ -82,6 +86,7 @@ export const routeRoutes: Route[] = [
         destination_id: body.destination_id,
         event_type_pattern: body.event_type_pattern ?? null,
         active: body.active ?? true,
+        filter: body.filter ?? null,
         created_at: at,
         updated_at: at,
       };
@@ -127,7 +132,7 @@ export const routeRoutes: Route[] = [
       tag: 'Routes',
       body: jsonBody(updateRouteBody, { active: false }),
       responses: { 200: json('The updated route.', routeResponse, { ...exampleRoute, active: false }) },
-      errors: { 400: [...patternErrors, 'active must be a boolean', 'unknown field: destination_id'] },
+      errors: { 400: [...patternErrors, ...FILTER_ERRORS, 'active must be a boolean', 'unknown field: destination_id'] },
     },
     handle: async ({ request, params, principal, now }) => {
       const id = parsePathId(params.id);
@@ -135,6 +140,7 @@ export const routeRoutes: Route[] = [
       const changes: Partial<RouteRecord> = { updated_at: now.toISOString() };
       if (body.active !== undefined) changes.active = body.active;
       if (body.event_type_pattern !== undefined) changes.event_type_pattern = body.event_type_pattern;
+      if (body.filter !== undefined) changes.filter = body.filter;
       const updated = await updateRoute(principal.accountId, id, changes);
       if (!updated) throw notFound();
       return { status: 200, data: presentRoute(updated) };

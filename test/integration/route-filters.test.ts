@@ -1,0 +1,74 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootGatewayWithSink } from '../fixtures/gateway';
+import type { Call } from '../fixtures/http-client';
+import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
+import { eventually, type Sink } from '../fixtures/sink';
+
+let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
+let call: Call;
+let sink: Sink;
+
+beforeAll(async () => {
+  env = await bootGatewayWithSink();
+  ({ call, sink } = env);
+});
+afterAll(() => env?.stop());
+
+const settled = (status: string) => ['delivered', 'dead_letter', 'accepted'].includes(status);
+
+describe('payload filters on routes', () => {
+  it('routes each event to the destinations whose filter its JSON body satisfies', async () => {
+    const { key, source } = await accountWithSource(call);
+    const routes = {
+      big: { amount: { $gte: 1000 } },
+      eu: { customer: { country: { $in: ['FR', 'DE'] } } },
+      not_test: { $not: { livemode: false } },
+      vip_or_refund: { $or: [{ customer: { tier: 'vip' } }, { type: { $startsWith: 'refund.' } }] },
+      plain: null,
+    };
+    const destinations: Record<string, string> = {};
+    for (const [name, filter] of Object.entries(routes)) {
+      const dest = await addDestination(call, key, { url: `${sink.url}/${name}` });
+      destinations[dest.id] = name;
+      const route = await call('POST', '/v1/routes', { key, body: { destination_id: dest.id, filter } });
+      expect(route.status).toBe(201);
+      expect(route.json.data.filter).toEqual(filter);
+    }
+    const table: Array<[string, string[]]> = [
+      [JSON.stringify({ type: 'charge.ok', amount: 4200, customer: { country: 'FR', tier: 'std' }, livemode: true }), ['big', 'eu', 'not_test', 'plain']],
+      [JSON.stringify({ type: 'refund.made', amount: 10, customer: { country: 'US' }, livemode: false }), ['plain', 'vip_or_refund']],
+      [JSON.stringify({ type: 'charge.ok', amount: 999, customer: { country: 'DE', tier: 'vip' }, livemode: false }), ['eu', 'plain', 'vip_or_refund']],
+      ['amount=5000', ['plain']],
+    ];
+    for (const [body, expected] of table) {
+      const id = (await ingest(call, source.path_token, body)).json.data.id as string;
+      const detail = await eventually(() => eventDetail(call, key, id), (d) => settled(d.event.status));
+      const routed = (detail.event.deliveries as Array<{ destination_id: string }>).map((d) => destinations[d.destination_id]).sort();
+      expect(routed, body).toEqual(expected);
+    }
+    await sink.waitFor(10);
+    const first = JSON.parse(sink.received.find((r) => r.path === '/big')!.body.toString('utf8'));
+    expect(first.amount).toBe(4200);
+  });
+
+  it('PATCH sets and clears a filter, and an invalid one is a 400 naming the operator', async () => {
+    const { key } = await accountWithSource(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/patched` });
+    const route = await addRoute(call, key, { destination_id: dest.id });
+    const set = await call('PATCH', `/v1/routes/${route.id}`, { key, body: { filter: { amount: { $lt: 5 } } } });
+    expect(set.json.data.filter).toEqual({ amount: { $lt: 5 } });
+    const cleared = await call('PATCH', `/v1/routes/${route.id}`, { key, body: { filter: null } });
+    expect(cleared.json.data.filter).toBeNull();
+
+    for (const [filter, message] of [
+      [{ amount: { $regex: '^4' } }, 'filter: unknown operator $regex'],
+      [{ amount: { $in: 4 } }, 'filter: $in needs an array'],
+      [[1], 'filter must be a JSON object'],
+      [{ big: 'x'.repeat(5000) }, 'filter must be at most 4096 bytes'],
+    ] as const) {
+      const res = await call('POST', '/v1/routes', { key, body: { destination_id: dest.id, filter } });
+      expect(res.status).toBe(400);
+      expect(res.json.error).toBe(message);
+    }
+  });
+});
