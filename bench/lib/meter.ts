@@ -13,7 +13,8 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { documentClient, s3Client, sqsClient } from '../../lambdas/adapters/aws-clients';
+import { documentClient, sqsClient } from '../../lambdas/adapters/aws-clients';
+import { s3Client } from '../../lambdas/adapters/s3';
 import { indexWrites, itemCategory, itemSize, keyOf, readUnits, writeUnits } from './ddb-units';
 
 type Item = Record<string, unknown>;

@@ -1,8 +1,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { config } from '../shared/config';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { s3Client } from './aws-clients';
+
+/** The S3 client loads on first use only: most bodies are stored inline and never reach S3. */
+const s3 = () => import('./s3');
 
 /** How long a body's download link lives: long enough to follow it, short enough not to be shared. */
 export const BODY_URL_SECONDS = 300;
@@ -13,39 +13,25 @@ export const INLINE_BODY_LIMIT_BYTES = 300 * 1024;
 export const payloadKey = (accountId: string, eventId: string) => `payloads/${accountId}/${eventId}`;
 
 export async function putPayload(key: string, body: Buffer, contentType: string | null): Promise<void> {
-  await s3Client().send(
-    new PutObjectCommand({
-      Bucket: config().payloadBucket,
-      Key: key,
-      Body: body,
-      ContentType: contentType ?? 'application/octet-stream',
-    }),
-  );
+  await (await s3()).putObject(config().payloadBucket, key, body, contentType ?? 'application/octet-stream');
 }
 
 export async function getPayload(key: string): Promise<Buffer> {
-  const out = await s3Client().send(new GetObjectCommand({ Bucket: config().payloadBucket, Key: key }));
-  if (!out.Body) throw new Error(`payload ${key} has no body`);
-  return Buffer.from(await out.Body.transformToByteArray());
+  return (await s3()).getObjectBytes(config().payloadBucket, key);
 }
 
 export async function copyPayload(fromKey: string, toKey: string): Promise<void> {
-  const bucket = config().payloadBucket;
-  await s3Client().send(new CopyObjectCommand({ Bucket: bucket, Key: toKey, CopySource: `${bucket}/${encodeURIComponent(fromKey).replace(/%2F/g, '/')}` }));
+  await (await s3()).copyObject(config().payloadBucket, fromKey, toKey);
 }
 
 /** A short-lived link to a stored body, for one too large to answer inline. */
-export function payloadUrl(key: string, contentType: string | null): Promise<string> {
-  return getSignedUrl(
-    s3Client(),
-    new GetObjectCommand({ Bucket: config().payloadBucket, Key: key, ResponseContentType: contentType ?? 'application/octet-stream' }),
-    { expiresIn: BODY_URL_SECONDS },
-  );
+export async function payloadUrl(key: string, contentType: string | null): Promise<string> {
+  return (await s3()).presignedGet(config().payloadBucket, key, { contentType: contentType ?? 'application/octet-stream' }, BODY_URL_SECONDS);
 }
 
 /** Removes a payload object (retention). Deleting a key that is already gone is not an error in S3. */
 export async function deletePayload(key: string): Promise<void> {
-  await s3Client().send(new DeleteObjectCommand({ Bucket: config().payloadBucket, Key: key }));
+  await (await s3()).deleteObject(config().payloadBucket, key);
 }
 
 /** The exact bytes of a stored body, wherever and however it was kept. */

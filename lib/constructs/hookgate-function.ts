@@ -1,11 +1,12 @@
 import { fileURLToPath } from 'node:url';
-import { Duration, Validations } from 'aws-cdk-lib';
+import { buildSync } from 'esbuild';
+import { AssetHashType, DockerImage, Duration, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../resource-definitions';
+import { lambdaBuildOptions } from './lambda-bundle';
 
 /** Repository root, from this module's own location (lib/constructs/ → ../../). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -29,17 +30,13 @@ export interface HookgateFunctionProps {
   readonly logRetention?: logs.RetentionDays;
 }
 
-// esbuild's ESM output has no `require`; CommonJS dependencies bundled inside still call it.
-const ESM_REQUIRE_BANNER =
-  "import { createRequire as __hookgateCreateRequire } from 'node:module'; const require = __hookgateCreateRequire(import.meta.url);";
-
 /**
- * A Node 24 arm64 Lambda bundled locally with esbuild (no Docker), with its own role that can
+ * A Node 24 arm64 Lambda bundled locally with esbuild (no Docker; lambda-bundle.ts), with its own role that can
  * only write to its own log group, X-Ray tracing, a log retention (one month unless told), and
  * `hookgate-<handler>` as the `service` of its log lines and traces.
  */
 export class HookgateFunction extends Construct {
-  readonly fn: NodejsFunction;
+  readonly fn: lambda.Function;
   readonly role: iam.Role;
   readonly logGroup: logs.LogGroup;
 
@@ -55,11 +52,22 @@ export class HookgateFunction extends Construct {
     });
     this.logGroup.grantWrite(this.role);
 
-    this.fn = new NodejsFunction(this, 'Function', {
-      entry: handlerEntry(props.handler),
-      handler: 'handler',
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: fileURLToPath(new URL('../../package-lock.json', import.meta.url)),
+    const entry = handlerEntry(props.handler);
+    this.fn = new lambda.Function(this, 'Function', {
+      code: lambda.Code.fromAsset(REPO_ROOT, {
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          // Never used: local bundling always succeeds or throws (esbuild is a dev dependency).
+          image: DockerImage.fromRegistry('dummy'),
+          local: {
+            tryBundle(outputDir) {
+              buildSync(lambdaBuildOptions(entry, outputDir));
+              return true;
+            },
+          },
+        },
+      }),
+      handler: 'index.handler',
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
@@ -72,20 +80,6 @@ export class HookgateFunction extends Construct {
         NODE_OPTIONS: '--enable-source-maps',
         [ENV.serviceName]: `hookgate-${props.handler}`,
         ...props.environment,
-      },
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        target: 'node24',
-        mainFields: ['module', 'main'],
-        minify: true,
-        // Minified class names would turn error names in logs into single letters.
-        keepNames: true,
-        sourceMap: true,
-        sourcesContent: false,
-        banner: ESM_REQUIRE_BANNER,
-        // Bundle the AWS SDK v3 too: the version is pinned by our lockfile, not by the runtime.
-        externalModules: [],
       },
     });
 

@@ -1,7 +1,7 @@
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { s3Client } from '../../lambdas/adapters/aws-clients';
+import { s3Client } from '../../lambdas/adapters/s3';
 import { handler as exportWorker } from '../../lambdas/handlers/export';
 import { EXPORT_FAILED_MESSAGE } from '../../lambdas/pipeline/export-job';
 import { bootGateway } from '../fixtures/gateway';
