@@ -41,7 +41,10 @@ function expectDocumented(method: string, template: string, res: CallResult): vo
   const response = operation.responses[String(res.status)];
   expect(response, `undocumented status: ${label}`).toBeDefined();
   const media = response?.content?.['application/json'];
-  if (media?.schema) {
+  const served = Object.keys(response?.content ?? {}).find((type) => type !== 'application/json');
+  if (served) {
+    expect(res.headers.get('content-type'), label).toMatch(new RegExp(`^${served}`));
+  } else if (media?.schema) {
     expect(res.headers.get('content-type'), label).toMatch(/^application\/json/);
     expect(schemas.errors(media.schema, res.json), label).toBeUndefined();
   } else {
@@ -300,6 +303,44 @@ describe('real answers match their documented schemas', () => {
       'primary_color must be a #rrggbb colour',
     );
     expect((await api('POST', '/v1/brand-settings', { key, body: { theme: 'dark' } })).json.error).toBe('unknown field: theme');
+  });
+
+  it('event types and the consumer portal', async () => {
+    expect((await api('POST', '/v1/event-types', { key, body: { name: 'invoice.paid', schema: { type: 'object' } } })).status).toBe(201);
+    expect((await api('POST', '/v1/event-types', { key, body: { name: 'invoice.paid', description: 'Paid.' } })).status).toBe(200);
+    expect((await api('POST', '/v1/event-types', { key, body: { name: 'gone' } })).status).toBe(201);
+    expect((await api('POST', '/v1/event-types', { key, body: { name: 'a*' } })).status).toBe(400);
+    expect((await api('GET', '/v1/event-types', { key })).json.data.length).toBe(2);
+    expect((await api('DELETE', '/v1/event-types/{name}', { key, params: { name: 'gone' } })).status).toBe(204);
+    expect((await api('DELETE', '/v1/event-types/{name}', { key, params: { name: 'gone' } })).status).toBe(404);
+    const session = await api('POST', '/v1/portal-sessions', { key, body: { customer: 'cus_1', expires_in_seconds: 600 } });
+    expect(session.status).toBe(201);
+    expect((await api('POST', '/v1/portal-sessions', { key, body: { customer: 'c', expires_in_seconds: 0 } })).status).toBe(400);
+    const portal = { headers: { authorization: `Bearer ${session.json.data.url.split('#')[1]}` } };
+    for (const path of ['/portal', '/portal/app.js', '/portal/app.css']) expect((await api('GET', path)).status).toBe(200);
+    expect((await api('GET', '/v1/portal/session', portal)).status).toBe(200);
+    expect((await api('GET', '/v1/portal/session', { key })).status).toBe(401);
+    expect((await api('GET', '/v1/portal/event-types', portal)).status).toBe(200);
+    const endpoint = await api('POST', '/v1/portal/endpoints', { ...portal, body: { url: `${env.sink.url}/portal`, event_types: ['invoice.paid'] } });
+    expect(endpoint.status).toBe(201);
+    const id = endpoint.json.data.id as string;
+    expect((await api('POST', '/v1/portal/endpoints', { ...portal, body: { url: 'ftp://x' } })).status).toBe(400);
+    expect((await api('GET', '/v1/portal/endpoints', portal)).json.data.length).toBe(1);
+    expect((await api('GET', '/v1/portal/endpoints/{id}', { ...portal, params: { id } })).status).toBe(200);
+    expect((await api('GET', '/v1/portal/endpoints/{id}', { ...portal, params: { id: unknownId } })).status).toBe(404);
+    expect((await api('PATCH', '/v1/portal/endpoints/{id}', { ...portal, params: { id }, body: { name: 'renamed' } })).status).toBe(200);
+    expect((await api('POST', '/v1/portal/endpoints/{id}/rotate-secret', { ...portal, params: { id } })).status).toBe(200);
+    const test = await api('POST', '/v1/portal/endpoints/{id}/test', { ...portal, params: { id } });
+    expect(test.status).toBe(202);
+    const eventId = test.json.data.event_id as string;
+    await eventually(
+      async () => (await api('GET', '/v1/portal/events/{id}', { ...portal, params: { id: eventId } })).json.data.event.status,
+      (status) => status === 'delivered',
+    );
+    expect((await api('GET', '/v1/portal/events', { ...portal, query: { status: 'delivered' } })).json.data.length).toBe(1);
+    expect((await api('GET', '/v1/portal/events', { ...portal, query: { cursor: 'nope' } })).status).toBe(400);
+    expect((await api('POST', '/v1/portal/events/{id}/resend', { ...portal, params: { id: eventId }, body: { endpoint_id: id } })).status).toBe(202);
+    expect((await api('DELETE', '/v1/portal/endpoints/{id}', { ...portal, params: { id } })).status).toBe(204);
   });
 
   it('sampled a successful answer of every documented operation', () => {

@@ -148,7 +148,23 @@ describe('the OpenAPI document', () => {
     expect(document.components.securitySchemes).toMatchObject({ bearerAuth: { type: 'http', scheme: 'bearer' } });
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     const open = operations.filter((o) => o.operation.security?.length === 0).map((o) => `${o.method} ${o.path}`);
-    expect(open.sort()).toEqual(['GET /healthz', 'GET /openapi.json', 'GET /readyz', 'POST /ingest/{token}', 'POST /v1/accounts']);
+    expect(open.sort()).toEqual([
+      'GET /healthz',
+      'GET /openapi.json',
+      'GET /portal',
+      'GET /portal/app.css',
+      'GET /portal/app.js',
+      'GET /readyz',
+      'POST /ingest/{token}',
+      'POST /v1/accounts',
+    ]);
+  });
+
+  it('gives the portal API the portal session scheme, and nothing else takes it', () => {
+    const portal = operations.filter((o) => JSON.stringify(o.operation.security) === JSON.stringify([{ portalSession: [] }]));
+    expect(portal.length).toBeGreaterThan(0);
+    expect(portal.every((o) => o.path.startsWith('/v1/portal/'))).toBe(true);
+    expect(operations.filter((o) => o.path.startsWith('/v1/portal/')).length).toBe(portal.length);
   });
 
   it('documents ingest: any content type, 202, 400, 401 (Unauthorized / invalid signature), 413', () => {
