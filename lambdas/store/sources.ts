@@ -2,7 +2,7 @@ import { config } from '../shared/config';
 import { ForgetfulCache } from './forgetful-cache';
 import { accountPartition, keys, listPrefix } from './keys';
 import { sourceLookupRecord, sourceRecord, type SourceLookupRecord, type SourceRecord } from './records';
-import { getItem, putNew, queryPrefix, updateExisting } from './table';
+import { deleteItem, getItem, putNew, queryPrefix, updateExisting } from './table';
 
 const lookupItem = (record: SourceRecord) => ({
   ...keys.sourceLookup(record.path_token),
@@ -44,4 +44,14 @@ export async function updateSource(
     lookups.forget(current.path_token);
   }
   return updateExisting(keys.source(current.account_id, current.id), changes, sourceRecord);
+}
+
+/**
+ * Deletes a source: its token lookup first, so ingest refuses the URL from then on (other warm
+ * functions within their cache time), then the source itself. Its events stay.
+ */
+export async function deleteSource(current: SourceRecord): Promise<void> {
+  await deleteItem(keys.sourceLookup(current.path_token));
+  lookups.forget(current.path_token);
+  await deleteItem(keys.source(current.account_id, current.id));
 }

@@ -793,6 +793,18 @@ export interface Operations {
       };
     };
   };
+  deleteSource: {
+    method: 'DELETE';
+    path: '/v1/sources/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      204: null;
+    };
+  };
   createDestination: {
     method: 'POST';
     path: '/v1/destinations';
@@ -849,6 +861,18 @@ export interface Operations {
         data: Destination;
         duration_ms: DurationMs;
       };
+    };
+  };
+  deleteDestination: {
+    method: 'DELETE';
+    path: '/v1/destinations/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      204: null;
     };
   };
   createRoute: {
@@ -1491,10 +1515,12 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   listSources: { method: 'GET', path: '/v1/sources' },
   updateSource: { method: 'PATCH', path: '/v1/sources/{id}' },
   getSource: { method: 'GET', path: '/v1/sources/{id}' },
+  deleteSource: { method: 'DELETE', path: '/v1/sources/{id}' },
   createDestination: { method: 'POST', path: '/v1/destinations' },
   listDestinations: { method: 'GET', path: '/v1/destinations' },
   getDestination: { method: 'GET', path: '/v1/destinations/{id}' },
   updateDestination: { method: 'PATCH', path: '/v1/destinations/{id}' },
+  deleteDestination: { method: 'DELETE', path: '/v1/destinations/{id}' },
   createRoute: { method: 'POST', path: '/v1/routes' },
   listRoutes: { method: 'GET', path: '/v1/routes' },
   getRoute: { method: 'GET', path: '/v1/routes/{id}' },

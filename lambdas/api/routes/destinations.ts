@@ -12,7 +12,8 @@ import { SIGNATURE_SCHEMES, type DestinationRecord } from '../../store/records';
 import { assertPublicDestination } from '../destination-url';
 import { exampleDestination, exampleDestinationWithSecret } from '../examples';
 import { presentDestination, presentDestinationWithSecret } from '../presenters';
-import { json, jsonBody, list } from '../route-doc';
+import { json, jsonBody, list, noContent } from '../route-doc';
+import { deleteEndpoint } from '../../pipeline/portal-endpoints';
 import type { Route } from '../router';
 import { destinationResponse, destinationWithSecretResponse, named } from '../schemas';
 import { customerField, CUSTOMER_MESSAGE } from '../portal-schemas';
@@ -254,6 +255,25 @@ export const destinationRoutes: Route[] = [
       if (!updated) throw notFound();
       if (reenabled) await resetBreaker(principal.accountId, id);
       return { status: 200, data: presentDestination(updated, await findBreaker(principal.accountId, id)) };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/destinations/:id',
+    auth: 'api_key',
+    doc: {
+      operationId: 'deleteDestination',
+      summary: 'Delete a destination',
+      description:
+        'Its routes go first, so no new event is planned for it; deliveries still waiting for it end `dead_letter` with `end_reason: destination_deleted` and no further try. Events and their attempts stay.',
+      tag: 'Destinations',
+      responses: { 204: noContent('Deleted.') },
+    },
+    handle: async ({ params, principal }) => {
+      const id = parsePathId(params.id);
+      if (!(await findDestination(principal.accountId, id))) throw notFound();
+      await deleteEndpoint(principal.accountId, id);
+      return { status: 204 };
     },
   },
 ];

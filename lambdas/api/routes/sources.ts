@@ -8,7 +8,8 @@ import { findSource, insertSource, listSources, updateSource } from '../../store
 import { exampleSource } from '../examples';
 import { presentSource } from '../presenters';
 import { publicBaseUrl } from '../public-url';
-import { json, jsonBody, list } from '../route-doc';
+import { json, jsonBody, list, noContent } from '../route-doc';
+import { removeSource } from '../../pipeline/remove-source';
 import type { Route } from '../router';
 import { named, sourceResponse, type SourceResponse } from '../schemas';
 import { parseJsonBody, parsePathId, textField, uuidField } from '../validation';
@@ -169,6 +170,23 @@ export const sourceRoutes: Route[] = [
       const source = await findSource(principal.accountId, parsePathId(params.id));
       if (!source) throw notFound();
       return { status: 200, data: (await present(request, principal.accountId, [source]))[0] };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/sources/:id',
+    auth: 'api_key',
+    doc: {
+      operationId: 'deleteSource',
+      summary: 'Delete a source',
+      description: 'Its ingest URL answers 401 from the next request on, and the routes that name it go. Its events stay (listed, replayable).',
+      tag: 'Sources',
+      responses: { 204: noContent('Deleted.') },
+    },
+    handle: async ({ params, principal }) => {
+      const outcome = await removeSource(principal.accountId, parsePathId(params.id));
+      if (outcome.kind === 'not_found') throw notFound();
+      return { status: 204 };
     },
   },
 ];
