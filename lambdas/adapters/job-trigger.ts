@@ -1,7 +1,9 @@
-import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import type { LambdaClient } from '@aws-sdk/client-lambda';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
 
+// The Lambda client is imported on the first new export, not at the api function's every cold start
+// (its chunk is ~90 KB).
 let lambda: LambdaClient | undefined;
 
 /**
@@ -11,8 +13,9 @@ let lambda: LambdaClient | undefined;
 export async function startExportWorker(job: { account_id: string; id: string }): Promise<void> {
   const functionName = config().exportFunctionName;
   if (!functionName) return;
-  lambda ??= new LambdaClient({});
   try {
+    const { InvokeCommand, LambdaClient } = await import('@aws-sdk/client-lambda');
+    lambda ??= new LambdaClient({});
     await lambda.send(
       new InvokeCommand({
         FunctionName: functionName,
