@@ -45,8 +45,11 @@ interface HotResult {
   deliver_batch10: HotSummary;
 }
 interface ColdHandler {
+  /** What a cold start loads: the entry and the chunks it imports statically. */
   bundle_kb: number;
   bundle_gzip_kb: number;
+  /** Chunks loaded only when a code path needs them (the S3 client, SSO credentials…). */
+  lazy_chunks_kb: number;
   import_ms: number;
   import_ms_without_source_maps: number;
   ready_since_process_start_ms: number;
@@ -285,10 +288,10 @@ add('   deliver handler CPU p50 / p99 (1 record)', `${fmt(hot?.deliver.cpu_ms_p5
 add('   AWS calls per delivery', fmt(hot?.deliver.aws_calls_mean, 2));
 const bundleKb = ingestCold?.bundle_kb ?? null;
 const importMs = ingestCold?.import_ms ?? null;
-add('3. ingest bundle', fmt(bundleKb, 1, ' KB'), `< ${TARGETS.ingest_bundle_kb} KB`, verdict(bundleKb === null ? null : bundleKb < TARGETS.ingest_bundle_kb));
+add('3. ingest bundle (loaded at start)', `${fmt(bundleKb, 1, ' KB')} (+${fmt(ingestCold?.lazy_chunks_kb, 0, ' KB')} lazy)`, `< ${TARGETS.ingest_bundle_kb} KB`, verdict(bundleKb === null ? null : bundleKb < TARGETS.ingest_bundle_kb));
 add('   ingest import (median, fresh Node 24)', fmt(importMs, 1, ' ms'), `< ${TARGETS.ingest_import_ms} ms`, verdict(importMs === null ? null : importMs < TARGETS.ingest_import_ms));
 for (const [name, h] of Object.entries(cold?.handlers ?? {})) {
-  if (name !== 'ingest') add(`   ${name}: bundle / import`, `${h.bundle_kb.toFixed(0)} KB / ${h.import_ms.toFixed(0)} ms`);
+  if (name !== 'ingest') add(`   ${name}: bundle / import`, `${h.bundle_kb.toFixed(0)} KB (+${h.lazy_chunks_kb.toFixed(0)} KB lazy) / ${h.import_ms.toFixed(0)} ms`);
 }
 const delivered = e2e?.saturated.delivered_per_s ?? null;
 const p99 = e2e?.saturated.p99_ms ?? null;
