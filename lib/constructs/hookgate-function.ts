@@ -56,6 +56,9 @@ export class HookgateFunction extends Construct {
     this.fn = new lambda.Function(this, 'Function', {
       code: lambda.Code.fromAsset(REPO_ROOT, {
         assetHashType: AssetHashType.OUTPUT,
+        // CDK reuses a bundle across assets whose options look alike, and `local` does not count:
+        // without the entry in the key, every function would get the first one's bundle.
+        extraHash: `lambdas/handlers/${props.handler}.ts`,
         bundling: {
           // Never used: local bundling always succeeds or throws (esbuild is a dev dependency).
           image: DockerImage.fromRegistry('dummy'),

@@ -147,6 +147,11 @@ describe('functions', () => {
     });
   });
 
+  it('are each deployed from a bundle of their own (CDK reuses one bundle for assets whose options look alike)', () => {
+    const codeKeys = FUNCTION_NAMES.map((name) => (functionProperties(functionsById()[name]).Code as { S3Key: unknown }).S3Key);
+    expect(new Set(codeKeys.map((key) => JSON.stringify(key))).size).toBe(FUNCTION_NAMES.length);
+  });
+
   it.each(FUNCTION_NAMES)('%s: logs to a log group kept for 30 days', (name) => {
     const logGroupId = (functionProperties(functionsById()[name]).LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
     expect(template.toJSON().Resources[logGroupId]).toMatchObject({
