@@ -11,24 +11,13 @@ export const TABLE = {
   ttlAttribute: 'expires_at',
   globalIndexes: [
     {
-      // Lists by time within an owner: events of an account and direction, newest first.
+      // Lists by time within an owner: events of an account and direction, newest first. Only what
+      // never changes after ingest is projected, so a status change writes nothing to this index.
       indexName: 'gsi1',
       partitionKey: 'gsi1pk',
       sortKey: 'gsi1sk',
       projection: 'INCLUDE' as const,
-      nonKeyAttributes: [
-        'entity',
-        'id',
-        'account_id',
-        'source_id',
-        'direction',
-        'event_type',
-        'external_event_id',
-        'status',
-        'attempts_count',
-        'received_at',
-        'created_at',
-      ],
+      nonKeyAttributes: ['entity', 'id', 'account_id', 'source_id', 'direction', 'event_type', 'external_event_id', 'received_at', 'created_at'],
     },
     {
       // Sparse work index for background jobs (accounts to sweep, events to reconcile, queued exports).
@@ -74,7 +63,8 @@ export const DELIVERY_DLQ = {
 
 export const BUCKETS = {
   payloads: { logicalName: 'hookgate-payloads' },
-  exports: { logicalName: 'hookgate-exports' },
+  /** Export files live this long (the bucket's lifecycle rule); their jobs expire with them (TTL). */
+  exports: { logicalName: 'hookgate-exports', fileExpiryDays: 7 },
 } as const;
 
 /** Environment variable names the handlers read; set by the CDK stack and by the local runtime. */
@@ -89,6 +79,8 @@ export const ENV = {
   s3ForcePathStyle: 'HOOKGATE_S3_FORCE_PATH_STYLE',
   version: 'HOOKGATE_VERSION',
   routeCacheSeconds: 'HOOKGATE_ROUTE_CACHE_SECONDS',
+  /** How long past its window the sweeper leaves an event to DynamoDB's TTL before deleting it itself. */
+  ttlLagSeconds: 'HOOKGATE_TTL_LAG_SECONDS',
   /** Consecutive failed tries that open a destination's circuit breaker. */
   breakerThreshold: 'HOOKGATE_BREAKER_THRESHOLD',
   /** How long a newly opened breaker holds a destination's deliveries before the first probe. */

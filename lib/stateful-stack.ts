@@ -5,7 +5,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { MAX_RETENTION_DAYS } from '../lambdas/domain/plans';
 import { TTL_MARGIN_DAYS } from '../lambdas/domain/retention';
-import { DELIVERY_DLQ, DELIVERY_QUEUE, TABLE } from './resource-definitions';
+import { BUCKETS, DELIVERY_DLQ, DELIVERY_QUEUE, TABLE } from './resource-definitions';
 
 /** What the service stack needs from the stateful one. */
 export interface StatefulResources {
@@ -17,7 +17,7 @@ export interface StatefulResources {
 }
 
 /** Export files are short-lived: clients download them through a pre-signed URL soon after creation. */
-const EXPORT_EXPIRY = Duration.days(7);
+const EXPORT_EXPIRY = Duration.days(BUCKETS.exports.fileExpiryDays);
 const ACCESS_LOG_EXPIRY = Duration.days(90);
 /**
  * The sweeper deletes payloads with their events, per account; this only catches what nothing points

@@ -15,6 +15,8 @@ export function handlerEnv(
     [ENV.exportBucket]: resources.exportBucket,
     [ENV.publicUrl]: publicUrl,
     [ENV.s3ForcePathStyle]: 'true',
+    // dynalite has no TTL: locally the sweeper deletes what TTL would, as soon as it is out of its window.
+    [ENV.ttlLagSeconds]: '0',
     HOOKGATE_LOCAL: '1', // human-readable logs, as outside Lambda, even if AWS_LAMBDA_FUNCTION_NAME is set
     AWS_REGION: LOCAL_REGION,
     AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,

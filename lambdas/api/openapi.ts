@@ -200,6 +200,7 @@ function errorMessages(op: DocumentedOperation): { [status: number]: string[] } 
     401: [...(op.auth === 'api_key' || op.auth === 'portal_session' ? ['Unauthorized'] : []), ...(doc.errors?.[401] ?? [])],
     403: [...(doc.errors?.[403] ?? [])],
     404: [...(hasId ? ['Not found'] : []), ...(doc.errors?.[404] ?? [])],
+    410: [...(doc.errors?.[410] ?? [])],
     413: [...(doc.body ? ['request body too large', ENCODED_TOO_LARGE] : []), ...(doc.errors?.[413] ?? [])],
     500: ['Internal server error'],
   };

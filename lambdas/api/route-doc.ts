@@ -73,7 +73,7 @@ export interface HeaderDoc {
   maxLength?: number;
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 413;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 410 | 413;
 
 export interface RouteDoc {
   operationId: string;

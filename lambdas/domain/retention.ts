@@ -19,9 +19,28 @@ export const isSweepable = (status: EventStatus) => SETTLED_STATUSES.includes(st
 
 const epochSeconds = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 
-/** TTL of a settled event's status item: when it settled plus the window. */
-export const settledExpiresAt = (settledAtMs: number, retentionDays: number) =>
-  Math.floor(settledAtMs / 1000) + retentionDays * DAY_SECONDS;
+/**
+ * TTL of a settled event's status item: its receipt plus the window, the same instant the sweeper and
+ * every read measure the window by. Set only once the event has settled, so TTL never takes an event
+ * that is still being delivered (one that settles after its window is gone at once).
+ */
+export const settledExpiresAt = (receivedAtIso: string, retentionDays: number) => epochSeconds(receivedAtIso) + retentionDays * DAY_SECONDS;
+
+/**
+ * When an export's file is deleted by its bucket's lifecycle rule (S3 rounds that up to a midnight, so
+ * never sooner), and its job with it by TTL: completion plus the file's lifetime.
+ */
+export const exportExpiresAt = (completedAtIso: string, fileExpiryDays: number) => epochSeconds(completedAtIso) + fileExpiryDays * DAY_SECONDS;
+
+/** An item whose TTL has passed is out of the window for every read, whether or not TTL has deleted it yet. */
+export const isExpired = (expiresAt: unknown, now: Date) => typeof expiresAt === 'number' && expiresAt * 1000 <= now.getTime();
+
+/**
+ * DynamoDB deletes expired items for free, typically within two days; the sweeper only deletes what
+ * TTL has left behind past that (`lagSeconds`; 0 where there is no TTL, as in the local emulator).
+ */
+export const sweepCutoffBound = (now: Date, retentionDays: number, lagSeconds: number) =>
+  cutoffBound(new Date(now.getTime() - lagSeconds * 1000), retentionDays);
 
 /** TTL of a body, attempt or de-duplication item: its own time plus the window plus the margin. */
 export const sideItemExpiresAt = (atIso: string, retentionDays: number) =>

@@ -1,5 +1,6 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { sweepRetention, type SweepReport } from '../pipeline/retention';
+import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { observedHandler } from '../shared/observability';
 
@@ -26,7 +27,7 @@ async function sweep(
   const startedAt = Date.now();
   const budget = context ? context.getRemainingTimeInMillis() - SAFETY_MARGIN_MS : DEFAULT_BUDGET_MS;
   const now = sweepClock(event);
-  const report = await sweepRetention({ now, deadline: startedAt + budget });
+  const report = await sweepRetention({ now, deadline: startedAt + budget, ttlLagSeconds: config().ttlLagSeconds });
   log.info('retention sweep', { ...report, now: now.toISOString(), duration_ms: Date.now() - startedAt });
   return report;
 }

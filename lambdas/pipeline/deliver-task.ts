@@ -13,9 +13,10 @@ import { log } from '../shared/log';
 import { recordBreakerTransition, recordDeliveryAttempt, recordDeliveryEnded } from '../shared/metrics';
 import { newId } from '../shared/secrets';
 import { changeBreaker } from '../store/breakers';
+import { noticeBreaker, noticeDeadLetter, noticeDisabled } from './delivery-notices';
 import { disableDestination } from '../store/destinations';
 import { changeEvent, findEventWithBody, insertAttempt } from '../store/events';
-import type { DestinationRecord, EventBodyRecord, EventRecord } from '../store/records';
+import type { AttemptRecord, DestinationRecord, EventBodyRecord, EventRecord } from '../store/records';
 import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routing-table';
 
 /** What the queue should do with the task's message afterwards: drop it, or bring it back at `until`. */
@@ -66,13 +67,13 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
   if (task.not_before !== undefined && task.not_before - now.getTime() > EARLY_TOLERANCE_MS) {
     return { kind: 'wait', until: new Date(task.not_before) };
   }
-  const prepared = await prepare(task, now, deps);
+  const prepared = await prepare(task, now);
   if (prepared.kind !== 'claimed') return prepared;
   const result = await send(prepared.claimed, deps);
   return settle(task, prepared.claimed, result, deps);
 }
 
-async function prepare(task: DeliveryTask, now: Date, deps: DeliverDeps): Promise<Prepared> {
+async function prepare(task: DeliveryTask, now: Date): Promise<Prepared> {
   const { account_id: accountId, event_id: eventId, destination_id: destinationId } = task;
   const loaded = await findEventWithBody(accountId, eventId);
   if (!loaded) return { kind: 'done' }; // deleted by retention, or a duplicate that was never queued
@@ -94,19 +95,19 @@ async function prepare(task: DeliveryTask, now: Date, deps: DeliverDeps): Promis
     case 'skip':
       return { kind: 'done' };
     case 'end':
-      await endDelivery(task, loaded.event, decision.reason, deps);
+      await endDelivery(task, loaded.event, decision.reason);
       return { kind: 'done' };
     case 'wait':
       // Held by the breaker: the new due time is stored, so the reconciler does not take the delivery for lost.
-      return holdDelivery(task, loaded.event, decision.until, now, deps);
+      return holdDelivery(task, loaded.event, decision.until, now);
     case 'claim': {
       if (!destination) return { kind: 'done' };
       if (decision.probe) {
         const probe = await changeBreaker(accountId, destinationId, breaker, (current) => takeProbe(current, now, destination.timeout_ms + PROBE_MARGIN_MS));
         const gate = breakerGate(probe.breaker, now);
-        if (!probe.changed && gate.kind === 'wait') return holdDelivery(task, loaded.event, gate.until, now, deps);
+        if (!probe.changed && gate.kind === 'wait') return holdDelivery(task, loaded.event, gate.until, now);
       }
-      const claim = await changeEvent(accountId, eventId, (event) => withClaim(event, destinationId, now, LEASE_MS), deps.now, loaded.event);
+      const claim = await changeEvent(accountId, eventId, (event) => withClaim(event, destinationId, now, LEASE_MS), loaded.event);
       if (!claim?.changed) return { kind: 'done' };
       const attemptNumber = (claim.event.deliveries[destinationId]?.attempts ?? 0) + 1;
       return { kind: 'claimed', claimed: { event: claim.event, body: loaded.body, destination, breaker, claimedAt: now, attemptNumber, probe: decision.probe } };
@@ -114,13 +115,13 @@ async function prepare(task: DeliveryTask, now: Date, deps: DeliverDeps): Promis
   }
 }
 
-async function holdDelivery(task: DeliveryTask, event: EventRecord, until: Date, now: Date, deps: DeliverDeps): Promise<TaskResult> {
-  const held = await changeEvent(task.account_id, task.event_id, (current) => withWait(current, task.destination_id, until, now, LEASE_MS), deps.now, event);
+async function holdDelivery(task: DeliveryTask, event: EventRecord, until: Date, now: Date): Promise<TaskResult> {
+  const held = await changeEvent(task.account_id, task.event_id, (current) => withWait(current, task.destination_id, until, now, LEASE_MS), event);
   return held?.changed ? { kind: 'wait', until } : { kind: 'done' };
 }
 
-async function endDelivery(task: DeliveryTask, event: EventRecord, reason: EndReason, deps: DeliverDeps): Promise<void> {
-  const ended = await changeEvent(task.account_id, task.event_id, (current) => withEnd(current, task.destination_id, reason), deps.now, event);
+async function endDelivery(task: DeliveryTask, event: EventRecord, reason: EndReason): Promise<void> {
+  const ended = await changeEvent(task.account_id, task.event_id, (current) => withEnd(current, task.destination_id, reason), event);
   if (!ended?.changed) return;
   recordDeliveryEnded(reason);
   log.info('delivery ended without a try', { account_id: task.account_id, event_id: task.event_id, destination_id: task.destination_id, reason });
@@ -153,32 +154,31 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
   const { account_id: accountId, event_id: eventId, destination_id: destinationId } = task;
   const attemptedAt = deps.now();
   const settlement = settleTry(result, claimed.attemptNumber, scheduleFor(claimed.destination, config().retrySchedule), attemptedAt);
-  await insertAttempt(
-    accountId,
-    {
-      id: newId(),
-      event_id: eventId,
-      destination_id: destinationId,
-      attempt_number: claimed.attemptNumber,
-      outcome: result.outcome,
-      response_status: result.responseStatus,
-      response_body: result.responseBody,
-      error: result.error,
-      attempted_at: attemptedAt.toISOString(),
-      duration_ms: result.durationMs,
-    },
-    claimed.event.retention_days,
-  );
-  await changeEvent(accountId, eventId, (event) => withSettlement(event, destinationId, claimed.claimedAt, settlement.next), deps.now, claimed.event);
+  const attempt: AttemptRecord = {
+    id: newId(),
+    event_id: eventId,
+    destination_id: destinationId,
+    attempt_number: claimed.attemptNumber,
+    outcome: result.outcome,
+    response_status: result.responseStatus,
+    response_body: result.responseBody,
+    error: result.error,
+    attempted_at: attemptedAt.toISOString(),
+    duration_ms: result.durationMs,
+  };
+  await insertAttempt(accountId, attempt, claimed.event.retention_days);
+  const settled = await changeEvent(accountId, eventId, (event) => withSettlement(event, destinationId, claimed.claimedAt, settlement.next), claimed.event);
 
   if (settlement.disable) {
     await disableDestination(accountId, destinationId, DISABLED_BY_GONE, attemptedAt);
     log.warn('destination disabled: its endpoint answered 410 Gone', { account_id: accountId, destination_id: destinationId });
+    await noticeDisabled(claimed.event, claimed.destination, DISABLED_BY_GONE, claimed.breaker.failing_since, attemptedAt);
   } else {
     await updateBreaker(task, claimed, result.outcome === 'success', attemptedAt);
   }
 
   const deadLettered = settlement.next.status === 'dead_letter';
+  if (deadLettered && settled?.changed) await noticeDeadLetter(claimed.event, claimed.destination, attempt, settlement.next.end_reason ?? null, attemptedAt);
   recordDeliveryAttempt({ outcome: result.outcome, deadLettered, receivedAt: claimed.event.received_at, attemptedAt });
   // Successes show in the metrics; a log line each would cost more than the delivery's queue message.
   if (result.outcome !== 'success') log.info('delivery attempt failed', {
@@ -194,13 +194,20 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
 }
 
 /** The try is recorded already: a breaker write that fails costs the breaker one data point, not the delivery. */
-async function updateBreaker(task: DeliveryTask, { breaker: known, probe }: Claimed, succeeded: boolean, at: Date): Promise<void> {
+async function updateBreaker(task: DeliveryTask, claimed: Claimed, succeeded: boolean, at: Date): Promise<void> {
+  const { breaker: known, probe } = claimed;
   const settings = config().breaker;
-  const seen: { transition: 'opened' | 'recovered' | null } = { transition: null };
+  const seen: { transition: 'opened' | 'recovered' | null; state: BreakerState; failingSince: string | null } = {
+    transition: null,
+    state: known,
+    failingSince: known.failing_since,
+  };
   try {
     await changeBreaker(task.account_id, task.destination_id, known, (current) => {
       const change = succeeded ? afterSuccess(current, at, settings) : afterFailure(current, at, settings, probe);
       seen.transition = change?.transition ?? null;
+      seen.state = change?.next ?? current;
+      seen.failingSince = current.failing_since;
       return change?.next;
     });
   } catch (error) {
@@ -208,6 +215,7 @@ async function updateBreaker(task: DeliveryTask, { breaker: known, probe }: Clai
     return;
   }
   const { transition } = seen;
+  await noticeBreaker(claimed.event, claimed.destination, transition, seen.state, seen.failingSince, at);
   if (!transition) return;
   recordBreakerTransition(transition);
   log.warn(transition === 'opened' ? 'destination breaker opened' : 'destination breaker closed', {

@@ -1,14 +1,9 @@
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { TABLE } from '../../lib/resource-definitions';
 import { encoderFor, EXPORT_COLUMNS, MAX_EXPORT_ROWS, type ExportRow } from '../domain/export-rows';
 import { firstIdAt, lastIdAt } from '../domain/time-bounds';
-import { documentClient } from '../adapters/aws-clients';
 import { exportKey, putExport } from '../adapters/export-files';
-import { config } from '../shared/config';
 import { log } from '../shared/log';
-import { eventListItem } from '../store/event-lists';
+import { listEventPages } from '../store/event-lists';
 import { claimExportJob, findClaimableJobs, finishExportJob } from '../store/exports';
-import { eventKeys } from '../store/keys';
 import type { ExportFilters, ExportJobRecord } from '../store/records';
 
 /** A worker that started a job this long ago is presumed dead (the export function's timeout is shorter). */
@@ -79,28 +74,13 @@ async function* exportRows(accountId: string, filters: ExportFilters): AsyncGene
 }
 
 async function* listPages(accountId: string, direction: 'inbound' | 'outbound', filters: ExportFilters): AsyncGenerator<ExportRow> {
-  const from = filters.date_from ? firstIdAt(Date.parse(filters.date_from)) : '0';
-  const to = filters.date_to ? lastIdAt(Date.parse(filters.date_to)) : 'g';
-  const input: QueryCommandInput = {
-    TableName: config().tableName,
-    IndexName: TABLE.globalIndexes[0].indexName,
-    KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': eventKeys.listPartition(accountId, direction), ':from': from, ':to': to },
-    ScanIndexForward: false,
-    Limit: PAGE_SIZE,
+  const range = {
+    newestFirst: true,
+    from: filters.date_from ? firstIdAt(Date.parse(filters.date_from)) : undefined,
+    to: filters.date_to ? lastIdAt(Date.parse(filters.date_to)) : undefined,
+    status: filters.status,
   };
-  if (filters.status) {
-    input.FilterExpression = '#status = :status';
-    input.ExpressionAttributeNames = { '#status': 'status' };
-    input.ExpressionAttributeValues = { ...input.ExpressionAttributeValues, ':status': filters.status };
+  for await (const page of listEventPages(accountId, direction, range, PAGE_SIZE)) {
+    for (const listed of page.items) yield Object.fromEntries(EXPORT_COLUMNS.map((column) => [column, listed[column]])) as ExportRow;
   }
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documentClient().send(new QueryCommand({ ...input, ExclusiveStartKey: startKey }));
-    for (const item of out.Items ?? []) {
-      const listed = eventListItem.parse(item);
-      yield Object.fromEntries(EXPORT_COLUMNS.map((column) => [column, listed[column]])) as ExportRow;
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
 }

@@ -1,5 +1,5 @@
 import type { EventStatus } from '../domain/event-status';
-import { cutoffBound, isSweepable, sideItemExpiresAt } from '../domain/retention';
+import { isSweepable, sideItemExpiresAt, sweepCutoffBound } from '../domain/retention';
 import { deletePayload } from '../adapters/payloads';
 import { log } from '../shared/log';
 import { changeEvent } from '../store/events';
@@ -45,6 +45,11 @@ export interface SweepOptions {
   /** Wall clock for the deadline; injectable for tests. */
   clock?: () => number;
   pageSize?: number;
+  /**
+   * How long past its window an event is left to DynamoDB's TTL (free, within about two days) before
+   * the sweeper deletes it itself (paid). 0 where nothing expires items, as in the local emulator.
+   */
+  ttlLagSeconds: number;
 }
 
 export interface SweepReport {
@@ -63,6 +68,7 @@ export interface SweepReport {
 
 interface Run {
   now: Date;
+  ttlLagSeconds: number;
   outOfTime: () => boolean;
   pageSize: number;
   report: SweepReport;
@@ -78,6 +84,7 @@ export async function sweepRetention(options: SweepOptions): Promise<SweepReport
   const clock = options.clock ?? Date.now;
   const run: Run = {
     now: options.now,
+    ttlLagSeconds: options.ttlLagSeconds,
     outOfTime: () => clock() >= options.deadline,
     pageSize: options.pageSize ?? SWEEP_PAGE_SIZE,
     report: {
@@ -134,7 +141,7 @@ async function sweepAccount(accountId: string, start: SweepCursor | null, run: R
   // A cursor written under another window is stale: start the account again (all of it is idempotent).
   const from = start && start.retention_days === days ? start : null;
   const needsResync = account.ttl_retention_days !== days;
-  const bound = cutoffBound(run.now, days);
+  const bound = sweepCutoffBound(run.now, days, run.ttlLagSeconds);
   const fromStep = from ? STEPS.findIndex(([phase, direction]) => phase === from.phase && direction === from.direction) : 0;
 
   for (const [index, [phase, direction]] of STEPS.entries()) {
@@ -151,7 +158,7 @@ async function sweepAccount(accountId: string, start: SweepCursor | null, run: R
       });
       for (const listed of page.items) {
         if (run.outOfTime()) return { account_id: accountId, phase, direction, after, retention_days: days };
-        if (phase === 'delete') await deleteIfSettled(accountId, listed.id, listed.status, run);
+        if (phase === 'delete') await deleteIfSettled(accountId, listed.id, run);
         else if (await resyncEvent(accountId, listed.id, days)) run.report.ttl_resynced++;
         after = listed.id;
       }
@@ -168,15 +175,10 @@ async function sweepAccount(accountId: string, start: SweepCursor | null, run: R
  * item last. A crash part-way leaves the event listed (its status item is the list entry), so the next
  * run finds it and finishes the job.
  */
-async function deleteIfSettled(accountId: string, eventId: string, listedStatus: EventStatus, run: Run): Promise<void> {
+async function deleteIfSettled(accountId: string, eventId: string, run: Run): Promise<void> {
   const { report } = run;
-  if (!isSweepable(listedStatus)) {
-    report.skipped_unsettled++;
-    return;
-  }
   const items = await readEventPartition(accountId, eventId);
   const statusItem = items.find((item) => item.sk === 'EVENT');
-  // The index may lag behind the table: trust the consistent read.
   if (statusItem && !isSweepable(statusItem.status as EventStatus)) {
     report.skipped_unsettled++;
     return;
@@ -211,14 +213,9 @@ async function resyncEvent(accountId: string, eventId: string, days: number): Pr
   let changed = false;
 
   if (event.retention_days !== days) {
-    const latestAttempt = attempts
-      .map((item) => (typeof item.attempted_at === 'string' ? item.attempted_at : ''))
-      .reduce((latest, at) => (at > latest ? at : latest), event.created_at);
-    const result = await changeEvent(
-      accountId,
-      eventId,
-      (current) => (current.retention_days === days ? undefined : { ...current, retention_days: days }),
-      () => new Date(latestAttempt),
+    // The status item's TTL follows from its receipt and window, so writing the window re-times it.
+    const result = await changeEvent(accountId, eventId, (current) =>
+      current.retention_days === days ? undefined : { ...current, retention_days: days },
     );
     changed = result?.changed === true;
   }

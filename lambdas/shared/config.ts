@@ -16,6 +16,7 @@ const configSchema = z.object({
   version: z.string(),
   retrySchedule: z.array(z.number()),
   routeCacheSeconds: z.number().check(z.gte(0)),
+  ttlLagSeconds: z.number().check(z.gte(0)),
   breaker: z.object({
     threshold: z.int().check(z.gte(1)),
     cooldownSeconds: z.number().check(z.gte(1)),
@@ -46,6 +47,8 @@ export function config(): Config {
     version: process.env[ENV.version] || '0.0.0',
     retrySchedule: parseRetrySchedule(process.env[ENV.retrySchedule]),
     routeCacheSeconds: numberOr(process.env[ENV.routeCacheSeconds], 5),
+    // DynamoDB deletes expired items typically within two days.
+    ttlLagSeconds: numberOr(process.env[ENV.ttlLagSeconds], 2 * 86_400),
     breaker: {
       ...DEFAULT_BREAKER,
       threshold: numberOr(process.env[ENV.breakerThreshold], DEFAULT_BREAKER.threshold),

@@ -1,10 +1,10 @@
-import { BatchWriteCommand, DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { progressDueAt } from '../domain/progress';
-import { settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
+import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { eventKeys, reconcileShard } from './keys';
+import { eventKeys, listShard, reconcileShard } from './keys';
 import {
   attemptRecord,
   eventBodyRecord,
@@ -13,15 +13,15 @@ import {
   type EventBodyRecord,
   type EventRecord,
 } from './records';
-import { getItem, isConditionFailure, queryAll } from './table';
+import { isConditionFailure, queryAll } from './table';
 
 
 const tableName = () => config().tableName;
 
 /** Index and TTL attributes that follow from an event's state; kept in one place so every write agrees. */
-function derivedAttributes(event: EventRecord, now: Date): Record<string, unknown> {
+function derivedAttributes(event: EventRecord): Record<string, unknown> {
   const attributes: Record<string, unknown> = {
-    gsi1pk: eventKeys.listPartition(event.account_id, event.direction),
+    gsi1pk: eventKeys.listPartition(event.account_id, event.direction, listShard(event.id)),
     gsi1sk: event.id,
   };
   const due = progressDueAt(event.status, event.received_at, event.deliveries);
@@ -30,17 +30,17 @@ function derivedAttributes(event: EventRecord, now: Date): Record<string, unknow
     attributes.gsi2sk = `${due}#${event.account_id}#${event.id}`;
   }
   if (SETTLED_STATUSES.includes(event.status)) {
-    attributes.expires_at = settledExpiresAt(now.getTime(), event.retention_days);
+    attributes.expires_at = settledExpiresAt(event.received_at, event.retention_days);
   }
   return attributes;
 }
 
-function statusItem(event: EventRecord, now: Date) {
-  return { ...eventKeys.status(event.account_id, event.id), entity: 'event', ...event, ...derivedAttributes(event, now) };
+function statusItem(event: EventRecord) {
+  return { ...eventKeys.status(event.account_id, event.id), entity: 'event', ...event, ...derivedAttributes(event) };
 }
 
 /** Writes a new event: its status item and its body item, in one request. */
-export async function insertEvent(event: EventRecord, body: EventBodyRecord, now: Date): Promise<void> {
+export async function insertEvent(event: EventRecord, body: EventBodyRecord): Promise<void> {
   const bodyItem = {
     ...eventKeys.body(event.account_id, event.id),
     entity: 'event_body',
@@ -48,7 +48,7 @@ export async function insertEvent(event: EventRecord, body: EventBodyRecord, now
     expires_at: sideItemExpiresAt(event.received_at, event.retention_days),
   };
   let pending: Array<{ PutRequest: { Item: Record<string, unknown> } }> = [
-    { PutRequest: { Item: statusItem(event, now) } },
+    { PutRequest: { Item: statusItem(event) } },
     { PutRequest: { Item: bodyItem } },
   ];
   for (let round = 0; pending.length > 0; round++) {
@@ -66,8 +66,16 @@ export async function deleteUnqueuedEvent(accountId: string, eventId: string): P
   }
 }
 
-export const findEvent = (accountId: string, eventId: string) =>
-  getItem(eventKeys.status(accountId, eventId), eventRecord);
+/**
+ * A status item past its TTL is out of the window for every reader at once, though DynamoDB deletes
+ * it up to two days later (and the local emulator never): the finders treat it as gone.
+ */
+const liveStatus = (item: Record<string, unknown> | undefined) => (item && !isExpired(item.expires_at, new Date()) ? eventRecord.parse(item) : undefined);
+
+export async function findEvent(accountId: string, eventId: string): Promise<EventRecord | undefined> {
+  const out = await documentClient().send(new GetCommand({ TableName: tableName(), Key: eventKeys.status(accountId, eventId), ConsistentRead: true }));
+  return liveStatus(out.Item);
+}
 
 /** The event and its body in one strongly consistent query (the two items sort next to each other). */
 export async function findEventWithBody(
@@ -83,9 +91,9 @@ export async function findEventWithBody(
     }),
   );
   const bodyItem = out.Items?.find((item) => item.sk === 'BODY');
-  const eventItem = out.Items?.find((item) => item.sk === 'EVENT');
-  if (!bodyItem || !eventItem) return undefined;
-  return { event: eventRecord.parse(eventItem), body: eventBodyRecord.parse(bodyItem) };
+  const event = liveStatus(out.Items?.find((item) => item.sk === 'EVENT'));
+  if (!bodyItem || !event) return undefined;
+  return { event, body: eventBodyRecord.parse(bodyItem) };
 }
 
 /** Every item stored under one event (status, body, attempts), read consistently. */
@@ -99,14 +107,14 @@ export const readEventPartition = (accountId: string, eventId: string): Promise<
 /** Everything stored for one event: its status, body and attempts (oldest first). */
 export async function findEventDetail(accountId: string, eventId: string) {
   const items = await readEventPartition(accountId, eventId);
-  const eventItem = items.find((item) => item.sk === 'EVENT');
+  const event = liveStatus(items.find((item) => item.sk === 'EVENT'));
   const bodyItem = items.find((item) => item.sk === 'BODY');
-  if (!eventItem || !bodyItem) return undefined;
+  if (!event || !bodyItem) return undefined;
   const attempts = items
     .filter((item) => String(item.sk).startsWith('ATT#'))
     .map((item) => attemptRecord.parse(item))
     .sort((a, b) => (a.attempted_at === b.attempted_at ? a.id.localeCompare(b.id) : a.attempted_at.localeCompare(b.attempted_at)));
-  return { event: eventRecord.parse(eventItem), body: eventBodyRecord.parse(bodyItem), attempts };
+  return { event, body: eventBodyRecord.parse(bodyItem), attempts };
 }
 
 /**
@@ -118,7 +126,6 @@ export async function changeEvent(
   accountId: string,
   eventId: string,
   decide: (current: EventRecord) => EventRecord | undefined,
-  now: () => Date = () => new Date(),
   /** The event as the caller just read it: the first try writes against it instead of reading again. */
   known?: EventRecord,
 ): Promise<{ event: EventRecord; changed: boolean } | undefined> {
@@ -134,7 +141,7 @@ export async function changeEvent(
       await documentClient().send(
         new PutCommand({
           TableName: tableName(),
-          Item: statusItem(stored, now()),
+          Item: statusItem(stored),
           ConditionExpression: 'version = :v',
           ExpressionAttributeValues: { ':v': current.version },
         }),

@@ -1,5 +1,6 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE } from '../../lib/resource-definitions';
+import { BUCKETS, TABLE } from '../../lib/resource-definitions';
+import { exportExpiresAt } from '../domain/retention';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { exportKeys } from './keys';
@@ -74,7 +75,9 @@ export async function finishExportJob(
   now: Date,
 ): Promise<boolean> {
   const values: Record<string, unknown> = { ':status': outcome.status, ':now': now.toISOString(), ':mine': job.started_at };
-  const sets = ['#status = :status', 'completed_at = :now'];
+  // The job goes with its file: a download after that is a 410, and TTL deletes the job for free.
+  values[':expires'] = exportExpiresAt(now.toISOString(), BUCKETS.exports.fileExpiryDays);
+  const sets = ['#status = :status', 'completed_at = :now', 'expires_at = :expires'];
   for (const [field, value] of Object.entries(outcome)) {
     if (field === 'status') continue;
     values[`:${field}`] = value;

@@ -5,6 +5,14 @@
  */
 export const LOOKUP_SK = 'LOOKUP';
 
+/**
+ * Everything routing reads sorts right after the account item (`ACCOUNT`), under `ACCOUNT#`, and
+ * nothing else does (API keys, brand settings, export jobs, domains sort elsewhere): the hot path's one
+ * query reads exactly the routing table, however many keys or export jobs the account has.
+ */
+const ROUTING_PREFIX = 'ACCOUNT#';
+export const routingRange = { from: 'ACCOUNT', to: `${ROUTING_PREFIX}\uffff` } as const;
+
 export const keys = {
   account: (accountId: string) => ({ pk: `ACCT#${accountId}`, sk: 'ACCOUNT' }),
   apiKey: (accountId: string, keyId: string) => ({ pk: `ACCT#${accountId}`, sk: `APIKEY#${keyId}` }),
@@ -13,14 +21,11 @@ export const keys = {
   sourceLookup: (pathToken: string) => ({ pk: `SOURCETOKEN#${pathToken}`, sk: LOOKUP_SK }),
   destination: (accountId: string, destinationId: string) => ({
     pk: `ACCT#${accountId}`,
-    sk: `DEST#${destinationId}`,
+    sk: `${ROUTING_PREFIX}DEST#${destinationId}`,
   }),
-  /**
-   * `DESTHEALTH#` sorts after every `DEST#` and before `ROUTE#`, so the routing table's one query reads
-   * each destination's breaker with it, and a destination list by prefix does not.
-   */
-  breaker: (accountId: string, destinationId: string) => ({ pk: `ACCT#${accountId}`, sk: `DESTHEALTH#${destinationId}` }),
-  route: (accountId: string, routeId: string) => ({ pk: `ACCT#${accountId}`, sk: `ROUTE#${routeId}` }),
+  /** Each destination's breaker, read with the routing table; a destination list by prefix does not read it. */
+  breaker: (accountId: string, destinationId: string) => ({ pk: `ACCT#${accountId}`, sk: `${ROUTING_PREFIX}HEALTH#${destinationId}` }),
+  route: (accountId: string, routeId: string) => ({ pk: `ACCT#${accountId}`, sk: `${ROUTING_PREFIX}ROUTE#${routeId}` }),
   health: () => ({ pk: 'HEALTH', sk: 'HEALTH' }),
 };
 
@@ -28,9 +33,9 @@ export const keys = {
 export const listPrefix = {
   apiKeys: 'APIKEY#',
   sources: 'SOURCE#',
-  destinations: 'DEST#',
-  breakers: 'DESTHEALTH#',
-  routes: 'ROUTE#',
+  destinations: `${ROUTING_PREFIX}DEST#`,
+  breakers: `${ROUTING_PREFIX}HEALTH#`,
+  routes: `${ROUTING_PREFIX}ROUTE#`,
 } as const;
 
 export const accountPartition = (accountId: string) => `ACCT#${accountId}`;
@@ -74,8 +79,7 @@ export const exportKeys = {
 
 /**
  * Brand settings: one item per account. Custom domains: one item per domain in the account's
- * partition (`SITEDOMAIN#` sorts after `ROUTE#`, so the routing table's range query never reads
- * them), plus a global lookup per hostname (`DOMAIN#<hostname>`) that makes a hostname belong to one
+ * partition (outside `routingRange`, so the routing table's query never reads them), plus a global lookup per hostname (`DOMAIN#<hostname>`) that makes a hostname belong to one
  * registration at a time. The lookup holds a pointer, no tenant data.
  */
 export const brandKeys = {

@@ -8,10 +8,11 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { TABLE } from '../../lib/resource-definitions';
-import { EVENT_STATUSES, SETTLED_STATUSES } from '../domain/event-status';
+import { SETTLED_STATUSES } from '../domain/event-status';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { readEventPartition as readStoredEvent } from './events';
+import { walkListIndex, type Direction } from './event-lists';
 import { eventKeys, keys } from './keys';
 import { isConditionFailure } from './table';
 
@@ -22,10 +23,9 @@ import { isConditionFailure } from './table';
  */
 type Key = { pk: string; sk: string };
 type Item = Record<string, unknown>;
-export type Direction = 'inbound' | 'outbound';
+export type { Direction };
 
 const tableName = () => config().tableName;
-const LIST_INDEX = TABLE.globalIndexes[0].indexName;
 const WORK_INDEX = TABLE.globalIndexes[1].indexName;
 /** Accounts are listed in the work index under this partition (see store/accounts.ts). */
 const ACCOUNTS_PARTITION = 'ACCOUNTS';
@@ -95,38 +95,24 @@ export async function recordTtlWindow(accountId: string, days: number): Promise<
 // ---------------------------------------------------------------------------------------------------
 // Events of one account (list index)
 
-export const listedEvent = z.object({ id: z.string(), status: z.enum(EVENT_STATUSES) });
-export type ListedEvent = z.infer<typeof listedEvent>;
-
 /**
  * One page of an account's events of one direction from the list index, OLDEST first, strictly after
- * the event `after` and (when `before` is given) with ids strictly below it. `before` goes into the key
- * condition, so only old entries are ever read. `next` is the id to continue after, if there is more.
+ * the event `after` and (when `before` is given) with ids strictly below it, ids only: the sweeper reads
+ * each event's partition before it touches it anyway. `before` goes into the key condition, so only old
+ * entries are ever read. `next` is the id to continue after, if there is more.
  */
 export async function listEventsOldestFirst(
   accountId: string,
   direction: Direction,
   options: { before?: string; after?: string | null; limit: number },
-): Promise<{ items: ListedEvent[]; next: string | undefined }> {
-  const listPartition = eventKeys.listPartition(accountId, direction);
-  const values: Item = { ':pk': listPartition };
-  if (options.before !== undefined) values[':before'] = options.before;
-  const out = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: LIST_INDEX,
-      KeyConditionExpression: options.before !== undefined ? 'gsi1pk = :pk AND gsi1sk < :before' : 'gsi1pk = :pk',
-      ExpressionAttributeValues: values,
-      ScanIndexForward: true,
-      Limit: options.limit,
-      ExclusiveStartKey: options.after
-        ? { gsi1pk: listPartition, gsi1sk: options.after, ...eventKeys.status(accountId, options.after) }
-        : undefined,
-    }),
-  );
-  const items = (out.Items ?? []).map((item) => listedEvent.parse(item));
-  const last = out.LastEvaluatedKey?.gsi1sk;
-  return { items, next: typeof last === 'string' ? last : undefined };
+): Promise<{ items: Array<{ id: string }>; next: string | undefined }> {
+  const items: Array<{ id: string }> = [];
+  const walk = walkListIndex(accountId, direction, { newestFirst: false, after: options.after, below: options.before }, options.limit + 1);
+  for await (const listed of walk) {
+    if (items.length === options.limit) return { items, next: items.at(-1)?.id };
+    items.push({ id: listed.id });
+  }
+  return { items, next: undefined };
 }
 
 /** Every item stored under one event (status, body, attempts), read consistently. */

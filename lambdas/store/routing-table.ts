@@ -4,7 +4,7 @@ import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { ForgetfulCache } from './forgetful-cache';
 import { getItem, queryAll } from './table';
-import { accountPartition, keys } from './keys';
+import { accountPartition, keys, listPrefix, routingRange } from './keys';
 import {
   accountRecord,
   breakerRecord,
@@ -85,7 +85,7 @@ async function readRoutingTable(accountId: string): Promise<RoutingTable | undef
   const routes: RouteRecord[] = [];
   const items = await queryAll({
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':from': 'ACCOUNT', ':to': 'ROUTE#\uffff' },
+    ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':from': routingRange.from, ':to': routingRange.to },
     ConsistentRead: true,
   });
   for (const item of items) {
@@ -93,13 +93,13 @@ async function readRoutingTable(accountId: string): Promise<RoutingTable | undef
     if (sk === 'ACCOUNT') {
       account = accountRecord.parse(item);
       version = routingStamp.parse(item).routing_version ?? 0;
-    } else if (sk.startsWith('DEST#')) {
+    } else if (sk.startsWith(listPrefix.destinations)) {
       const destination = destinationRecord.parse(item);
       destinations.set(destination.id, destination);
-    } else if (sk.startsWith('DESTHEALTH#')) {
+    } else if (sk.startsWith(listPrefix.breakers)) {
       const { destination_id, ...breaker } = breakerRecord.parse(item);
       breakers.set(destination_id, breaker);
-    } else if (sk.startsWith('ROUTE#')) routes.push(routeRecord.parse(item));
+    } else if (sk.startsWith(listPrefix.routes)) routes.push(routeRecord.parse(item));
   }
   return account ? { account, version, destinations, routes, breakers } : undefined;
 }

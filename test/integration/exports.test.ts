@@ -1,4 +1,8 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BUCKETS } from '../../lib/resource-definitions';
+import { LOCAL_CREDENTIALS } from '../../local/aws-clients';
 import { bootGateway } from '../fixtures/gateway';
 import { createAccount, type Call } from '../fixtures/http-client';
 import { eventually } from '../fixtures/sink';
@@ -140,6 +144,25 @@ describe('listing, detail and download errors', () => {
     expect((await call('GET', `/v1/exports/${ours}`, { key: stranger })).status).toBe(404);
     expect((await call('GET', `/v1/exports/${ours}/download`, { key: stranger })).status).toBe(404);
     expect((await call('GET', '/v1/exports', { key: stranger })).json.data).toEqual([]);
+  });
+});
+
+describe('expiry', () => {
+  it('a job expires with its file: TTL set at completion, and a download after that answers 410', async () => {
+    const { job } = await exportOf({});
+    const jobKey = { pk: `ACCT#${job.account_id}`, sk: `EXPORT#${job.id}` };
+    const table = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: env.gateway.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }));
+    const stored = (await table.send(new GetCommand({ TableName: env.gateway.resources.tableName, Key: jobKey }))).Item;
+    const days = BUCKETS.exports.fileExpiryDays;
+    expect(stored?.expires_at).toBe(Math.floor(Date.parse(job.completed_at) / 1000) + days * 86_400);
+
+    // The file's lifetime over (its bucket's lifecycle rule has deleted it): no redirect to nothing.
+    const longAgo = new Date(Date.now() - (days + 1) * 86_400_000).toISOString();
+    await table.send(new UpdateCommand({ TableName: env.gateway.resources.tableName, Key: jobKey, UpdateExpression: 'SET completed_at = :t', ExpressionAttributeValues: { ':t': longAgo } }));
+    const download = await call('GET', `/v1/exports/${job.id}/download`, { key });
+    expect(download.status).toBe(410);
+    expect(download.json.error).toBe('export file expired');
+    table.destroy();
   });
 });
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HeadObjectCommand } from '@aws-sdk/client-s3';
@@ -125,7 +125,7 @@ async function writeEvent(accountId: string, spec: OldEvent): Promise<string> {
     body = { ...common, body_ref: key };
   }
   // Settled "at" creation plus a minute, as the pipeline would have written it.
-  await insertEvent(event, body, new Date(createdMs + 60_000));
+  await insertEvent(event, body);
   for (let i = 0; i < attempts; i++) {
     const attemptedMs = createdMs + (i + 1) * 10_000;
     await insertAttempt(
@@ -215,11 +215,14 @@ describe('retention sweep (injected clock)', () => {
     const { ids, key, accountId } = free;
     const payload = payloadKey(accountId, ids.delivered!);
     const dedupeItemKey = { pk: `ACCT#${accountId}#DEDUP#${dedupeKey('inbound', accountId, 'evt_1')}`, sk: 'DEDUP' };
-    // Everything is there before the sweep, payload and claim included.
-    expect(await statusOf(key, ids.delivered!)).toBe(200);
+    // Past its window a settled event is gone for every reader at once, though its items are still
+    // stored until TTL (in AWS) or the sweeper (here, where nothing expires items) deletes them.
+    expect(await statusOf(key, ids.delivered!)).toBe(404);
+    expect(await partition(accountId, ids.delivered!)).toHaveLength(4);
     expect(await payloadExists(payload)).toBe(true);
     expect(await rawItem(dedupeItemKey.pk, dedupeItemKey.sk)).toMatchObject({ event_id: ids.delivered });
-    expect(await listedIds(key)).toHaveLength(9);
+    expect((await listedIds(key)).sort()).toEqual([ids.retryScheduled, ids.queued, ids.delivering, ids.received, ids.young].sort());
+    expect(await call('POST', `/v1/events/${ids.deadLetter}/replay`, { key })).toMatchObject({ status: 404 });
 
     const report = await runSweeper(NOW);
     expect(report).toEqual({
@@ -293,7 +296,8 @@ describe('TTLs follow a retention change', () => {
     const seconds = (ms: number) => Math.floor(ms / 1000);
     const createdMs = NOW - 2 * HOUR_MS;
     const before = await partition(accountId, settledId);
-    expect(before.find((i) => i.sk === 'EVENT')?.expires_at).toBe(seconds(createdMs + 60_000) + 86_400);
+    // A settled event's window runs from its receipt.
+    expect(before.find((i) => i.sk === 'EVENT')?.expires_at).toBe(seconds(createdMs) + 86_400);
     expect(before.find((i) => i.sk === 'BODY')?.expires_at).toBe(seconds(createdMs) + 8 * 86_400);
 
     const patched = await call('PATCH', '/v1/account', { key, body: { plan: 'pro' } });
@@ -305,9 +309,8 @@ describe('TTLs follow a retention change', () => {
     const report = await runSweeper(NOW);
     expect(report).toMatchObject({ ttl_resynced: 2, failed_accounts: 0, complete: true });
     const after = await partition(accountId, settledId);
-    const lastAttemptMs = createdMs + 2 * 10_000;
     const status = after.find((i) => i.sk === 'EVENT');
-    expect(status).toMatchObject({ retention_days: 30, status: 'delivered', expires_at: seconds(lastAttemptMs) + 30 * 86_400 });
+    expect(status).toMatchObject({ retention_days: 30, status: 'delivered', expires_at: seconds(createdMs) + 30 * 86_400 });
     expect(after.find((i) => i.sk === 'BODY')?.expires_at).toBe(seconds(createdMs) + 37 * 86_400);
     const attempts = after.filter((i) => String(i.sk).startsWith('ATT#'));
     expect(attempts).toHaveLength(2);
@@ -333,13 +336,17 @@ describe('start-up', () => {
     const oldSettled = await writeEvent(accountId, { ageMs: 3 * DAY_MS, retentionDays: 1, status: 'delivered', attempts: 1, payload: true });
     const oldWaiting = await writeEvent(accountId, { ageMs: 3 * DAY_MS, retentionDays: 1, status: 'retry_scheduled', attempts: 1 });
     const young = await writeEvent(accountId, { ageMs: HOUR_MS, retentionDays: 1, status: 'delivered', attempts: 1 });
-    expect(await statusOf(key, oldSettled)).toBe(200);
+    expect(await payloadExists(payloadKey(accountId, oldSettled))).toBe(true);
+    const payloadFile = async () => (await readdir(join(dataDir, 's3'), { recursive: true })).some((path) => path.includes(oldSettled));
+    expect(await payloadFile()).toBe(true);
     await gateway.close();
 
     // A separate process on the same data, with an hourly schedule: only its start-up run can sweep.
     child = await startChildGateway({ HOOKGATE_DATA_DIR: dataDir, SCHEDULER_RETENTION_INTERVAL: '3600' });
     const childCall = httpClient(child.url);
-    await eventually(() => statusOf(key, oldSettled, 'inbound', childCall), (status) => status === 404, 20_000);
+    // Its payload object is deleted with it: only the sweeper does that.
+    await eventually(payloadFile, (exists) => !exists, 20_000);
+    expect(await statusOf(key, oldSettled, 'inbound', childCall)).toBe(404);
     expect(await statusOf(key, oldWaiting, 'inbound', childCall)).toBe(200);
     expect(await statusOf(key, young, 'inbound', childCall)).toBe(200);
   });

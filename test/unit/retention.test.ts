@@ -17,6 +17,7 @@ import { sweepClock } from '../../lambdas/handlers/sweeper';
 import { cutoffBound, DAY_MS, isSweepable } from '../../lambdas/domain/retention';
 import { sweepRetention } from '../../lambdas/pipeline/retention';
 import { resetConfigForTests } from '../../lambdas/shared/config';
+import { listShard } from '../../lambdas/store/keys';
 import { batchDeleteKeys, SWEEPER_CHECKPOINT_KEY } from '../../lambdas/store/retention';
 import { UNIT_ENV } from '../fixtures/apigw';
 
@@ -71,7 +72,7 @@ describe('retention rules', () => {
 function fakeTable(data: {
   accounts: string[];
   checkpoint?: Record<string, unknown>;
-  lists?: Record<string, Array<{ id: string; status: string }>>;
+  lists?: Record<string, Array<{ id: string }>>;
   partitions?: Record<string, Array<Record<string, unknown>>>;
   onQuery?: (input: Record<string, unknown>) => void;
 }) {
@@ -88,11 +89,13 @@ function fakeTable(data: {
       return { Items: data.accounts.filter((id) => after === undefined || id > after).map((id) => ({ gsi2pk: 'ACCOUNTS', gsi2sk: id })) };
     }
     if (input.IndexName === 'gsi1') {
+      // The list index as DynamoDB answers it: one shard (`<list>#<shard>`), ids between the bounds.
+      const [, list, shard] = /^(.*)#(\d+)$/.exec(values[':pk'] ?? '') ?? [];
       const start = (input.ExclusiveStartKey as { gsi1sk?: string } | undefined)?.gsi1sk;
       const limit = input.Limit as number;
-      const all = (data.lists?.[values[':pk'] ?? ''] ?? []).filter(
-        (e) => (values[':before'] === undefined || e.id < values[':before']) && (start === undefined || e.id > start),
-      );
+      const all = (data.lists?.[list ?? ''] ?? [])
+        .filter((e) => listShard(e.id) === Number(shard) && e.id >= (values[':low'] ?? '') && e.id <= (values[':high'] ?? ''))
+        .filter((e) => start === undefined || e.id > start);
       const page = all.slice(0, limit);
       const more = all.length > limit;
       return { Items: page, LastEvaluatedKey: more ? { gsi1pk: values[':pk'], gsi1sk: page.at(-1)?.id } : undefined };
@@ -120,10 +123,10 @@ describe('bounded runs and resumption', () => {
       accounts: ['acct-a', 'acct-b', 'acct-c'],
       // Account a's last query takes the run past its deadline.
       onQuery: (input) => {
-        if ((input.ExpressionAttributeValues as Record<string, string>)[':pk'] === 'ACCT#acct-a#EVENTS#outbound') wallClock = 1000;
+        if ((input.ExpressionAttributeValues as Record<string, string>)[':pk']?.startsWith('ACCT#acct-a#EVENTS#outbound')) wallClock = 1000;
       },
     });
-    const first = await sweepRetention({ now: NOW, deadline: 500, clock: () => wallClock });
+    const first = await sweepRetention({ now: NOW, deadline: 500, clock: () => wallClock, ttlLagSeconds: 0 });
     expect(first).toMatchObject({ accounts: 1, complete: false });
     expect(checkpointPuts()).toEqual([
       expect.objectContaining({ pk: 'SWEEPER', sk: 'CHECKPOINT', last_account_id: 'acct-a', cursor: null, updated_at: expect.any(String) }),
@@ -133,7 +136,7 @@ describe('bounded runs and resumption', () => {
     const saved = checkpointPuts()[0];
     ddb.reset();
     fakeTable({ accounts: ['acct-a', 'acct-b', 'acct-c'], checkpoint: saved });
-    const second = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY });
+    const second = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0 });
     expect(second).toMatchObject({ accounts: 2, complete: true });
     const accountQuery = ddb.commandCalls(QueryCommand).find((call) => call.args[0].input.IndexName === 'gsi2');
     expect(accountQuery?.args[0].input.KeyConditionExpression).toBe('gsi2pk = :pk AND gsi2sk > :after');
@@ -150,7 +153,7 @@ describe('bounded runs and resumption', () => {
 
   it('a run whose deadline has already passed does nothing but keep its place', async () => {
     fakeTable({ accounts: ['acct-a'], checkpoint: { last_account_id: null, cursor: null, updated_at: 'x' } });
-    const report = await sweepRetention({ now: NOW, deadline: Date.now() - 1 });
+    const report = await sweepRetention({ now: NOW, deadline: Date.now() - 1, ttlLagSeconds: 0 });
     expect(report).toMatchObject({ accounts: 0, deleted_events: 0, complete: false });
     expect(checkpointPuts()).toEqual([expect.objectContaining({ last_account_id: null, cursor: null })]);
     expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
@@ -158,7 +161,7 @@ describe('bounded runs and resumption', () => {
 
   it('stopping inside an account records the event it reached; the next run continues after that event', async () => {
     const [e1, e2, e3] = [oldId(5), oldId(4), oldId(3)].sort() as [string, string, string];
-    const list = { 'ACCT#acct-a#EVENTS#inbound': [e1, e2, e3].map((id) => ({ id, status: 'delivered' })) };
+    const list = { 'ACCT#acct-a#EVENTS#inbound': [e1, e2, e3].map((id) => ({ id })) };
     const partitions = Object.fromEntries(
       [e1, e2, e3].map((id) => [`ACCT#acct-a#EVT#${id}`, [{ pk: `ACCT#acct-a#EVT#${id}`, sk: 'EVENT', status: 'delivered' }, { pk: `ACCT#acct-a#EVT#${id}`, sk: 'BODY' }]]),
     );
@@ -169,7 +172,7 @@ describe('bounded runs and resumption', () => {
       wallClock = 1000;
       return {};
     });
-    const first = await sweepRetention({ now: NOW, deadline: 500, clock: () => wallClock, pageSize: 2 });
+    const first = await sweepRetention({ now: NOW, deadline: 500, clock: () => wallClock, pageSize: 2, ttlLagSeconds: 0 });
     expect(first).toMatchObject({ accounts: 1, deleted_events: 1, complete: false });
     const [saved] = checkpointPuts();
     expect(saved).toMatchObject({
@@ -180,12 +183,13 @@ describe('bounded runs and resumption', () => {
     ddb.reset();
     // The fake list still holds e1: only the cursor keeps the second run from visiting it again.
     fakeTable({ accounts: ['acct-a'], checkpoint: saved, lists: list, partitions });
-    const second = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, pageSize: 2 });
+    const second = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, pageSize: 2, ttlLagSeconds: 0 });
     expect(second).toMatchObject({ accounts: 1, deleted_events: 2, complete: true });
+    // Every shard is read from the cursor on, and only below the cutoff: old entries only.
     const listQueries = ddb.commandCalls(QueryCommand).filter((call) => call.args[0].input.IndexName === 'gsi1');
-    expect(listQueries[0]?.args[0].input.ExclusiveStartKey).toMatchObject({ gsi1sk: e1, pk: `ACCT#acct-a#EVT#${e1}`, sk: 'EVENT' });
-    expect(listQueries[0]?.args[0].input.KeyConditionExpression).toBe('gsi1pk = :pk AND gsi1sk < :before');
-    expect(listQueries[0]?.args[0].input.ExpressionAttributeValues?.[':before']).toBe(cutoffBound(NOW, 1));
+    expect(listQueries[0]?.args[0].input.KeyConditionExpression).toBe('gsi1pk = :pk AND gsi1sk BETWEEN :low AND :high');
+    expect(listQueries[0]?.args[0].input.ExpressionAttributeValues).toMatchObject({ ':low': e1, ':high': cutoffBound(NOW, 1) });
+    expect(listQueries[0]?.args[0].input.ScanIndexForward).toBe(true);
     const deletedStatus = ddb
       .commandCalls(DeleteCommand)
       .map((call) => (call.args[0].input.Key as { pk: string; sk: string }))
@@ -201,7 +205,7 @@ describe('deleting one event', () => {
     const pk = `ACCT#acct-a#EVT#${id}`;
     fakeTable({
       accounts: ['acct-a'],
-      lists: { 'ACCT#acct-a#EVENTS#inbound': [{ id, status: 'delivered' }] },
+      lists: { 'ACCT#acct-a#EVENTS#inbound': [{ id }] },
       partitions: {
         [pk]: [
           { pk, sk: 'ATT#1', attempted_at: 'x' },
@@ -224,7 +228,7 @@ describe('deleting one event', () => {
       order.push(`delete:${input.Key.sk}:${input.ConditionExpression ?? ''}`);
       return { Attributes: { pk: input.Key.pk } };
     });
-    const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY });
+    const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0 });
     expect(report).toMatchObject({ deleted_events: 1, deleted_attempts: 2, deleted_payloads: 1, skipped_unsettled: 0, complete: true });
     expect(order).toEqual([
       `s3:payloads/acct-a/${id}`,
@@ -235,14 +239,17 @@ describe('deleting one event', () => {
     ]);
   });
 
-  it('skips unsettled events, by the list entry or by the consistent read when the index lags', async () => {
+  it('skips unsettled events, by the consistent read of their status', async () => {
     const [a, b] = [oldId(3), oldId(2)].sort() as [string, string];
     fakeTable({
       accounts: ['acct-a'],
-      lists: { 'ACCT#acct-a#EVENTS#outbound': [{ id: a, status: 'retry_scheduled' }, { id: b, status: 'delivered' }] },
-      partitions: { [`ACCT#acct-a#EVT#${b}`]: [{ pk: `ACCT#acct-a#EVT#${b}`, sk: 'EVENT', status: 'queued' }] },
+      lists: { 'ACCT#acct-a#EVENTS#outbound': [{ id: a }, { id: b }] },
+      partitions: {
+        [`ACCT#acct-a#EVT#${a}`]: [{ pk: `ACCT#acct-a#EVT#${a}`, sk: 'EVENT', status: 'retry_scheduled' }],
+        [`ACCT#acct-a#EVT#${b}`]: [{ pk: `ACCT#acct-a#EVT#${b}`, sk: 'EVENT', status: 'queued' }],
+      },
     });
-    const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY });
+    const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0 });
     expect(report).toMatchObject({ deleted_events: 0, skipped_unsettled: 2, complete: true });
     expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
   });

@@ -1,7 +1,9 @@
 import { z } from 'zod';
-import { invalid, notFound } from '../../domain/errors';
+import { BUCKETS } from '../../../lib/resource-definitions';
+import { gone, invalid, notFound } from '../../domain/errors';
 import { EVENT_STATUSES } from '../../domain/event-status';
 import { encoderFor } from '../../domain/export-rows';
+import { exportExpiresAt, isExpired } from '../../domain/retention';
 import { downloadUrl } from '../../adapters/export-files';
 import { startExportWorker } from '../../adapters/job-trigger';
 import { newId } from '../../shared/secrets';
@@ -159,11 +161,13 @@ export const exportRoutes: Route[] = [
           `https://hookgate-exports.s3.amazonaws.com/exports/${ids.exportJob}.csv?X-Amz-Expires=300&X-Amz-Signature=5d41402abc4b2a76b9719d911017c592`,
         ),
       },
-      errors: { 400: ['export is not ready'] },
+      errors: { 400: ['export is not ready'], 410: ['export file expired'] },
     },
-    handle: async ({ params, principal }) => {
+    handle: async ({ params, principal, now }) => {
       const job = await ownedJob(principal.accountId, params.id);
       if (job.status !== 'ready' || !job.object_key) throw invalid('export is not ready');
+      // Its file is gone (the bucket's lifecycle rule): say so, rather than redirect to nothing.
+      if (job.completed_at && isExpired(exportExpiresAt(job.completed_at, BUCKETS.exports.fileExpiryDays), now)) throw gone('export file expired');
       const encoder = encoderFor(job.format);
       return { status: 302, location: await downloadUrl(job.object_key, `export-${job.id}.${encoder.extension}`, encoder.contentType) };
     },
