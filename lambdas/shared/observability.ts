@@ -8,7 +8,6 @@ import { flushMetrics } from './metrics';
  * What every Hookgate function runs under, as middy middlewares: the Lambda context on every log
  * line (request id, cold start, trace id; never the event: `logEvent` is off whatever the
  * environment says), and the invocation's metrics written when it ends, whether it returned or threw.
- * AWS SDK calls are traced by the clients themselves (lambdas/adapters/aws-clients.ts).
  */
 export function observability<TEvent, TResult>(): middy.MiddlewareObj<TEvent, TResult, Error, Context>[] {
   const flush = () => flushMetrics();
