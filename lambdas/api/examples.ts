@@ -89,6 +89,7 @@ export const exampleDestination = {
   health: { state: 'healthy', consecutive_failures: 0, last_success_at: at, last_failure_at: null, open_until: null },
   customer: 'cus_42',
   retry_schedule: [0, 30, 120, 600, 3600],
+  auto_disable_after_hours: 120,
   created_at: at,
   updated_at: at,
 } satisfies DestinationResponse;

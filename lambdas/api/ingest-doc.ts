@@ -43,6 +43,7 @@ export const ingestOperation: DocumentedOperation = {
     errors: {
       400: [
         'X-Event-Type must be at most 200 characters',
+        'X-Event-Type must not start with hookgate. (reserved for operational events)',
         unsendableHeaderMessage('X-Event-Type'),
         unsendableHeaderMessage('Content-Type'),
         'the delivery id header must be at most 256 characters',

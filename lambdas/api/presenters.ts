@@ -1,6 +1,6 @@
 import { healthState, type BreakerState } from '../domain/breaker';
 import type { Accepted } from '../pipeline/outcomes';
-import { presentRetrySchedule } from './delivery-settings';
+import { presentAutoDisable, presentRetrySchedule } from './delivery-settings';
 import type { ApiKeyWithUsage } from '../store/api-keys';
 import type { AccountRecord, ApiKeyRecord, DestinationRecord, RouteRecord, SourceRecord } from '../store/records';
 import type {
@@ -76,6 +76,7 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState):
     },
     customer: d.customer,
     retry_schedule: presentRetrySchedule(d),
+    auto_disable_after_hours: presentAutoDisable(d),
     created_at: d.created_at,
     updated_at: d.updated_at,
   };

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HEALTH_STATES } from '../domain/breaker';
-import { retryScheduleResponse } from './delivery-settings';
+import { autoDisableResponse, retryScheduleResponse } from './delivery-settings';
 import { routeFilterResponse } from './route-filter';
 import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
@@ -156,6 +156,7 @@ const destinationFields = {
     .nullable()
     .describe('Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none.'),
   retry_schedule: retryScheduleResponse,
+  auto_disable_after_hours: autoDisableResponse,
   created_at: timestamp,
   updated_at: timestamp,
 };
@@ -224,7 +225,7 @@ export const eventDetailResponse = named(
     payload_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
     status: eventStatus,
     attempts_count: z.int().min(0),
-    created_by: z.enum(['ingest', 'api']),
+    created_by: z.enum(['ingest', 'api', 'hookgate']).describe('`hookgate`: an operational event Hookgate published about the account.'),
     received_at: timestamp,
     created_at: timestamp,
     replay_of: uuid.nullable(),

@@ -1,5 +1,6 @@
 import { invalid, unauthorized } from '../domain/errors';
 import { isSendableHeaderValue, unsendableHeaderMessage } from '../domain/header-values';
+import { isReservedType } from '../domain/operational-events';
 import { verifySignature } from '../domain/provider-signatures';
 import { appendLogKeys, log } from '../shared/log';
 import { recordVerificationRejected } from '../shared/metrics';
@@ -46,6 +47,8 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
   if (eventType !== null && eventType.length > MAX_EVENT_TYPE_LENGTH) {
     return refused(invalid(`X-Event-Type must be at most ${MAX_EVENT_TYPE_LENGTH} characters`));
   }
+  // Only Hookgate speaks in its own name: a provider's hookgate.* type would pass for an operational event.
+  if (isReservedType(eventType)) return refused(invalid('X-Event-Type must not start with hookgate. (reserved for operational events)'));
   // Both go out again as headers of every delivery: what cannot be sent byte for byte is refused now.
   for (const [field, value] of [['X-Event-Type', eventType], ['Content-Type', request.headers['content-type']]] as const) {
     if (value && !isSendableHeaderValue(value)) return refused(invalid(unsendableHeaderMessage(field)));

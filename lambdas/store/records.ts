@@ -93,6 +93,8 @@ export const destinationRecord = z.object({
   customer: z._default(z.nullable(z.string()), null),
   /** Seconds before each try (lambdas/domain/backoff.ts); absent or null: the deployment's schedule. */
   retry_schedule: z.optional(z.nullable(z.array(z.number()))),
+  /** Hours of nothing but failures before Hookgate disables it (lambdas/domain/auto-disable.ts); absent: the default. */
+  auto_disable_after_hours: z.optional(z.number()),
   created_at: timestamp,
   updated_at: timestamp,
 });

@@ -192,6 +192,21 @@ describe('real answers match their documented schemas', () => {
     expect((await api('PATCH', '/v1/routes/{id}', { key, params: { id: spare.json.data.id }, body: { event_type_pattern: null } })).status).toBe(200);
     expect((await api('DELETE', '/v1/routes/{id}', { key, params: { id: spare.json.data.id } })).status).toBe(204);
     expect((await api('GET', '/v1/routes/{id}', { key, params: { id: spare.json.data.id } })).status).toBe(404);
+    const filtered = await api('POST', '/v1/routes', { key, body: { destination_id: saved('destination'), filter: { amount: { $gte: 10 } } } });
+    expect(filtered.json.data.filter).toEqual({ amount: { $gte: 10 } });
+    expect((await api('POST', '/v1/routes', { key, body: { destination_id: saved('destination'), filter: { a: { $regex: 'x' } } } })).json.error).toBe(
+      'filter: unknown operator $regex',
+    );
+    expect((await api('DELETE', '/v1/routes/{id}', { key, params: { id: filtered.json.data.id } })).status).toBe(204);
+  });
+
+  it('deletes a source and a destination', async () => {
+    const source = await api('POST', '/v1/sources', { key, body: { name: 'short-lived' } });
+    expect((await api('DELETE', '/v1/sources/{id}', { key, params: { id: source.json.data.id } })).status).toBe(204);
+    expect((await api('DELETE', '/v1/sources/{id}', { key, params: { id: source.json.data.id } })).status).toBe(404);
+    const destination = await api('POST', '/v1/destinations', { key, body: { name: 'short-lived', url: 'https://consumer.example.com/x' } });
+    expect((await api('DELETE', '/v1/destinations/{id}', { key, params: { id: destination.json.data.id } })).status).toBe(204);
+    expect((await api('DELETE', '/v1/destinations/{id}', { key, params: { id: destination.json.data.id } })).status).toBe(404);
   });
 
   it('ingest', async () => {

@@ -78,6 +78,9 @@ describe('destinations', () => {
       signature_scheme: 'hookgate',
       disabled_reason: null,
       health: { state: 'healthy', consecutive_failures: 0, last_success_at: null, last_failure_at: null, open_until: null },
+      customer: null,
+      retry_schedule: [0, 30, 120, 600, 3600],
+      auto_disable_after_hours: 120,
       signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
@@ -186,6 +189,7 @@ describe('routes', () => {
       destination_id: dest.id,
       event_type_pattern: null,
       active: true,
+      filter: null,
       created_at: expect.stringMatching(ISO),
     });
     const bound = await call('POST', '/v1/routes', { key, body: { destination_id: dest.id, source_id: source.id, event_type_pattern: 'payment.*' } });

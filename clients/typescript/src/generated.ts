@@ -98,6 +98,8 @@ export type CreateDestinationRequest = {
   customer?: string | null;
   /** Seconds to wait before each try: step 0 before the first, step i after failed try i, so the number of steps is the number of tries. 1 to 20 steps of 0 to 86400. null or absent: the default `[0, 30, 120, 600, 3600]`. */
   retry_schedule?: number[] | null;
+  /** Hours during which every try failed after which Hookgate disables the destination (`active: false`, `health.state: disabled`, `disabled_reason`) and publishes `hookgate.destination.disabled`. Decimals allowed; 0: never. Default 120 (five days). */
+  auto_disable_after_hours?: number;
 };
 
 /** Creates the type, or replaces the description and schema of an existing one. */
@@ -203,6 +205,8 @@ export type Destination = {
   customer: string | null;
   /** The schedule its deliveries follow (its own, or the default). */
   retry_schedule: number[];
+  /** Hours of nothing but failures before Hookgate disables it; 0: never. */
+  auto_disable_after_hours: number;
   created_at: string;
   updated_at: string;
 };
@@ -252,6 +256,8 @@ export type DestinationWithSecret = {
   customer: string | null;
   /** The schedule its deliveries follow (its own, or the default). */
   retry_schedule: number[];
+  /** Hours of nothing but failures before Hookgate disables it; 0: never. */
+  auto_disable_after_hours: number;
   created_at: string;
   updated_at: string;
   /** Signs every delivery (`Webhook-Signature`). */
@@ -297,7 +303,8 @@ export type EventDetail = {
   payload_hash: string;
   status: EventStatus;
   attempts_count: number;
-  created_by: 'ingest' | 'api';
+  /** `hookgate`: an operational event Hookgate published about the account. */
+  created_by: 'ingest' | 'api' | 'hookgate';
   received_at: string;
   created_at: string;
   replay_of: string | null;
@@ -601,6 +608,8 @@ export type UpdateDestinationRequest = {
   customer?: string | null;
   /** Seconds to wait before each try: step 0 before the first, step i after failed try i, so the number of steps is the number of tries. 1 to 20 steps of 0 to 86400. null or absent: the default `[0, 30, 120, 600, 3600]`. */
   retry_schedule?: number[] | null;
+  /** Hours during which every try failed after which Hookgate disables the destination (`active: false`, `health.state: disabled`, `disabled_reason`) and publishes `hookgate.destination.disabled`. Decimals allowed; 0: never. Default 120 (five days). */
+  auto_disable_after_hours?: number;
 };
 
 export type UpdatePortalEndpointRequest = {

@@ -17,7 +17,8 @@ import { deleteEndpoint } from '../../pipeline/portal-endpoints';
 import type { Route } from '../router';
 import { destinationResponse, destinationWithSecretResponse, named } from '../schemas';
 import { customerField, CUSTOMER_MESSAGE } from '../portal-schemas';
-import { DELIVERY_SETTINGS_ERRORS, retryScheduleInput } from '../delivery-settings';
+import { autoDisableInput, DELIVERY_SETTINGS_ERRORS, retryScheduleInput } from '../delivery-settings';
+import { DEFAULT_AUTO_DISABLE_HOURS } from '../../domain/auto-disable';
 import { hasControlChars, isHeaderName, parseJsonBody, parsePathId, parseWith, sendableHeaderRule, textField } from '../validation';
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -89,6 +90,7 @@ const destinationFields = {
     .describe('Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes.'),
   customer: customerField.nullable().optional().describe('Your own id for the customer it belongs to (the consumer portal’s scope). Default null.'),
   retry_schedule: retryScheduleInput,
+  auto_disable_after_hours: autoDisableInput,
 };
 
 const listDestinationsQuery = z.object({ customer: customerField.optional().describe('Only the destinations of this customer.') });
@@ -169,6 +171,7 @@ export const destinationRoutes: Route[] = [
         disabled_reason: null,
         customer: body.customer ?? null,
         retry_schedule: body.retry_schedule ?? null,
+        auto_disable_after_hours: body.auto_disable_after_hours ?? DEFAULT_AUTO_DISABLE_HOURS,
         created_at: at,
         updated_at: at,
       };
@@ -240,6 +243,7 @@ export const destinationRoutes: Route[] = [
       if (body.active !== undefined) changes.active = body.active;
       if (body.customer !== undefined) changes.customer = body.customer;
       if (body.retry_schedule !== undefined) changes.retry_schedule = body.retry_schedule;
+      if (body.auto_disable_after_hours !== undefined) changes.auto_disable_after_hours = body.auto_disable_after_hours;
       // Switched back on: whatever disabled it is over, and its endpoint starts with a clean record.
       const reenabled = body.active === true && !current.active;
       if (reenabled) changes.disabled_reason = null;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isReservedType } from '../../domain/operational-events';
 import { unsendableHeaderMessage } from '../../domain/header-values';
 import { publishEvent, type PublishInput } from '../../pipeline/publish-event';
 import { exampleOutboundPayload, ids } from '../examples';
@@ -16,12 +17,15 @@ const BATCH_CONCURRENCY = 10;
 
 const payload = z.string({ error: () => 'payload is required' }).min(1, { error: () => 'payload is required' });
 
+const RESERVED_TYPE_MESSAGE = 'event_type must not start with hookgate. (reserved for operational events)';
+
 const publishBody = named(
   'PublishOutboundEventRequest',
   z.strictObject({
     payload: payload.describe('The delivery body, sent with `Content-Type: application/json`; usually a JSON document as a string.'),
     event_type: textField('event_type')
       .refine(...sendableHeaderRule('event_type'))
+      .refine((type) => !isReservedType(type), { error: () => RESERVED_TYPE_MESSAGE })
       .optional()
       .describe('Tag used for route matching; sent as `X-Event-Type`, so printable ASCII only.'),
     external_event_id: textField('external_event_id', 256)
@@ -41,6 +45,7 @@ const publishErrors = [
   'event_type must be a string',
   'event_type must be at most 200 characters',
   unsendableHeaderMessage('event_type'),
+  RESERVED_TYPE_MESSAGE,
   'external_event_id must be at most 256 characters',
   'unknown field: eventtype',
 ];

@@ -1,0 +1,67 @@
+import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
+import type { BreakerState } from '../domain/breaker';
+import {
+  breakerOpened,
+  breakerRecovered,
+  deadLettered,
+  destinationDisabled,
+  mayAnnounce,
+  type LastAttempt,
+  type OperationalEvent,
+} from '../domain/operational-events';
+import { log } from '../shared/log';
+import { disableDestination } from '../store/destinations';
+import type { DestinationRecord, EventRecord } from '../store/records';
+import { acceptEvent } from './accept-event';
+
+/**
+ * What a settled try tells the account (operational events) and does to its destination
+ * (auto-disable). Called only when something changed, so a healthy delivery never comes here.
+ */
+
+/** Publishes an operational event into the account; failing to costs the notice, never the delivery. */
+async function announce(accountId: string, notice: OperationalEvent, now: Date): Promise<void> {
+  try {
+    await acceptEvent({
+      accountId,
+      direction: 'outbound',
+      sourceId: null,
+      eventType: notice.type,
+      externalEventId: notice.key,
+      body: Buffer.from(JSON.stringify(notice.payload), 'utf8'),
+      contentType: 'application/json',
+      headers: {},
+      createdBy: 'hookgate',
+      now,
+    });
+  } catch (error) {
+    log.error('operational event not published', { account_id: accountId, type: notice.type }, error);
+  }
+}
+
+export async function noticeDeadLetter(cause: EventRecord, destination: DestinationRecord, lastAttempt: LastAttempt, endReason: string | null, at: Date) {
+  if (mayAnnounce(cause)) await announce(cause.account_id, deadLettered(cause, destination, lastAttempt, endReason, at), at);
+}
+
+/** Hookgate switched a destination off (a 410, or failures for too long): say so once. */
+export async function noticeDisabled(cause: EventRecord, destination: DestinationRecord, reason: string, failingSince: string | null, at: Date) {
+  if (mayAnnounce(cause)) await announce(cause.account_id, destinationDisabled(destination, reason, failingSince, at), at);
+}
+
+/** After the breaker was written: announce its transition, and disable a destination that has failed for too long. */
+export async function noticeBreaker(
+  cause: EventRecord,
+  destination: DestinationRecord,
+  transition: 'opened' | 'recovered' | null,
+  breaker: BreakerState,
+  failingSinceBefore: string | null,
+  at: Date,
+): Promise<void> {
+  if (transition === 'opened' && mayAnnounce(cause)) await announce(cause.account_id, breakerOpened(destination, breaker, at), at);
+  if (transition === 'recovered' && mayAnnounce(cause)) await announce(cause.account_id, breakerRecovered(destination, failingSinceBefore, at), at);
+  const reason = destination.active ? autoDisableReason(autoDisableHours(destination), breaker.failing_since, at) : null;
+  if (!reason) return;
+  await disableDestination(cause.account_id, destination.id, reason, at);
+  log.warn('destination disabled: it failed for too long', { account_id: cause.account_id, destination_id: destination.id });
+  await noticeDisabled(cause, destination, reason, breaker.failing_since, at);
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { autoDisableHours, autoDisableReason } from '../../lambdas/domain/auto-disable';
+import { isReservedType, mayAnnounce } from '../../lambdas/domain/operational-events';
+import { routeMatches } from '../../lambdas/domain/routing';
+
+const now = new Date('2026-03-01T12:00:00Z');
+const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000).toISOString();
+
+describe('auto-disable', () => {
+  it.each<[string, number, string | null, boolean]>([
+    ['no failures', 120, null, false],
+    ['failing for less than the limit', 120, hoursAgo(119.9), false],
+    ['failing for exactly the limit', 120, hoursAgo(120), true],
+    ['failing for longer', 120, hoursAgo(200), true],
+    ['a decimal limit', 0.001, new Date(now.getTime() - 3_600).toISOString(), true],
+    ['a decimal limit not reached', 0.001, new Date(now.getTime() - 3_500).toISOString(), false],
+    ['0 means never', 0, hoursAgo(10_000), false],
+  ])('%s', (_name, hours, failingSince, disable) => {
+    expect(autoDisableReason(hours, failingSince, now) !== null).toBe(disable);
+  });
+
+  it('defaults to five days, and keeps a set value', () => {
+    expect(autoDisableHours({})).toBe(120);
+    expect(autoDisableHours({ auto_disable_after_hours: 0 })).toBe(0);
+    expect(autoDisableReason(1, hoursAgo(2), now)).toBe(`every delivery failed for 1 hour (since ${hoursAgo(2)})`);
+  });
+});
+
+describe('operational event guard', () => {
+  it.each<[string | null, boolean]>([
+    ['hookgate.delivery.dead_lettered', true],
+    ['hookgate.anything', true],
+    ['hookgate', false],
+    ['payment.hookgate.x', false],
+    [null, false],
+  ])('%s is reserved: %s; its failures are announced: the opposite', (type, reserved) => {
+    expect(isReservedType(type)).toBe(reserved);
+    expect(mayAnnounce({ event_type: type })).toBe(!reserved);
+  });
+});
+
+describe('routing of operational events', () => {
+  it.each<[string | null, 'portal' | null, boolean]>([
+    ['hookgate.*', null, true],
+    ['hookgate.delivery.dead_lettered', null, true],
+    ['hookgate.destination.*', null, false],
+    [null, null, false],
+    ['*', null, false],
+    ['hookgate.*', 'portal', false],
+  ])('a route with pattern %s (managed by %s) takes hookgate.delivery.dead_lettered: %s', (pattern, managedBy, matches) => {
+    const route = { source_id: null, event_type_pattern: pattern, active: true, managed_by: managedBy };
+    expect(routeMatches(route, { source_id: null, event_type: 'hookgate.delivery.dead_lettered' })).toBe(matches);
+  });
+});
