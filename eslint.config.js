@@ -10,6 +10,13 @@ const noHttpTypes = {
   message: 'HTTP requests and responses belong to lambdas/api/ and the handlers.',
 };
 
+// lambdas/store/ owns the table's items: nothing else talks to DynamoDB (the client is made in
+// adapters/aws-clients.ts, for the store).
+const noDynamoOutsideStore = [
+  { group: ['@aws-sdk/client-dynamodb', '@aws-sdk/lib-dynamodb'], message: 'Only lambdas/store/ talks to DynamoDB; add a store function.' },
+  { group: ['**/adapters/aws-clients'], importNames: ['documentClient', 'dynamoDbClient'], message: 'Only lambdas/store/ talks to DynamoDB; add a store function.' },
+];
+
 const miniNamespaceOnly = {
   selector: "ImportDeclaration[source.value='zod/mini'][importKind!='type'] > ImportSpecifier",
   message: "Import zod/mini as a namespace (`import * as z from 'zod/mini'`): a named import bundles every zod locale.",
@@ -33,13 +40,18 @@ export default tseslint.config(
   {
     files: ['lambdas/domain/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer, { group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'Domain code stays free of AWS imports.' }] }],
+      'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer, ...noDynamoOutsideStore, { group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'Domain code stays free of AWS imports.' }] }],
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Domain code reads no environment; pass values in.' }],
     },
   },
   {
     files: ['lambdas/pipeline/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer] }] },
+    rules: { 'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer, ...noDynamoOutsideStore] }] },
+  },
+  {
+    files: ['lambdas/**/*.ts'],
+    ignores: ['lambdas/store/**', 'lambdas/domain/**', 'lambdas/pipeline/**', 'lambdas/adapters/aws-clients.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: noDynamoOutsideStore }] },
   },
   // Cold start: esbuild drops what a function does not use from `import * as z from 'zod/mini'`,
   // but not from the `z` namespace re-export, which drags zod's 40 locales in (~400 KB per bundle).

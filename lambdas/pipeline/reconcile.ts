@@ -1,14 +1,11 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { DELIVERY_QUEUE, TABLE } from '../../lib/resource-definitions';
+import { DELIVERY_QUEUE } from '../../lib/resource-definitions';
 import { planDeliveries, statusAfter } from '../domain/delivery-plan';
 import { isTerminalDelivery } from '../domain/event-status';
 import type { DeliveryState } from '../domain/progress';
-import { documentClient } from '../adapters/aws-clients';
 import { enqueueDeliveries, type DeliveryTask } from '../adapters/delivery-queue';
-import { config } from '../shared/config';
 import { log } from '../shared/log';
-import { changeEvent } from '../store/events';
-import { eventKeys, RECONCILE_SHARDS } from '../store/keys';
+import { changeEvent, overdueEvents } from '../store/events';
+import { RECONCILE_SHARDS } from '../store/keys';
 import type { EventRecord } from '../store/records';
 import { loadCurrentRoutingTable } from '../store/routing-table';
 
@@ -47,25 +44,6 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
   return report;
 }
 
-async function* overdueEvents(shard: number, cutoff: string) {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documentClient().send(
-      new QueryCommand({
-        TableName: config().tableName,
-        IndexName: TABLE.globalIndexes[1].indexName,
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
-        ExpressionAttributeValues: { ':pk': eventKeys.reconcilePartition(shard), ':cutoff': cutoff },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const match = /^ACCT#([^#]+)#EVT#([^#]+)$/.exec(String(item.pk));
-      if (match?.[1] && match[2]) yield { accountId: match[1], eventId: match[2] };
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-}
 
 async function reconcileEvent(
   accountId: string,

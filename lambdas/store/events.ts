@@ -2,6 +2,7 @@ import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand 
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { progressDueAt } from '../domain/progress';
 import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
+import { TABLE } from '../../lib/resource-definitions';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { eventKeys, listShard, reconcileShard } from './keys';
@@ -26,7 +27,7 @@ function derivedAttributes(event: EventRecord): Record<string, unknown> {
   };
   const due = progressDueAt(event.status, event.received_at, event.deliveries);
   if (due && !SETTLED_STATUSES.includes(event.status)) {
-    attributes.gsi2pk = `RECONCILE#${reconcileShard(event.id)}`;
+    attributes.gsi2pk = eventKeys.reconcilePartition(reconcileShard(event.id));
     attributes.gsi2sk = `${due}#${event.account_id}#${event.id}`;
   }
   if (SETTLED_STATUSES.includes(event.status)) {
@@ -166,4 +167,28 @@ export async function insertAttempt(accountId: string, attempt: AttemptRecord, r
       },
     }),
   );
+}
+
+/**
+ * Events that should have shown progress before `cutoff`, from one shard of the work index (gsi2,
+ * kept on every write of an unsettled event): the reconciler's reading list.
+ */
+export async function* overdueEvents(shard: number, cutoff: string): AsyncGenerator<{ accountId: string; eventId: string }> {
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const out = await documentClient().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: TABLE.globalIndexes[1].indexName,
+        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
+        ExpressionAttributeValues: { ':pk': eventKeys.reconcilePartition(shard), ':cutoff': cutoff },
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const match = /^ACCT#([^#]+)#EVT#([^#]+)$/.exec(String(item.pk));
+      if (match?.[1] && match[2]) yield { accountId: match[1], eventId: match[2] };
+    }
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
 }
