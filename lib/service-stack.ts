@@ -14,7 +14,7 @@ import { Alarms } from './constructs/alarms';
 import { Dashboard } from './constructs/dashboard';
 import { DeployTrigger } from './constructs/deploy-trigger';
 import { HookgateFunction, type HookgateFunctionProps } from './constructs/hookgate-function';
-import { DELIVERY_QUEUE, ENV, metricsService } from './resource-definitions';
+import { DELIVERY_QUEUE, ENV, metricsService } from '../lambdas/shared/resource-definitions';
 import type { StatefulResources } from './stateful-stack';
 
 export interface ServiceStackProps extends StackProps {

@@ -5,7 +5,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { MAX_RETENTION_DAYS } from '../lambdas/domain/plans';
 import { TTL_MARGIN_DAYS } from '../lambdas/domain/retention';
-import { BUCKETS, DELIVERY_DLQ, DELIVERY_QUEUE, TABLE } from './resource-definitions';
+import { BUCKETS, DELIVERY_DLQ, DELIVERY_QUEUE, TABLE } from '../lambdas/shared/resource-definitions';
 
 /** What the service stack needs from the stateful one. */
 export interface StatefulResources {

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
-import { DELIVERY_QUEUE, ENV } from '../lib/resource-definitions';
+import { DELIVERY_QUEUE, ENV } from '../lambdas/shared/resource-definitions';
 import { LAMBDA_PAYLOAD_LIMIT_BYTES } from '../lambdas/domain/payload-limits';
 import { toApiGatewayEvent, writeApiGatewayResult } from './apigw-event';
 import { createLocalClients, type EmulatorEndpoints, type LocalClients } from './aws-clients';

@@ -1,4 +1,4 @@
-import { ENV } from '../lib/resource-definitions';
+import { ENV } from '../lambdas/shared/resource-definitions';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type EmulatorEndpoints } from './aws-clients';
 import type { LocalResources } from './resources';
 

@@ -5,7 +5,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { TABLE } from '../lib/resource-definitions';
+import { TABLE } from '../lambdas/shared/resource-definitions';
 
 type Item = Record<string, AttributeValue>;
 type IndexDefinition = (typeof TABLE.globalIndexes)[number];

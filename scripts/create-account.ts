@@ -11,7 +11,7 @@
  * at the local table and emulator (`TABLE_NAME`, `AWS_ENDPOINT_URL_DYNAMODB`).
  */
 import { parseArgs } from 'node:util';
-import { ENV } from '../lib/resource-definitions';
+import { ENV } from '../lambdas/shared/resource-definitions';
 import { presentAccount, presentNewApiKey } from '../lambdas/api/presenters';
 import { PLANS, type Plan } from '../lambdas/domain/plans';
 import { Refusal } from '../lambdas/domain/errors';

@@ -14,7 +14,7 @@
  * leaves, a delete and a put when its index key changes, one write when a projected attribute changes,
  * nothing when no projected attribute changes.
  */
-import { TABLE } from '../../lib/resource-definitions';
+import { TABLE } from '../../lambdas/shared/resource-definitions';
 
 type Item = Record<string, unknown>;
 

@@ -1,4 +1,4 @@
-import { DELIVERY_QUEUE } from '../../lib/resource-definitions';
+import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { planDeliveries, statusAfter } from '../domain/delivery-plan';
 import { isTerminalDelivery } from '../domain/event-status';
 import type { DeliveryState } from '../domain/progress';

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { ENV } from '../../lib/resource-definitions';
+import { ENV } from './resource-definitions';
 import { parseRetrySchedule } from '../domain/backoff';
 import { DEFAULT_BREAKER } from '../domain/breaker';
 

@@ -1,5 +1,5 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
-import { ENV, METRICS, metricsService } from '../../lib/resource-definitions';
+import { ENV, METRICS, metricsService } from './resource-definitions';
 import { log, runningInLambda } from './log';
 
 /**

@@ -2,7 +2,7 @@ import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand 
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { progressDueAt } from '../domain/progress';
 import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
-import { TABLE } from '../../lib/resource-definitions';
+import { TABLE } from '../shared/resource-definitions';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { eventKeys, listShard, reconcileShard } from './keys';

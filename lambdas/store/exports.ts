@@ -1,5 +1,5 @@
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BUCKETS, TABLE } from '../../lib/resource-definitions';
+import { BUCKETS, TABLE } from '../shared/resource-definitions';
 import { exportExpiresAt } from '../domain/retention';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';

@@ -7,7 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { TABLE } from '../../lib/resource-definitions';
+import { TABLE } from '../shared/resource-definitions';
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';

@@ -9,7 +9,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS } from '../resource-definitions';
+import { METRICS } from '../../lambdas/shared/resource-definitions';
 
 export interface AlarmsProps {
   readonly deliveryQueue: sqs.IQueue;

@@ -4,7 +4,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { METRICS } from '../resource-definitions';
+import { METRICS } from '../../lambdas/shared/resource-definitions';
 import type { Alarms } from './alarms';
 
 export interface DashboardProps {

@@ -1,11 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { buildSync } from 'esbuild';
-import { AssetHashType, DockerImage, Duration, Validations } from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, Validations, type FileFingerprintOptions } from 'aws-cdk-lib';
+import type { AssetOptions } from 'aws-cdk-lib/aws-s3-assets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { ENV } from '../resource-definitions';
+import { ENV } from '../../lambdas/shared/resource-definitions';
 import { lambdaBuildOptions } from './lambda-bundle';
 
 /** Repository root, from this module's own location (lib/constructs/ → ../../). */
@@ -53,23 +54,25 @@ export class HookgateFunction extends Construct {
     this.logGroup.grantWrite(this.role);
 
     const entry = handlerEntry(props.handler);
-    this.fn = new lambda.Function(this, 'Function', {
-      code: lambda.Code.fromAsset(REPO_ROOT, {
-        assetHashType: AssetHashType.OUTPUT,
-        // CDK reuses a bundle across assets whose options look alike, and `local` does not count:
-        // without the entry in the key, every function would get the first one's bundle.
-        extraHash: `lambdas/handlers/${props.handler}.ts`,
-        bundling: {
-          // Never used: local bundling always succeeds or throws (esbuild is a dev dependency).
-          image: DockerImage.fromRegistry('dummy'),
-          local: {
-            tryBundle(outputDir) {
-              buildSync(lambdaBuildOptions(entry, outputDir));
-              return true;
-            },
+    // CDK reuses a bundle across assets whose options look alike, and `local` does not count: without
+    // the entry in the key, every function would get the first one's bundle. The asset staging honours
+    // `extraHash` (FileFingerprintOptions), though lambda.Code.fromAsset's option type leaves it out.
+    const assetOptions: AssetOptions & Pick<FileFingerprintOptions, 'extraHash'> = {
+      assetHashType: AssetHashType.OUTPUT,
+      extraHash: `lambdas/handlers/${props.handler}.ts`,
+      bundling: {
+        // Never used: local bundling always succeeds or throws (esbuild is a dev dependency).
+        image: DockerImage.fromRegistry('dummy'),
+        local: {
+          tryBundle(outputDir) {
+            buildSync(lambdaBuildOptions(entry, outputDir));
+            return true;
           },
         },
-      }),
+      },
+    };
+    this.fn = new lambda.Function(this, 'Function', {
+      code: lambda.Code.fromAsset(REPO_ROOT, assetOptions),
       handler: 'index.handler',
       runtime: lambda.Runtime.NODEJS_24_X,
       architecture: lambda.Architecture.ARM_64,

@@ -5,7 +5,7 @@ import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, createApp, type BuildAppOptions, type HookgateStacks } from '../../lib/app-builder';
 import { API_5XX_RATE_PERCENT, API_MIN_5XX, FUNCTION_ERROR_RATE_PERCENT, FUNCTION_MIN_ERRORS } from '../../lib/constructs/alarms';
-import { ENV, METRICS, metricsService } from '../../lib/resource-definitions';
+import { ENV, METRICS, metricsService } from '../../lambdas/shared/resource-definitions';
 
 // The dashboard, the alarms and the stack configuration. Templates only: bundling is skipped.
 const build = (opts: Partial<Omit<BuildAppOptions, 'nag'>> = {}): HookgateStacks =>

@@ -8,7 +8,7 @@ import { STALE_CLAIM_MS } from '../../lambdas/pipeline/export-job';
 import { buildApp, createApp, type BuildAppOptions, type HookgateStacks } from '../../lib/app-builder';
 import { TRIGGER_PROVIDER_ID } from '../../lib/constructs/deploy-trigger';
 import type { HookgateFunction } from '../../lib/constructs/hookgate-function';
-import { DELIVERY_QUEUE, ENV } from '../../lib/resource-definitions';
+import { DELIVERY_QUEUE, ENV } from '../../lambdas/shared/resource-definitions';
 
 interface Statement {
   Effect: string;

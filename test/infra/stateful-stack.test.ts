@@ -5,7 +5,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, createApp } from '../../lib/app-builder';
-import { DELIVERY_DLQ, DELIVERY_QUEUE, TABLE } from '../../lib/resource-definitions';
+import { DELIVERY_DLQ, DELIVERY_QUEUE, TABLE } from '../../lambdas/shared/resource-definitions';
 import type { StatefulStack } from '../../lib/stateful-stack';
 
 let stack: StatefulStack;

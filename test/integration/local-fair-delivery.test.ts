@@ -3,7 +3,7 @@ import type { ServerResponse } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../lib/resource-definitions';
+import { ENV } from '../../lambdas/shared/resource-definitions';
 import { startGateway, type Gateway } from '../../local/gateway';
 import { DELIVERY_TEST_ENV } from '../fixtures/gateway';
 import { httpClient, type Call } from '../fixtures/http-client';

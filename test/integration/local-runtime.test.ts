@@ -15,7 +15,7 @@ import {
 } from '@aws-sdk/client-sqs';
 import type { APIGatewayProxyEventV2, ScheduledEvent, SQSRecord } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { DELIVERY_QUEUE, ENV, TABLE } from '../../lib/resource-definitions';
+import { DELIVERY_QUEUE, ENV, TABLE } from '../../lambdas/shared/resource-definitions';
 import { createLocalClients, type LocalClients } from '../../local/aws-clients';
 import { startGateway, type ApiHandler, type Gateway, type SqsHandler } from '../../local/gateway';
 import { LOCAL_MAX_RECEIVE_COUNT } from '../../local/resources';

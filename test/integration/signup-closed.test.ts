@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ENV } from '../../lib/resource-definitions';
+import { ENV } from '../../lambdas/shared/resource-definitions';
 import { bootGateway } from '../fixtures/gateway';
 import type { Call } from '../fixtures/http-client';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ReceiveMessageCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import type { SQSBatchResponse } from 'aws-lambda';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DELIVERY_QUEUE } from '../../lib/resource-definitions';
+import { DELIVERY_QUEUE } from '../../lambdas/shared/resource-definitions';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from '../../local/aws-clients';
 import { LOCAL_MAX_RECEIVE_COUNT } from '../../local/resources';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { BUCKETS } from '../../../lib/resource-definitions';
+import { BUCKETS } from '../../shared/resource-definitions';
 import { gone, invalid, notFound } from '../../domain/errors';
 import { EVENT_STATUSES } from '../../domain/event-status';
 import { encoderFor } from '../../domain/export-rows';
