@@ -33,7 +33,7 @@ export async function reconcile(options: ReconcileOptions): Promise<ReconcileRep
   const cutoff = options.queueLost ? '\uffff' : new Date(options.now.getTime() - options.graceSeconds * 1000).toISOString();
   const limit = options.maxEvents ?? 1000;
   for (let shard = 0; shard < RECONCILE_SHARDS && report.examined < limit; shard++) {
-    for await (const key of overdueEvents(shard, cutoff)) {
+    for (const key of await overdueEvents(shard, cutoff, limit - report.examined)) {
       report.examined++;
       await reconcileEvent(key.accountId, key.eventId, cutoff, options, report).catch((error: unknown) =>
         log.error('reconcile failed for event', { account_id: key.accountId, event_id: key.eventId }, error),

@@ -170,25 +170,20 @@ export async function insertAttempt(accountId: string, attempt: AttemptRecord, r
 }
 
 /**
- * Events that should have shown progress before `cutoff`, from one shard of the work index (gsi2,
- * kept on every write of an unsettled event): the reconciler's reading list.
+ * Up to `max` events that should have shown progress before `cutoff`, from one shard of the work index
+ * (gsi2, kept on every write of an unsettled event): the reconciler's reading list.
  */
-export async function* overdueEvents(shard: number, cutoff: string): AsyncGenerator<{ accountId: string; eventId: string }> {
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: TABLE.globalIndexes[1].indexName,
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
-        ExpressionAttributeValues: { ':pk': eventKeys.reconcilePartition(shard), ':cutoff': cutoff },
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const match = /^ACCT#([^#]+)#EVT#([^#]+)$/.exec(String(item.pk));
-      if (match?.[1] && match[2]) yield { accountId: match[1], eventId: match[2] };
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+export async function overdueEvents(shard: number, cutoff: string, max: number): Promise<Array<{ accountId: string; eventId: string }>> {
+  const items = await queryAll(
+    {
+      IndexName: TABLE.globalIndexes[1].indexName,
+      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
+      ExpressionAttributeValues: { ':pk': eventKeys.reconcilePartition(shard), ':cutoff': cutoff },
+    },
+    max,
+  );
+  return items.flatMap((item) => {
+    const match = /^ACCT#([^#]+)#EVT#([^#]+)$/.exec(String(item.pk));
+    return match?.[1] && match[2] ? [{ accountId: match[1], eventId: match[2] }] : [];
+  });
 }
