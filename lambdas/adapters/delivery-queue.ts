@@ -15,6 +15,8 @@ export const deliveryTask = z.object({
    * hops from message to message without reading the table.
    */
   not_before: z.optional(z.int()),
+  /** The send slot (epoch ms) this task already holds from its destination's rate limit: it takes no other. */
+  rate_slot: z.optional(z.number()),
 });
 export type DeliveryTask = z.infer<typeof deliveryTask>;
 

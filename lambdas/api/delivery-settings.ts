@@ -24,6 +24,20 @@ export const autoDisableInput = z
     `Hours during which every try failed after which Hookgate disables the destination (\`active: false\`, \`health.state: disabled\`, \`disabled_reason\`) and publishes \`hookgate.destination.disabled\`. Decimals allowed; 0: never. Default ${DEFAULT_AUTO_DISABLE_HOURS} (five days).`,
   );
 
+export const MAX_RATE_LIMIT_PER_SECOND = 1000;
+
+export const rateLimitInput = z
+  .int()
+  .min(1)
+  .max(MAX_RATE_LIMIT_PER_SECOND)
+  .nullable()
+  .optional()
+  .describe(
+    'Deliveries per second to this destination, across every deliver function: deliveries over the rate wait for their turn (never dropped, no try spent). null or absent: no limit.',
+  );
+
+export const rateLimitResponse = z.int().min(1).nullable().describe('Deliveries per second at most; null: no limit.');
+
 export const autoDisableResponse = z.number().min(0).describe('Hours of nothing but failures before Hookgate disables it; 0: never.');
 
 export const presentAutoDisable = (d: DestinationRecord): number => autoDisableHours(d);
@@ -34,6 +48,9 @@ export const DELIVERY_SETTINGS_ERRORS = [
   'retry_schedule must contain at least 1 item(s)',
   'retry_schedule must contain at most 20 items',
   'retry_schedule.0 must be at most 86400',
+  'rate_limit_per_second must be an integer',
+  'rate_limit_per_second must be at least 1',
+  `rate_limit_per_second must be at most ${MAX_RATE_LIMIT_PER_SECOND}`,
   'auto_disable_after_hours must be at least 0',
   `auto_disable_after_hours must be at most ${MAX_AUTO_DISABLE_HOURS}`,
 ];

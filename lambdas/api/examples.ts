@@ -90,6 +90,7 @@ export const exampleDestination = {
   customer: 'cus_42',
   retry_schedule: [0, 30, 120, 600, 3600],
   auto_disable_after_hours: 120,
+  rate_limit_per_second: null,
   created_at: at,
   updated_at: at,
 } satisfies DestinationResponse;

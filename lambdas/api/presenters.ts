@@ -77,6 +77,7 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState):
     customer: d.customer,
     retry_schedule: presentRetrySchedule(d),
     auto_disable_after_hours: presentAutoDisable(d),
+    rate_limit_per_second: d.rate_limit_per_second ?? null,
     created_at: d.created_at,
     updated_at: d.updated_at,
   };

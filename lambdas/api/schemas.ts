@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { HEALTH_STATES } from '../domain/breaker';
-import { autoDisableResponse, retryScheduleResponse } from './delivery-settings';
+import { autoDisableResponse, rateLimitResponse, retryScheduleResponse } from './delivery-settings';
 import { routeFilterResponse } from './route-filter';
 import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
@@ -157,6 +157,7 @@ const destinationFields = {
     .describe('Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none.'),
   retry_schedule: retryScheduleResponse,
   auto_disable_after_hours: autoDisableResponse,
+  rate_limit_per_second: rateLimitResponse,
   created_at: timestamp,
   updated_at: timestamp,
 };

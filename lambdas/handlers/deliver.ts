@@ -34,13 +34,15 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   const result = await withLogKeys({ account_id: task.account_id }, () => deliverTask(task, { send, now: () => new Date() }));
   if (result.kind === 'done') return;
   const plan = waitPlan((result.until.getTime() - Date.now()) / 1000, Number(record.attributes.ApproximateReceiveCount));
-  if (plan.kind === 'visibility') {
+  // A task waiting for its send slot must carry the slot, which only a new message can.
+  if (plan.kind === 'visibility' && result.rateSlot === undefined) {
     await postponeMessage(record.receiptHandle, plan.seconds);
     throw new RetryLater(plan.seconds);
   }
   // A new, delayed message holds no in-flight slot while it waits; this one is then done (deleted).
   // Sent before this one is deleted, so a crash in between leaves a duplicate, which the claim ignores.
-  await enqueueDeliveries([{ ...task, not_before: result.until.getTime() }], plan.delaySeconds);
+  const delaySeconds = plan.kind === 'resend' ? plan.delaySeconds : plan.seconds;
+  await enqueueDeliveries([{ ...task, not_before: result.until.getTime(), rate_slot: result.rateSlot }], delaySeconds);
 }
 
 /** A record that failed for another reason than "not yet" is logged (its id only): it comes back, or goes to the DLQ. */

@@ -1,4 +1,4 @@
-import { DELIVERY_QUEUE } from '../../lib/resource-definitions';
+import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { scheduleFor } from '../domain/backoff';
 import { afterFailure, afterSuccess, breakerGate, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders } from '../domain/delivery-headers';
@@ -13,6 +13,8 @@ import { log } from '../shared/log';
 import { recordBreakerTransition, recordDeliveryAttempt, recordDeliveryEnded } from '../shared/metrics';
 import { newId } from '../shared/secrets';
 import { changeBreaker } from '../store/breakers';
+import { takeSendSlot } from '../store/rate-limits';
+import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled } from './delivery-notices';
 import { disableDestination } from '../store/destinations';
 import { changeEvent, findEventWithBody, insertAttempt } from '../store/events';
@@ -20,7 +22,7 @@ import type { AttemptRecord, DestinationRecord, EventBodyRecord, EventRecord } f
 import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routing-table';
 
 /** What the queue should do with the task's message afterwards: drop it, or bring it back at `until`. */
-export type TaskResult = { kind: 'done' } | { kind: 'wait'; until: Date };
+export type TaskResult = { kind: 'done' } | { kind: 'wait'; until: Date; /** The send slot it waits for (rate limits). */ rateSlot?: number };
 
 export interface DeliverDeps {
   send: (request: {
@@ -53,6 +55,8 @@ interface Claimed {
   attemptNumber: number;
   /** This try is the one probe of an open breaker. */
   probe: boolean;
+  /** Its send slot (epoch ms), when its destination has a rate limit. */
+  sendAt?: number;
 }
 
 type Prepared = TaskResult | { kind: 'claimed'; claimed: Claimed };
@@ -65,15 +69,15 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
   const now = deps.now();
   // A long wait hops from message to message; until it is over there is nothing to read.
   if (task.not_before !== undefined && task.not_before - now.getTime() > EARLY_TOLERANCE_MS) {
-    return { kind: 'wait', until: new Date(task.not_before) };
+    return { kind: 'wait', until: new Date(task.not_before), rateSlot: task.rate_slot };
   }
-  const prepared = await prepare(task, now);
+  const prepared = await prepare(task, now, deps.now);
   if (prepared.kind !== 'claimed') return prepared;
   const result = await send(prepared.claimed, deps);
   return settle(task, prepared.claimed, result, deps);
 }
 
-async function prepare(task: DeliveryTask, now: Date): Promise<Prepared> {
+async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promise<Prepared> {
   const { account_id: accountId, event_id: eventId, destination_id: destinationId } = task;
   const loaded = await findEventWithBody(accountId, eventId);
   if (!loaded) return { kind: 'done' }; // deleted by retention, or a duplicate that was never queued
@@ -102,6 +106,12 @@ async function prepare(task: DeliveryTask, now: Date): Promise<Prepared> {
       return holdDelivery(task, loaded.event, decision.until, now);
     case 'claim': {
       if (!destination) return { kind: 'done' };
+      let sendAt: number | undefined;
+      if (destination.rate_limit_per_second) {
+        const paced = await pace(task, loaded.event, destination.rate_limit_per_second, clock);
+        if (paced.kind !== 'send') return paced;
+        sendAt = paced.at;
+      }
       if (decision.probe) {
         const probe = await changeBreaker(accountId, destinationId, breaker, (current) => takeProbe(current, now, destination.timeout_ms + PROBE_MARGIN_MS));
         const gate = breakerGate(probe.breaker, now);
@@ -110,9 +120,26 @@ async function prepare(task: DeliveryTask, now: Date): Promise<Prepared> {
       const claim = await changeEvent(accountId, eventId, (event) => withClaim(event, destinationId, now, LEASE_MS), loaded.event);
       if (!claim?.changed) return { kind: 'done' };
       const attemptNumber = (claim.event.deliveries[destinationId]?.attempts ?? 0) + 1;
-      return { kind: 'claimed', claimed: { event: claim.event, body: loaded.body, destination, breaker, claimedAt: now, attemptNumber, probe: decision.probe } };
+      return { kind: 'claimed', claimed: { event: claim.event, body: loaded.body, destination, breaker, claimedAt: now, attemptNumber, probe: decision.probe, sendAt } };
     }
   }
+}
+
+/**
+ * A rate-limited destination's delivery takes its send slot (one per delivery, kept across the queue
+ * hops that wait for it): sent at that time (the send waits for it, so nothing between spreads the
+ * sends unevenly), or, when it is further off, a wait with no try spent and its due time stored, so
+ * the reconciler does not take it for lost.
+ */
+async function pace(task: DeliveryTask, event: EventRecord, limit: number, clock: () => Date): Promise<TaskResult | { kind: 'send'; at: number }> {
+  // The time now, not the task's arrival: a slot taken for a moment already past would be sent at once, with others.
+  const carried = task.rate_slot !== undefined && !isStaleSlot(task.rate_slot, clock()) ? task.rate_slot : undefined;
+  const slot = carried ?? (await takeSendSlot(task.account_id, task.destination_id, limit, clock()));
+  const now = clock();
+  const plan = planSlot(slot, now);
+  if (plan.kind === 'send') return { kind: 'send', at: slot };
+  const held = await holdDelivery(task, event, plan.until, now);
+  return held.kind === 'wait' ? { ...held, rateSlot: slot } : held;
 }
 
 async function holdDelivery(task: DeliveryTask, event: EventRecord, until: Date, now: Date): Promise<TaskResult> {
@@ -127,8 +154,10 @@ async function endDelivery(task: DeliveryTask, event: EventRecord, reason: EndRe
   log.info('delivery ended without a try', { account_id: task.account_id, event_id: task.event_id, destination_id: task.destination_id, reason });
 }
 
-async function send({ destination, event, body: stored }: Claimed, deps: DeliverDeps): Promise<DeliveryResult> {
+async function send({ destination, event, body: stored, sendAt }: Claimed, deps: DeliverDeps): Promise<DeliveryResult> {
   const body = await readStoredBody(stored);
+  const early = sendAt === undefined ? 0 : sendAt - deps.now().getTime();
+  if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
   const now = deps.now();
   const headers = deliveryHeaders({
     eventId: event.id,

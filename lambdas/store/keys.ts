@@ -111,3 +111,12 @@ export const portalKeys = {
     sk: eventId,
   }),
 };
+
+/**
+ * A rate-limited destination's send schedule (lambdas/store/rate-limits.ts): one small item in a
+ * partition of its own, so its writes (one per delivery, only for destinations with a limit) never
+ * land in the account partition the routing table is read from.
+ */
+export const rateKeys = {
+  destination: (accountId: string, destinationId: string) => ({ pk: `ACCT#${accountId}#RATE#${destinationId}`, sk: 'RATE' }),
+};

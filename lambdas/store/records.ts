@@ -95,6 +95,8 @@ export const destinationRecord = z.object({
   retry_schedule: z.optional(z.nullable(z.array(z.number()))),
   /** Hours of nothing but failures before Hookgate disables it (lambdas/domain/auto-disable.ts); absent: the default. */
   auto_disable_after_hours: z.optional(z.number()),
+  /** Sends per second across every deliver function (lambdas/domain/rate-limit.ts); absent or null: no limit. */
+  rate_limit_per_second: z.optional(z.nullable(z.int())),
   created_at: timestamp,
   updated_at: timestamp,
 });

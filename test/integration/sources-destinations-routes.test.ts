@@ -81,6 +81,7 @@ describe('destinations', () => {
       customer: null,
       retry_schedule: [0, 30, 120, 600, 3600],
       auto_disable_after_hours: 120,
+      rate_limit_per_second: null,
       signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),

@@ -100,6 +100,8 @@ export type CreateDestinationRequest = {
   retry_schedule?: number[] | null;
   /** Hours during which every try failed after which Hookgate disables the destination (`active: false`, `health.state: disabled`, `disabled_reason`) and publishes `hookgate.destination.disabled`. Decimals allowed; 0: never. Default 120 (five days). */
   auto_disable_after_hours?: number;
+  /** Deliveries per second to this destination, across every deliver function: deliveries over the rate wait for their turn (never dropped, no try spent). null or absent: no limit. */
+  rate_limit_per_second?: number | null;
 };
 
 /** Creates the type, or replaces the description and schema of an existing one. */
@@ -207,6 +209,8 @@ export type Destination = {
   retry_schedule: number[];
   /** Hours of nothing but failures before Hookgate disables it; 0: never. */
   auto_disable_after_hours: number;
+  /** Deliveries per second at most; null: no limit. */
+  rate_limit_per_second: number | null;
   created_at: string;
   updated_at: string;
 };
@@ -258,6 +262,8 @@ export type DestinationWithSecret = {
   retry_schedule: number[];
   /** Hours of nothing but failures before Hookgate disables it; 0: never. */
   auto_disable_after_hours: number;
+  /** Deliveries per second at most; null: no limit. */
+  rate_limit_per_second: number | null;
   created_at: string;
   updated_at: string;
   /** Signs every delivery (`Webhook-Signature`). */
@@ -610,6 +616,8 @@ export type UpdateDestinationRequest = {
   retry_schedule?: number[] | null;
   /** Hours during which every try failed after which Hookgate disables the destination (`active: false`, `health.state: disabled`, `disabled_reason`) and publishes `hookgate.destination.disabled`. Decimals allowed; 0: never. Default 120 (five days). */
   auto_disable_after_hours?: number;
+  /** Deliveries per second to this destination, across every deliver function: deliveries over the rate wait for their turn (never dropped, no try spent). null or absent: no limit. */
+  rate_limit_per_second?: number | null;
 };
 
 export type UpdatePortalEndpointRequest = {

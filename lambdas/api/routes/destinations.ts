@@ -17,7 +17,7 @@ import { deleteEndpoint } from '../../pipeline/portal-endpoints';
 import type { Route } from '../router';
 import { destinationResponse, destinationWithSecretResponse, named } from '../schemas';
 import { customerField, CUSTOMER_MESSAGE } from '../portal-schemas';
-import { autoDisableInput, DELIVERY_SETTINGS_ERRORS, retryScheduleInput } from '../delivery-settings';
+import { autoDisableInput, DELIVERY_SETTINGS_ERRORS, rateLimitInput, retryScheduleInput } from '../delivery-settings';
 import { DEFAULT_AUTO_DISABLE_HOURS } from '../../domain/auto-disable';
 import { hasControlChars, isHeaderName, parseJsonBody, parsePathId, parseWith, sendableHeaderRule, textField } from '../validation';
 
@@ -91,6 +91,7 @@ const destinationFields = {
   customer: customerField.nullable().optional().describe('Your own id for the customer it belongs to (the consumer portal’s scope). Default null.'),
   retry_schedule: retryScheduleInput,
   auto_disable_after_hours: autoDisableInput,
+  rate_limit_per_second: rateLimitInput,
 };
 
 const listDestinationsQuery = z.object({ customer: customerField.optional().describe('Only the destinations of this customer.') });
@@ -172,6 +173,7 @@ export const destinationRoutes: Route[] = [
         customer: body.customer ?? null,
         retry_schedule: body.retry_schedule ?? null,
         auto_disable_after_hours: body.auto_disable_after_hours ?? DEFAULT_AUTO_DISABLE_HOURS,
+        rate_limit_per_second: body.rate_limit_per_second ?? null,
         created_at: at,
         updated_at: at,
       };
@@ -244,6 +246,7 @@ export const destinationRoutes: Route[] = [
       if (body.customer !== undefined) changes.customer = body.customer;
       if (body.retry_schedule !== undefined) changes.retry_schedule = body.retry_schedule;
       if (body.auto_disable_after_hours !== undefined) changes.auto_disable_after_hours = body.auto_disable_after_hours;
+      if (body.rate_limit_per_second !== undefined) changes.rate_limit_per_second = body.rate_limit_per_second;
       // Switched back on: whatever disabled it is over, and its endpoint starts with a clean record.
       const reenabled = body.active === true && !current.active;
       if (reenabled) changes.disabled_reason = null;
