@@ -99,3 +99,12 @@ export const sendableHeaderRule = (field: string) =>
 
 export const uuidField = (field: string) =>
   documented(z.string().refine(isUuid, { error: () => `invalid ${field}` }).transform((v) => v.toLowerCase()), { format: 'uuid' });
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** An ISO 8601 time, answered in UTC with milliseconds (so bounds compare as text). */
+export const timestampField = (field: string) =>
+  z
+    .string()
+    .refine((v) => ISO_8601.test(v) && !Number.isNaN(Date.parse(v)), { error: () => `${field} must be an ISO 8601 timestamp` })
+    .transform((v) => new Date(v).toISOString());

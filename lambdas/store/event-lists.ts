@@ -43,6 +43,7 @@ export interface ListRange {
   /** Equality filters the index can apply itself (immutable fields only). */
   event_type?: string;
   source_id?: string;
+  external_event_id?: string;
 }
 
 const LIST_INDEX = TABLE.globalIndexes[0].indexName;
@@ -67,7 +68,7 @@ async function* walkShard(accountId: string, direction: Direction, shard: number
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':pk': eventKeys.listPartition(accountId, direction, shard), ':low': low, ':high': high };
   const filters: string[] = [];
-  for (const field of ['event_type', 'source_id'] as const) {
+  for (const field of ['event_type', 'source_id', 'external_event_id'] as const) {
     if (range[field] === undefined) continue;
     names[`#${field}`] = field;
     values[`:${field}`] = range[field];
@@ -172,6 +173,10 @@ export interface EventListQuery {
   status?: string;
   event_type?: string;
   source_id?: string;
+  external_event_id?: string;
+  /** Inclusive id bounds (from time bounds). */
+  from?: string;
+  to?: string;
 }
 
 /** Pages walked at most for one answer: a sparse filter returns a cursor rather than reading for ever. */

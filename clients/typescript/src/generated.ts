@@ -970,6 +970,9 @@ export interface Operations {
       status?: 'received' | 'accepted' | 'queued' | 'delivering' | 'delivered' | 'retry_scheduled' | 'dead_letter' | 'replayed';
       event_type?: string;
       source_id?: string;
+      external_event_id?: string;
+      date_from?: string;
+      date_to?: string;
     };
     body: undefined;
     responses: {
@@ -1038,6 +1041,9 @@ export interface Operations {
       status?: 'received' | 'accepted' | 'queued' | 'delivering' | 'delivered' | 'retry_scheduled' | 'dead_letter' | 'replayed';
       event_type?: string;
       source_id?: string;
+      external_event_id?: string;
+      date_from?: string;
+      date_to?: string;
     };
     body: undefined;
     responses: {

@@ -19,7 +19,8 @@ import { fitsLambdaResponse } from '../http';
 import { json, page as eventPage } from '../route-doc';
 import type { Route } from '../router';
 import { eventListItemResponse, eventWithAttemptsResponse, replayResponse, type ReplayResponse } from '../schemas';
-import { parsePathId, parseWith, uuidField } from '../validation';
+import { parsePathId, parseWith, timestampField, uuidField } from '../validation';
+import { firstIdAt, lastIdAt } from '../../domain/time-bounds';
 
 const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).optional().describe('Page size, 1..200; default 50.'),
@@ -27,6 +28,9 @@ const listQuery = z.object({
   status: z.enum(EVENT_STATUSES).optional(),
   event_type: z.string().min(1).max(200).optional().describe('Exact event type.'),
   source_id: uuidField('source_id').optional(),
+  external_event_id: z.string().min(1).max(256).optional().describe('Exact provider delivery id (inbound) or `external_event_id` (outbound).'),
+  date_from: timestampField('date_from').optional().describe('ISO 8601; inclusive bound on `created_at`.'),
+  date_to: timestampField('date_to').optional().describe('ISO 8601; inclusive bound on `created_at`.'),
 });
 
 const STATUS_LIST = EVENT_STATUSES.join(', ');
@@ -72,17 +76,25 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
             `status must be one of: ${STATUS_LIST}`,
             'invalid cursor',
             'invalid source_id',
+            'external_event_id must be at most 256 characters',
+            'date_from must be an ISO 8601 timestamp',
+            'date_to must be an ISO 8601 timestamp',
+            'date_from must not be after date_to',
           ],
         },
       },
       handle: async ({ request, principal }) => {
         const query = parseWith(listQuery, request.query);
+        if (query.date_from && query.date_to && query.date_from > query.date_to) throw invalid('date_from must not be after date_to');
         const page = await listEvents(principal.accountId, direction, {
           limit: query.limit ?? 50,
           after: query.cursor ? decodeCursor(query.cursor) : undefined,
           status: query.status,
           event_type: query.event_type,
           source_id: query.source_id,
+          external_event_id: query.external_event_id,
+          from: query.date_from ? firstIdAt(Date.parse(query.date_from)) : undefined,
+          to: query.date_to ? lastIdAt(Date.parse(query.date_to)) : undefined,
         });
         return {
           status: 200,

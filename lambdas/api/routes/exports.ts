@@ -13,15 +13,7 @@ import { exampleExportJob, exampleReadyExportJob, ids } from '../examples';
 import { json, jsonBody, list, redirect } from '../route-doc';
 import type { Route } from '../router';
 import { exportJobResponse, named, type ExportJobResponse } from '../schemas';
-import { parseJsonBody, parsePathId, parseWith } from '../validation';
-
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-const timestampField = (field: string) =>
-  z
-    .string()
-    .refine((v) => ISO_8601.test(v) && !Number.isNaN(Date.parse(v)), { error: () => `${field} must be an ISO 8601 timestamp` })
-    .transform((v) => new Date(v).toISOString());
+import { parseJsonBody, parsePathId, parseWith, timestampField } from '../validation';
 
 const createExportBody = named(
   'CreateExportRequest',
