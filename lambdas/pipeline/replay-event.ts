@@ -2,6 +2,7 @@ import { invalid } from '../domain/errors';
 import { REPLAYABLE_STATUSES } from '../domain/event-status';
 import { copyPayload, payloadKey } from '../adapters/payloads';
 import { newId } from '../shared/secrets';
+import { findDestination } from '../store/destinations';
 import { changeEvent, findEventWithBody } from '../store/events';
 import { acceptEvent } from './accept-event';
 import { refused, type EventRef, type NotFound, type Refused } from './outcomes';
@@ -9,20 +10,26 @@ import { refused, type EventRef, type NotFound, type Refused } from './outcomes'
 export type ReplayOutcome = { kind: 'accepted'; replay: EventRef } | NotFound | Refused;
 
 /**
- * Replays a settled event as a new event with the same payload and headers, routed by today's routes;
- * the original becomes `replayed`. The new event is created first, so a crash part-way leaves the
- * original replayable rather than an original marked replayed with nothing sent.
+ * Replays a settled event as a new event with the same payload and headers, routed by today's routes
+ * or, with `destinationId`, delivered to that destination only (acceptEvent's `onlyDestination`, as
+ * the portal's resend does: what a tenant wants after one endpoint's outage); the original becomes
+ * `replayed`. The new event is created first, so a crash part-way leaves the original replayable
+ * rather than an original marked replayed with nothing sent.
  */
 export async function replayEvent(
   accountId: string,
   direction: 'inbound' | 'outbound',
   eventId: string,
   now: Date,
+  destinationId?: string,
 ): Promise<ReplayOutcome> {
   const loaded = await findEventWithBody(accountId, eventId);
   if (!loaded || loaded.event.direction !== direction) return { kind: 'not_found' };
   const { event, body } = loaded;
   if (!REPLAYABLE_STATUSES.includes(event.status)) return refused(invalid('event is not in a terminal status'));
+  if (destinationId !== undefined && !(await findDestination(accountId, destinationId))) {
+    return refused(invalid('destination_id does not match a destination of this account'));
+  }
 
   let storedBody = body;
   if (body.body_ref) {
@@ -43,6 +50,7 @@ export async function replayEvent(
     createdBy: event.created_by,
     replayOf: event.id,
     storedBody,
+    onlyDestination: destinationId,
     now,
   });
   if (accepted.duplicate) throw new Error('a replay never claims an external id');

@@ -515,6 +515,11 @@ export type PublishOutboundEventRequest = {
   external_event_id?: string;
 };
 
+export type ReplayRequest = {
+  /** Deliver the replay to this destination only, whatever the routes say (after one endpoint’s outage). Absent: today’s routes. */
+  destination_id?: string;
+};
+
 export type ReplayResult = {
   original_event_id: string;
   replay_event_id: string;
@@ -1006,7 +1011,7 @@ export interface Operations {
       id: string;
     };
     query: undefined;
-    body: undefined;
+    body: ReplayRequest | undefined;
     responses: {
       202: {
         data: ReplayResult;
@@ -1090,7 +1095,7 @@ export interface Operations {
       id: string;
     };
     query: undefined;
-    body: undefined;
+    body: ReplayRequest | undefined;
     responses: {
       202: {
         data: ReplayResult;

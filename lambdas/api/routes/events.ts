@@ -16,10 +16,10 @@ import {
   ids,
 } from '../examples';
 import { fitsLambdaResponse } from '../http';
-import { json, page as eventPage } from '../route-doc';
+import { json, jsonBody, page as eventPage } from '../route-doc';
 import type { Route } from '../router';
-import { eventListItemResponse, eventWithAttemptsResponse, replayResponse, type ReplayResponse } from '../schemas';
-import { parsePathId, parseWith, timestampField, uuidField } from '../validation';
+import { eventListItemResponse, eventWithAttemptsResponse, named, replayResponse, type ReplayResponse } from '../schemas';
+import { parseJsonBody, parsePathId, parseWith, timestampField, uuidField } from '../validation';
 import { firstIdAt, lastIdAt } from '../../domain/time-bounds';
 
 const listQuery = z.object({
@@ -34,6 +34,15 @@ const listQuery = z.object({
 });
 
 const STATUS_LIST = EVENT_STATUSES.join(', ');
+
+const replayBody = named(
+  'ReplayRequest',
+  z.strictObject({
+    destination_id: uuidField('destination_id')
+      .optional()
+      .describe('Deliver the replay to this destination only, whatever the routes say (after one endpoint’s outage). Absent: today’s routes.'),
+  }),
+);
 
 const CURSOR_PREFIX = 'v1:';
 const encodeCursor = (eventId: string) => Buffer.from(`${CURSOR_PREFIX}${eventId}`).toString('base64url');
@@ -140,16 +149,18 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
         operationId: `replay${noun}`,
         summary: `Replay ${inbound ? 'an inbound' : 'an outbound'} event`,
         description:
-          'A new event with the same payload and headers, routed by today’s routes (its `replay_of` names the original); the original becomes `replayed`. Terminal events and `accepted` ones (nothing was in flight) can be replayed. No body.',
+          'A new event with the same payload and headers, routed by today’s routes (its `replay_of` names the original), or with `destination_id` delivered to that destination only; the original becomes `replayed`. Terminal events and `accepted` ones (nothing was in flight) can be replayed. The body is optional.',
         tag,
+        body: jsonBody(replayBody, { destination_id: ids.destination }),
         responses: {
           202: json('The replay is queued.', replayResponse, { original_event_id: exampleId, replay_event_id: ids.replay, status: 'queued' }),
         },
-        errors: { 400: ['event is not in a terminal status'] },
+        errors: { 400: ['event is not in a terminal status', 'invalid destination_id', 'destination_id does not match a destination of this account'] },
       },
-      handle: async ({ params, principal, now }) => {
+      handle: async ({ request, params, principal, now }) => {
         const id = parsePathId(params.id);
-        const outcome = await replayEvent(principal.accountId, direction, id, now);
+        const { destination_id: destinationId } = parseJsonBody(request, replayBody);
+        const outcome = await replayEvent(principal.accountId, direction, id, now, destinationId);
         if (outcome.kind === 'not_found') throw notFound();
         if (outcome.kind === 'refused') throw outcome.reason;
         // The spec fixes `queued`, as for a publish; a replay that no route matches ends `accepted`, which its detail shows.
