@@ -98,7 +98,7 @@ describe('pipeline outcomes → HTTP', () => {
     const id = '0190a000-0000-7000-8000-000000000000';
     const replay = () =>
       route?.auth === 'api_key'
-        ? route.handle({ request: {} as never, params: { id }, now: new Date(), principal: { accountId: 'acct', keyId: 'k' } })
+        ? route.handle({ request: { body: Buffer.alloc(0), headers: {} } as never, params: { id }, now: new Date(), principal: { accountId: 'acct', keyId: 'k' } })
         : Promise.reject(new Error('no replay route'));
 
     it('accepted: 202 with both ids', async () => {
