@@ -58,6 +58,7 @@ export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, 
       status: d.status,
       attempts: d.attempts,
       next_attempt_at: d.next_attempt_at,
+      end_reason: d.end_reason ?? null,
     })),
   };
 }
