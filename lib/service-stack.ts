@@ -350,7 +350,8 @@ export class ServiceStack extends Stack {
           conditions: { StringEquals: { 'acm:ValidationMethod': 'DNS' } },
         }),
         new iam.PolicyStatement({
-          actions: ['acm:DescribeCertificate'],
+          // DeleteCertificate: a deleted custom domain's certificate (ACM refuses one still in use).
+          actions: ['acm:DescribeCertificate', 'acm:DeleteCertificate'],
           resources: [`arn:${Aws.PARTITION}:acm:${Aws.REGION}:${Aws.ACCOUNT_ID}:certificate/*`],
         }),
         new iam.PolicyStatement({
@@ -358,7 +359,8 @@ export class ServiceStack extends Stack {
           resources: [`${apigateway}/domainnames`, `${apigateway}/domainnames/*/apimappings`],
         }),
         new iam.PolicyStatement({
-          actions: ['apigateway:GET'],
+          // DELETE: a deleted custom domain's domain name and its mapping (`/domainnames/*/apimappings/*`).
+          actions: ['apigateway:GET', 'apigateway:DELETE'],
           resources: [`${apigateway}/domainnames/*`],
         }),
       ],
@@ -371,7 +373,7 @@ export class ServiceStack extends Stack {
       },
       {
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:acm:<AWS::Region>:<AWS::AccountId>:certificate/*]',
-        reason: 'acm:DescribeCertificate on the certificates of this account and region: their ids are assigned by ACM when the provisioner requests them.',
+        reason: 'acm:DescribeCertificate and acm:DeleteCertificate (a deleted custom domain) on the certificates of this account and region: their ids are assigned by ACM when the provisioner requests them.',
       },
       {
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/domainnames/*/apimappings]',
@@ -379,7 +381,7 @@ export class ServiceStack extends Stack {
       },
       {
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/domainnames/*]',
-        reason: 'apigateway:GET (GetDomainName, GetApiMappings) on custom domain names of this region, read-only, to recognise a domain name or mapping an interrupted run already created.',
+        reason: 'apigateway:GET (GetDomainName, GetApiMappings) on custom domain names of this region, to recognise a domain name or mapping an interrupted run already created, and apigateway:DELETE (DeleteDomainName, DeleteApiMapping) to remove a deleted custom domain; the names are customers\' hostnames, known only at run time.',
       },
     );
     return policy;

@@ -1,8 +1,10 @@
-import { ACMClient, DescribeCertificateCommand, RequestCertificateCommand } from '@aws-sdk/client-acm';
+import { ACMClient, DeleteCertificateCommand, DescribeCertificateCommand, RequestCertificateCommand } from '@aws-sdk/client-acm';
 import {
   ApiGatewayV2Client,
   CreateApiMappingCommand,
   CreateDomainNameCommand,
+  DeleteApiMappingCommand,
+  DeleteDomainNameCommand,
   GetApiMappingsCommand,
   GetDomainNameCommand,
 } from '@aws-sdk/client-apigatewayv2';
@@ -148,3 +150,43 @@ export async function ensureApiMapping(hostname: string, apiId: string, stage = 
   const ours = mappings.Items?.some((m) => m.ApiId === apiId && m.Stage === stage && !m.ApiMappingKey);
   if (!ours) throw new TlsSetupError('the hostname is already mapped to another API in API Gateway');
 }
+
+/** Runs a delete; "not found" means an earlier run already did it. */
+async function deleteUnlessGone(call: () => Promise<unknown>): Promise<void> {
+  try {
+    await call();
+  } catch (error) {
+    if (nameOf(error) === 'NotFoundException' || nameOf(error) === 'ResourceNotFoundException') return;
+    throw error;
+  }
+}
+
+/**
+ * Removes the hostname's API Gateway domain name and this API's mapping on it, but only when the
+ * domain name carries our certificate: one with another is not ours to delete. Every step tolerates
+ * one already done, so an interrupted teardown is finished by the next run.
+ */
+export async function removeDomainName(hostname: string, certificateArn: string, apiId: string): Promise<void> {
+  let existing;
+  try {
+    existing = await apigwClient().send(new GetDomainNameCommand({ DomainName: hostname }));
+  } catch (error) {
+    if (nameOf(error) === 'NotFoundException') return;
+    throw error;
+  }
+  if (existing.DomainNameConfigurations?.[0]?.CertificateArn !== certificateArn) return;
+  const mappings = await apigwClient().send(new GetApiMappingsCommand({ DomainName: hostname }));
+  for (const mapping of mappings.Items ?? []) {
+    if (mapping.ApiId !== apiId || !mapping.ApiMappingId) continue;
+    const apiMappingId = mapping.ApiMappingId;
+    await deleteUnlessGone(() => apigwClient().send(new DeleteApiMappingCommand({ DomainName: hostname, ApiMappingId: apiMappingId })));
+  }
+  await deleteUnlessGone(() => apigwClient().send(new DeleteDomainNameCommand({ DomainName: hostname })));
+}
+
+/**
+ * Deletes a certificate. ACM refuses while a domain name still uses it (`ResourceInUseException`,
+ * for a while after the domain name was deleted): that is thrown as is, and the next run tries again.
+ */
+export const deleteCertificate = (certificateArn: string): Promise<void> =>
+  deleteUnlessGone(() => acmClient().send(new DeleteCertificateCommand({ CertificateArn: certificateArn })));

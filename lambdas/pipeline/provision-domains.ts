@@ -1,13 +1,22 @@
 import {
+  deleteCertificate,
   describeCertificate,
   ensureApiMapping,
   ensureDomainName,
+  removeDomainName,
   requestCertificate,
   TlsSetupError,
 } from '../adapters/tls-provisioner';
 import { log } from '../shared/log';
-import { findCustomDomain, listTlsPendingDomains, updateTlsProgress, type TlsChanges } from '../store/custom-domains';
-import type { CustomDomainRecord } from '../store/records';
+import {
+  deleteTornDownDomain,
+  findCustomDomain,
+  listDomainsToTearDown,
+  listTlsPendingDomains,
+  updateTlsProgress,
+  type TlsChanges,
+} from '../store/custom-domains';
+import { DELETING, type CustomDomainRecord } from '../store/records';
 
 /** Domains looked at per run; the rest wait for the next run (every 5 minutes). */
 export const DOMAINS_PER_RUN = 50;
@@ -15,7 +24,7 @@ export const DOMAINS_PER_RUN = 50;
 /** ACM states after which the certificate will never be issued. */
 const CERTIFICATE_DEAD = new Set(['FAILED', 'VALIDATION_TIMED_OUT', 'REVOKED', 'EXPIRED', 'INACTIVE']);
 
-export type DomainOutcome = 'requested' | 'waiting' | 'issued' | 'failed' | 'skipped' | 'error';
+export type DomainOutcome = 'requested' | 'waiting' | 'issued' | 'failed' | 'removed' | 'skipped' | 'error';
 
 export interface ProvisionReport {
   examined: number;
@@ -52,7 +61,11 @@ export async function provisionDomain(
     let outcome: DomainOutcome = 'waiting';
     if (!domain.certificate_arn) {
       const arn = await requestCertificate(domain.domain, idempotencyToken(domain));
-      if (!(await save({ certificate_arn: arn }))) return 'skipped';
+      if (!(await save({ certificate_arn: arn }))) {
+        // Deleted while it had no certificate (its items went at once): nobody else knows this one.
+        if (!(await findCustomDomain(domain.account_id, domain.id))) await deleteCertificate(arn);
+        return 'skipped';
+      }
       outcome = 'requested';
     }
     const certificateArn = domain.certificate_arn ?? '';
@@ -81,27 +94,49 @@ export async function provisionDomain(
 }
 
 /**
- * Works through verified domains whose TLS is pending (the sparse work index). A domain whose step
+ * Removes a deleted domain from AWS (the mapping and domain name, then the certificate, which ACM
+ * deletes only once nothing uses it), then its items, which frees the hostname. Each step tolerates
+ * one already done, so a failed step is simply retried on the next run.
+ */
+export async function tearDownDomain(domain: CustomDomainRecord, opts: { apiId: string }): Promise<DomainOutcome> {
+  if (domain.certificate_arn) {
+    await removeDomainName(domain.domain, domain.certificate_arn, opts.apiId);
+    await deleteCertificate(domain.certificate_arn);
+  }
+  return (await deleteTornDownDomain(domain)) ? 'removed' : 'skipped';
+}
+
+/**
+ * Works through deleted domains to remove from AWS, then verified domains whose TLS is pending (the sparse work index). A domain whose step
  * fails for a passing reason (throttling, a 5xx) is logged and left for the next run; one domain
  * never holds up the others.
  */
 export async function provisionDomains(opts: { apiId: string; now: () => Date; limit?: number }): Promise<ProvisionReport> {
   const report: ProvisionReport = {
     examined: 0,
-    outcomes: { requested: 0, waiting: 0, issued: 0, failed: 0, skipped: 0, error: 0 },
+    outcomes: { requested: 0, waiting: 0, issued: 0, failed: 0, removed: 0, skipped: 0, error: 0 },
   };
-  for (const { accountId, domainId } of await listTlsPendingDomains(opts.limit ?? DOMAINS_PER_RUN)) {
-    report.examined += 1;
-    let outcome: DomainOutcome;
-    try {
-      // The index is eventually consistent and keys only: the item itself says what is left to do.
-      const domain = await findCustomDomain(accountId, domainId);
-      outcome = domain?.status === 'verified' && domain.tls_status === 'pending' ? await provisionDomain(domain, opts) : 'skipped';
-    } catch (error) {
-      log.error('custom domain TLS step failed; retried next run', { account_id: accountId, domain_id: domainId }, error);
-      outcome = 'error';
+  const limit = opts.limit ?? DOMAINS_PER_RUN;
+  const visit = async (work: Array<{ accountId: string; domainId: string }>, step: (d: CustomDomainRecord) => Promise<DomainOutcome>) => {
+    for (const { accountId, domainId } of work) {
+      report.examined += 1;
+      let outcome: DomainOutcome;
+      try {
+        // The index is eventually consistent and keys only: the item itself says what is left to do.
+        const domain = await findCustomDomain(accountId, domainId);
+        outcome = domain ? await step(domain) : 'skipped';
+      } catch (error) {
+        log.error('custom domain TLS step failed; retried next run', { account_id: accountId, domain_id: domainId }, error);
+        outcome = 'error';
+      }
+      report.outcomes[outcome] += 1;
     }
-    report.outcomes[outcome] += 1;
-  }
+  };
+  // Teardowns first: a deleted domain holds its hostname until its teardown is done.
+  await visit(await listDomainsToTearDown(limit), (d) => (d.status === DELETING ? tearDownDomain(d, opts) : Promise.resolve('skipped')));
+  const left = limit - report.examined;
+  await visit(left > 0 ? await listTlsPendingDomains(left) : [], (d) =>
+    d.status === 'verified' && d.tls_status === 'pending' ? provisionDomain(d, opts) : Promise.resolve('skipped'),
+  );
   return report;
 }

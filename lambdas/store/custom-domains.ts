@@ -1,10 +1,11 @@
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE } from '../shared/resource-definitions';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { accountPartition, domainKeys } from './keys';
 import {
   customDomainRecord,
+  DELETING,
   domainLookupRecord,
   type CustomDomainRecord,
   type DomainLookupRecord,
@@ -116,7 +117,7 @@ async function releasable(lookup: DomainLookupRecord, now: Date): Promise<boolea
   const holder = await findCustomDomain(lookup.account_id, lookup.domain_id);
   if (!holder) return now.getTime() - Date.parse(lookup.created_at) > ORPHAN_LOOKUP_GRACE_MS;
   if (holder.status === 'failed') return true;
-  if (holder.status === 'verified') return false;
+  if (holder.status === 'verified' || holder.status === DELETING) return false;
   if (now.getTime() - Date.parse(holder.created_at) <= VERIFICATION_WINDOW_MS) return false;
   return expireRegistration(holder, now);
 }
@@ -188,7 +189,12 @@ export function recordVerificationFailure(
 }
 
 /** Verified domains whose TLS set-up is not finished, oldest verification first. */
-export async function listTlsPendingDomains(limit: number): Promise<Array<{ accountId: string; domainId: string }>> {
+export const listTlsPendingDomains = (limit: number) => listDomainWork(domainKeys.tlsPending, limit);
+
+/** Deleted domains whose AWS resources are still to be removed, oldest deletion first. */
+export const listDomainsToTearDown = (limit: number) => listDomainWork(domainKeys.deleting, limit);
+
+async function listDomainWork(partition: string, limit: number): Promise<Array<{ accountId: string; domainId: string }>> {
   const found: Array<{ accountId: string; domainId: string }> = [];
   let startKey: Record<string, unknown> | undefined;
   do {
@@ -197,7 +203,7 @@ export async function listTlsPendingDomains(limit: number): Promise<Array<{ acco
         TableName: tableName(),
         IndexName: TABLE.globalIndexes[1].indexName,
         KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': domainKeys.tlsPending },
+        ExpressionAttributeValues: { ':pk': partition },
         Limit: limit - found.length,
         ExclusiveStartKey: startKey,
       }),
@@ -230,5 +236,64 @@ export function updateTlsProgress(
     { ...changes, updated_at: now.toISOString() },
     { expression: '#a_tls_status = :tlsPending AND #a_status = :verified', values: { ':tlsPending': 'pending', ':verified': 'verified' } },
     settled ? ['gsi2pk', 'gsi2sk'] : [],
+  );
+}
+
+/** Deletes a delete-only item when `condition` holds; false when it did not (or the item is gone). */
+async function deleteWhen(key: Key, condition: string, values: Record<string, unknown>): Promise<boolean> {
+  try {
+    await documentClient().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: key,
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
+        // Conditions name the status as #status (a reserved word).
+        ...(condition.includes('#status') ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/**
+ * The domain item, then the hostname's lookup while it still points at this registration. In this
+ * order a crash between the two leaves an orphan lookup, which a new registration takes over a minute
+ * later (`releasable`), and never a domain whose hostname someone else could take.
+ */
+async function removeItems(domain: CustomDomainRecord, condition: string, values: Record<string, unknown>): Promise<boolean> {
+  if (!(await deleteWhen(domainKeys.domain(domain.account_id, domain.id), condition, values))) return false;
+  await deleteWhen(domainKeys.lookup(domain.domain), 'account_id = :account AND domain_id = :domain', {
+    ':account': domain.account_id,
+    ':domain': domain.id,
+  });
+  return true;
+}
+
+/**
+ * Deletes a domain that has no certificate, and frees its hostname. Conditional on it still having
+ * none, so a certificate the provisioner recorded meanwhile is never lost track of (false: read it
+ * again and tear it down instead).
+ */
+export const deleteUnprovisionedDomain = (domain: CustomDomainRecord): Promise<boolean> =>
+  removeItems(domain, 'attribute_type(certificate_arn, :null)', { ':null': 'NULL' });
+
+/** Deletes a domain the provisioner has torn down, and frees its hostname. */
+export const deleteTornDownDomain = (domain: CustomDomainRecord): Promise<boolean> =>
+  removeItems(domain, '#status = :deleting', { ':deleting': DELETING });
+
+/**
+ * Marks a domain with a certificate as deleted and puts it in the provisioner's work index, which
+ * removes what it made in AWS and then the items. Conditional on the certificate it was read with.
+ */
+export function markDomainDeleting(domain: CustomDomainRecord, now: Date): Promise<CustomDomainRecord | undefined> {
+  const at = now.toISOString();
+  return conditionalUpdate(
+    domainKeys.domain(domain.account_id, domain.id),
+    { status: DELETING, updated_at: at, gsi2pk: domainKeys.deleting, gsi2sk: workKey(at, domain) },
+    { expression: '#a_certificate_arn = :arn', values: { ':arn': domain.certificate_arn } },
   );
 }

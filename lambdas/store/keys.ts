@@ -92,6 +92,8 @@ export const domainKeys = {
   lookup: (hostname: string) => ({ pk: `DOMAIN#${hostname}`, sk: LOOKUP_SK }),
   /** Work index partition: verified domains whose certificate and API Gateway domain are not done yet. */
   tlsPending: 'DOMAINS#tls_pending',
+  /** Work index partition: deleted domains whose certificate and API Gateway domain the provisioner removes. */
+  deleting: 'DOMAINS#deleting',
 };
 
 /**

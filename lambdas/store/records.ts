@@ -232,6 +232,8 @@ export const brandSettingsRecord = z.object({
 export type BrandSettingsRecord = z.infer<typeof brandSettingsRecord>;
 
 export const DOMAIN_STATUSES = ['pending_verification', 'verified', 'failed'] as const;
+/** A deleted domain whose AWS resources the provisioner is removing: never shown, its hostname still held. */
+export const DELETING = 'deleting';
 export const TLS_STATUSES = ['pending', 'issued', 'failed'] as const;
 
 export const dnsRecord = z.object({ type: z.string(), name: z.string(), value: z.string() });
@@ -242,7 +244,7 @@ export const customDomainRecord = z.object({
   account_id: z.string(),
   domain: z.string(),
   verification_token: z.string(),
-  status: z.enum(DOMAIN_STATUSES),
+  status: z.enum([...DOMAIN_STATUSES, DELETING]),
   verification_error: z.nullable(z.string()),
   verified_at: z.nullable(timestamp),
   tls_status: z.enum(TLS_STATUSES),

@@ -734,11 +734,11 @@ describe('custom-domain provisioner', () => {
       },
       {
         Effect: 'Allow',
-        Action: 'acm:DescribeCertificate',
+        Action: ['acm:DeleteCertificate', 'acm:DescribeCertificate'],
         Resource: join('arn:', { Ref: 'AWS::Partition' }, ':acm:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':certificate/*'),
       },
       { Effect: 'Allow', Action: 'apigateway:POST', Resource: [apigateway('/domainnames'), apigateway('/domainnames/*/apimappings')] },
-      { Effect: 'Allow', Action: 'apigateway:GET', Resource: apigateway('/domainnames/*') },
+      { Effect: 'Allow', Action: ['apigateway:DELETE', 'apigateway:GET'], Resource: apigateway('/domainnames/*') },
     ]);
   });
 
@@ -759,11 +759,14 @@ describe('custom-domain provisioner', () => {
     }
   });
 
-  it('may not delete or change certificates, domain names, mappings or APIs', () => {
-    const actions = (tlsPolicy().Properties.PolicyDocument.Statement as Statement[]).flatMap(actionsOf);
-    for (const forbidden of ['acm:DeleteCertificate', 'acm:ImportCertificate', 'apigateway:DELETE', 'apigateway:PATCH', 'apigateway:PUT', 'apigateway:*']) {
+  it('may delete certificates and custom domain names (a deleted custom domain), never the API itself, and may change nothing', () => {
+    const statements = tlsPolicy().Properties.PolicyDocument.Statement as Statement[];
+    const actions = statements.flatMap(actionsOf);
+    for (const forbidden of ['acm:ImportCertificate', 'acm:*', 'apigateway:PATCH', 'apigateway:PUT', 'apigateway:*']) {
       expect(actions).not.toContain(forbidden);
     }
+    const deletes = statements.filter((s) => actionsOf(s).includes('apigateway:DELETE'));
+    expect(deletes.flatMap(resourcesOf)).toEqual([apigateway('/domainnames/*')]);
   });
 
   it('the table through the usual grant (its default policy), nothing else there', () => {

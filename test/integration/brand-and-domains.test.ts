@@ -1,8 +1,16 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ACMClient, DescribeCertificateCommand, RequestCertificateCommand } from '@aws-sdk/client-acm';
-import { ApiGatewayV2Client, CreateApiMappingCommand, CreateDomainNameCommand } from '@aws-sdk/client-apigatewayv2';
+import { ACMClient, DeleteCertificateCommand, DescribeCertificateCommand, RequestCertificateCommand } from '@aws-sdk/client-acm';
+import {
+  ApiGatewayV2Client,
+  CreateApiMappingCommand,
+  CreateDomainNameCommand,
+  DeleteApiMappingCommand,
+  DeleteDomainNameCommand,
+  GetApiMappingsCommand,
+  GetDomainNameCommand,
+} from '@aws-sdk/client-apigatewayv2';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
@@ -337,6 +345,35 @@ describe('unverified registrations do not squat a hostname for ever', () => {
     );
   });
 
+  it('DELETE: 204, then gone (404, unlisted); another account’s id is a 404; the hostname is free for anyone again', async () => {
+    const pending = (await call('POST', '/v1/custom-domains', { key, body: { domain: 'gone.example.com' } })).json.data;
+    const verified = (await call('POST', '/v1/custom-domains', { key, body: { domain: 'gone-verified.example.com' } })).json.data;
+    await publishTxt({ '_hookgate-challenge.gone-verified.example.com': verified.verification_token });
+    expect((await call('POST', `/v1/custom-domains/${verified.id}/verify`, { key })).json.data.status).toBe('verified');
+
+    const foreign = await call('DELETE', `/v1/custom-domains/${pending.id}`, { key: otherKey });
+    expect(foreign.status).toBe(404);
+    expect(foreign.json.error).toBe('Not found');
+    expect((await call('GET', `/v1/custom-domains/${pending.id}`, { key })).status).toBe(200);
+    expect((await call('DELETE', `/v1/custom-domains/${UNKNOWN_ID}`, { key })).status).toBe(404);
+    expect((await call('DELETE', '/v1/custom-domains/not-an-id', { key })).json.error).toBe('invalid id');
+    expect((await call('DELETE', `/v1/custom-domains/${pending.id}`, {})).status).toBe(401);
+
+    for (const d of [pending, verified]) {
+      const res = await call('DELETE', `/v1/custom-domains/${d.id}`, { key });
+      expect(res.status).toBe(204);
+      expect(res.text).toBe('');
+      expect((await call('GET', `/v1/custom-domains/${d.id}`, { key })).status).toBe(404);
+      expect((await call('POST', `/v1/custom-domains/${d.id}/verify`, { key })).status).toBe(404);
+      expect((await call('DELETE', `/v1/custom-domains/${d.id}`, { key })).status).toBe(404);
+      const listed = (await call('GET', '/v1/custom-domains', { key })).json.data as Array<{ id: string }>;
+      expect(listed.map((l) => l.id)).not.toContain(d.id);
+      // Locally nothing requested a certificate, so the hostname is free at once, for another account too.
+      const taken = await call('POST', '/v1/custom-domains', { key: otherKey, body: { domain: d.domain } });
+      expect(taken.status).toBe(201);
+    }
+  });
+
   it('a verified registration is never taken over, however old', async () => {
     const owner = await createAccount(call, { name: 'Owner' });
     const d = (await call('POST', '/v1/custom-domains', { key: owner.key, body: { domain: 'api.owned.example' } })).json.data;
@@ -399,6 +436,56 @@ describe('TLS provisioning against the local table (ACM and API Gateway mocked; 
       expect(report.examined).toBe(0);
       const created = apigw.commandCalls(CreateDomainNameCommand).filter((c) => c.args[0].input.DomainName === 'in.tls-example.com');
       expect(created).toHaveLength(1);
+    } finally {
+      acm.restore();
+      apigw.restore();
+    }
+  });
+});
+
+describe('deleting a custom domain that has a certificate (ACM and API Gateway mocked)', () => {
+  it('is gone for the API at once; the provisioner removes mapping, domain name and certificate, and only then frees the hostname', async () => {
+    const acm = mockClient(ACMClient);
+    const apigw = mockClient(ApiGatewayV2Client);
+    try {
+      const owner = await createAccount(call, { name: 'Leaving' });
+      const hostname = 'out.tls-example.com';
+      const d = (await call('POST', '/v1/custom-domains', { key: owner.key, body: { domain: hostname } })).json.data;
+      await publishTxt({ [`_hookgate-challenge.${hostname}`]: d.verification_token });
+      await call('POST', `/v1/custom-domains/${d.id}/verify`, { key: owner.key });
+      const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/out';
+      acm.on(RequestCertificateCommand).resolves({ CertificateArn: certificateArn });
+      acm.on(DescribeCertificateCommand).resolves({ Certificate: { CertificateArn: certificateArn, Status: 'ISSUED' } });
+      apigw.on(CreateDomainNameCommand).resolves({
+        DomainNameConfigurations: [{ ApiGatewayDomainName: 'd-out.execute-api.us-east-1.amazonaws.com', CertificateArn: certificateArn }],
+      });
+      apigw.on(CreateApiMappingCommand).resolves({});
+      const { provisionDomains } = await import('../../lambdas/pipeline/provision-domains');
+      await provisionDomains({ apiId: 'api123', now: () => new Date() });
+      expect((await call('GET', `/v1/custom-domains/${d.id}`, { key: owner.key })).json.data.tls_status).toBe('issued');
+
+      expect((await call('DELETE', `/v1/custom-domains/${d.id}`, { key: owner.key })).status).toBe(204);
+      expect((await call('GET', `/v1/custom-domains/${d.id}`, { key: owner.key })).status).toBe(404);
+      expect((await call('GET', '/v1/custom-domains', { key: owner.key })).json.data).toEqual([]);
+      // Held until API Gateway no longer serves it, so a new registration cannot meet the old domain name.
+      const early = await call('POST', '/v1/custom-domains', { key: otherKey, body: { domain: hostname } });
+      expect(early.json.error).toBe('domain already registered');
+
+      apigw.on(GetDomainNameCommand, { DomainName: hostname }).resolves({
+        DomainNameConfigurations: [{ ApiGatewayDomainName: 'd-out.execute-api.us-east-1.amazonaws.com', CertificateArn: certificateArn }],
+      });
+      apigw.on(GetApiMappingsCommand, { DomainName: hostname }).resolves({ Items: [{ ApiId: 'api123', Stage: '$default', ApiMappingId: 'm-out' }] });
+      apigw.on(DeleteApiMappingCommand).resolves({});
+      apigw.on(DeleteDomainNameCommand).resolves({});
+      acm.on(DeleteCertificateCommand).resolves({});
+      const report = await provisionDomains({ apiId: 'api123', now: () => new Date() });
+      expect(report.outcomes.removed).toBe(1);
+      expect(apigw.commandCalls(DeleteApiMappingCommand).map((c) => c.args[0].input)).toEqual([{ DomainName: hostname, ApiMappingId: 'm-out' }]);
+      expect(apigw.commandCalls(DeleteDomainNameCommand).map((c) => c.args[0].input)).toEqual([{ DomainName: hostname }]);
+      expect(acm.commandCalls(DeleteCertificateCommand).map((c) => c.args[0].input)).toEqual([{ CertificateArn: certificateArn }]);
+
+      const taken = await call('POST', '/v1/custom-domains', { key: otherKey, body: { domain: hostname } });
+      expect(taken.status).toBe(201);
     } finally {
       acm.restore();
       apigw.restore();

@@ -142,6 +142,10 @@ describe('real answers match their documented schemas', () => {
     expect((await api('GET', '/v1/custom-domains', { key })).json.data).toHaveLength(1);
     expect((await api('GET', '/v1/custom-domains/{id}', { key, params: { id: saved('domain') } })).status).toBe(200);
     expect((await api('GET', '/v1/custom-domains/{id}', { key, params: { id: unknownId } })).status).toBe(404);
+    const spare = await api('POST', '/v1/custom-domains', { key, body: { domain: 'spare.openapi-test.example.com' } });
+    expect((await api('DELETE', '/v1/custom-domains/{id}', { key, params: { id: spare.json.data.id } })).status).toBe(204);
+    expect((await api('DELETE', '/v1/custom-domains/{id}', { key, params: { id: spare.json.data.id } })).status).toBe(404);
+    expect((await api('DELETE', '/v1/custom-domains/{id}', { key, params: { id: 'nope' } })).status).toBe(400);
   });
 
   it('sources', async () => {

@@ -1,9 +1,11 @@
 import {
   ACMClient,
+  DeleteCertificateCommand,
   DescribeCertificateCommand,
   type CertificateStatus,
   InvalidDomainValidationOptionsException,
   RequestCertificateCommand,
+  ResourceInUseException,
   ThrottlingException,
 } from '@aws-sdk/client-acm';
 import {
@@ -11,11 +13,22 @@ import {
   ConflictException,
   CreateApiMappingCommand,
   CreateDomainNameCommand,
+  DeleteApiMappingCommand,
+  DeleteDomainNameCommand,
   GetApiMappingsCommand,
   GetDomainNameCommand,
+  NotFoundException,
 } from '@aws-sdk/client-apigatewayv2';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  DeleteCommand,
+  type DeleteCommandInput,
+  DynamoDBDocumentClient,
+  GetCommand,
+  QueryCommand,
+  UpdateCommand,
+  type UpdateCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../lambdas/handlers/domain-provisioner';
@@ -46,8 +59,7 @@ const VALIDATION = {
 const items = new Map<string, Record<string, unknown>>();
 const itemKey = (k: Record<string, unknown>) => `${String(k.pk)}|${String(k.sk)}`;
 
-function applyUpdate(input: UpdateCommandInput): Record<string, unknown> {
-  const item = items.get(itemKey(input.Key ?? {}));
+function checkCondition(item: Record<string, unknown> | undefined, input: UpdateCommandInput | DeleteCommandInput): void {
   const names = input.ExpressionAttributeNames ?? {};
   const values = input.ExpressionAttributeValues ?? {};
   const field = (token: string) => names[token] ?? token;
@@ -57,6 +69,14 @@ function applyUpdate(input: UpdateCommandInput): Record<string, unknown> {
       throw new ConditionalCheckFailedException({ message: 'The conditional request failed', $metadata: {} });
     }
   }
+}
+
+function applyUpdate(input: UpdateCommandInput): Record<string, unknown> {
+  const item = items.get(itemKey(input.Key ?? {}));
+  const names = input.ExpressionAttributeNames ?? {};
+  const values = input.ExpressionAttributeValues ?? {};
+  const field = (token: string) => names[token] ?? token;
+  checkCondition(item, input);
   if (!item) throw new Error('update of a missing item without a condition');
   const [setPart, removePart] = (input.UpdateExpression ?? '').replace(/^SET /, '').split(' REMOVE ');
   for (const assignment of (setPart ?? '').split(', ').filter(Boolean)) {
@@ -120,6 +140,11 @@ beforeEach(() => {
     return { Items: found.map(({ pk, sk, gsi2pk, gsi2sk }) => ({ pk, sk, gsi2pk, gsi2sk })) };
   });
   ddb.on(UpdateCommand).callsFake((input: UpdateCommandInput) => ({ Attributes: applyUpdate(input) }));
+  ddb.on(DeleteCommand).callsFake((input: DeleteCommandInput) => {
+    checkCondition(items.get(itemKey(input.Key ?? {})), input);
+    items.delete(itemKey(input.Key ?? {}));
+    return {};
+  });
   vi.spyOn(console, 'error').mockImplementation(() => undefined);
   vi.spyOn(console, 'log').mockImplementation(() => undefined);
 });
@@ -276,6 +301,93 @@ describe('domain provisioner', () => {
       tls_error: 'the hostname is already a custom domain in API Gateway with another certificate',
     });
     expect(apigw.commandCalls(CreateApiMappingCommand)).toHaveLength(0);
+  });
+
+  describe('a deleted domain (status deleting, in the deleting work index)', () => {
+    const LOOKUP = { ...domainKeys.lookup('hooks.acme.com'), account_id: ACCOUNT, domain_id: DOMAIN_ID, created_at: '2026-05-01T10:00:00.000Z' };
+    const seedDeleting = () => {
+      const seeded = {
+        ...domainItem(),
+        certificate_arn: CERT_ARN,
+        dns_target: TARGET,
+        api_mapping_done: true,
+        tls_status: 'issued',
+        status: 'deleting',
+        gsi2pk: domainKeys.deleting,
+        gsi2sk: `2026-05-02T10:00:00.000Z#${ACCOUNT}#${DOMAIN_ID}`,
+      };
+      items.set(itemKey(seeded), seeded);
+      items.set(itemKey(LOOKUP), { ...LOOKUP });
+    };
+    const ours = { DomainName: 'hooks.acme.com', DomainNameConfigurations: [{ ApiGatewayDomainName: TARGET, CertificateArn: CERT_ARN }] };
+
+    it('loses its mapping, its API Gateway domain name and its certificate, then its items, which frees the hostname', async () => {
+      seedDeleting();
+      apigw.on(GetDomainNameCommand).resolves(ours);
+      apigw.on(GetApiMappingsCommand).resolves({
+        Items: [
+          { ApiId: API_ID, Stage: '$default', ApiMappingId: 'm1' },
+          { ApiId: 'other-api', Stage: '$default', ApiMappingId: 'm2' },
+        ],
+      });
+      apigw.on(DeleteApiMappingCommand).resolves({});
+      apigw.on(DeleteDomainNameCommand).resolves({});
+      acm.on(DeleteCertificateCommand).resolves({});
+
+      const report = await run();
+      expect(report.outcomes.removed).toBe(1);
+      expect(apigw.commandCalls(DeleteApiMappingCommand).map((c) => c.args[0].input)).toEqual([
+        { DomainName: 'hooks.acme.com', ApiMappingId: 'm1' },
+      ]);
+      expect(apigw.commandCalls(DeleteDomainNameCommand)[0]?.args[0].input).toEqual({ DomainName: 'hooks.acme.com' });
+      expect(acm.commandCalls(DeleteCertificateCommand)[0]?.args[0].input).toEqual({ CertificateArn: CERT_ARN });
+      expect(items.has(itemKey(domainKeys.domain(ACCOUNT, DOMAIN_ID)))).toBe(false);
+      expect(items.has(itemKey(LOOKUP))).toBe(false);
+      // Nothing is provisioned for it meanwhile.
+      expect(acm.commandCalls(RequestCertificateCommand)).toHaveLength(0);
+      expect(apigw.commandCalls(CreateDomainNameCommand)).toHaveLength(0);
+    });
+
+    it('a certificate still in use keeps the items (and the hostname) for the next run, which finishes what is left', async () => {
+      seedDeleting();
+      apigw.on(GetDomainNameCommand).resolvesOnce(ours).rejects(new NotFoundException({ message: 'gone', $metadata: {} }));
+      apigw.on(GetApiMappingsCommand).resolves({ Items: [{ ApiId: API_ID, Stage: '$default', ApiMappingId: 'm1' }] });
+      apigw.on(DeleteApiMappingCommand).resolves({});
+      apigw.on(DeleteDomainNameCommand).resolves({});
+      acm.on(DeleteCertificateCommand).rejectsOnce(new ResourceInUseException({ message: 'in use', $metadata: {} })).resolves({});
+
+      expect((await run()).outcomes.error).toBe(1);
+      expect(stored()).toMatchObject({ status: 'deleting', gsi2pk: domainKeys.deleting });
+      expect(items.has(itemKey(LOOKUP))).toBe(true);
+
+      expect((await run()).outcomes.removed).toBe(1);
+      expect(apigw.commandCalls(DeleteDomainNameCommand)).toHaveLength(1); // already gone: not deleted again
+      expect(acm.commandCalls(DeleteCertificateCommand)).toHaveLength(2);
+      expect(items.has(itemKey(LOOKUP))).toBe(false);
+    });
+
+    it('an API Gateway domain name with another certificate is not ours: left alone, only our certificate goes', async () => {
+      seedDeleting();
+      apigw.on(GetDomainNameCommand).resolves({
+        DomainName: 'hooks.acme.com',
+        DomainNameConfigurations: [{ ApiGatewayDomainName: TARGET, CertificateArn: `${CERT_ARN}-other` }],
+      });
+      acm.on(DeleteCertificateCommand).resolves({});
+      expect((await run()).outcomes.removed).toBe(1);
+      expect(apigw.commandCalls(DeleteApiMappingCommand)).toHaveLength(0);
+      expect(apigw.commandCalls(DeleteDomainNameCommand)).toHaveLength(0);
+      expect(acm.commandCalls(DeleteCertificateCommand)).toHaveLength(1);
+    });
+
+    it('a certificate requested for a domain deleted meanwhile (its items gone) is deleted, not left behind', async () => {
+      acm.on(RequestCertificateCommand).callsFake(() => {
+        items.delete(itemKey(domainKeys.domain(ACCOUNT, DOMAIN_ID))); // the API deleted it during the request
+        return { CertificateArn: CERT_ARN };
+      });
+      acm.on(DeleteCertificateCommand).resolves({});
+      expect((await run()).outcomes.skipped).toBe(1);
+      expect(acm.commandCalls(DeleteCertificateCommand)[0]?.args[0].input).toEqual({ CertificateArn: CERT_ARN });
+    });
   });
 
   it('needs the HTTP API id from its environment', async () => {

@@ -1226,6 +1226,18 @@ export interface Operations {
       };
     };
   };
+  deleteCustomDomain: {
+    method: 'DELETE';
+    path: '/v1/custom-domains/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      204: null;
+    };
+  };
   verifyCustomDomain: {
     method: 'POST';
     path: '/v1/custom-domains/{id}/verify';
@@ -1571,6 +1583,7 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   createCustomDomain: { method: 'POST', path: '/v1/custom-domains' },
   listCustomDomains: { method: 'GET', path: '/v1/custom-domains' },
   getCustomDomain: { method: 'GET', path: '/v1/custom-domains/{id}' },
+  deleteCustomDomain: { method: 'DELETE', path: '/v1/custom-domains/{id}' },
   verifyCustomDomain: { method: 'POST', path: '/v1/custom-domains/{id}/verify' },
   createEventType: { method: 'POST', path: '/v1/event-types' },
   listEventTypes: { method: 'GET', path: '/v1/event-types' },

@@ -230,5 +230,6 @@ export class Hookgate {
     list: () => this.#data('listCustomDomains'),
     get: (id: string) => this.#data('getCustomDomain', { params: { id } }),
     verify: (id: string) => this.#data('verifyCustomDomain', { params: { id } }),
+    delete: async (id: string): Promise<void> => void (await this.request('deleteCustomDomain', { params: { id } })),
   };
 }

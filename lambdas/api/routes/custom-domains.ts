@@ -4,16 +4,19 @@ import { invalid, notFound } from '../../domain/errors';
 import { MAX_VERIFIABLE_HOSTNAME_LENGTH, normalizeHostname, verificationRecordName } from '../../domain/hostname';
 import { txtResolver } from '../../adapters/dns-txt';
 import { newId } from '../../shared/secrets';
+import { domainRemoval } from '../../domain/custom-domain-removal';
 import {
+  deleteUnprovisionedDomain,
   findCustomDomain,
   listCustomDomains,
+  markDomainDeleting,
   markDomainVerified,
   recordVerificationFailure,
   registerCustomDomain,
 } from '../../store/custom-domains';
-import type { CustomDomainRecord } from '../../store/records';
+import { DELETING, type CustomDomainRecord } from '../../store/records';
 import { exampleCustomDomain } from '../examples';
-import { json, jsonBody, list } from '../route-doc';
+import { json, jsonBody, list, noContent } from '../route-doc';
 import type { Route } from '../router';
 import { customDomainResponse, named, type CustomDomainResponse } from '../schemas';
 import { parseJsonBody, parsePathId } from '../validation';
@@ -45,7 +48,15 @@ const createDomainBody = named(
 /** `hgv_` + base64url of 24 random bytes: what the customer publishes in the TXT record. */
 const newVerificationToken = () => `hgv_${randomBytes(24).toString('base64url')}`;
 
-export function presentCustomDomain(d: CustomDomainRecord): CustomDomainResponse {
+type ShownDomain = CustomDomainRecord & { status: Exclude<CustomDomainRecord['status'], typeof DELETING> };
+/** A deleted domain whose teardown is under way is gone for the API (its id is a 404). */
+const shown = (d: CustomDomainRecord | undefined): d is ShownDomain => d !== undefined && d.status !== DELETING;
+const findShownDomain = async (accountId: string, domainId: string) => {
+  const domain = await findCustomDomain(accountId, domainId);
+  return shown(domain) ? domain : undefined;
+};
+
+export function presentCustomDomain(d: ShownDomain): CustomDomainResponse {
   return {
     id: d.id,
     domain: d.domain,
@@ -97,7 +108,7 @@ export const customDomainRoutes: Route[] = [
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createDomainBody);
       const at = now.toISOString();
-      const record: CustomDomainRecord = {
+      const record: ShownDomain = {
         id: newId(),
         account_id: principal.accountId,
         domain: body.domain,
@@ -130,7 +141,7 @@ export const customDomainRoutes: Route[] = [
     },
     handle: async ({ principal }) => ({
       status: 200,
-      data: (await listCustomDomains(principal.accountId)).map(presentCustomDomain),
+      data: (await listCustomDomains(principal.accountId)).filter(shown).map(presentCustomDomain),
     }),
   },
   {
@@ -144,7 +155,7 @@ export const customDomainRoutes: Route[] = [
       responses: { 200: json('The domain.', customDomainResponse, exampleCustomDomain) },
     },
     handle: async ({ params, principal }) => {
-      const domain = await findCustomDomain(principal.accountId, parsePathId(params.id));
+      const domain = await findShownDomain(principal.accountId, parsePathId(params.id));
       if (!domain) throw notFound();
       return { status: 200, data: presentCustomDomain(domain) };
     },
@@ -171,7 +182,7 @@ export const customDomainRoutes: Route[] = [
       },
     },
     handle: async ({ params, principal, now }) => {
-      const domain = await findCustomDomain(principal.accountId, parsePathId(params.id));
+      const domain = await findShownDomain(principal.accountId, parsePathId(params.id));
       if (!domain) throw notFound();
       if (domain.status !== 'pending_verification') return { status: 200, data: presentCustomDomain(domain) };
       const records = await txtResolver()(verificationRecordName(domain.domain));
@@ -180,9 +191,32 @@ export const customDomainRoutes: Route[] = [
         ? await markDomainVerified(domain, now)
         : await recordVerificationFailure(domain, verificationFailure(domain, records), now);
       // A concurrent change (a parallel verification, an expiry) won: show the domain as it now is.
-      const current = updated ?? (await findCustomDomain(principal.accountId, domain.id));
+      const current = shown(updated) ? updated : await findShownDomain(principal.accountId, domain.id);
       if (!current) throw notFound();
       return { status: 200, data: presentCustomDomain(current) };
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/v1/custom-domains/:id',
+    auth: 'api_key',
+    doc: {
+      operationId: 'deleteCustomDomain',
+      summary: 'Delete a custom domain',
+      description:
+        'The domain is gone from the API at once. A domain that never got a certificate frees its hostname at once (always the case when running locally); one that did keeps it until the domain provisioner has deleted its API Gateway custom domain, API mapping and ACM certificate (its next run, within 5 minutes), after which any account may register the hostname again.',
+      tag: 'Custom domains',
+      responses: { 204: noContent('Deleted.') },
+    },
+    handle: async ({ params, principal, now }) => {
+      const domain = await findShownDomain(principal.accountId, parsePathId(params.id));
+      if (!domain) throw notFound();
+      if (domainRemoval(domain) === 'delete_now' && (await deleteUnprovisionedDomain(domain))) return { status: 204 };
+      // It has a certificate, or the provisioner recorded one since it was read. A mark that finds the
+      // domain gone or changed lost to a concurrent delete, which has done the work.
+      const current = await findCustomDomain(principal.accountId, domain.id);
+      if (current && current.status !== DELETING) await markDomainDeleting(current, now);
+      return { status: 204 };
     },
   },
 ];

@@ -3,7 +3,7 @@ import { invalid, notFound } from '../../domain/errors';
 import type { ApiRequest } from '../http';
 import { newId, newPathToken } from '../../shared/secrets';
 import { findCustomDomain, listCustomDomains } from '../../store/custom-domains';
-import type { CustomDomainRecord, SourceRecord } from '../../store/records';
+import { DELETING, type CustomDomainRecord, type SourceRecord } from '../../store/records';
 import { findSource, insertSource, listSources, updateSource } from '../../store/sources';
 import { exampleSource } from '../examples';
 import { presentSource } from '../presenters';
@@ -49,10 +49,10 @@ const verificationErrors = [
 ];
 const domainErrors = ['invalid custom_domain_id', 'custom_domain_id does not match a custom domain of this account'];
 
-/** A source may be tied to any of the account's domains that has not failed; it serves once verified. */
+/** A source may be tied to any of the account's domains that has not failed nor been deleted; it serves once verified. */
 async function assertLinkableDomain(accountId: string, domainId: string): Promise<void> {
   const domain = await findCustomDomain(accountId, domainId);
-  if (!domain || domain.status === 'failed') {
+  if (!domain || domain.status === 'failed' || domain.status === DELETING) {
     throw invalid('custom_domain_id does not match a custom domain of this account');
   }
 }
