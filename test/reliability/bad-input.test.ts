@@ -18,8 +18,10 @@ const RUNS = Number(process.env.HOOKGATE_FUZZ_RUNS ?? 40);
 let env: Awaited<ReturnType<typeof bootGateway>>;
 let call: Call;
 let key: string;
+/** A consumer-portal session's secret (`ps_…`), for the /v1/portal operations. */
+let portalKey: string;
 const verifiedTokens = new Map<string, string>();
-const ids = { source: '', ingestToken: '', destination: '', route: '', event: '', outbound: '', exportJob: '', domain: '', apiKey: '' };
+const ids = { source: '', ingestToken: '', destination: '', route: '', event: '', outbound: '', exportJob: '', domain: '', apiKey: '', portalEndpoint: '', portalEvent: '' };
 const tally = { tried: 0, fiveHundreds: 0 };
 const failures: string[] = [];
 // A client that hangs up mid-body is logged by the local gateway; the raw-socket cases do that on purpose.
@@ -53,6 +55,15 @@ beforeAll(async () => {
   ids.exportJob = (await must('POST', '/v1/exports', {})).id;
   ids.domain = (await must('POST', '/v1/custom-domains', { domain: 'hooks.fuzz.example' })).id;
   ids.apiKey = (await must('POST', '/v1/api-keys', { name: 'spare' })).id;
+  await must('POST', '/v1/event-types', { name: 'fuzz.created' });
+  portalKey = new URL((await must('POST', '/v1/portal-sessions', { customer: 'cus_fuzz' })).url).hash.slice(1);
+  const portal = async (method: string, path: string, body?: unknown) => {
+    const res = await call(method, path, { key: portalKey, body });
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${res.text}`);
+    return res.json.data;
+  };
+  ids.portalEndpoint = (await portal('POST', '/v1/portal/endpoints', { url: 'https://93.184.216.34/portal', event_types: ['fuzz.created'] })).id;
+  ids.portalEvent = (await portal('POST', `/v1/portal/endpoints/${ids.portalEndpoint}/test`)).event_id;
 });
 afterAll(async () => {
   recordFigures(SOURCE, { badInputsTried: tally.tried, badInput5xx: tally.fiveHundreds });
@@ -185,7 +196,8 @@ const queryString = fc
 interface Operation {
   method: string;
   path: string;
-  auth: boolean;
+  /** An API key, a consumer-portal session, or none. */
+  auth: boolean | 'portal';
   /** A valid body for this operation (with the ids of this account's resources). */
   body?: () => Json;
   query?: boolean;
@@ -276,10 +288,37 @@ const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/v1/custom-domains/:id', auth: true },
   { method: 'POST', path: '/v1/custom-domains/:id/verify', auth: true },
   { method: 'POST', path: '/ingest/:token', auth: false },
+  { method: 'DELETE', path: '/v1/sources/:id', auth: true },
+  { method: 'DELETE', path: '/v1/destinations/:id', auth: true },
+  { method: 'DELETE', path: '/v1/custom-domains/:id', auth: true },
+  { method: 'POST', path: '/v1/event-types', auth: true, body: () => ({ name: 'order.created', description: 'An order was made', schema: { type: 'object' } }) },
+  { method: 'GET', path: '/v1/event-types', auth: true },
+  { method: 'DELETE', path: '/v1/event-types/:name', auth: true },
+  { method: 'POST', path: '/v1/portal-sessions', auth: true, body: () => ({ customer: 'cus_other', expires_in_seconds: 60 }) },
+  { method: 'GET', path: '/v1/portal/session', auth: 'portal' },
+  { method: 'GET', path: '/v1/portal/event-types', auth: 'portal' },
+  { method: 'GET', path: '/v1/portal/endpoints', auth: 'portal' },
+  { method: 'POST', path: '/v1/portal/endpoints', auth: 'portal', body: () => ({ url: 'https://93.184.216.34/more', event_types: ['fuzz.created'] }) },
+  { method: 'GET', path: '/v1/portal/endpoints/:id', auth: 'portal' },
+  { method: 'PATCH', path: '/v1/portal/endpoints/:id', auth: 'portal', body: () => ({ active: true, event_types: ['fuzz.created'] }) },
+  { method: 'DELETE', path: '/v1/portal/endpoints/:id', auth: 'portal' },
+  { method: 'POST', path: '/v1/portal/endpoints/:id/rotate-secret', auth: 'portal' },
+  { method: 'POST', path: '/v1/portal/endpoints/:id/test', auth: 'portal' },
+  { method: 'GET', path: '/v1/portal/events', auth: 'portal', query: true },
+  { method: 'GET', path: '/v1/portal/events/:id', auth: 'portal' },
+  { method: 'POST', path: '/v1/portal/events/:id/resend', auth: 'portal', body: () => ({ endpoint_id: ids.portalEndpoint }) },
+  { method: 'GET', path: '/portal', auth: false },
+  { method: 'GET', path: '/portal/app.js', auth: false },
+  { method: 'GET', path: '/portal/app.css', auth: false },
 ];
+
+/** The credential an operation is called with. */
+const credential = (op: Operation) => (op.auth === 'portal' ? portalKey : op.auth ? key : undefined);
 
 /** The id of this account's own resource for an operation's `:id` (so body validation is reached). */
 function ownId(path: string): string {
+  if (path.startsWith('/v1/portal/endpoints')) return ids.portalEndpoint;
+  if (path.startsWith('/v1/portal/events')) return ids.portalEvent;
   if (path.startsWith('/v1/sources')) return ids.source;
   if (path.startsWith('/v1/destinations')) return ids.destination;
   if (path.startsWith('/v1/routes')) return ids.route;
@@ -326,14 +365,14 @@ describe('hostile bodies', () => {
       const path = op.path.replace(':id', ownId(op.path));
       await fc.assert(
         fc.asyncProperty(bodyMutations(valid, documentedFields(openApi, op)), fc.constantFrom(...CONTENT_TYPES), async ({ how, raw }, contentType) => {
-          await probe(how, op.method, path, { key: op.auth ? key : undefined, rawBody: raw, headers: contentType ? { 'content-type': contentType } : {} });
+          await probe(how, op.method, path, { key: credential(op), rawBody: raw, headers: contentType ? { 'content-type': contentType } : {} });
         }),
         { numRuns: RUNS },
       );
       // Over the API's 5 MB (413 from the handler) and over the gateway's 10 MB (413 before it).
       for (const size of [5 * 1024 * 1024 + 1, 10 * 1024 * 1024 + 1]) {
         const res = await probe('oversized body', op.method, path, {
-          key: op.auth ? key : undefined,
+          key: credential(op),
           rawBody: Buffer.alloc(size, 0x20),
           headers: { 'content-type': 'application/json' },
         });
@@ -348,14 +387,14 @@ describe('hostile path ids', () => {
     it(`${op.method} ${op.path}`, async () => {
       await fc.assert(
         fc.asyncProperty(badId, async (id) => {
-          const res = await probe('path id', op.method, op.path.replace(':id', id), { key, rawBody: op.body ? JSON.stringify(op.body()) : undefined });
+          const res = await probe('path id', op.method, op.path.replace(':id', id), { key: credential(op), rawBody: op.body ? JSON.stringify(op.body()) : undefined });
           expect([400, 404]).toContain(res.status);
         }),
         { numRuns: RUNS },
       );
       // Another segment, a missing one, a doubled slash: no route, 404.
       for (const path of [op.path.replace(':id', ''), op.path.replace(':id', `${ownId(op.path)}/..`), `${op.path.replace(':id', ownId(op.path))}/extra`, op.path.replace('/:id', '//')]) {
-        expect((await probe('path shape', op.method, path, { key })).status).toBeGreaterThanOrEqual(200);
+        expect((await probe('path shape', op.method, path, { key: credential(op) })).status).toBeGreaterThanOrEqual(200);
       }
     });
   }
@@ -367,7 +406,7 @@ describe('hostile query strings', () => {
       const runs = op.query ? RUNS * 2 : Math.ceil(RUNS / 3);
       await fc.assert(
         fc.asyncProperty(queryString, async (query) => {
-          await probe('query', op.method, `${op.path}?${query}`, { key: op.auth ? key : undefined });
+          await probe('query', op.method, `${op.path}?${query}`, { key: credential(op) });
         }),
         { numRuns: runs },
       );
