@@ -57,6 +57,11 @@ export interface Gateway {
   dataDir: string;
   endpoints: EmulatorEndpoints;
   resources: LocalResources;
+  /**
+   * Settles once the start-up runs of the schedules (the reconciler's "queue lost" resend, the first
+   * sweep) have ended: a test that writes events behind the API's back waits for it, or races them.
+   */
+  startupRuns: Promise<void>;
   close(): Promise<void>;
 }
 
@@ -260,7 +265,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     state.handlers = handlers;
     (opts.log ?? console.log)(`Hookgate local gateway listening on ${url} (data in ${dataDir})`);
     let closing: Promise<void> | undefined;
-    return { url, port, dataDir, endpoints, resources, close: () => (closing ??= close()) };
+    const startupRuns = Promise.all(background.schedules.map((schedule) => schedule.firstRun)).then(() => undefined);
+    return { url, port, dataDir, endpoints, resources, startupRuns, close: () => (closing ??= close()) };
   } catch (err) {
     await close();
     throw err;

@@ -7,6 +7,8 @@ import { LOCAL_ACCOUNT_ID } from './apigw-event';
 export interface Schedule {
   /** Stops the timer and waits for a run in progress. */
   stop(): Promise<void>;
+  /** Settles when the first run (the start-up run) has ended, however it ended. */
+  firstRun: Promise<void>;
 }
 
 /**
@@ -20,6 +22,8 @@ export function startSchedule(
   onError: (err: unknown) => void = (err) => console.error(`[hookgate local] schedule ${name} failed:`, err),
 ): Schedule {
   const abort = new AbortController();
+  let firstDone!: () => void;
+  const firstRun = new Promise<void>((resolve) => (firstDone = resolve));
   const loop = (async () => {
     while (!abort.signal.aborted) {
       const startedAt = Date.now();
@@ -28,6 +32,7 @@ export function startSchedule(
       } catch (err) {
         onError(err);
       }
+      firstDone();
       const wait = Math.max(0, intervalMs - (Date.now() - startedAt));
       await sleep(wait, undefined, { signal: abort.signal }).catch(() => undefined);
     }
@@ -36,7 +41,9 @@ export function startSchedule(
     stop: async () => {
       abort.abort();
       await loop;
+      firstDone();
     },
+    firstRun,
   };
 }
 

@@ -76,7 +76,8 @@ async function sendTestAndSeeDelivered(page: Page): Promise<ReceivedRequest> {
   await page.click('#send-test');
   await page.waitForURL(/#\/events\/[0-9a-f-]{36}$/);
   await page.locator('#attempts .attempt', { hasText: 'success' }).first().waitFor();
-  await expect.poll(() => page.locator('p .badge').first().textContent()).toBe('delivered');
+  // The attempt is recorded just before the outcome, and the page reads the event again every second.
+  await expect.poll(() => page.locator('p .badge').first().textContent(), { timeout: 10_000 }).toBe('delivered');
   await sink.waitFor(before + 1);
   const delivery = sink.received.at(-1) as ReceivedRequest;
   expect(delivery.headers['x-event-type']).toBe('webhook.test');
