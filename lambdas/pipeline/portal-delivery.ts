@@ -1,9 +1,8 @@
 import { invalid } from '../domain/errors';
 import { resendVerdict } from '../domain/portal';
-import { copyPayload, payloadKey } from '../adapters/payloads';
-import { newId } from '../shared/secrets';
 import { findEventWithBody } from '../store/events';
 import { acceptEvent } from './accept-event';
+import { copyEvent } from './replay-event';
 import { refused, type EventRef, type NotFound, type Refused } from './outcomes';
 
 export type PortalSendOutcome = { kind: 'accepted'; event: EventRef } | NotFound | Refused;
@@ -43,28 +42,9 @@ export async function sendTestEvent(accountId: string, destinationId: string, no
 export async function resendToEndpoint(accountId: string, eventId: string, destinationId: string, now: Date): Promise<PortalSendOutcome> {
   const loaded = await findEventWithBody(accountId, eventId);
   if (!loaded || loaded.event.direction !== 'outbound') return { kind: 'not_found' };
-  const { event, body } = loaded;
-  const verdict = resendVerdict(event.deliveries[destinationId]);
+  const verdict = resendVerdict(loaded.event.deliveries[destinationId]);
   if (verdict === 'not_found') return { kind: 'not_found' };
   if (verdict === 'not_settled') return refused(invalid('the delivery to this endpoint is still in progress'));
-  // Each event owns its payload object, so retention can delete one without breaking the other.
-  const storedBody = body.body_ref ? { ...body, body_ref: payloadKey(accountId, newId()) } : body;
-  if (body.body_ref && storedBody.body_ref) await copyPayload(body.body_ref, storedBody.body_ref);
-  const accepted = await acceptEvent({
-    accountId,
-    direction: 'outbound',
-    sourceId: null,
-    eventType: event.event_type,
-    externalEventId: event.external_event_id,
-    body: Buffer.alloc(0),
-    contentType: body.content_type,
-    headers: body.headers,
-    createdBy: event.created_by,
-    replayOf: event.id,
-    storedBody,
-    onlyDestination: destinationId,
-    now,
-  });
-  if (accepted.duplicate) throw new Error('a resend never claims an external id');
-  return { kind: 'accepted', event: { id: accepted.event.id, status: accepted.event.status } };
+  const copy = await copyEvent(accountId, loaded, destinationId, now);
+  return { kind: 'accepted', event: { id: copy.id, status: copy.status } };
 }

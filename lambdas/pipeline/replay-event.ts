@@ -4,6 +4,7 @@ import { copyPayload, payloadKey } from '../adapters/payloads';
 import { newId } from '../shared/secrets';
 import { findDestination } from '../store/destinations';
 import { changeEvent, findEventWithBody } from '../store/events';
+import type { EventBodyRecord, EventRecord } from '../store/records';
 import { acceptEvent } from './accept-event';
 import { refused, type EventRef, type NotFound, type Refused } from './outcomes';
 
@@ -25,22 +26,34 @@ export async function replayEvent(
 ): Promise<ReplayOutcome> {
   const loaded = await findEventWithBody(accountId, eventId);
   if (!loaded || loaded.event.direction !== direction) return { kind: 'not_found' };
-  const { event, body } = loaded;
-  if (!REPLAYABLE_STATUSES.includes(event.status)) return refused(invalid('event is not in a terminal status'));
+  if (!REPLAYABLE_STATUSES.includes(loaded.event.status)) return refused(invalid('event is not in a terminal status'));
   if (destinationId !== undefined && !(await findDestination(accountId, destinationId))) {
     return refused(invalid('destination_id does not match a destination of this account'));
   }
 
-  let storedBody = body;
-  if (body.body_ref) {
-    // Each event owns its payload object, so retention can delete one without breaking the other.
-    const copy = payloadKey(accountId, newId());
-    await copyPayload(body.body_ref, copy);
-    storedBody = { ...body, body_ref: copy };
-  }
+  const replay = await copyEvent(accountId, loaded, destinationId, now);
+  await changeEvent(accountId, eventId, (current) =>
+    REPLAYABLE_STATUSES.includes(current.status) ? { ...current, status: 'replayed', replayed_by: replay.id } : undefined,
+  );
+  return { kind: 'accepted', replay: { id: replay.id, status: replay.status } };
+}
+
+/**
+ * A new event with a stored event's payload and headers (`replay_of` names the original), routed by
+ * today's routes or, with `destinationId`, delivered to that destination only. Each event owns its
+ * payload object, so retention can delete one without breaking the other.
+ */
+export async function copyEvent(
+  accountId: string,
+  { event, body }: { event: EventRecord; body: EventBodyRecord },
+  destinationId: string | undefined,
+  now: Date,
+): Promise<EventRecord> {
+  const storedBody = body.body_ref ? { ...body, body_ref: payloadKey(accountId, newId()) } : body;
+  if (body.body_ref && storedBody.body_ref) await copyPayload(body.body_ref, storedBody.body_ref);
   const accepted = await acceptEvent({
     accountId,
-    direction,
+    direction: event.direction,
     sourceId: event.source_id,
     eventType: event.event_type,
     externalEventId: event.external_event_id,
@@ -53,10 +66,6 @@ export async function replayEvent(
     onlyDestination: destinationId,
     now,
   });
-  if (accepted.duplicate) throw new Error('a replay never claims an external id');
-  const replay = accepted.event;
-  await changeEvent(accountId, eventId, (current) =>
-    REPLAYABLE_STATUSES.includes(current.status) ? { ...current, status: 'replayed', replayed_by: replay.id } : undefined,
-  );
-  return { kind: 'accepted', replay: { id: replay.id, status: replay.status } };
+  if (accepted.duplicate) throw new Error('a copy never claims an external id');
+  return accepted.event;
 }
