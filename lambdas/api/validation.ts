@@ -108,3 +108,20 @@ export const timestampField = (field: string) =>
     .string()
     .refine((v) => ISO_8601.test(v) && !Number.isNaN(Date.parse(v)), { error: () => `${field} must be an ISO 8601 timestamp` })
     .transform((v) => new Date(v).toISOString());
+
+/**
+ * Page cursors: opaque to clients, and they only ever name an event id (the account always comes from
+ * the credential). `kind` keeps one list's cursors from being taken for another's.
+ */
+export function eventCursor(kind: string) {
+  const prefix = `${kind}:`;
+  return {
+    encode: (eventId: string) => Buffer.from(`${prefix}${eventId}`).toString('base64url'),
+    decode(cursor: string): string {
+      const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+      const id = decoded.startsWith(prefix) ? decoded.slice(prefix.length) : '';
+      if (!isUuid(id)) throw invalid('invalid cursor');
+      return id.toLowerCase();
+    },
+  };
+}

@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { invalid, notFound } from '../../domain/errors';
 import { EVENT_STATUSES } from '../../domain/event-status';
-import { isUuid } from '../../domain/ids';
 import { payloadUrl, readStoredBody } from '../../adapters/payloads';
 import { replayEvent } from '../../pipeline/replay-event';
 import { listEvents } from '../../store/event-lists';
@@ -19,7 +18,7 @@ import { fitsLambdaResponse } from '../http';
 import { json, jsonBody, page as eventPage } from '../route-doc';
 import type { Route } from '../router';
 import { eventListItemResponse, eventWithAttemptsResponse, named, replayResponse, type ReplayResponse } from '../schemas';
-import { parseJsonBody, parsePathId, parseWith, timestampField, uuidField } from '../validation';
+import { eventCursor, parseJsonBody, parsePathId, parseWith, timestampField, uuidField } from '../validation';
 import { firstIdAt, lastIdAt } from '../../domain/time-bounds';
 
 const listQuery = z.object({
@@ -44,16 +43,7 @@ const replayBody = named(
   }),
 );
 
-const CURSOR_PREFIX = 'v1:';
-const encodeCursor = (eventId: string) => Buffer.from(`${CURSOR_PREFIX}${eventId}`).toString('base64url');
-
-/** Cursors are opaque to clients and only ever name an event id; the account always comes from the key. */
-function decodeCursor(cursor: string): string {
-  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-  const id = decoded.startsWith(CURSOR_PREFIX) ? decoded.slice(CURSOR_PREFIX.length) : '';
-  if (!isUuid(id)) throw invalid('invalid cursor');
-  return id.toLowerCase();
-}
+const cursor = eventCursor('v1');
 
 /** List, detail and replay of one direction's events; inbound at /v1/events, outbound at /v1/outbound-events. */
 export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound'): Route[] {
@@ -97,7 +87,7 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
         if (query.date_from && query.date_to && query.date_from > query.date_to) throw invalid('date_from must not be after date_to');
         const page = await listEvents(principal.accountId, direction, {
           limit: query.limit ?? 50,
-          after: query.cursor ? decodeCursor(query.cursor) : undefined,
+          after: query.cursor ? cursor.decode(query.cursor) : undefined,
           status: query.status,
           event_type: query.event_type,
           source_id: query.source_id,
@@ -108,7 +98,7 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
         return {
           status: 200,
           data: page.items.map(presentEventListItem),
-          extra: { next_cursor: page.nextAfter ? encodeCursor(page.nextAfter) : null },
+          extra: { next_cursor: page.nextAfter ? cursor.encode(page.nextAfter) : null },
         };
       },
     },

@@ -2,7 +2,6 @@ import { invalid, notFound } from '../../domain/errors';
 import { customerView, subscribedTypes } from '../../domain/portal';
 import { SECRET_ROTATION_OVERLAP_MS } from '../../domain/signing-secret';
 import { CLOSED_BREAKER, type BreakerState } from '../../domain/breaker';
-import { isUuid } from '../../domain/ids';
 import { readStoredBody } from '../../adapters/payloads';
 import { deleteEndpoint, endpointRoutes, subscribeEndpoint } from '../../pipeline/portal-endpoints';
 import { resendToEndpoint, sendTestEvent } from '../../pipeline/portal-delivery';
@@ -37,7 +36,7 @@ import {
 } from '../portal-schemas';
 import { json, jsonBody, list, noContent, page } from '../route-doc';
 import type { Route } from '../router';
-import { parseJsonBody, parsePathId, parseWith } from '../validation';
+import { eventCursor, parseJsonBody, parsePathId, parseWith } from '../validation';
 import { assertAllowedUrl, DEFAULT_TIMEOUT_MS } from './destinations';
 import { presentBrandSettings } from './brand-settings';
 import { presentEventType } from './event-types';
@@ -49,14 +48,7 @@ import { presentEventType } from './event-types';
  */
 
 const DEFAULT_PAGE = 25;
-const CURSOR_PREFIX = 'p1:';
-const encodeCursor = (eventId: string) => Buffer.from(`${CURSOR_PREFIX}${eventId}`).toString('base64url');
-function decodeCursor(cursor: string): string {
-  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-  const id = decoded.startsWith(CURSOR_PREFIX) ? decoded.slice(CURSOR_PREFIX.length) : '';
-  if (!isUuid(id)) throw invalid('invalid cursor');
-  return id.toLowerCase();
-}
+const cursor = eventCursor('p1');
 
 /** The customer's endpoint, or a 404 for anything else (unknown, another customer's, the account's own). */
 async function endpointOf(portal: PortalPrincipal, id: string): Promise<DestinationRecord> {
@@ -354,7 +346,7 @@ export const portalApiRoutes: Route[] = [
       const query = parseWith(portalEventQuery, request.query);
       const found = await listCustomerEvents(portal.accountId, portal.customer, {
         limit: query.limit ?? DEFAULT_PAGE,
-        after: query.cursor ? decodeCursor(query.cursor) : undefined,
+        after: query.cursor ? cursor.decode(query.cursor) : undefined,
         status: query.status,
         event_type: query.event_type,
       });
@@ -366,7 +358,7 @@ export const portalApiRoutes: Route[] = [
         created_at: event.created_at,
         endpoint_ids: entry.destination_ids,
       }));
-      return { status: 200, data, extra: { next_cursor: found.nextAfter ? encodeCursor(found.nextAfter) : null } };
+      return { status: 200, data, extra: { next_cursor: found.nextAfter ? cursor.encode(found.nextAfter) : null } };
     },
   },
   {
