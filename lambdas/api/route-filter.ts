@@ -20,6 +20,7 @@ export const routeFilterResponse = z.record(z.string(), z.unknown()).nullable().
 export const FILTER_ERRORS = [
   'filter must be a JSON object',
   `filter must be at most ${FILTER_MAX_BYTES} bytes`,
+  `filter: numbers must be between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`,
   'filter: unknown operator $regex',
   'filter: $in needs an array',
   'filter: $gt needs a number or a string',

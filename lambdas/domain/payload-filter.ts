@@ -22,7 +22,15 @@ const isComparisonSet = (value: Record<string, unknown>) => Object.keys(value).s
 export function filterProblem(filter: unknown): string | null {
   if (!isObject(filter)) return 'filter must be a JSON object';
   if (new TextEncoder().encode(JSON.stringify(filter)).length > FILTER_MAX_BYTES) return `filter must be at most ${FILTER_MAX_BYTES} bytes`;
+  // Stored as a DynamoDB map: its numbers must be ones the table (and JavaScript) hold exactly.
+  if (hasUnsafeNumber(filter)) return `filter: numbers must be between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`;
   return objectProblem(filter);
+}
+
+function hasUnsafeNumber(value: unknown): boolean {
+  if (typeof value === 'number') return !Number.isFinite(value) || Math.abs(value) > Number.MAX_SAFE_INTEGER;
+  if (Array.isArray(value)) return value.some(hasUnsafeNumber);
+  return isObject(value) && Object.values(value).some(hasUnsafeNumber);
 }
 
 function objectProblem(filter: Record<string, unknown>): string | null {

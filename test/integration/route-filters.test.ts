@@ -65,10 +65,14 @@ describe('payload filters on routes', () => {
       [{ amount: { $in: 4 } }, 'filter: $in needs an array'],
       [[1], 'filter must be a JSON object'],
       [{ big: 'x'.repeat(5000) }, 'filter must be at most 4096 bytes'],
+      [{ ' ': -9007199254740992 }, 'filter: numbers must be between -9007199254740991 and 9007199254740991'],
     ] as const) {
       const res = await call('POST', '/v1/routes', { key, body: { destination_id: dest.id, filter } });
       expect(res.status).toBe(400);
       expect(res.json.error).toBe(message);
+      // PATCH too: the bad-input fuzzer once got a 500 here (DynamoDB refused the number).
+      const patched = await call('PATCH', `/v1/routes/${route.id}`, { key, body: { filter } });
+      expect(patched.status).toBe(400);
     }
   });
 });

@@ -88,6 +88,9 @@ describe('payload filter matching', () => {
     [{ amount: {} }, 'filter: amount needs a value or an operator'],
     [{ '': 1 }, 'filter: field names must not be empty'],
     [{ big: 'x'.repeat(4100) }, 'filter must be at most 4096 bytes'],
+    // Found by the bad-input fuzzer: DynamoDB could not store it, and the API answered 500.
+    [{ ' ': -9007199254740992 }, 'filter: numbers must be between -9007199254740991 and 9007199254740991'],
+    [{ amount: { $in: [1, 1e300] } }, 'filter: numbers must be between -9007199254740991 and 9007199254740991'],
   ])('refuses %j: %s', (filter, message) => {
     expect(filterProblem(filter)).toBe(message);
   });
