@@ -1,20 +1,11 @@
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootGatewayWithSink } from '../fixtures/gateway';
-import type { Call } from '../fixtures/http-client';
+import { describe, expect, it } from 'vitest';
+import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
-import { eventually, startSink, type Sink } from '../fixtures/sink';
+import { eventually, startSink } from '../fixtures/sink';
 
-let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
-let call: Call;
-let sink: Sink;
-
-beforeAll(async () => {
-  env = await bootGatewayWithSink();
-  ({ call, sink } = env);
-});
-afterAll(() => env?.stop());
+const { call, sink } = gatewayWithSinkForFile();
 
 /** Stripe's own verifier (the Stripe SDK): throws unless the header signs the payload with the secret. */
 function verifyLikeStripe(payload: string, header: string, secret: string): void {

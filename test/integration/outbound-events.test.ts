@@ -1,20 +1,12 @@
 import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootGatewayWithSink } from '../fixtures/gateway';
-import { createAccount, type Call } from '../fixtures/http-client';
+import { describe, expect, it } from 'vitest';
+import { gatewayWithSinkForFile } from '../fixtures/gateway';
+import { createAccount } from '../fixtures/http-client';
 import { addDestination, addRoute, eventDetail } from '../fixtures/setup';
-import { eventually, startSink, type Sink } from '../fixtures/sink';
+import { eventually, startSink } from '../fixtures/sink';
 
-let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
-let call: Call;
-let sink: Sink;
-
-beforeAll(async () => {
-  env = await bootGatewayWithSink();
-  ({ call, sink } = env);
-});
-afterAll(() => env?.stop());
+const { call, sink } = gatewayWithSinkForFile();
 
 const publish = (key: string, body: unknown) => call('POST', '/v1/outbound-events', { key, body });
 const detail = (key: string, id: string) => eventDetail(call, key, id, '/v1/outbound-events');

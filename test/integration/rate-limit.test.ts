@@ -1,18 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootGatewayWithSink } from '../fixtures/gateway';
-import type { Call } from '../fixtures/http-client';
+import { describe, expect, it } from 'vitest';
+import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
-import { eventually, type Sink } from '../fixtures/sink';
+import { eventually } from '../fixtures/sink';
 
-let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
-let call: Call;
-let sink: Sink;
-
-beforeAll(async () => {
-  env = await bootGatewayWithSink();
-  ({ call, sink } = env);
-});
-afterAll(() => env?.stop());
+const { call, sink } = gatewayWithSinkForFile();
 
 /** The most requests that arrived within any window of `ms` (sliding, not calendar seconds). */
 function busiestWindow(times: number[], ms: number): number {
