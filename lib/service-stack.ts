@@ -200,17 +200,23 @@ export class ServiceStack extends Stack {
 
     this.exportFunction = this.addFunction('ExportFunction', {
       handler: 'export',
-      description: 'Hookgate export worker: turns queued export jobs into files',
-      // A job's rows are read, encoded and uploaded in one go; a claim older than the worker's
-      // STALE_CLAIM_MS (20 min) is taken over, so this must stay below it.
+      description: 'Hookgate job worker: turns queued export jobs into files and runs bulk replays',
+      // An export's rows are read, encoded and uploaded in one go; a claim older than the worker's
+      // STALE_CLAIM_MS (20 min) is taken over, so this must stay below it. A bulk replay stops a
+      // minute before the timeout and the next run resumes it from its checkpoint.
       timeout: Duration.minutes(15),
       memorySize: 1024,
     });
     // Work-index and list-index queries, job claims and results; the file goes to the export bucket
     // (PutObject only: downloads are pre-signed by the api function, nothing is ever deleted here,
-    // the bucket's lifecycle expires files). No SQS and no payload bucket: rows come from the index.
+    // the bucket's lifecycle expires files).
     table.grantReadWriteData(this.exportFunction.fn);
     exportBucket.grantPut(this.exportFunction.fn);
+    // A bulk replay's copies: deliveries enqueued, and bodies stored in S3 copied (CopyObject: GetObject
+    // on the source, PutObject on the target), as the api function's single replay does.
+    deliveryQueue.grantSendMessages(this.exportFunction.fn);
+    payloadBucket.grantRead(this.exportFunction.fn);
+    payloadBucket.grantPut(this.exportFunction.fn);
     // The schedule picks a job up within a minute whatever happened to an earlier invocation (the
     // api's start-now invoke included); a claim left by a crashed worker goes stale and is retaken.
     this.exportFunction.fn.configureAsyncInvoke({ retryAttempts: 0 });
@@ -220,7 +226,7 @@ export class ServiceStack extends Stack {
       schedule: events.Schedule.rate(Duration.minutes(1)),
     });
 
-    // POST /v1/exports starts the worker at once with an asynchronous Invoke of this one function,
+    // POST /v1/exports and POST /v1/replays start the worker at once with an asynchronous Invoke of this one function,
     // by its unqualified name: not grantInvoke(), which adds every version and alias (<arn>:*).
     this.apiFunction.fn.addEnvironment(ENV.exportFunctionName, this.exportFunction.fn.functionName);
     iam.Grant.addToPrincipal({

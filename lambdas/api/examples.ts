@@ -10,6 +10,7 @@ import type {
   EventListItemResponse,
   ExportJobResponse,
   NewApiKeyResponse,
+  ReplayJobResponse,
   RouteResponse,
   SourceResponse,
 } from './schemas';
@@ -29,6 +30,7 @@ export const ids = {
   replay: '01970c71-2000-7f55-a607-8192a3b4c5d6',
   attempt: '01970c6f-1001-7066-b718-92a3b4c5d6e7',
   exportJob: '01970c72-3000-7177-8829-a3b4c5d6e7f8',
+  replayJob: '01970c72-5000-7399-8a4b-c5d6e7f8091a',
   customDomain: '01970c73-4000-7288-993a-b4c5d6e7f809',
 } as const;
 
@@ -200,6 +202,20 @@ export const exampleReadyExportJob = {
   started_at: at,
   completed_at: later,
 } satisfies ExportJobResponse;
+
+export const exampleReplayJob = {
+  id: ids.replayJob,
+  status: 'queued',
+  filters: { direction: 'inbound', status: ['dead_letter'], destination_id: ids.destination, date_from: '2026-05-01T00:00:00.000Z' },
+  matched: 0,
+  replayed: 0,
+  truncated: false,
+  created_at: at,
+  completed_at: null,
+  error_message: null,
+} satisfies ReplayJobResponse;
+
+export const exampleDoneReplayJob = { ...exampleReplayJob, status: 'done', matched: 1312, replayed: 1312, completed_at: later } satisfies ReplayJobResponse;
 
 export const exampleBrandSettings = {
   company_name: 'Acme',

@@ -14,6 +14,7 @@ export const TAGS = {
   Routes: 'Which events go to which destination.',
   Events: 'Inbound events: list, detail with attempts, replay.',
   'Outbound events': 'Events you publish for your own customers, on the same pipeline.',
+  Replays: 'Bulk replays: every failed event sent again with one call, in the background, each once.',
   Exports: 'Asynchronous exports of event history to a file (JSON or CSV).',
   'Brand settings': 'How your webhook portal and documentation look to your customers.',
   'Custom domains': 'Receive webhooks on your own hostname.',

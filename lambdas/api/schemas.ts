@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { HEALTH_STATES } from '../domain/breaker';
 import { autoDisableResponse, rateLimitResponse, retryScheduleResponse } from './delivery-settings';
 import { routeFilterResponse } from './route-filter';
-import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
+import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
+import { DELIVERY_STATUSES, EVENT_STATUSES, REPLAYABLE_STATUSES, type EventStatus } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { PLANS } from '../domain/plans';
 import { PROVIDERS } from '../domain/provider-signatures';
@@ -14,6 +15,7 @@ import {
   SIGNATURE_SCHEMES,
   TLS_STATUSES,
 } from '../store/records';
+import { REPLAY_JOB_STATUSES } from '../store/replay-jobs';
 
 /**
  * The OpenAPI document is generated from the very zod schemas the handlers parse with and the
@@ -327,6 +329,45 @@ export const exportJobResponse = named(
   }),
 );
 
+export const replayableStatus = z.enum(REPLAYABLE_STATUSES as readonly EventStatus[] as [EventStatus, ...EventStatus[]]);
+
+/** What a bulk replay selects, as stored on its job and as its request takes it (less `dry_run`). */
+export const replayFilterFields = {
+  direction,
+  status: z.array(replayableStatus).describe('Event statuses to replay. Default `["dead_letter"]`.'),
+  destination_id: uuid.optional(),
+  source_id: uuid.optional(),
+  event_type: z.string().optional(),
+  date_from: timestamp.optional(),
+  date_to: timestamp.optional(),
+};
+
+export const replayJobResponse = named(
+  'ReplayJob',
+  z.strictObject({
+    id: uuid,
+    status: z.enum(REPLAY_JOB_STATUSES).describe('`queued`, `running`, then `done` or `failed` (`error_message`).'),
+    filters: z.strictObject(replayFilterFields),
+    matched: z.int().min(0).describe('Events found to match so far; final once the job is `done`.'),
+    replayed: z.int().min(0).describe('Events replayed so far (each once, whatever crash happened in between).'),
+    truncated: z
+      .boolean()
+      .describe(`More than ${REPLAY_JOB_LIMIT.toLocaleString('en-US')} events matched and the job stopped there: the same request again replays the rest (replayed events no longer match).`),
+    created_at: timestamp,
+    completed_at: nullableTimestamp,
+    error_message: z.string().nullable(),
+  }),
+  'A bulk replay.',
+);
+
+export const replayDryRunResponse = named(
+  'ReplayDryRun',
+  z.strictObject({
+    matched: z.int().min(0).describe(`Events a replay with these filters would send now, counted up to ${REPLAY_JOB_LIMIT.toLocaleString('en-US')}.`),
+    truncated: z.boolean().describe('More events match than one job replays.'),
+  }),
+);
+
 const colour = z.string().regex(/^#[0-9a-f]{6}$/);
 
 export const brandSettingsResponse = named(
@@ -380,5 +421,6 @@ export type PublishedResponse = z.output<typeof publishedResponse>;
 export type DuplicateResponse = z.output<typeof duplicateResponse>;
 export type BatchItemResponse = z.output<typeof batchItemResponse>;
 export type ExportJobResponse = z.output<typeof exportJobResponse>;
+export type ReplayJobResponse = z.output<typeof replayJobResponse>;
 export type BrandSettingsResponse = z.output<typeof brandSettingsResponse>;
 export type CustomDomainResponse = z.output<typeof customDomainResponse>;

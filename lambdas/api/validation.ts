@@ -125,3 +125,14 @@ export function eventCursor(kind: string) {
     },
   };
 }
+
+/** DynamoDB's `Limit` is a 32-bit integer and a page reads `offset + limit` jobs, so the offset leaves room for the page. */
+const MAX_JOB_OFFSET = 2_147_483_647 - 200;
+
+/** The query of a list of background jobs (exports, bulk replays): few per account, so offset paging. */
+export const jobListQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(200).optional().describe('1..200; default 25.'),
+  offset: z.coerce.number().int().min(0).max(MAX_JOB_OFFSET).optional().describe(`Default 0; at most ${MAX_JOB_OFFSET}.`),
+});
+
+export const JOB_LIST_ERRORS = ['limit must be at least 1', 'limit must be at most 200', 'limit must be a number', 'offset must be at least 0', `offset must be at most ${MAX_JOB_OFFSET}`];

@@ -1,21 +1,30 @@
-import type { ScheduledEvent } from 'aws-lambda';
+import type { Context, ScheduledEvent } from 'aws-lambda';
 import { runExportWorker } from '../pipeline/export-job';
+import { runReplayWorker } from '../pipeline/replay-job';
 import { log } from '../shared/log';
 import { observedHandler } from '../shared/observability';
 
+/** Without a Lambda context (a direct call), a run has the function's whole 15 minutes. */
+const FULL_RUN_MS = 15 * 60_000;
+
 /**
- * The export worker: on its schedule it takes waiting jobs; invoked with `detail: {account_id,
- * job_id}` right after a job is created, it takes that one.
+ * The job worker, for export files and bulk replays: on its schedule it takes whatever is waiting of
+ * both; invoked with `detail: {kind, account_id, job_id}` right after a job is created, it takes that one.
  */
-async function exportRun(event: Partial<Pick<ScheduledEvent, 'detail'>>) {
-  const detail = event.detail as { account_id?: unknown; job_id?: unknown } | undefined;
+async function jobRun(event: Partial<Pick<ScheduledEvent, 'detail'>>, context?: Context) {
+  const detail = event.detail as { kind?: unknown; account_id?: unknown; job_id?: unknown } | undefined;
   const job =
     typeof detail?.account_id === 'string' && typeof detail.job_id === 'string'
       ? { accountId: detail.account_id, jobId: detail.job_id }
       : undefined;
-  const result = await runExportWorker({ now: () => new Date(), job });
-  if (result.processed.length > 0) log.info('exports processed', { count: result.processed.length });
-  return result;
+  const now = () => new Date();
+  const startedAt = Date.now();
+  const remainingMs = () => context?.getRemainingTimeInMillis() ?? FULL_RUN_MS - (Date.now() - startedAt);
+  const kind = job ? (detail?.kind === 'replay' ? 'replay' : 'export') : undefined;
+  const exports = kind === 'replay' ? { processed: [] } : await runExportWorker({ now, job: kind ? job : undefined });
+  const replays = kind === 'export' ? { processed: [] } : await runReplayWorker({ now, job: kind ? job : undefined, remainingMs });
+  if (exports.processed.length > 0) log.info('exports processed', { count: exports.processed.length });
+  return { processed: exports.processed, replays: replays.processed };
 }
 
-export const handler = observedHandler(exportRun);
+export const handler = observedHandler(jobRun);

@@ -27,6 +27,8 @@ export interface NewEvent {
   headers: Record<string, string>;
   createdBy: string;
   replayOf?: string;
+  /** The id to store the event under (a bulk replay's copy, whose id its claim fixed); a new one otherwise. */
+  id?: string;
   /** A body already stored (a replay's copy): used as is instead of `body`. */
   storedBody?: EventBodyRecord;
   /**
@@ -52,7 +54,7 @@ export const payloadHash = (body: Buffer) => `sha256:${createHash('sha256').upda
  * later; if the queue cannot be reached it is stored `queued` and the reconciler sends it later.
  */
 export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
-  const id = newId();
+  const id = input.id ?? newId();
   const at = input.now.toISOString();
   const routing = await loadCurrentRoutingTable(input.accountId).catch((error: unknown) => {
     log.error('routing table unavailable; event kept as received', { account_id: input.accountId }, error);

@@ -32,10 +32,15 @@ export async function replayEvent(
   }
 
   const replay = await copyEvent(accountId, loaded, destinationId, now);
-  await changeEvent(accountId, eventId, (current) =>
-    REPLAYABLE_STATUSES.includes(current.status) ? { ...current, status: 'replayed', replayed_by: replay.id } : undefined,
-  );
+  await markReplayed(accountId, eventId, replay.id, null);
   return { kind: 'accepted', replay: { id: replay.id, status: replay.status } };
+}
+
+/** The original becomes `replayed`, naming its copy (and the bulk replay that made it, if one did). */
+export async function markReplayed(accountId: string, eventId: string, copyId: string, jobId: string | null): Promise<void> {
+  await changeEvent(accountId, eventId, (current) =>
+    REPLAYABLE_STATUSES.includes(current.status) ? { ...current, status: 'replayed', replayed_by: copyId, replay_job: jobId } : undefined,
+  );
 }
 
 /**
@@ -48,6 +53,8 @@ export async function copyEvent(
   { event, body }: { event: EventRecord; body: EventBodyRecord },
   destinationId: string | undefined,
   now: Date,
+  /** The copy's id when a bulk replay's claim fixed it. */
+  copyId?: string,
 ): Promise<EventRecord> {
   const storedBody = body.body_ref ? { ...body, body_ref: payloadKey(accountId, newId()) } : body;
   if (body.body_ref && storedBody.body_ref) await copyPayload(body.body_ref, storedBody.body_ref);
@@ -62,6 +69,7 @@ export async function copyEvent(
     headers: body.headers,
     createdBy: event.created_by,
     replayOf: event.id,
+    id: copyId,
     storedBody,
     onlyDestination: destinationId,
     now,

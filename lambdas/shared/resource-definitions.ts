@@ -87,6 +87,8 @@ export const ENV = {
   breakerCooldownSeconds: 'HOOKGATE_BREAKER_COOLDOWN_SECONDS',
   reconcileGraceSeconds: 'HOOKGATE_RECONCILE_GRACE_SECONDS',
   exportFunctionName: 'EXPORT_FUNCTION_NAME',
+  /** How long a bulk replay's worker holds its job between checkpoints before another run may take it over. */
+  replayLeaseSeconds: 'HOOKGATE_REPLAY_LEASE_SECONDS',
   /** The HTTP API custom domains are mapped to (the domain provisioner only). */
   httpApiId: 'HOOKGATE_HTTP_API_ID',
   /** Local runtime and tests only: a JSON file of TXT answers; ignored in AWS Lambda. */

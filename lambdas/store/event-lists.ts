@@ -5,7 +5,8 @@ import { isExpired } from '../domain/retention';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { eventKeys, LIST_SHARDS } from './keys';
-import { eventRecord } from './records';
+import { eventRecord, type EventRecord } from './records';
+import { batchGet } from './table';
 
 /**
  * The list index (TABLE.globalIndexes[0]) holds an account's events of one direction, spread over
@@ -164,6 +165,34 @@ export async function* listEventPages(
     if (batch.length >= pageSize) yield await flush();
   }
   if (batch.length > 0) yield await flush();
+}
+
+const storedStatus = z.extend(eventRecord, { expires_at: z.optional(z.number()) });
+
+/**
+ * The walk in pages of whole status items (deliveries included), read consistently, for a job that
+ * decides per event (bulk replay); events past their window are left out.
+ */
+export async function* listEventRecordPages(
+  accountId: string,
+  direction: Direction,
+  range: ListRange,
+  pageSize = 100,
+): AsyncGenerator<{ events: EventRecord[]; lastScanned: string }> {
+  let ids: string[] = [];
+  const flush = async () => {
+    const now = new Date();
+    const found = await batchGet(ids.map((id) => eventKeys.status(accountId, id)), storedStatus, true);
+    const byId = new Map(found.filter((item) => !isExpired(item.expires_at, now)).map(({ expires_at: _, ...event }) => [event.id, event]));
+    const page = { events: ids.flatMap((id) => byId.get(id) ?? []), lastScanned: ids.at(-1) ?? '' };
+    ids = [];
+    return page;
+  };
+  for await (const entry of walkListIndex(accountId, direction, range, pageSize)) {
+    ids.push(entry.id);
+    if (ids.length >= pageSize) yield await flush();
+  }
+  if (ids.length > 0) yield await flush();
 }
 
 export interface EventListQuery {

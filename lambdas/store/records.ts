@@ -159,6 +159,8 @@ export const eventRecord = z.object({
   retention_days: z.int(),
   replay_of: z.nullable(z.string()),
   replayed_by: z.nullable(z.string()),
+  /** The bulk replay (lambdas/store/replay-jobs.ts) that replayed this event, if one did. */
+  replay_job: z.optional(z.nullable(z.string())),
   dedupe_key: z.nullable(z.string()),
 });
 export type EventRecord = z.infer<typeof eventRecord>;

@@ -51,18 +51,26 @@ export async function deleteItem(key: Key): Promise<void> {
 }
 
 /**
- * Sets attributes on an item that must exist; returns the item after the update, or undefined when
- * it did not exist (so an update never creates a half item).
+ * Sets attributes on an item that must exist (and, with `when`, whose attributes hold those values);
+ * returns the item after the update, or undefined when it did not exist or did not hold them (so an
+ * update never creates a half item).
  */
 export async function updateExisting<T>(
   key: Key,
   changes: Item,
   schema: z.ZodMiniType<T>,
   removals: string[] = [],
+  when: Item = {},
 ): Promise<T | undefined> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {};
   const sets: string[] = [];
+  const conditions = ['attribute_exists(pk)'];
+  Object.entries(when).forEach(([field, value], i) => {
+    names[`#w${i}`] = field;
+    values[`:w${i}`] = value;
+    conditions.push(`#w${i} = :w${i}`);
+  });
   Object.entries(changes).forEach(([field, value], i) => {
     names[`#s${i}`] = field;
     values[`:s${i}`] = value;
@@ -79,7 +87,7 @@ export async function updateExisting<T>(
     TableName: tableName(),
     Key: key,
     UpdateExpression: expression,
-    ConditionExpression: 'attribute_exists(pk)',
+    ConditionExpression: conditions.join(' AND '),
     ExpressionAttributeNames: names,
     ReturnValues: 'ALL_NEW',
   };
@@ -129,13 +137,13 @@ export async function queryPrefix<T>(pk: string, prefix: string, schema: z.ZodMi
 }
 
 /** Reads items by key, 100 per request; missing ones are left out. */
-export async function batchGet<T>(itemKeys: Key[], schema: z.ZodMiniType<T>): Promise<T[]> {
+export async function batchGet<T>(itemKeys: Key[], schema: z.ZodMiniType<T>, consistent = false): Promise<T[]> {
   const found: T[] = [];
   for (let start = 0; start < itemKeys.length; start += 100) {
     let pending: Key[] = itemKeys.slice(start, start + 100);
     for (let round = 0; pending.length > 0 && round < 5; round++) {
       const out = await documentClient().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } } }),
+        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: consistent } } }),
       );
       for (const item of out.Responses?.[tableName()] ?? []) found.push(schema.parse(item));
       pending = (out.UnprocessedKeys?.[tableName()]?.Keys as Key[] | undefined) ?? [];

@@ -556,7 +556,7 @@ describe('function permissions', () => {
     ['ingest', 'logs|xray|dynamodb|sqs|s3'],
     ['deliver', 'logs|xray|dynamodb|sqs|s3'],
     ['reconciler', 'logs|xray|dynamodb|sqs'],
-    ['export', 'logs|xray|dynamodb|s3'],
+    ['export', 'logs|xray|dynamodb|sqs|s3'],
     ['sweeper', 'logs|xray|dynamodb|s3'],
     ['domainProvisioner', 'logs|xray|dynamodb'],
   ] as const)('%s: nothing beyond the services %s (in its default policy)', (name, services) => {
@@ -588,12 +588,17 @@ describe('function permissions', () => {
     expect(resourcesFor(fn, 'lambda:')).toEqual([functionArn(stacks.service.exportFunction)]);
   });
 
-  it('export: puts export files only; no read, no delete, no payload bucket, no SQS', () => {
+  it('export: puts export files; for bulk replays sends to the delivery queue and reads and puts payload objects; deletes nothing', () => {
     const fn = stacks.service.exportFunction;
-    expect(actionsFor(fn, 's3:')).toEqual(PUT);
-    expect(resourcesFor(fn, 's3:')).toEqual([exportObjectsArn()]);
-    for (const action of ['s3:GetObject', 's3:DeleteObject', 's3:ListBucket']) expect(canDo(fn, action)).toBe(false);
-    expect(actionsFor(fn, 'sqs:')).toEqual([]);
+    expect(actionsFor(fn, 's3:')).toEqual([...READ, ...PUT].sort());
+    const resources = resourcesFor(fn, 's3:');
+    expect(resources).toHaveLength(4);
+    expect(resources).toEqual(expect.arrayContaining([exportObjectsArn(), bucketArn(), objectsArn()]));
+    for (const action of ['s3:DeleteObject', 's3:DeleteObjectVersion']) expect(canDo(fn, action)).toBe(false);
+    const onExports = allows(fn).filter((s) => JSON.stringify(resourcesOf(s)).includes(JSON.stringify(exportBucketArn())));
+    expect(onExports.flatMap(actionsOf).every((action) => PUT.includes(action))).toBe(true);
+    expect(actionsFor(fn, 'sqs:')).toEqual(SEND);
+    expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
   });
 
   it('sweeper: deletes payload objects only; no put, no read, no export bucket, no SQS', () => {

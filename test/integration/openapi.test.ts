@@ -315,6 +315,20 @@ describe('real answers match their documented schemas', () => {
     expect((await api('GET', '/v1/exports/{id}/download', { key, params: { id: unknownId } })).status).toBe(404);
   });
 
+  it('replays: dry run, create, list, detail', async () => {
+    const dry = await api('POST', '/v1/replays', { key, body: { direction: 'inbound', status: ['dead_letter', 'delivered'], dry_run: true } });
+    expect(dry.status).toBe(200);
+    const created = await api('POST', '/v1/replays', { key, body: { direction: 'outbound' } });
+    expect(created.status).toBe(202);
+    expect((await api('POST', '/v1/replays', { key, body: { direction: 'sideways' } })).status).toBe(400);
+    await eventually(
+      async () => (await api('GET', '/v1/replays/{id}', { key, params: { id: created.json.data.id } })).json.data.status,
+      (status) => status === 'done',
+    );
+    expect((await api('GET', '/v1/replays', { key, query: { limit: '5' } })).status).toBe(200);
+    expect((await api('GET', '/v1/replays/{id}', { key, params: { id: unknownId } })).status).toBe(404);
+  });
+
   it('brand settings', async () => {
     expect((await api('GET', '/v1/brand-settings', { key })).json.data.updated_at).toBeNull();
     expect((await api('POST', '/v1/brand-settings', { key, body: { company_name: 'Acme', primary_color: '#FF0066' } })).status).toBe(200);

@@ -21,7 +21,7 @@ let key: string;
 /** A consumer-portal session's secret (`ps_…`), for the /v1/portal operations. */
 let portalKey: string;
 const verifiedTokens = new Map<string, string>();
-const ids = { source: '', ingestToken: '', destination: '', route: '', event: '', outbound: '', exportJob: '', domain: '', apiKey: '', portalEndpoint: '', portalEvent: '' };
+const ids = { source: '', ingestToken: '', destination: '', route: '', event: '', outbound: '', exportJob: '', replayJob: '', domain: '', apiKey: '', portalEndpoint: '', portalEvent: '' };
 const tally = { tried: 0, fiveHundreds: 0 };
 const failures: string[] = [];
 // A client that hangs up mid-body is logged by the local gateway; the raw-socket cases do that on purpose.
@@ -53,6 +53,7 @@ beforeAll(async () => {
   ids.event = (await call('POST', `/ingest/${ids.ingestToken}`, { rawBody: '{}' })).json.data.id;
   ids.outbound = (await must('POST', '/v1/outbound-events', { payload: '{"a":1}' })).id;
   ids.exportJob = (await must('POST', '/v1/exports', {})).id;
+  ids.replayJob = (await must('POST', '/v1/replays', { direction: 'outbound' })).id;
   ids.domain = (await must('POST', '/v1/custom-domains', { domain: 'hooks.fuzz.example' })).id;
   ids.apiKey = (await must('POST', '/v1/api-keys', { name: 'spare' })).id;
   await must('POST', '/v1/event-types', { name: 'fuzz.created' });
@@ -276,6 +277,23 @@ const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/v1/exports', auth: true, query: true },
   { method: 'GET', path: '/v1/exports/:id', auth: true },
   { method: 'GET', path: '/v1/exports/:id/download', auth: true },
+  {
+    method: 'POST',
+    path: '/v1/replays',
+    auth: true,
+    body: () => ({
+      direction: 'inbound',
+      status: ['dead_letter', 'delivered'],
+      destination_id: ids.destination,
+      source_id: ids.source,
+      event_type: 'order.created',
+      date_from: '2026-01-01T00:00:00Z',
+      date_to: '2026-12-31T00:00:00Z',
+      dry_run: true,
+    }),
+  },
+  { method: 'GET', path: '/v1/replays', auth: true, query: true },
+  { method: 'GET', path: '/v1/replays/:id', auth: true },
   { method: 'GET', path: '/v1/brand-settings', auth: true },
   {
     method: 'POST',
@@ -325,6 +343,7 @@ function ownId(path: string): string {
   if (path.startsWith('/v1/outbound-events')) return ids.outbound;
   if (path.startsWith('/v1/events')) return ids.event;
   if (path.startsWith('/v1/exports')) return ids.exportJob;
+  if (path.startsWith('/v1/replays')) return ids.replayJob;
   if (path.startsWith('/v1/custom-domains')) return ids.domain;
   return ids.apiKey;
 }

@@ -18,7 +18,7 @@ interface Tenant {
   accountId: string;
   key: string;
   spareKey: string;
-  ids: { apiKey: string; source: string; destination: string; route: string; event: string; outbound: string; exportJob: string; domain: string };
+  ids: { apiKey: string; source: string; destination: string; route: string; event: string; outbound: string; exportJob: string; replayJob: string; domain: string };
   token: string;
   secrets: string[];
 }
@@ -49,6 +49,7 @@ async function tenant(name: string, domain: string): Promise<Tenant> {
   await must('POST', '/v1/brand-settings', { company_name: `${name} Corp` });
   const customDomain = await must('POST', '/v1/custom-domains', { domain });
   const exportJob = await must('POST', '/v1/exports', {});
+  const replayJob = await must('POST', '/v1/replays', { direction: 'inbound', destination_id: destination.id });
   await eventually(async () => (await call('GET', `/v1/exports/${exportJob.id}`, { key })).json.data.status, (s) => s === 'ready' || s === 'failed', 30_000);
   return {
     name,
@@ -64,6 +65,7 @@ async function tenant(name: string, domain: string): Promise<Tenant> {
       event: ingested.json.data.id,
       outbound: outbound.id,
       exportJob: exportJob.id,
+      replayJob: replayJob.id,
       domain: customDomain.id,
     },
     secrets: [key, spare.key, source.path_token, destination.signing_secret, `${name}-bearer-secret`, customDomain.verification_token],
@@ -100,6 +102,7 @@ function foreignOperations(victim: Tenant): Array<[string, string, unknown?]> {
     ['POST', `/v1/outbound-events/${ids.outbound}/replay`],
     ['GET', `/v1/exports/${ids.exportJob}`],
     ['GET', `/v1/exports/${ids.exportJob}/download`],
+    ['GET', `/v1/replays/${ids.replayJob}`],
     ['GET', `/v1/custom-domains/${ids.domain}`],
     ['POST', `/v1/custom-domains/${ids.domain}/verify`],
     // Ids of one kind on another kind's path: just as unknown.
@@ -139,6 +142,8 @@ describe('another tenant’s ids', () => {
       ['POST', '/v1/routes', { destination_id: b.ids.destination, source_id: a.ids.source }],
       ['POST', '/v1/sources', { name: 'on their domain', custom_domain_id: a.ids.domain }],
       ['PATCH', `/v1/sources/${b.ids.source}`, { custom_domain_id: a.ids.domain }],
+      ['POST', '/v1/replays', { direction: 'inbound', destination_id: a.ids.destination }],
+      ['POST', '/v1/replays', { direction: 'inbound', source_id: a.ids.source, dry_run: true }],
     ];
     for (const [method, path, body] of attempts) {
       tally.tried++;
@@ -164,6 +169,7 @@ describe('lists, filters, cursors and exports', () => {
         '/v1/events?limit=200',
         '/v1/outbound-events?limit=200',
         '/v1/exports?limit=200',
+        '/v1/replays?limit=200',
         '/v1/brand-settings',
         '/v1/custom-domains',
         `/v1/events?source_id=${victim.ids.source}`,

@@ -142,6 +142,23 @@ export type CreatePortalSessionRequest = {
   expires_in_seconds?: number;
 };
 
+export type CreateReplayRequest = {
+  direction: 'inbound' | 'outbound';
+  /** Event statuses to replay (terminal ones, and `accepted`). Default `["dead_letter"]`. */
+  status?: Array<'delivered' | 'dead_letter' | 'replayed' | 'accepted'>;
+  /** Replay to this destination only. Only events routed to it match, and a `dead_letter` event only when its delivery to this destination is the one that failed. */
+  destination_id?: string;
+  /** Inbound only: events from this source. */
+  source_id?: string;
+  event_type?: string;
+  /** ISO 8601; inclusive bound on `received_at`. */
+  date_from?: string;
+  /** ISO 8601; inclusive bound on `received_at`. */
+  date_to?: string;
+  /** `true`: answer 200 with how many events match, and replay nothing. */
+  dry_run?: boolean;
+};
+
 export type CreateRouteRequest = {
   destination_id: string;
   /** null or absent: every source, and outbound events. */
@@ -513,6 +530,39 @@ export type PublishOutboundEventRequest = {
   event_type?: string;
   /** Idempotency key: a repeat within the account answers the first event (`duplicate: true`). */
   external_event_id?: string;
+};
+
+export type ReplayDryRun = {
+  /** Events a replay with these filters would send now, counted up to 100,000. */
+  matched: number;
+  /** More events match than one job replays. */
+  truncated: boolean;
+};
+
+/** A bulk replay. */
+export type ReplayJob = {
+  id: string;
+  /** `queued`, `running`, then `done` or `failed` (`error_message`). */
+  status: 'queued' | 'running' | 'done' | 'failed';
+  filters: {
+    direction: 'inbound' | 'outbound';
+    /** Event statuses to replay. Default `["dead_letter"]`. */
+    status: Array<'delivered' | 'dead_letter' | 'replayed' | 'accepted'>;
+    destination_id?: string;
+    source_id?: string;
+    event_type?: string;
+    date_from?: string;
+    date_to?: string;
+  };
+  /** Events found to match so far; final once the job is `done`. */
+  matched: number;
+  /** Events replayed so far (each once, whatever crash happened in between). */
+  replayed: number;
+  /** More than 100,000 events matched and the job stopped there: the same request again replays the rest (replayed events no longer match). */
+  truncated: boolean;
+  created_at: string;
+  completed_at: string | null;
+  error_message: string | null;
 };
 
 export type ReplayRequest = {
@@ -1159,6 +1209,54 @@ export interface Operations {
       302: { location: string };
     };
   };
+  createReplay: {
+    method: 'POST';
+    path: '/v1/replays';
+    params: undefined;
+    query: undefined;
+    body: CreateReplayRequest;
+    responses: {
+      200: {
+        data: ReplayDryRun;
+        duration_ms: DurationMs;
+      };
+      202: {
+        data: ReplayJob;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listReplays: {
+    method: 'GET';
+    path: '/v1/replays';
+    params: undefined;
+    query: {
+      limit?: number;
+      offset?: number;
+    };
+    body: undefined;
+    responses: {
+      200: {
+        data: ReplayJob[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getReplay: {
+    method: 'GET';
+    path: '/v1/replays/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: ReplayJob;
+        duration_ms: DurationMs;
+      };
+    };
+  };
   getBrandSettings: {
     method: 'GET';
     path: '/v1/brand-settings';
@@ -1578,6 +1676,9 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   listExports: { method: 'GET', path: '/v1/exports' },
   getExport: { method: 'GET', path: '/v1/exports/{id}' },
   downloadExport: { method: 'GET', path: '/v1/exports/{id}/download' },
+  createReplay: { method: 'POST', path: '/v1/replays' },
+  listReplays: { method: 'GET', path: '/v1/replays' },
+  getReplay: { method: 'GET', path: '/v1/replays/{id}' },
   getBrandSettings: { method: 'GET', path: '/v1/brand-settings' },
   updateBrandSettings: { method: 'POST', path: '/v1/brand-settings' },
   createCustomDomain: { method: 'POST', path: '/v1/custom-domains' },

@@ -5,7 +5,7 @@ import { EVENT_STATUSES } from '../../domain/event-status';
 import { encoderFor } from '../../domain/export-rows';
 import { exportExpiresAt, isExpired } from '../../domain/retention';
 import { downloadUrl } from '../../adapters/export-files';
-import { startExportWorker } from '../../adapters/job-trigger';
+import { startJobWorker } from '../../adapters/job-trigger';
 import { newId } from '../../shared/secrets';
 import { findExportJob, insertExportJob, listExportJobs } from '../../store/exports';
 import { EXPORT_FORMATS, type ExportJobRecord } from '../../store/records';
@@ -13,7 +13,7 @@ import { exampleExportJob, exampleReadyExportJob, ids } from '../examples';
 import { json, jsonBody, list, redirect } from '../route-doc';
 import type { Route } from '../router';
 import { exportJobResponse, named, type ExportJobResponse } from '../schemas';
-import { parseJsonBody, parsePathId, parseWith, timestampField } from '../validation';
+import { JOB_LIST_ERRORS, jobListQuery, parseJsonBody, parsePathId, parseWith, timestampField } from '../validation';
 
 const createExportBody = named(
   'CreateExportRequest',
@@ -30,14 +30,6 @@ const createExportBody = named(
       .describe('Every member optional; an absent filter restricts nothing.'),
   }),
 );
-
-/** DynamoDB's `Limit` is a 32-bit integer and a page reads `offset + limit` jobs, so the offset leaves room for the page. */
-const MAX_EXPORT_OFFSET = 2_147_483_647 - 200;
-
-const listQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(200).optional().describe('1..200; default 25.'),
-  offset: z.coerce.number().int().min(0).max(MAX_EXPORT_OFFSET).optional().describe(`Default 0; at most ${MAX_EXPORT_OFFSET}.`),
-});
 
 const presentExportJob = (job: ExportJobRecord): ExportJobResponse => ({
   id: job.id,
@@ -104,7 +96,7 @@ export const exportRoutes: Route[] = [
         object_key: null,
       };
       await insertExportJob(job);
-      await startExportWorker(job);
+      await startJobWorker('export', job);
       return { status: 201, data: presentExportJob(job) };
     },
   },
@@ -116,12 +108,12 @@ export const exportRoutes: Route[] = [
       operationId: 'listExports',
       summary: 'List export jobs',
       tag: 'Exports',
-      query: listQuery,
+      query: jobListQuery,
       responses: { 200: list('The account’s jobs, newest first.', exportJobResponse, [exampleReadyExportJob]) },
-      errors: { 400: ['limit must be at least 1', 'limit must be at most 200', 'limit must be a number', 'offset must be at least 0', `offset must be at most ${MAX_EXPORT_OFFSET}`] },
+      errors: { 400: JOB_LIST_ERRORS },
     },
     handle: async ({ request, principal }) => {
-      const query = parseWith(listQuery, request.query);
+      const query = parseWith(jobListQuery, request.query);
       const jobs = await listExportJobs(principal.accountId, query.limit ?? 25, query.offset ?? 0);
       return { status: 200, data: jobs.map(presentExportJob) };
     },

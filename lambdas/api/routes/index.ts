@@ -15,6 +15,7 @@ import { portalPageRoutes } from './portal-page';
 import { portalSessionRoutes } from './portal-sessions';
 import { eventTypeRoutes } from './event-types';
 import { probeRoutes } from './probes';
+import { replayRoutes } from './replays';
 import { routeRoutes } from './routes';
 import { sourceRoutes } from './sources';
 
@@ -28,6 +29,7 @@ export const allRoutes: Route[] = [
   ...eventRoutes('/v1/events', 'inbound'),
   ...outboundEventRoutes,
   ...exportRoutes,
+  ...replayRoutes,
   ...brandSettingsRoutes,
   ...customDomainRoutes,
   ...eventTypeRoutes,
