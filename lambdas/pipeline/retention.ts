@@ -1,22 +1,20 @@
-import type { EventStatus } from '../domain/event-status';
 import { isSweepable, sideItemExpiresAt, sweepCutoffBound } from '../domain/retention';
 import { deletePayload } from '../adapters/payloads';
 import { log } from '../shared/log';
 import { changeEvent } from '../store/events';
-import { eventKeys } from '../store/keys';
-import { eventRecord } from '../store/records';
 import {
   accountIdsAfter,
-  batchDeleteKeys,
   clearCheckpoint,
   deleteDedupeIfOwned,
   deleteSettledStatusItem,
+  deleteSideItems,
   listEventsOldestFirst,
   readAccountRetention,
   readCheckpoint,
-  readEventPartition,
+  readEventParts,
   recordTtlWindow,
-  setExpiresAt,
+  setDedupeExpiry,
+  setSideItemExpiry,
   writeCheckpoint,
   type Direction,
   type SweepCursor,
@@ -177,39 +175,33 @@ async function sweepAccount(accountId: string, start: SweepCursor | null, run: R
  */
 async function deleteIfSettled(accountId: string, eventId: string, run: Run): Promise<void> {
   const { report } = run;
-  const items = await readEventPartition(accountId, eventId);
-  const statusItem = items.find((item) => item.sk === 'EVENT');
-  if (statusItem && !isSweepable(statusItem.status as EventStatus)) {
+  const parts = await readEventParts(accountId, eventId);
+  // A status item that cannot be read is left alone: nothing is deleted on a guess.
+  if (parts.status === 'unreadable' || (parts.status && !isSweepable(parts.status.status))) {
     report.skipped_unsettled++;
     return;
   }
-  const body = items.find((item) => item.sk === 'BODY');
-  if (typeof body?.body_ref === 'string') {
-    await deletePayload(body.body_ref);
+  if (parts.payloadRef) {
+    await deletePayload(parts.payloadRef);
     report.deleted_payloads++;
   }
-  if (typeof statusItem?.dedupe_key === 'string') await deleteDedupeIfOwned(accountId, statusItem.dedupe_key, eventId);
-  const others = items.filter((item) => item.sk !== 'EVENT');
-  await batchDeleteKeys(others);
-  report.deleted_attempts += others.filter((item) => item.sk.startsWith('ATT#')).length;
+  if (parts.status?.dedupe_key) await deleteDedupeIfOwned(accountId, parts.status.dedupe_key, eventId);
+  await deleteSideItems(parts.sideItems);
+  report.deleted_attempts += parts.attempts;
   if (await deleteSettledStatusItem(accountId, eventId)) report.deleted_events++;
 }
 
 /**
  * Re-times one event's TTLs for the account's window: the status item through the usual optimistic
  * write (so a concurrent transition is not lost), which also records the window on the event so later
- * transitions keep it; body, attempts and de-duplication item with a conditional update each. The
- * settle time is not stored, so the status item's base is its latest attempt (or its creation), which
- * is never earlier than its creation: TTL never takes an event before the sweeper would.
+ * transitions keep it; body, attempts, replay claims and de-duplication item with a conditional update
+ * each. The settle time is not stored, so the status item's base is its latest attempt (or its
+ * creation), which is never earlier than its creation: TTL never takes an event before the sweeper would.
  * Returns whether anything was rewritten.
  */
 async function resyncEvent(accountId: string, eventId: string, days: number): Promise<boolean> {
-  const items = await readEventPartition(accountId, eventId);
-  const rawStatus = items.find((item) => item.sk === 'EVENT');
-  const parsed = eventRecord.safeParse(rawStatus);
-  if (!parsed.success) return false;
-  const event = parsed.data;
-  const attempts = items.filter((item) => item.sk.startsWith('ATT#'));
+  const { event, sideItems } = await readEventParts(accountId, eventId);
+  if (!event) return false;
   let changed = false;
 
   if (event.retention_days !== days) {
@@ -220,20 +212,14 @@ async function resyncEvent(accountId: string, eventId: string, days: number): Pr
     changed = result?.changed === true;
   }
 
-  const sideItems: Array<{ item: Record<string, unknown> & { pk: string; sk: string }; at: string }> = [];
-  const body = items.find((item) => item.sk === 'BODY');
-  if (body) sideItems.push({ item: body, at: event.received_at });
-  for (const attempt of attempts) {
-    if (typeof attempt.attempted_at === 'string') sideItems.push({ item: attempt, at: attempt.attempted_at });
-  }
-  for (const { item, at } of sideItems) {
-    const expiresAt = sideItemExpiresAt(at, days);
-    if (item.expires_at === expiresAt) continue;
-    if (await setExpiresAt(item, expiresAt)) changed = true;
+  for (const item of sideItems) {
+    const expiresAt = sideItemExpiresAt(item.countsFrom ?? event.received_at, days);
+    if (item.expiresAt === expiresAt) continue;
+    if (await setSideItemExpiry(item, expiresAt)) changed = true;
   }
   if (event.dedupe_key) {
     // Only while it still names this event; not compared first (that would cost a read per event).
-    await setExpiresAt(eventKeys.dedupe(accountId, event.dedupe_key), sideItemExpiresAt(event.received_at, days), eventId);
+    await setDedupeExpiry(accountId, event.dedupe_key, eventId, sideItemExpiresAt(event.received_at, days));
   }
   return changed;
 }

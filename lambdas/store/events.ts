@@ -5,7 +5,7 @@ import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retent
 import { TABLE } from '../shared/resource-definitions';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { eventKeys, listShard, reconcileShard } from './keys';
+import { ATTEMPT_PREFIX, BODY_SK, eventKeys, listShard, reconcileShard, STATUS_SK } from './keys';
 import {
   attemptRecord,
   eventBodyRecord,
@@ -87,12 +87,12 @@ export async function findEventWithBody(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :body AND :event',
-      ExpressionAttributeValues: { ':pk': eventKeys.partition(accountId, eventId), ':body': 'BODY', ':event': 'EVENT' },
+      ExpressionAttributeValues: { ':pk': eventKeys.partition(accountId, eventId), ':body': BODY_SK, ':event': STATUS_SK },
       ConsistentRead: true,
     }),
   );
-  const bodyItem = out.Items?.find((item) => item.sk === 'BODY');
-  const event = liveStatus(out.Items?.find((item) => item.sk === 'EVENT'));
+  const bodyItem = out.Items?.find((item) => item.sk === BODY_SK);
+  const event = liveStatus(out.Items?.find((item) => item.sk === STATUS_SK));
   if (!bodyItem || !event) return undefined;
   return { event, body: eventBodyRecord.parse(bodyItem) };
 }
@@ -108,11 +108,11 @@ export const readEventPartition = (accountId: string, eventId: string): Promise<
 /** Everything stored for one event: its status, body and attempts (oldest first). */
 export async function findEventDetail(accountId: string, eventId: string) {
   const items = await readEventPartition(accountId, eventId);
-  const event = liveStatus(items.find((item) => item.sk === 'EVENT'));
-  const bodyItem = items.find((item) => item.sk === 'BODY');
+  const event = liveStatus(items.find((item) => item.sk === STATUS_SK));
+  const bodyItem = items.find((item) => item.sk === BODY_SK);
   if (!event || !bodyItem) return undefined;
   const attempts = items
-    .filter((item) => String(item.sk).startsWith('ATT#'))
+    .filter((item) => String(item.sk).startsWith(ATTEMPT_PREFIX))
     .map((item) => attemptRecord.parse(item))
     .sort((a, b) => (a.attempted_at === b.attempted_at ? a.id.localeCompare(b.id) : a.attempted_at.localeCompare(b.attempted_at)));
   return { event, body: eventBodyRecord.parse(bodyItem), attempts };

@@ -41,13 +41,17 @@ export const listPrefix = {
 export const accountPartition = (accountId: string) => `ACCT#${accountId}`;
 
 /** Events live in their own partitions (one per event) so no account partition takes their writes. */
+export const STATUS_SK = 'EVENT';
+export const BODY_SK = 'BODY';
+export const ATTEMPT_PREFIX = 'ATT#';
+
 export const eventKeys = {
   partition: (accountId: string, eventId: string) => `ACCT#${accountId}#EVT#${eventId}`,
-  status: (accountId: string, eventId: string) => ({ pk: eventKeys.partition(accountId, eventId), sk: 'EVENT' }),
-  body: (accountId: string, eventId: string) => ({ pk: eventKeys.partition(accountId, eventId), sk: 'BODY' }),
+  status: (accountId: string, eventId: string) => ({ pk: eventKeys.partition(accountId, eventId), sk: STATUS_SK }),
+  body: (accountId: string, eventId: string) => ({ pk: eventKeys.partition(accountId, eventId), sk: BODY_SK }),
   attempt: (accountId: string, eventId: string, attemptId: string) => ({
     pk: eventKeys.partition(accountId, eventId),
-    sk: `ATT#${attemptId}`,
+    sk: `${ATTEMPT_PREFIX}${attemptId}`,
   }),
   /**
    * List index: an account's events of one direction, in LIST_SHARDS partitions (by the id's last hex

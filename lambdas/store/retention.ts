@@ -8,12 +8,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { TABLE } from '../shared/resource-definitions';
-import { SETTLED_STATUSES } from '../domain/event-status';
+import { EVENT_STATUSES, SETTLED_STATUSES, type EventStatus } from '../domain/event-status';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { readEventPartition as readStoredEvent } from './events';
 import { walkListIndex, type Direction } from './event-lists';
-import { eventKeys, keys } from './keys';
+import { ATTEMPT_PREFIX, BODY_SK, eventKeys, keys, STATUS_SK } from './keys';
+import { eventRecord, type EventRecord } from './records';
 import { isConditionFailure } from './table';
 
 /**
@@ -115,9 +116,59 @@ export async function listEventsOldestFirst(
   return { items, next: undefined };
 }
 
-/** Every item stored under one event (status, body, attempts), read consistently. */
-export const readEventPartition = async (accountId: string, eventId: string) =>
-  (await readStoredEvent(accountId, eventId)) as Array<Key & Item>;
+/** An item stored beside an event's status item; its key stays opaque outside the store. */
+export interface SideItem {
+  readonly ref: SideItemRef;
+  /** When its TTL counts from: an attempt's time, or null for the event's receipt (body, replay claims). */
+  readonly countsFrom: string | null;
+  readonly expiresAt: number | undefined;
+}
+declare const sideItemBrand: unique symbol;
+export type SideItemRef = { readonly [sideItemBrand]: true };
+const refOf = (key: Key) => key as unknown as SideItemRef;
+const keyOf = (ref: SideItemRef) => ref as unknown as Key;
+
+/** What the sweeper needs of one event's partition, read consistently. */
+export interface StoredEventParts {
+  /** The status item, undefined when it is gone (a sweep that stopped between deletes left the rest). */
+  status: { status: EventStatus; dedupe_key: string | null } | 'unreadable' | undefined;
+  /** The whole event, when its status item is a valid one. */
+  event: EventRecord | undefined;
+  payloadRef: string | undefined;
+  attempts: number;
+  /** Everything but the status item: body, attempts, replay claims. */
+  sideItems: SideItem[];
+}
+
+const sweptStatus = z.object({ status: z.enum(EVENT_STATUSES), dedupe_key: z.optional(z.nullable(z.string())) });
+const storedSide = z.object({ pk: z.string(), sk: z.string(), body_ref: z.optional(z.string()), attempted_at: z.optional(z.string()), expires_at: z.optional(z.number()) });
+
+export async function readEventParts(accountId: string, eventId: string): Promise<StoredEventParts> {
+  const items = await readStoredEvent(accountId, eventId);
+  const statusItem = items.find((item) => item.sk === STATUS_SK);
+  const loose = statusItem === undefined ? undefined : sweptStatus.safeParse(statusItem);
+  const event = statusItem === undefined ? undefined : eventRecord.safeParse(statusItem);
+  const sides = items.filter((item) => item.sk !== STATUS_SK).map((item) => storedSide.parse(item));
+  return {
+    status: loose === undefined ? undefined : loose.success ? { status: loose.data.status, dedupe_key: loose.data.dedupe_key ?? null } : 'unreadable',
+    event: event?.success ? event.data : undefined,
+    payloadRef: sides.find((item) => item.sk === BODY_SK)?.body_ref,
+    attempts: sides.filter((item) => item.sk.startsWith(ATTEMPT_PREFIX)).length,
+    sideItems: sides.map((item) => ({
+      ref: refOf({ pk: item.pk, sk: item.sk }),
+      countsFrom: item.sk.startsWith(ATTEMPT_PREFIX) ? (item.attempted_at ?? null) : null,
+      expiresAt: item.expires_at,
+    })),
+  };
+}
+
+export const deleteSideItems = (items: readonly SideItem[]) => batchDeleteKeys(items.map((item) => keyOf(item.ref)));
+
+export const setSideItemExpiry = (item: SideItem, expiresAt: number) => setExpiresAt(keyOf(item.ref), expiresAt);
+
+/** Re-times an event's de-duplication item, only while it still names this event. */
+export const setDedupeExpiry = (accountId: string, dedupeKey: string, eventId: string, expiresAt: number) =>
+  setExpiresAt(eventKeys.dedupe(accountId, dedupeKey), expiresAt, eventId);
 
 // ---------------------------------------------------------------------------------------------------
 // Deletes
@@ -188,7 +239,7 @@ export async function deleteDedupeIfOwned(accountId: string, dedupeKey: string, 
  * Sets `expires_at` on an existing item (never creates one). `ownerEventId` adds a condition that the
  * item still belongs to that event (for de-duplication items). False when the condition failed.
  */
-export async function setExpiresAt(key: Key, expiresAt: number, ownerEventId?: string): Promise<boolean> {
+async function setExpiresAt(key: Key, expiresAt: number, ownerEventId?: string): Promise<boolean> {
   const values: Item = { ':e': expiresAt };
   let condition = 'attribute_exists(pk)';
   if (ownerEventId !== undefined) {
