@@ -364,7 +364,7 @@ export const replayDryRunResponse = named(
   'ReplayDryRun',
   z.strictObject({
     matched: z.int().min(0).describe(`Events a replay with these filters would send now, counted up to ${REPLAY_JOB_LIMIT.toLocaleString('en-US')}.`),
-    truncated: z.boolean().describe('More events match than one job replays.'),
+    truncated: z.boolean().describe('More events match than one job replays, or counting them all would have outlasted the call (narrow the dates).'),
   }),
 );
 

@@ -46,8 +46,15 @@ function walkRange(filters: ReplayFilters, until: Date, after: string | null): L
 const pages = (accountId: string, filters: ReplayFilters, until: Date, after: string | null) =>
   listEventRecordPages(accountId, filters.direction, walkRange(filters, until, after), PAGE_SIZE);
 
-/** A dry run: how many events a replay with these filters would send now, counted up to the job limit. */
+/** A dry run answers within the API's time, however many events the account has. */
+const DRY_RUN_BUDGET_MS = 20_000;
+
+/**
+ * A dry run: how many events a replay with these filters would send now, counted up to the job limit;
+ * `truncated` when more match, or when counting them all would outlast the API call.
+ */
 export async function countReplayMatches(accountId: string, filters: ReplayFilters, now: Date): Promise<{ matched: number; truncated: boolean }> {
+  const deadline = Date.now() + DRY_RUN_BUDGET_MS;
   let matched = 0;
   for await (const page of pages(accountId, filters, now, null)) {
     for (const event of page.events) {
@@ -55,6 +62,7 @@ export async function countReplayMatches(accountId: string, filters: ReplayFilte
       if (matched === REPLAY_JOB_LIMIT) return { matched, truncated: true };
       matched++;
     }
+    if (Date.now() > deadline) return { matched, truncated: true };
   }
   return { matched, truncated: false };
 }
@@ -69,12 +77,12 @@ export interface ReplayWorkerOptions {
 }
 
 /** How a run of a job ended: done or failed (final), paused for time (the next run resumes), or taken over. */
-type RunResult = 'finished' | 'paused' | 'lost';
+export type RunResult = 'finished' | 'paused' | 'lost';
 
 /** Takes and runs replay jobs; the export function's schedule is this worker's backstop. */
-export async function runReplayWorker(options: ReplayWorkerOptions): Promise<{ processed: string[] }> {
+export async function runReplayWorker(options: ReplayWorkerOptions): Promise<{ processed: Array<{ id: string; result: RunResult }> }> {
   const candidates = options.job ? [options.job] : await findClaimableReplayJobs(options.now(), options.maxJobs ?? 10);
-  const processed: string[] = [];
+  const processed: Array<{ id: string; result: RunResult }> = [];
   for (const candidate of candidates) {
     if (options.remainingMs() < SAFETY_MARGIN_MS) break;
     const token = newId();
@@ -83,7 +91,7 @@ export async function runReplayWorker(options: ReplayWorkerOptions): Promise<{ p
     if (!job) continue; // another worker holds it, or it is over
     const result = await runJob(job, token, options);
     log.info('replay job run', { account_id: job.account_id, job_id: job.id, result });
-    processed.push(job.id);
+    processed.push({ id: job.id, result });
   }
   return { processed };
 }

@@ -176,6 +176,39 @@ describe('a run that resumes after a crash', () => {
   });
 });
 
+describe('a run near its Lambda timeout', () => {
+  it('stops after a checkpoint and lets the next run finish the job, each event once', async () => {
+    const { key, accountId, source } = await accountWithSource(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/paused` });
+    await addRoute(call, key, { destination_id: dest.id });
+    sink.respondWith((_req, res) => res.writeHead(503).end());
+    for (const n of [1, 2, 3]) await ingest(call, source.path_token, JSON.stringify({ n }));
+    await eventually(() => allEvents(call, key), (events) => events.length === 3 && events.every((e) => e.status === 'dead_letter'), 30_000);
+    sink.respondWith((_req, res) => res.writeHead(200).end('ok'));
+
+    // Held under a lease another worker took a minute ago; the runs below act from a clock past it, so
+    // the gateway's own schedule (on the real clock) cannot take the job in between.
+    const job = replayJobFactory({ account_id: accountId, status: 'running', lease_token: 'other', lease_until: new Date(Date.now() + 60_000).toISOString() });
+    await insertReplayJob(job);
+    const later = (seconds: number) => () => new Date(Date.now() + seconds * 1000);
+    let calls = 0;
+    // Time enough to start, then only the safety margin's worth: the run must stop after its first page.
+    const remainingMs = () => (calls++ === 0 ? 900_000 : 30_000);
+    const first = await runReplayWorker({ now: later(90), job: { accountId, jobId: job.id }, remainingMs });
+    expect(first.processed).toEqual([{ id: job.id, result: 'paused' }]);
+    const paused = (await call('GET', `/v1/replays/${job.id}`, { key })).json.data as Job;
+    expect(paused).toMatchObject({ status: 'running', matched: 3, replayed: 3 });
+    const second = await runReplayWorker({ now: later(95), job: { accountId, jobId: job.id }, remainingMs: () => 900_000 });
+    expect(second.processed).toEqual([{ id: job.id, result: 'finished' }]);
+
+    const done = await finishedJob(call, key, job.id);
+    expect(done).toMatchObject({ status: 'done', matched: 3, replayed: 3 });
+    const events = await allEvents(call, key);
+    expect(events).toHaveLength(6);
+    expect(events.filter((e) => e.status === 'replayed')).toHaveLength(3);
+  });
+});
+
 describe('bulk replay refuses what it cannot do', () => {
   it.each<[string, Record<string, unknown>, string]>([
     ['no direction', {}, 'direction'],

@@ -535,7 +535,7 @@ export type PublishOutboundEventRequest = {
 export type ReplayDryRun = {
   /** Events a replay with these filters would send now, counted up to 100,000. */
   matched: number;
-  /** More events match than one job replays. */
+  /** More events match than one job replays, or counting them all would have outlasted the call (narrow the dates). */
   truncated: boolean;
 };
 
