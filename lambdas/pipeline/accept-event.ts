@@ -36,8 +36,13 @@ export interface NewEvent {
    * resend to one endpoint); nothing is delivered when it is inactive or gone.
    */
   onlyDestination?: string;
+  /** Where the event's delivery tasks go: the queue now, or a batch's `deferredEnqueue` sent once for all. */
+  enqueue?: TaskSink;
   now: Date;
 }
+
+/** Takes an accepted event's delivery tasks, all due after the same delay. */
+export type TaskSink = (tasks: DeliveryTask[], delaySeconds: number) => Promise<void>;
 
 export type AcceptResult =
   | { duplicate: false; event: EventRecord }
@@ -105,7 +110,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     }
   }
 
-  await enqueueNew(event, input.now);
+  await enqueueNew(event, input.now, input.enqueue ?? enqueueDeliveries);
   recordIngested(event.direction);
   return { duplicate: false, event };
 }
@@ -159,7 +164,7 @@ async function discardPayload(key: string | undefined, accountId: string, eventI
   }
 }
 
-async function enqueueNew(event: EventRecord, now: Date): Promise<void> {
+async function enqueueNew(event: EventRecord, now: Date, enqueue: TaskSink): Promise<void> {
   // Destinations with their own schedule may wait a different time before the first try: one send per delay.
   const byDelay = new Map<number, DeliveryTask[]>();
   for (const [destination_id, delivery] of Object.entries(event.deliveries)) {
@@ -167,9 +172,33 @@ async function enqueueNew(event: EventRecord, now: Date): Promise<void> {
     byDelay.set(delay, [...(byDelay.get(delay) ?? []), { v: 1, account_id: event.account_id, event_id: event.id, destination_id }]);
   }
   try {
-    for (const [delay, tasks] of byDelay) await enqueueDeliveries(tasks, delay);
+    for (const [delay, tasks] of byDelay) await enqueue(tasks, delay);
   } catch (error) {
     // The event is persisted and `queued`: the reconciler finds it past the grace period and resends.
     log.error('enqueue failed; the reconciler will resend', { account_id: event.account_id, event_id: event.id }, error);
   }
+}
+
+/**
+ * Delivery tasks of many events (a publish batch) gathered and sent together at the end: one
+ * SendMessageBatch per ten tasks rather than one per event. Each event is persisted `queued` before
+ * its tasks are gathered, so a process that dies before `send` loses nothing: the reconciler resends.
+ */
+export function deferredEnqueue(): { enqueue: TaskSink; send: () => Promise<void> } {
+  const byDelay = new Map<number, DeliveryTask[]>();
+  return {
+    enqueue: async (tasks, delaySeconds) => {
+      byDelay.set(delaySeconds, [...(byDelay.get(delaySeconds) ?? []), ...tasks]);
+    },
+    send: async () => {
+      for (const [delay, tasks] of byDelay) {
+        try {
+          await enqueueDeliveries(tasks, delay);
+        } catch (error) {
+          log.error('batch enqueue failed; the reconciler will resend', { tasks: tasks.length }, error);
+        }
+      }
+      byDelay.clear();
+    },
+  };
 }

@@ -1,4 +1,4 @@
-import { acceptEvent } from './accept-event';
+import { acceptEvent, type TaskSink } from './accept-event';
 import { acceptedOutcome, type Accepted } from './outcomes';
 
 export interface PublishInput {
@@ -11,7 +11,7 @@ export interface PublishInput {
  * An account publishes an event for its own customers: the same pipeline as inbound webhooks, with
  * the payload string as a JSON body. A repeated `external_event_id` is the first event's duplicate.
  */
-export async function publishEvent(accountId: string, input: PublishInput, now: Date): Promise<Accepted> {
+export async function publishEvent(accountId: string, input: PublishInput, now: Date, enqueue?: TaskSink): Promise<Accepted> {
   const result = await acceptEvent({
     accountId,
     direction: 'outbound',
@@ -22,6 +22,7 @@ export async function publishEvent(accountId: string, input: PublishInput, now: 
     contentType: 'application/json',
     headers: {},
     createdBy: 'api',
+    enqueue,
     now,
   });
   return acceptedOutcome(result);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
+import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { createAccount } from '../fixtures/http-client';
 import { addDestination, addRoute, eventDetail } from '../fixtures/setup';
@@ -202,6 +203,33 @@ describe('POST /v1/outbound-events/batch', () => {
     const full = await call('POST', '/v1/outbound-events/batch', { key, body: { events: hundred } });
     expect(full.status).toBe(200);
     expect(full.json.data.every((r: { status: number }) => r.status === 201)).toBe(true);
+  });
+
+  it('sends the delivery tasks of a batch together: one SendMessageBatch per ten, and every event arrives', async () => {
+    const { key, accountId } = await createAccount(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/together` });
+    await addRoute(call, key, { destination_id: dest.id });
+    // Counts this account's sends on the api handler's own SQS client (the module instance the gateway loaded).
+    let sends = 0;
+    const client = sqsClient();
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const entries = (args.input as { Entries?: Array<{ MessageBody?: string }> }).Entries ?? [];
+        if (context.commandName === 'SendMessageBatchCommand' && entries.some((e) => e.MessageBody?.includes(accountId))) sends++;
+        return next(args);
+      },
+      { step: 'initialize', name: 'countBatchSends' },
+    );
+    let res;
+    try {
+      res = await call('POST', '/v1/outbound-events/batch', { key, body: { events: Array.from({ length: 25 }, (_, i) => ({ payload: `{"n":${i}}` })) } });
+    } finally {
+      client.middlewareStack.remove('countBatchSends');
+    }
+    expect(res.status).toBe(200);
+    expect(sends).toBe(3);
+    const bodies = (await sink.waitForPath('/together', 25)).map((r) => r.body.toString());
+    expect(new Set(bodies).size).toBe(25);
   });
 
   it.each([

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isReservedType } from '../../domain/operational-events';
 import { unsendableHeaderMessage } from '../../domain/header-values';
+import { deferredEnqueue, type TaskSink } from '../../pipeline/accept-event';
 import { publishEvent, type PublishInput } from '../../pipeline/publish-event';
 import { exampleOutboundPayload, ids } from '../examples';
 import { REFUSAL_STATUS } from '../http';
@@ -50,13 +51,13 @@ const publishErrors = [
   'unknown field: eventtype',
 ];
 
-async function publishItem(accountId: string, raw: unknown, now: Date): Promise<BatchItemResponse> {
+async function publishItem(accountId: string, raw: unknown, now: Date, enqueue?: TaskSink): Promise<BatchItemResponse> {
   const parsed = publishBody.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     return { status: REFUSAL_STATUS.invalid, error: first ? issueMessage(first) : 'invalid event' };
   }
-  return presentPublished(await publishEvent(accountId, parsed.data as PublishInput, now));
+  return presentPublished(await publishEvent(accountId, parsed.data as PublishInput, now, enqueue));
 }
 
 function splitRepeats(events: readonly unknown[]): { firsts: number[]; repeats: number[] } {
@@ -145,7 +146,8 @@ export const outboundEventRoutes: Route[] = [
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, batchBody);
-      const publish = (index: number) => publishItem(principal.accountId, body.events[index], now);
+      const queue = deferredEnqueue();
+      const publish = (index: number) => publishItem(principal.accountId, body.events[index], now, queue.enqueue);
       // A repeat of an external id inside the batch waits for its first occurrence, so it is the one
       // answered as the duplicate, as it would be had the events been sent one by one in order.
       const { firsts, repeats } = splitRepeats(body.events);
@@ -154,6 +156,7 @@ export const outboundEventRoutes: Route[] = [
         const answers = await mapLimited(phase, BATCH_CONCURRENCY, publish);
         phase.forEach((index, i) => (results[index] = answers[i] as BatchItemResponse));
       }
+      await queue.send();
       return { status: 200, data: results };
     },
   },
