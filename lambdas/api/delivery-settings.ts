@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { autoDisableHours, DEFAULT_AUTO_DISABLE_HOURS, MAX_AUTO_DISABLE_HOURS } from '../domain/auto-disable';
 import { RETRY_SCHEDULE_LIMITS, scheduleFor } from '../domain/backoff';
 import { config } from '../shared/config';

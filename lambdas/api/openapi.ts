@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_BINARY_BODY_BYTES, MAX_ENCODED_BODY_BYTES } from '../domain/payload-limits';
 import { ENCODED_TOO_LARGE } from './http';
 import { TAGS, type HeaderDoc, type JsonBodyDoc, type RawBodyDoc, type ResponseDoc, type RouteDoc } from './route-doc';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { EVENT_STATUSES } from '../domain/event-status';
 import { isCustomerId, isEventTypeName, PORTAL_SESSION_SECONDS } from '../domain/portal';
 import {

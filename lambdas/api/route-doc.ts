@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /**
  * The documentation a route carries beside its handler. It names the handler's own zod schemas

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { FILTER_MAX_BYTES, filterProblem } from '../domain/payload-filter';
 
 const FILTER_DOC =

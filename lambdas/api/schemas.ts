@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { HEALTH_STATES } from '../domain/breaker';
 import { autoDisableResponse, rateLimitResponse, retryScheduleResponse } from './delivery-settings';
 import { routeFilterResponse } from './route-filter';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isStandardWebhooksSecret } from '../domain/signing-secret';
 import { named } from './schemas';
 import { hasControlChars, isHeaderName } from './validation';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { forbidden, notFound } from '../../domain/errors';
 import { MAX_RETENTION_DAYS, PLANS, resolveRetention } from '../../domain/plans';
 import { createAccount } from '../../pipeline/create-account';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { notFound } from '../../domain/errors';
 import { apiKeyPrefix, hashApiKey, newApiKey, newId } from '../../shared/secrets';
 import { insertApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys';

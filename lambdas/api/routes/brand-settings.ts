@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BRAND_LIMITS, effectiveBrand, isHexColour, isHttpsUrl } from '../../domain/brand';
 import { findBrandSettings, mergeBrandSettings } from '../../store/brand-settings';
 import type { BrandSettingsRecord } from '../../store/records';

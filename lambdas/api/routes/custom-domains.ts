@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalid, notFound } from '../../domain/errors';
 import { MAX_VERIFIABLE_HOSTNAME_LENGTH, normalizeHostname, verificationRecordName } from '../../domain/hostname';
 import { txtResolver } from '../../adapters/dns-txt';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalid, notFound } from '../../domain/errors';
 import { unsendableHeaderMessage } from '../../domain/header-values';
 import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS } from '../../domain/signing-secret';

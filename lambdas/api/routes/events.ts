@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalid, notFound } from '../../domain/errors';
 import { EVENT_STATUSES } from '../../domain/event-status';
 import { payloadUrl, readStoredBody } from '../../adapters/payloads';

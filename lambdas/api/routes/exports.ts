@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { BUCKETS } from '../../shared/resource-definitions';
 import { gone, invalid, notFound } from '../../domain/errors';
 import { EVENT_STATUSES } from '../../domain/event-status';

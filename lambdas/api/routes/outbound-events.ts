@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isReservedType } from '../../domain/operational-events';
 import { unsendableHeaderMessage } from '../../domain/header-values';
 import { deferredEnqueue, type TaskSink } from '../../pipeline/accept-event';

@@ -1,6 +1,6 @@
 import { getItem } from '../../store/table';
 import { keys } from '../../store/keys';
-import { z } from 'zod';
+import * as z from 'zod';
 import { json } from '../route-doc';
 import type { Route } from '../router';
 import { healthResponse, readyResponse } from '../schemas';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { REPLAY_JOB_LIMIT } from '../../domain/bulk-replay';
 import { invalid, notFound } from '../../domain/errors';
 import { startJobWorker } from '../../adapters/job-trigger';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalid, notFound } from '../../domain/errors';
 import { isValidPattern } from '../../domain/routing';
 import { newId } from '../../shared/secrets';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { invalid, notFound } from '../../domain/errors';
 import type { ApiRequest } from '../http';
 import { newId, newPathToken } from '../../shared/secrets';
