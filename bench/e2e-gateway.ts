@@ -1,70 +1,93 @@
 /**
- * The gateway under load for section 4, in a process of its own (as `npm start` runs it: emulators,
- * handlers, SQS poller and schedules in one Node process), driven over IPC by bench/e2e.ts. It reports
- * its own CPU use (both threads), its main thread's event-loop utilisation and CPU profile by component, and the
- * handlers' durations.
+ * The gateway under load for section 4, in a process of its own, started as `npm start` starts it
+ * (emulators and the deliver function on threads of their own, ingest and the API on the main one),
+ * driven over IPC by bench/e2e.ts. It reports its CPU use (every thread), each JS thread's CPU and
+ * event-loop utilisation, and the main thread's CPU profile by component.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import type { Worker } from 'node:worker_threads';
 import { startGateway } from '../local/gateway';
 import { REPO_ROOT } from './lib/child';
-import { realHandlers } from './lib/handlers';
-import { Meter } from './lib/meter';
 import { startProfile } from './lib/profile';
-import { percentile, round } from './lib/stats';
+import { round } from './lib/stats';
 
 type Message = { type: 'measure-start' } | { type: 'measure-stop' } | { type: 'stop' };
 
 const send = (message: unknown) => process.send?.(message);
 const dataDir = await mkdtemp(join(tmpdir(), 'hookgate-bench-e2e-'));
-// Only timing: no AWS middleware, so the handlers run as they do under `npm start`.
-const meter = new Meter();
 const gateway = await startGateway({
   port: 0,
   dataDir,
   log: () => undefined,
-  handlers: {
-    api: meter.wrap('api', realHandlers.api),
-    ingest: meter.wrap('ingest', realHandlers.ingest),
-    deliver: meter.wrap('deliver', realHandlers.deliver),
-    reconciler: meter.wrap('reconciler', realHandlers.reconciler),
-  },
   env: { HOOKGATE_ALLOW_PRIVATE_DESTINATIONS: 'true', HOOKGATE_LOG_LEVEL: 'warn' },
 });
 
-let window: { cpu: NodeJS.CpuUsage; elu: ReturnType<typeof performance.eventLoopUtilization>; wall: number; stopProfile: () => Promise<Record<string, number>> } | undefined;
+/** Reads one thread's CPU time and event-loop utilisation. */
+interface ThreadMeter {
+  cpu(): Promise<NodeJS.CpuUsage>;
+  elu(previous?: EventLoopUtilization): EventLoopUtilization;
+}
+const threads: Record<string, ThreadMeter> = {
+  main: { cpu: async () => process.threadCpuUsage(), elu: (previous) => performance.eventLoopUtilization(previous) },
+};
+const workerMeter = (worker: Worker): ThreadMeter => ({ cpu: () => worker.cpuUsage(), elu: (previous) => worker.performance.eventLoopUtilization(previous) });
+threads.emulators = workerMeter(gateway.threads.emulators);
+if (gateway.threads.deliver) threads.deliver = workerMeter(gateway.threads.deliver);
+
+interface Window {
+  cpu: NodeJS.CpuUsage;
+  threads: Record<string, { cpu: NodeJS.CpuUsage; elu: EventLoopUtilization }>;
+  wall: number;
+  stopProfile: () => Promise<Record<string, number>>;
+}
+let window: Window | undefined;
+
+async function readThreads(): Promise<Window['threads']> {
+  const entries = await Promise.all(Object.entries(threads).map(async ([name, meter]) => [name, { cpu: await meter.cpu(), elu: meter.elu() }] as const));
+  return Object.fromEntries(entries);
+}
+
+const cpuMs = (end: NodeJS.CpuUsage, start: NodeJS.CpuUsage) => (end.user - start.user + end.system - start.system) / 1000;
 
 process.on('message', (message: Message) => {
   void (async () => {
     if (message.type === 'measure-start') {
-      meter.reset();
       window = {
         cpu: process.cpuUsage(),
-        elu: performance.eventLoopUtilization(),
+        threads: await readThreads(),
         wall: performance.now(),
         stopProfile: await startProfile(REPO_ROOT),
       };
       send({ type: 'measuring' });
     } else if (message.type === 'measure-stop' && window) {
-      const cpu = process.cpuUsage(window.cpu);
-      const elu = performance.eventLoopUtilization(window.elu);
-      const wallMs = performance.now() - window.wall;
-      const profile = await window.stopProfile();
-      const timing = (fn: string) => {
-        const ms = meter.invocations.filter((i) => i.fn === fn).map((i) => i.ms);
-        return { invocations: ms.length, p50_ms: round(percentile(ms, 50), 1), p99_ms: round(percentile(ms, 99), 1) };
-      };
-      const batches = meter.invocations.filter((i) => i.fn === 'deliver');
+      const start = window;
+      const cpu = process.cpuUsage(start.cpu);
+      const wallMs = performance.now() - start.wall;
+      const end = await readThreads();
+      const profile = await start.stopProfile();
+      const perThread = Object.fromEntries(
+        Object.entries(end).map(([name, now]) => {
+          const before = start.threads[name];
+          if (!before) return [name, null];
+          return [
+            name,
+            {
+              cpu_percent_of_one_core: round((cpuMs(now.cpu, before.cpu) / wallMs) * 100, 1),
+              event_loop_utilization: round(threads[name]?.elu(before.elu).utilization ?? 0, 3),
+            },
+          ];
+        }),
+      );
       send({
         type: 'stats',
         stats: {
           cpu_percent_of_one_core: round(((cpu.user + cpu.system) / 1000 / wallMs) * 100, 1),
-          event_loop_utilization: round(elu.utilization, 3),
+          event_loop_utilization: perThread.main?.event_loop_utilization ?? 0,
+          threads: perThread,
           cpu_profile_percent: profile,
-          ingest: timing('ingest'),
-          deliver: { ...timing('deliver'), avg_batch: round(batches.reduce((s, b) => s + (b.records ?? 0), 0) / Math.max(1, batches.length), 2) },
         },
       });
     } else if (message.type === 'stop') {

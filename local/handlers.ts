@@ -1,4 +1,6 @@
 import { existsSync } from 'node:fs';
+import { documentClient, sqsClient } from '../lambdas/adapters/aws-clients';
+import { skipSigning } from './aws-clients';
 import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyResultV2,
@@ -42,13 +44,19 @@ async function importEntry(relative: string): Promise<unknown> {
 
 /**
  * The real handlers, imported only now so that they read the environment the gateway has just
- * set. Must run after process.env is final: handlers parse their config once per process.
+ * set. Must run after process.env is final: handlers parse their config once per process (or thread).
  */
-export async function importHandlers(): Promise<GatewayHandlers> {
+export async function importHandlers(names = Object.keys(ENTRIES) as (keyof GatewayHandlers)[]): Promise<GatewayHandlers> {
   const handlers: GatewayHandlers = {};
-  for (const [name, relative] of Object.entries(ENTRIES) as [keyof GatewayHandlers, string][]) {
-    const fn = await importEntry(relative);
+  for (const name of names) {
+    const fn = await importEntry(ENTRIES[name]);
     if (fn) Object.assign(handlers, { [name]: fn });
   }
   return handlers;
+}
+
+/** The handlers' own DynamoDB and SQS clients in this thread (see skipSigning); once process.env is final. */
+export function skipHandlerSigning(): void {
+  skipSigning(documentClient());
+  skipSigning(sqsClient());
 }

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readlinkSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import { tmpdir } from 'node:os';
+import { getPriority, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DescribeTableCommand, GetItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
@@ -19,6 +19,10 @@ import { DELIVERY_QUEUE, ENV, TABLE } from '../../lambdas/shared/resource-defini
 import { createLocalClients, type LocalClients } from '../../local/aws-clients';
 import { startGateway, type ApiHandler, type Gateway, type SqsHandler } from '../../local/gateway';
 import { LOCAL_MAX_RECEIVE_COUNT } from '../../local/resources';
+import { DELIVERY_TEST_ENV } from '../fixtures/gateway';
+import { httpClient } from '../fixtures/http-client';
+import { accountWithSource, addDestination, addRoute, ingest } from '../fixtures/setup';
+import { startSink } from '../fixtures/sink';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const TEN_MB = 10 * 1024 * 1024;
@@ -459,5 +463,37 @@ describe.skipIf(!existsSync(join(root, 'lambdas/handlers/api.ts')))('npm start (
     expect(healthB.status).toBe(200);
     expect(await healthA.json()).toMatchObject({ data: expect.anything(), duration_ms: expect.any(Number) });
     expect(exitCode).toBe(0);
+  });
+});
+
+describe.skipIf(!existsSync(join(root, 'lambdas/handlers/deliver.ts')))('the deliver function on a thread of its own', () => {
+  it('delivers with the real handlers, runs the HTTP thread below it in priority, and close() ends the thread', async () => {
+    const dataDir = await tempDir();
+    const sink = await startSink();
+    const threadId = () => Number(readlinkSync('/proc/thread-self').split('/').pop());
+    const niceBefore = process.platform === 'linux' ? getPriority(threadId()) : 0;
+    const gateway = await startGateway({ port: 0, dataDir, log: () => undefined, env: { ...DELIVERY_TEST_ENV, HOOKGATE_LOG_LEVEL: 'error' } });
+    try {
+      const deliver = gateway.threads.deliver;
+      expect(deliver).toBeDefined();
+      const exited = new Promise<number>((resolve) => deliver?.once('exit', resolve));
+      const call = httpClient(gateway.url);
+      const { key, source } = await accountWithSource(call);
+      const destination = await addDestination(call, key, { url: `${sink.url}/threaded` });
+      await addRoute(call, key, { destination_id: destination.id });
+
+      const accepted = await ingest(call, source.path_token, '{"n":1}');
+      expect(accepted.status).toBe(202);
+      await sink.waitForPath('/threaded', 1);
+      expect(sink.received[0]?.headers['webhook-signature']).toBeTruthy();
+      if (process.platform === 'linux') expect(getPriority(threadId())).toBe(Math.min(19, niceBefore + 4));
+
+      await gateway.close();
+      expect(await exited).toBeTypeOf('number');
+    } finally {
+      await gateway.close();
+      await sink.close();
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,48 @@
+/**
+ * The deliver function on a thread of its own: its SQS poller and the real deliver handler, with their
+ * own module instances, caches and AWS SDK clients talking to the emulators over HTTP, as the deliver
+ * Lambda is a process of its own in AWS. On the gateway's event loop, deliveries and ingest took
+ * turns on one core (the SDK calls of both were most of it); apart, they use two.
+ *
+ * `startDeliverThread` runs in the gateway's thread; `runDeliverThread` in the worker, where
+ * local/deliver-worker.ts loads this file.
+ */
+import type { MessagePort, Worker } from 'node:worker_threads';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { LOCAL_CREDENTIALS, LOCAL_REGION, skipSigning } from './aws-clients';
+import { importHandlers, skipHandlerSigning, type SqsHandler } from './handlers';
+import { startSqsPoller, type SqsPoller, type SqsPollerOptions } from './sqs-poller';
+import { failedMessage, startWorker } from './worker-thread';
+
+/** What the gateway hands the thread; its environment is the gateway's, copied when it starts. */
+export type DeliverThreadData = Omit<SqsPollerOptions, 'client' | 'handler' | 'log'> & { sqsEndpoint: string };
+
+export async function startDeliverThread(data: DeliverThreadData): Promise<SqsPoller & { thread: Worker }> {
+  // The handler's log lines and metric documents go where the other handlers' go: this thread's console.
+  const { worker, close } = await startWorker(new URL('./deliver-worker.ts', import.meta.url), data, 'deliver', { consoleOutput: true });
+  return { stop: close, thread: worker };
+}
+
+export async function runDeliverThread(port: MessagePort, data: DeliverThreadData): Promise<void> {
+  let deliver: SqsHandler | undefined;
+  try {
+    ({ deliver } = await importHandlers(['deliver']));
+    if (!deliver) throw new Error('lambdas/handlers/deliver.ts is missing');
+    skipHandlerSigning();
+  } catch (err) {
+    port.postMessage(failedMessage(err));
+    return;
+  }
+  const { sqsEndpoint, ...options } = data;
+  const client = new SQSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: sqsEndpoint });
+  skipSigning(client);
+  const poller = startSqsPoller({ ...options, client, handler: deliver });
+  port.on('message', (message: { type: string }) => {
+    if (message.type !== 'close') return;
+    void poller.stop().then(() => {
+      client.destroy();
+      port.postMessage({ type: 'closed' });
+    });
+  });
+  port.postMessage({ type: 'ready' });
+}
