@@ -87,8 +87,10 @@ describe('a destination down for every try', () => {
     // Each wait followed the schedule (a little slack for polling), not the queue's visibility timeout.
     const tries = requestsTo('/down').filter((r) => r.body.toString() === '{"n":0}').map((r) => r.at);
     tries.slice(1).forEach((at, i) => expect(at - tries[i]!).toBeGreaterThanOrEqual(SCHEDULE[i + 1]! * 1000 - 1000));
-    // The waiting retries were delayed messages; in flight were only the tries running, most of the time none.
-    expect(Math.max(...samples.map((s) => s.delayed))).toBe(ids.length);
+    // The waiting retries were delayed messages, all three at once (at least: the emulator counts a
+    // message delayed until its delay timer fires, late when the machine is loaded, so a short re-send
+    // can overlap); in flight were only the tries running, most of the time none.
+    expect(Math.max(...samples.map((s) => s.delayed))).toBeGreaterThanOrEqual(ids.length);
     const inFlight = samples.map((s) => s.inFlight).sort((a, b) => a - b);
     expect(inFlight[Math.floor(inFlight.length / 2)]).toBe(0);
     expect(inFlight.at(-1)).toBeLessThanOrEqual(ids.length);
