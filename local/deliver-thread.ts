@@ -2,7 +2,8 @@
  * The deliver function on a thread of its own: its SQS poller and the real deliver handler, with their
  * own module instances, caches and AWS SDK clients talking to the emulators over HTTP, as the deliver
  * Lambda is a process of its own in AWS. On the gateway's event loop, deliveries and ingest took
- * turns on one core (the SDK calls of both were most of it); apart, they use two.
+ * turns on one core (the SDK calls of both were most of it); apart, they use two (bench e2e on 2
+ * cores: 81-97 delivered/s, p99 1.4-1.6 s before; 98-119/s, p99 0.9-1.1 s after).
  *
  * `startDeliverThread` runs in the gateway's thread; `runDeliverThread` in the worker, where
  * local/deliver-worker.ts loads this file.
