@@ -31,6 +31,18 @@ interface Stack {
 
 const unsigned = new WeakSet<object>();
 
+/** The date and header of the current second: formatting them on every call cost more than the rest of the middleware. */
+let stamp = { second: -1, date: '', authorization: '' };
+function currentStamp(): typeof stamp {
+  const second = Math.floor(Date.now() / 1000);
+  if (second !== stamp.second) {
+    const date = new Date(second * 1000).toISOString().replace(/[-:]|\.\d{3}/g, '');
+    const scope = `${date.slice(0, 8)}/${LOCAL_REGION}/local/aws4_request`;
+    stamp = { second, date, authorization: `AWS4-HMAC-SHA256 Credential=${LOCAL_CREDENTIALS.accessKeyId}/${scope}, SignedHeaders=host, Signature=unsigned` };
+  }
+  return stamp;
+}
+
 /**
  * dynalite and local-aws-sqs never check a request's SigV4 signature (dynalite only wants an
  * Authorization header and a date), yet computing one (hashing the body, an HMAC chain per call) was
@@ -46,9 +58,9 @@ export function skipSigning(client: DynamoDBClient | DynamoDBDocumentClient | SQ
     (next) => (args) => {
       const headers = args.request?.headers;
       if (headers) {
-        const date = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+        const { date, authorization } = currentStamp();
         headers['x-amz-date'] = date;
-        headers.authorization = `AWS4-HMAC-SHA256 Credential=${LOCAL_CREDENTIALS.accessKeyId}/${date.slice(0, 8)}/${LOCAL_REGION}/local/aws4_request, SignedHeaders=host, Signature=unsigned`;
+        headers.authorization = authorization;
       }
       return next(args);
     },
