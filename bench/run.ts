@@ -76,11 +76,12 @@ interface E2EPhase {
   max_ms: number;
 }
 interface GatewayStats {
+  /** The whole gateway process, every thread. */
   cpu_percent_of_one_core: number;
+  /** The main (HTTP, ingest and API) thread's event loop. */
   event_loop_utilization: number;
+  threads: Record<string, { cpu_percent_of_one_core: number; event_loop_utilization: number } | null>;
   cpu_profile_percent: Record<string, number>;
-  ingest: { invocations: number; p50_ms: number; p99_ms: number };
-  deliver: { invocations: number; p50_ms: number; p99_ms: number; avg_batch: number };
 }
 interface E2EResult {
   concurrency: number;
@@ -375,14 +376,19 @@ if (ingestCold && importMs !== null && importMs >= TARGETS.ingest_import_ms) {
       `It is parse and evaluation of the ${bundleKb} KB bundle, on a machine with load average ${results.machine.load_average_at_start}.`,
   );
 }
+/** Each thread's share, as `name cpu% (event loop busy%)`. */
+const threadUse = (stats: GatewayStats) =>
+  Object.entries(stats.threads ?? {})
+    .flatMap(([name, use]) => (use ? [`${name} ${use.cpu_percent_of_one_core}% (loop ${Math.round(use.event_loop_utilization * 100)}% busy)`] : []))
+    .join(', ');
 if (e2e && ((delivered !== null && delivered < TARGETS.e2e_delivered_per_s) || (p99 !== null && p99 >= TARGETS.e2e_p99_ms))) {
   const profile = Object.entries(e2e.gateway.cpu_profile_percent).slice(0, 6).map(([k, v]) => `${k} ${v}%`).join(', ');
   notes.push(
     `End to end: ${delivered} delivered/s during the load against ${TARGETS.e2e_delivered_per_s} (${pct(delivered ?? 0, TARGETS.e2e_delivered_per_s)}), p99 ${p99} ms against ${TARGETS.e2e_p99_ms} ms. ` +
-      `The local runtime is the limit, not Hookgate's code: the gateway (handlers and poller on one event loop, the emulators on a second thread) ran at ${e2e.gateway.cpu_percent_of_one_core}% of one core with its main event loop ${Math.round(e2e.gateway.event_loop_utilization * 100)}% busy, ` +
+      `The local runtime is the limit, not Hookgate's code: the gateway (ingest and API on the main thread, deliveries and the emulators on threads of their own) used ${e2e.gateway.cpu_percent_of_one_core}% of one core (${threadUse(e2e.gateway)}), ` +
       `while other processes used ${e2e.machine_during_load.other_processes_cores ?? '?'} of the machine's cores. ` +
       `CPU by component on the main thread: ${profile}. With AWS answered instantly the handlers need ${hot?.ingest.cpu_ms_p50 ?? '?'} ms (ingest) and ${hot?.deliver.cpu_ms_p50 ?? '?'} ms (delivery) of CPU. ` +
-      `Deliveries kept pace with ingest (${e2e.saturated.accepted_per_s}/s accepted, the backlog drained in ${e2e.saturated.drain_s} s), so the latency is the 50 clients queueing for a saturated event loop (ingest HTTP p50 ${e2e.saturated.ingest_http_ms_p50} ms); ` +
+      `Deliveries kept pace with ingest (${e2e.saturated.accepted_per_s}/s accepted, the backlog drained in ${e2e.saturated.drain_s} s), so the latency is the 50 clients queueing for a saturated machine (ingest HTTP p50 ${e2e.saturated.ingest_http_ms_p50} ms); ` +
       `at ${e2e.paced.offered_per_s}/s offered, p99 is ${e2e.paced.p99_ms} ms.`,
   );
 }
@@ -390,7 +396,7 @@ if (batch && batchMs !== null && batchMs >= TARGETS.batch10_ms) notes.push(`Batc
 if (outage && ratio !== null && ratio > TARGETS.outage_p99_ratio) {
   notes.push(
     `Outage: the healthy destination's p99 beside the hanging one, breaker open, is ${outage.healthy_beside_hanging_breaker_open.p99_ms} ms, ${ratio}x its ${outage.healthy_alone.p99_ms} ms alone (target ${TARGETS.outage_p99_ratio}x). ` +
-      `No hanging try runs then; what remains is the local gateway's one process doing ten ingests and ten held deliveries (a read, a write and a re-send each) for every healthy event.`,
+      `No hanging try runs then; what remains is the local gateway's two cores doing ten ingests and ten held deliveries (a read, a write and a re-send each) for every healthy event.`,
   );
 }
 if (failures.length) notes.push(`Sections that failed: ${failures.join('; ')}`);
