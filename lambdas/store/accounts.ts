@@ -1,32 +1,37 @@
-import { keys } from './keys';
+import { ACCOUNT_SK, accountPartition } from './keys';
+import { defineEntity } from './entity';
 import { accountRecord, type AccountRecord } from './records';
 import { forgetRoutingTable } from './routing-table';
-import { getItem, putNew, updateExisting } from './table';
+
+/** The partition background jobs walk to visit every account (sparse work index). */
+export const ACCOUNTS_WORK_PARTITION = 'ACCOUNTS';
 
 /**
  * Accounts are also listed in the sparse work index, so background jobs can visit each one.
  * `ttl_retention_days` is the window the account's TTLs were written for: a retention change leaves it
  * behind `retention_days`, and the sweeper re-times the account's TTLs and then records the new window.
+ * The account item opens the routing range (keys.ts), which routing-table.ts reads.
  */
+const accountKey = (accountId: string) => ({ pk: accountPartition(accountId), sk: ACCOUNT_SK });
+export const accountEntity = defineEntity({
+  name: 'account',
+  schema: accountRecord,
+  key: accountKey,
+  keyOf: (account: AccountRecord) => accountKey(account.id),
+  derived: (account) => ({ gsi2pk: ACCOUNTS_WORK_PARTITION, gsi2sk: account.id, ttl_retention_days: account.retention_days }),
+});
+
 export async function insertAccount(account: AccountRecord): Promise<void> {
-  const created = await putNew({
-    ...keys.account(account.id),
-    entity: 'account',
-    gsi2pk: 'ACCOUNTS',
-    gsi2sk: account.id,
-    ...account,
-    ttl_retention_days: account.retention_days,
-  });
-  if (!created) throw new Error(`account id collision: ${account.id}`);
+  if (!(await accountEntity.create(account))) throw new Error(`account id collision: ${account.id}`);
 }
 
-export const findAccount = (accountId: string) => getItem(keys.account(accountId), accountRecord);
+export const findAccount = (accountId: string) => accountEntity.find(accountId);
 
 export async function updateAccount(
   accountId: string,
   changes: Partial<Pick<AccountRecord, 'name' | 'plan' | 'retention_days' | 'updated_at'>>,
 ) {
-  const updated = await updateExisting(keys.account(accountId), changes, accountRecord);
+  const updated = await accountEntity.update([accountId], changes);
   forgetRoutingTable(accountId);
   return updated;
 }

@@ -1,33 +1,49 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { accountPartition, keys, listPrefix } from './keys';
+import { defineEntity } from './entity';
+import { accountPartition, LOOKUP_SK } from './keys';
 import { apiKeyLookupRecord, apiKeyRecord, type ApiKeyLookupRecord, type ApiKeyRecord } from './records';
-import { batchGet, deleteItem, getItem, isConditionFailure, putNew, queryPrefix } from './table';
+import { batchGet, isConditionFailure } from './table';
+
+/** The record lives in the account's partition; a lookup item keyed by the hash finds it on each request. */
+const apiKeyKey = (accountId: string, keyId: string) => ({ pk: accountPartition(accountId), sk: `APIKEY#${keyId}` });
+const apiKeyEntity = defineEntity({
+  name: 'api_key',
+  schema: apiKeyRecord,
+  key: apiKeyKey,
+  keyOf: (record: ApiKeyRecord) => apiKeyKey(record.account_id, record.id),
+  collection: { partition: accountPartition, prefix: 'APIKEY#' },
+});
+
+const lookupKey = (keyHash: string) => ({ pk: `APIKEYHASH#${keyHash}`, sk: LOOKUP_SK });
+const apiKeyLookupEntity = defineEntity({
+  name: 'api_key_lookup',
+  schema: apiKeyLookupRecord,
+  key: lookupKey,
+  keyOf: (lookup: ApiKeyLookupRecord) => lookupKey(lookup.key_hash),
+});
 
 export type ApiKeyWithUsage = ApiKeyRecord & { last_used_at: string | null };
 
-/** The record lives in the account's partition; a lookup item keyed by the hash finds it on each request. */
 export async function insertApiKey(record: ApiKeyRecord): Promise<void> {
-  const lookupCreated = await putNew({
-    ...keys.apiKeyLookup(record.key_hash),
-    entity: 'api_key_lookup',
+  const lookupCreated = await apiKeyLookupEntity.create({
     account_id: record.account_id,
     key_id: record.id,
     key_hash: record.key_hash,
     last_used_at: null,
   });
   if (!lookupCreated) throw new Error('api key hash collision');
-  await putNew({ ...keys.apiKey(record.account_id, record.id), entity: 'api_key', ...record });
+  await apiKeyEntity.create(record);
 }
 
 /** Strongly consistent, so a key revoked a moment ago is refused on the very next request. */
-export const findApiKeyByHash = (keyHash: string) => getItem(keys.apiKeyLookup(keyHash), apiKeyLookupRecord, true);
+export const findApiKeyByHash = (keyHash: string) => apiKeyLookupEntity.find(keyHash);
 
 export async function listApiKeys(accountId: string): Promise<ApiKeyWithUsage[]> {
-  const records = await queryPrefix(accountPartition(accountId), listPrefix.apiKeys, apiKeyRecord);
+  const records = await apiKeyEntity.list(accountId);
   const lookups = await batchGet(
-    records.map((r) => keys.apiKeyLookup(r.key_hash)),
+    records.map((r) => apiKeyLookupEntity.key(r.key_hash)),
     apiKeyLookupRecord,
   );
   const usage = new Map(lookups.map((l) => [l.key_id, l.last_used_at]));
@@ -36,10 +52,10 @@ export async function listApiKeys(accountId: string): Promise<ApiKeyWithUsage[]>
 
 /** Deletes the lookup first: from that moment the key authenticates nothing, whatever happens next. */
 export async function revokeApiKey(accountId: string, keyId: string): Promise<boolean> {
-  const record = await getItem(keys.apiKey(accountId, keyId), apiKeyRecord);
+  const record = await apiKeyEntity.find(accountId, keyId);
   if (!record) return false;
-  await deleteItem(keys.apiKeyLookup(record.key_hash));
-  await deleteItem(keys.apiKey(accountId, keyId));
+  await apiKeyLookupEntity.remove(record.key_hash);
+  await apiKeyEntity.remove(accountId, keyId);
   return true;
 }
 
@@ -51,7 +67,7 @@ export async function touchApiKey(lookup: ApiKeyLookupRecord, now: Date, interva
     await documentClient().send(
       new UpdateCommand({
         TableName: config().tableName,
-        Key: keys.apiKeyLookup(lookup.key_hash),
+        Key: apiKeyLookupEntity.key(lookup.key_hash),
         UpdateExpression: 'SET last_used_at = :now',
         ConditionExpression: 'attribute_exists(pk)',
         ExpressionAttributeValues: { ':now': now.toISOString() },

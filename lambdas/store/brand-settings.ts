@@ -2,11 +2,18 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { documentClient } from '../adapters/aws-clients';
 import type { BrandField } from '../domain/brand';
 import { config } from '../shared/config';
-import { brandKeys } from './keys';
+import { defineEntity } from './entity';
+import { accountPartition } from './keys';
 import { brandSettingsRecord, type BrandSettingsRecord } from './records';
-import { getItem } from './table';
 
-export const findBrandSettings = (accountId: string) => getItem(brandKeys.settings(accountId), brandSettingsRecord);
+/** One item per account, outside the routing range. Written only by the merge below, never put whole. */
+const brandSettingsEntity = defineEntity({
+  name: 'brand_settings',
+  schema: brandSettingsRecord,
+  key: (accountId: string) => ({ pk: accountPartition(accountId), sk: 'BRAND' }),
+});
+
+export const findBrandSettings = (accountId: string) => brandSettingsEntity.find(accountId);
 
 /**
  * Merges changes into the account's settings in one update (created on first use): a string sets a
@@ -20,7 +27,7 @@ export async function mergeBrandSettings(
 ): Promise<BrandSettingsRecord> {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = {
-    ':entity': 'brand_settings',
+    ':entity': brandSettingsEntity.name,
     ':account': accountId,
     ':now': now.toISOString(),
   };
@@ -39,12 +46,12 @@ export async function mergeBrandSettings(
   const out = await documentClient().send(
     new UpdateCommand({
       TableName: config().tableName,
-      Key: brandKeys.settings(accountId),
+      Key: brandSettingsEntity.key(accountId),
       UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
       ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
       ExpressionAttributeValues: values,
       ReturnValues: 'ALL_NEW',
     }),
   );
-  return brandSettingsRecord.parse(out.Attributes);
+  return brandSettingsEntity.schema.parse(out.Attributes);
 }

@@ -2,15 +2,24 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { accountPartition, keys, listPrefix } from './keys';
-import { breakerRecord } from './records';
+import { defineEntity } from './entity';
+import { accountPartition, routingPrefix } from './keys';
+import { breakerRecord, type BreakerRecord } from './records';
 import { forgetRoutingTable } from './routing-table';
-import { getItem, isConditionFailure, queryPrefix } from './table';
+import { isConditionFailure } from './table';
 
 type Versioned = BreakerState & { version: number };
 
+/** In the routing range, so the routing table's one query reads it; written only once it leaves the default. */
+export const breakerEntity = defineEntity({
+  name: 'breaker',
+  schema: breakerRecord,
+  key: (accountId: string, destinationId: string) => ({ pk: accountPartition(accountId), sk: `${routingPrefix.breakers}${destinationId}` }),
+  collection: { partition: accountPartition, prefix: routingPrefix.breakers },
+});
+
 async function readBreaker(accountId: string, destinationId: string): Promise<Versioned> {
-  const found = await getItem(keys.breaker(accountId, destinationId), breakerRecord);
+  const found = await breakerEntity.find(accountId, destinationId);
   if (!found) return { ...CLOSED_BREAKER, version: 0 };
   const { destination_id: _, ...breaker } = found;
   return breaker;
@@ -37,7 +46,10 @@ export async function changeBreaker(
       await documentClient().send(
         new PutCommand({
           TableName: config().tableName,
-          Item: { ...keys.breaker(accountId, destinationId), entity: 'breaker', destination_id: destinationId, ...next, version: current.version + 1 },
+          Item: breakerEntity.item(
+            { destination_id: destinationId, ...next, version: current.version + 1 } satisfies BreakerRecord,
+            breakerEntity.key(accountId, destinationId),
+          ),
           ...(current.version === 0
             ? { ConditionExpression: 'attribute_not_exists(pk)' }
             : { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': current.version } }),
@@ -64,6 +76,6 @@ export const findBreaker = (accountId: string, destinationId: string): Promise<B
 
 /** Every breaker of the account, by destination id. */
 export async function listBreakers(accountId: string): Promise<Map<string, BreakerState>> {
-  const records = await queryPrefix(accountPartition(accountId), listPrefix.breakers, breakerRecord);
+  const records = await breakerEntity.list(accountId);
   return new Map(records.map(({ destination_id, version: _, ...breaker }) => [destination_id, breaker]));
 }

@@ -2,7 +2,8 @@ import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk
 import { TABLE } from '../shared/resource-definitions';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { accountPartition, domainKeys } from './keys';
+import { defineEntity, type Key } from './entity';
+import { accountPartition, LOOKUP_SK } from './keys';
 import {
   customDomainRecord,
   DELETING,
@@ -10,7 +11,31 @@ import {
   type CustomDomainRecord,
   type DomainLookupRecord,
 } from './records';
-import { getItem, isConditionFailure, putNew, queryPrefix } from './table';
+import { isConditionFailure, putNew } from './table';
+
+/**
+ * One item per domain in the account's partition (outside the routing range, so the routing table's
+ * query never reads them), plus a global lookup per hostname that makes a hostname belong to one
+ * registration at a time. The lookup holds a pointer, no tenant data.
+ */
+const domainKey = (accountId: string, domainId: string) => ({ pk: accountPartition(accountId), sk: `SITEDOMAIN#${domainId}` });
+export const customDomainEntity = defineEntity({
+  name: 'custom_domain',
+  schema: customDomainRecord,
+  key: domainKey,
+  keyOf: (record: CustomDomainRecord) => domainKey(record.account_id, record.id),
+  collection: { partition: accountPartition, prefix: 'SITEDOMAIN#' },
+});
+
+const lookupKey = (hostname: string) => ({ pk: `DOMAIN#${hostname}`, sk: LOOKUP_SK });
+export const domainLookupEntity = defineEntity({
+  name: 'domain_lookup',
+  schema: domainLookupRecord,
+  key: lookupKey,
+});
+
+/** Work index partitions of the TLS provisioner: domains to set up, and deleted domains to tear down. */
+export const DOMAIN_WORK = { tlsPending: 'DOMAINS#tls_pending', deleting: 'DOMAINS#deleting' } as const;
 
 /**
  * An unverified registration holds its hostname this long. After that, a registration of the same
@@ -26,7 +51,6 @@ const ORPHAN_LOOKUP_GRACE_MS = 60_000;
 export const EXPIRED_MESSAGE = 'domain was not verified within 7 days and has been released; register it again';
 
 const tableName = () => config().tableName;
-type Key = { pk: string; sk: string };
 
 /** SET/REMOVE on an item, only when `condition` holds; the item after the update, or undefined. */
 async function conditionalUpdate(
@@ -62,20 +86,15 @@ async function conditionalUpdate(
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return customDomainRecord.parse(out.Attributes);
+    return customDomainEntity.schema.parse(out.Attributes);
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;
   }
 }
 
-const lookupItem = (record: Pick<CustomDomainRecord, 'domain' | 'account_id' | 'id' | 'created_at'>) => ({
-  ...domainKeys.lookup(record.domain),
-  entity: 'domain_lookup',
-  account_id: record.account_id,
-  domain_id: record.id,
-  created_at: record.created_at,
-});
+const lookupItem = (record: Pick<CustomDomainRecord, 'domain' | 'account_id' | 'id' | 'created_at'>) =>
+  domainLookupEntity.item({ account_id: record.account_id, domain_id: record.id, created_at: record.created_at }, lookupKey(record.domain));
 
 /** Points the hostname's lookup at `record`, but only while it still points at `previous`. */
 async function replaceLookup(record: CustomDomainRecord, previous: DomainLookupRecord): Promise<boolean> {
@@ -98,7 +117,7 @@ async function replaceLookup(record: CustomDomainRecord, previous: DomainLookupR
 /** Ends an unverified registration whose window has passed; false when it was verified (or changed) meanwhile. */
 async function expireRegistration(holder: CustomDomainRecord, now: Date): Promise<boolean> {
   const failed = await conditionalUpdate(
-    domainKeys.domain(holder.account_id, holder.id),
+    domainKey(holder.account_id, holder.id),
     { status: 'failed', verification_error: EXPIRED_MESSAGE, updated_at: now.toISOString() },
     {
       expression: '#a_status = :pending AND #a_created_at = :created',
@@ -130,7 +149,7 @@ async function releasable(lookup: DomainLookupRecord, now: Date): Promise<boolea
 export async function registerCustomDomain(record: CustomDomainRecord, now: Date): Promise<boolean> {
   let claimed = await putNew(lookupItem(record));
   for (let round = 0; !claimed && round < 3; round++) {
-    const current = await getItem(domainKeys.lookup(record.domain), domainLookupRecord);
+    const current = await domainLookupEntity.find(record.domain);
     if (!current) {
       claimed = await putNew(lookupItem(record)); // released between our two reads
       continue;
@@ -139,18 +158,17 @@ export async function registerCustomDomain(record: CustomDomainRecord, now: Date
     claimed = await replaceLookup(record, current);
   }
   if (!claimed) return false;
-  const created = await putNew({ ...domainKeys.domain(record.account_id, record.id), entity: 'custom_domain', ...record });
+  const created = await customDomainEntity.create(record);
   if (!created) throw new Error(`custom domain id collision: ${record.id}`);
   return true;
 }
 
 /** The account's domain, or undefined (another account's id is simply not in this partition). */
 export const findCustomDomain = (accountId: string, domainId: string): Promise<CustomDomainRecord | undefined> =>
-  getItem(domainKeys.domain(accountId, domainId), customDomainRecord);
+  customDomainEntity.find(accountId, domainId);
 
 /** Newest first (ids are UUIDv7). */
-export const listCustomDomains = (accountId: string) =>
-  queryPrefix(accountPartition(accountId), domainKeys.listPrefix, customDomainRecord);
+export const listCustomDomains = (accountId: string) => customDomainEntity.list(accountId);
 
 const workKey = (at: string, d: Pick<CustomDomainRecord, 'account_id' | 'id'>) => `${at}#${d.account_id}#${d.id}`;
 
@@ -161,14 +179,14 @@ const workKey = (at: string, d: Pick<CustomDomainRecord, 'account_id' | 'id'>) =
 export function markDomainVerified(domain: CustomDomainRecord, now: Date): Promise<CustomDomainRecord | undefined> {
   const at = now.toISOString();
   return conditionalUpdate(
-    domainKeys.domain(domain.account_id, domain.id),
+    domainKey(domain.account_id, domain.id),
     {
       status: 'verified',
       verified_at: at,
       verification_error: null,
       tls_status: 'pending',
       updated_at: at,
-      gsi2pk: domainKeys.tlsPending,
+      gsi2pk: DOMAIN_WORK.tlsPending,
       gsi2sk: workKey(at, domain),
     },
     { expression: '#a_status = :pending', values: { ':pending': 'pending_verification' } },
@@ -182,17 +200,17 @@ export function recordVerificationFailure(
   now: Date,
 ): Promise<CustomDomainRecord | undefined> {
   return conditionalUpdate(
-    domainKeys.domain(domain.account_id, domain.id),
+    domainKey(domain.account_id, domain.id),
     { verification_error: message, updated_at: now.toISOString() },
     { expression: '#a_status = :pending', values: { ':pending': 'pending_verification' } },
   );
 }
 
 /** Verified domains whose TLS set-up is not finished, oldest verification first. */
-export const listTlsPendingDomains = (limit: number) => listDomainWork(domainKeys.tlsPending, limit);
+export const listTlsPendingDomains = (limit: number) => listDomainWork(DOMAIN_WORK.tlsPending, limit);
 
 /** Deleted domains whose AWS resources are still to be removed, oldest deletion first. */
-export const listDomainsToTearDown = (limit: number) => listDomainWork(domainKeys.deleting, limit);
+export const listDomainsToTearDown = (limit: number) => listDomainWork(DOMAIN_WORK.deleting, limit);
 
 async function listDomainWork(partition: string, limit: number): Promise<Array<{ accountId: string; domainId: string }>> {
   const found: Array<{ accountId: string; domainId: string }> = [];
@@ -232,7 +250,7 @@ export function updateTlsProgress(
 ): Promise<CustomDomainRecord | undefined> {
   const settled = changes.tls_status === 'issued' || changes.tls_status === 'failed';
   return conditionalUpdate(
-    domainKeys.domain(domain.account_id, domain.id),
+    domainKey(domain.account_id, domain.id),
     { ...changes, updated_at: now.toISOString() },
     { expression: '#a_tls_status = :tlsPending AND #a_status = :verified', values: { ':tlsPending': 'pending', ':verified': 'verified' } },
     settled ? ['gsi2pk', 'gsi2sk'] : [],
@@ -265,8 +283,8 @@ async function deleteWhen(key: Key, condition: string, values: Record<string, un
  * later (`releasable`), and never a domain whose hostname someone else could take.
  */
 async function removeItems(domain: CustomDomainRecord, condition: string, values: Record<string, unknown>): Promise<boolean> {
-  if (!(await deleteWhen(domainKeys.domain(domain.account_id, domain.id), condition, values))) return false;
-  await deleteWhen(domainKeys.lookup(domain.domain), 'account_id = :account AND domain_id = :domain', {
+  if (!(await deleteWhen(domainKey(domain.account_id, domain.id), condition, values))) return false;
+  await deleteWhen(lookupKey(domain.domain), 'account_id = :account AND domain_id = :domain', {
     ':account': domain.account_id,
     ':domain': domain.id,
   });
@@ -292,8 +310,8 @@ export const deleteTornDownDomain = (domain: CustomDomainRecord): Promise<boolea
 export function markDomainDeleting(domain: CustomDomainRecord, now: Date): Promise<CustomDomainRecord | undefined> {
   const at = now.toISOString();
   return conditionalUpdate(
-    domainKeys.domain(domain.account_id, domain.id),
-    { status: DELETING, updated_at: at, gsi2pk: domainKeys.deleting, gsi2sk: workKey(at, domain) },
+    domainKey(domain.account_id, domain.id),
+    { status: DELETING, updated_at: at, gsi2pk: DOMAIN_WORK.deleting, gsi2sk: workKey(at, domain) },
     { expression: '#a_certificate_arn = :arn', values: { ':arn': domain.certificate_arn } },
   );
 }

@@ -5,9 +5,10 @@ import { sideItemExpiresAt } from '../domain/retention';
 import type { EventStatus } from '../domain/event-status';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { eventKeys, portalKeys } from './keys';
+import { defineEntity } from './entity';
+import { eventKeys } from './keys';
 import { eventRecord, type EventRecord } from './records';
-import { batchGet, getItem } from './table';
+import { batchGet } from './table';
 
 /**
  * A customer's event log: one entry per outbound event that has deliveries to the customer's
@@ -22,6 +23,14 @@ export const customerEventEntry = z.object({
   created_at: z.string(),
 });
 export type CustomerEventEntry = z.infer<typeof customerEventEntry>;
+
+/** A partition per (account, customer), sorted by event id (UUIDv7): newest first is a reverse query. */
+const logPartition = (accountId: string, customer: string) => `ACCT#${accountId}#CUST#${customer}#EVENTS`;
+const customerEventEntity = defineEntity({
+  name: 'customer_event',
+  schema: customerEventEntry,
+  key: (accountId: string, customer: string, eventId: string) => ({ pk: logPartition(accountId, customer), sk: eventId }),
+});
 
 /** The customers an event's deliveries reach, each with its endpoints. */
 function byCustomer(event: EventRecord, customerOf: (destinationId: string) => string | null | undefined): Map<string, string[]> {
@@ -55,7 +64,8 @@ export async function logCustomerEvent(event: EventRecord, customerOf: (destinat
       return documentClient().send(
         new PutCommand({
           TableName: config().tableName,
-          Item: { ...portalKeys.customerLogEntry(event.account_id, customer, event.id), entity: 'customer_event', ...entry, expires_at: expiresAt },
+          // The TTL follows the event's retention, which the entry does not hold.
+          Item: { ...customerEventEntity.item(entry, customerEventEntity.key(event.account_id, customer, event.id)), expires_at: expiresAt },
         }),
       );
     }),
@@ -63,7 +73,7 @@ export async function logCustomerEvent(event: EventRecord, customerOf: (destinat
 }
 
 export const findCustomerEvent = (accountId: string, customer: string, eventId: string) =>
-  getItem(portalKeys.customerLogEntry(accountId, customer, eventId), customerEventEntry);
+  customerEventEntity.find(accountId, customer, eventId);
 
 export interface CustomerLogQuery {
   limit: number;
@@ -92,9 +102,9 @@ export async function listCustomerEvents(
   customer: string,
   query: CustomerLogQuery,
 ): Promise<{ items: CustomerLogItem[]; nextAfter: string | null }> {
-  const partition = portalKeys.customerLogPartition(accountId, customer);
+  const partition = logPartition(accountId, customer);
   const items: CustomerLogItem[] = [];
-  let startKey: Record<string, unknown> | undefined = query.after ? portalKeys.customerLogEntry(accountId, customer, query.after) : undefined;
+  let startKey: Record<string, unknown> | undefined = query.after ? customerEventEntity.key(accountId, customer, query.after) : undefined;
   let lastSeen: string | null = null;
   for (let page = 0; page < MAX_PAGES; page++) {
     const input: QueryCommandInput = {

@@ -1,7 +1,16 @@
 import { createHash } from 'node:crypto';
-import { eventKeys } from './keys';
-import { dedupeRecord } from './records';
-import { deleteItem, getItem, putNew } from './table';
+import * as z from 'zod/mini';
+import { defineEntity } from './entity';
+
+/**
+ * A claimed external id, in a partition of its own per (account, scope hash) so claims never meet an
+ * account's other writes. It expires with the event that holds it (retention re-times it).
+ */
+export const dedupeEntity = defineEntity({
+  name: 'dedupe',
+  schema: z.object({ event_id: z.string(), expires_at: z.optional(z.number()) }),
+  key: (accountId: string, scopeHash: string) => ({ pk: `ACCT#${accountId}#DEDUP#${scopeHash}`, sk: 'DEDUP' }),
+});
 
 /** Provider delivery ids are de-duplicated per source (inbound) or per account (outbound). */
 export function dedupeKey(direction: 'inbound' | 'outbound', scopeId: string, externalId: string): string {
@@ -18,14 +27,14 @@ export async function claimExternalId(
   eventId: string,
   expiresAt: number,
 ): Promise<string | undefined> {
-  const item = { ...eventKeys.dedupe(accountId, key), entity: 'dedupe', event_id: eventId, expires_at: expiresAt };
+  const claim = { event_id: eventId, expires_at: expiresAt };
   // The holder can vanish between our write and our read (retention); then the id is free to claim again.
   for (let round = 0; round < 3; round++) {
-    if (await putNew(item)) return undefined;
-    const existing = await getItem(eventKeys.dedupe(accountId, key), dedupeRecord);
+    if (await dedupeEntity.create(claim, dedupeEntity.key(accountId, key))) return undefined;
+    const existing = await dedupeEntity.find(accountId, key);
     if (existing) return existing.event_id;
   }
   throw new Error('external id claim kept racing with deletion');
 }
 
-export const releaseExternalId = (accountId: string, key: string) => deleteItem(eventKeys.dedupe(accountId, key));
+export const releaseExternalId = (accountId: string, key: string) => dedupeEntity.remove(accountId, key);

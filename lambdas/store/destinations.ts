@@ -1,22 +1,34 @@
-import { accountPartition, keys, listPrefix } from './keys';
+import { breakerEntity } from './breakers';
+import { defineEntity } from './entity';
+import { accountPartition, routingPrefix } from './keys';
 import { destinationRecord, type DestinationRecord } from './records';
 import { markRoutingChanged } from './routing-table';
-import { deleteItem, getItem, putNew, queryPrefix, updateExisting } from './table';
+
+/** In the routing range, so the routing table's one query reads it. */
+const destinationKey = (accountId: string, destinationId: string) => ({
+  pk: accountPartition(accountId),
+  sk: `${routingPrefix.destinations}${destinationId}`,
+});
+const destinationEntity = defineEntity({
+  name: 'destination',
+  schema: destinationRecord,
+  key: destinationKey,
+  keyOf: (record: DestinationRecord) => destinationKey(record.account_id, record.id),
+  collection: { partition: accountPartition, prefix: routingPrefix.destinations },
+});
 
 export async function insertDestination(record: DestinationRecord): Promise<void> {
-  const created = await putNew({ ...keys.destination(record.account_id, record.id), entity: 'destination', ...record });
+  const created = await destinationEntity.create(record);
   if (!created) throw new Error(`destination id collision: ${record.id}`);
   await markRoutingChanged(record.account_id);
 }
 
-export const findDestination = (accountId: string, destinationId: string) =>
-  getItem(keys.destination(accountId, destinationId), destinationRecord);
+export const findDestination = (accountId: string, destinationId: string) => destinationEntity.find(accountId, destinationId);
 
-export const listDestinations = (accountId: string) =>
-  queryPrefix(accountPartition(accountId), listPrefix.destinations, destinationRecord);
+export const listDestinations = (accountId: string) => destinationEntity.list(accountId);
 
 export async function updateDestination(accountId: string, destinationId: string, changes: Partial<DestinationRecord>) {
-  const updated = await updateExisting(keys.destination(accountId, destinationId), changes, destinationRecord);
+  const updated = await destinationEntity.update([accountId, destinationId], changes);
   await markRoutingChanged(accountId);
   return updated;
 }
@@ -30,7 +42,7 @@ export const disableDestination = (accountId: string, destinationId: string, rea
  * a delivery to it); deliveries already planned end `destination_deleted`.
  */
 export async function deleteDestination(accountId: string, destinationId: string): Promise<void> {
-  await deleteItem(keys.destination(accountId, destinationId));
-  await deleteItem(keys.breaker(accountId, destinationId));
+  await destinationEntity.remove(accountId, destinationId);
+  await breakerEntity.remove(accountId, destinationId);
   await markRoutingChanged(accountId);
 }

@@ -2,8 +2,9 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { accountPartition, portalKeys } from './keys';
-import { deleteItem, getItem, isConditionFailure, queryPrefix } from './table';
+import { defineEntity } from './entity';
+import { accountPartition } from './keys';
+import { isConditionFailure } from './table';
 
 /** An entry of the account's event type catalog; the JSON Schema is kept as its JSON text. */
 export const eventTypeRecord = z.object({
@@ -16,12 +17,22 @@ export const eventTypeRecord = z.object({
 });
 export type EventTypeRecord = z.infer<typeof eventTypeRecord>;
 
+/** `TYPE#` sorts after `SITEDOMAIN#` and outside the routing range, so the routing query never reads types. */
+const eventTypeKey = (accountId: string, name: string) => ({ pk: accountPartition(accountId), sk: `TYPE#${name}` });
+const eventTypeEntity = defineEntity({
+  name: 'event_type',
+  schema: eventTypeRecord,
+  key: eventTypeKey,
+  keyOf: (record: EventTypeRecord) => eventTypeKey(record.account_id, record.name),
+  collection: { partition: accountPartition, prefix: 'TYPE#' },
+});
+
 /**
  * Creates the type, or replaces its description and schema (keeping `created_at`). Returns whether
  * it was new. The create is conditional, so of two racing creates one is told it replaced.
  */
 export async function putEventType(record: EventTypeRecord): Promise<boolean> {
-  const item = { ...portalKeys.eventType(record.account_id, record.name), entity: 'event_type', ...record };
+  const item = eventTypeEntity.item(record);
   try {
     await documentClient().send(new PutCommand({ TableName: config().tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
     return true;
@@ -35,12 +46,12 @@ export async function putEventType(record: EventTypeRecord): Promise<boolean> {
   return false;
 }
 
-export const findEventType = (accountId: string, name: string) => getItem(portalKeys.eventType(accountId, name), eventTypeRecord);
+export const findEventType = (accountId: string, name: string) => eventTypeEntity.find(accountId, name);
 
 /** The catalog in name order. */
 export async function listEventTypes(accountId: string): Promise<EventTypeRecord[]> {
-  const types = await queryPrefix(accountPartition(accountId), portalKeys.eventTypesPrefix, eventTypeRecord);
+  const types = await eventTypeEntity.list(accountId);
   return types.sort((a, b) => a.name.localeCompare(b.name));
 }
 
-export const deleteEventType = (accountId: string, name: string) => deleteItem(portalKeys.eventType(accountId, name));
+export const deleteEventType = (accountId: string, name: string) => eventTypeEntity.remove(accountId, name);

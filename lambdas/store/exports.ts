@@ -3,31 +3,40 @@ import { BUCKETS, TABLE } from '../shared/resource-definitions';
 import { exportExpiresAt } from '../domain/retention';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { exportKeys } from './keys';
+import { defineEntity } from './entity';
+import { accountPartition } from './keys';
 import { exportJobRecord, type ExportJobRecord } from './records';
-import { getItem, isConditionFailure, putNew, queryPrefix } from './table';
+import { isConditionFailure } from './table';
 
 const tableName = () => config().tableName;
+/** Work index partitions: jobs waiting for a worker, and jobs a worker holds (to recover a dead one). */
+const WORK = { queued: 'EXPORTS#queued', processing: 'EXPORTS#processing' } as const;
 const workKey = (at: string, job: { account_id: string; id: string }) => `${at}#${job.account_id}#${job.id}`;
 
-/** A new job is also put in the work index, where any worker can find it. */
+const jobKey = (accountId: string, jobId: string) => ({ pk: accountPartition(accountId), sk: `EXPORT#${jobId}` });
+/**
+ * Export jobs, outside the routing range. Only a new job is put whole (claims and outcomes are field
+ * updates below), so its derived attributes are those of a queued job: in the work index, where any
+ * worker can find it.
+ */
+const exportJobEntity = defineEntity({
+  name: 'export_job',
+  schema: exportJobRecord,
+  key: jobKey,
+  keyOf: (job: ExportJobRecord) => jobKey(job.account_id, job.id),
+  derived: (job) => ({ gsi2pk: WORK.queued, gsi2sk: workKey(job.created_at, job) }),
+  collection: { partition: accountPartition, prefix: 'EXPORT#' },
+});
+
 export async function insertExportJob(job: ExportJobRecord): Promise<void> {
-  const created = await putNew({
-    ...exportKeys.job(job.account_id, job.id),
-    entity: 'export_job',
-    ...job,
-    gsi2pk: exportKeys.queued,
-    gsi2sk: workKey(job.created_at, job),
-  });
-  if (!created) throw new Error(`export job id collision: ${job.id}`);
+  if (!(await exportJobEntity.create(job))) throw new Error(`export job id collision: ${job.id}`);
 }
 
-export const findExportJob = (accountId: string, jobId: string) =>
-  getItem(exportKeys.job(accountId, jobId), exportJobRecord);
+export const findExportJob = (accountId: string, jobId: string) => exportJobEntity.find(accountId, jobId);
 
 /** Newest first; offset paging reads offset + limit items of the account's (few) jobs. */
 export async function listExportJobs(accountId: string, limit: number, offset: number): Promise<ExportJobRecord[]> {
-  const jobs = await queryPrefix(exportKeys.job(accountId, '').pk, exportKeys.listPrefix, exportJobRecord, offset + limit);
+  const jobs = await exportJobEntity.list(accountId, offset + limit);
   return jobs.slice(offset, offset + limit);
 }
 
@@ -46,7 +55,7 @@ export async function claimExportJob(
     const out = await documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: exportKeys.job(accountId, jobId),
+        Key: jobKey(accountId, jobId),
         UpdateExpression: 'SET #status = :processing, started_at = :now, gsi2pk = :work, gsi2sk = :workKey',
         ConditionExpression: '#status = :queued OR (#status = :processing AND started_at < :stale)',
         ExpressionAttributeNames: { '#status': 'status' },
@@ -55,13 +64,13 @@ export async function claimExportJob(
           ':queued': 'queued',
           ':now': startedAt,
           ':stale': staleBefore.toISOString(),
-          ':work': exportKeys.processing,
+          ':work': WORK.processing,
           ':workKey': workKey(startedAt, { account_id: accountId, id: jobId }),
         },
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return exportJobRecord.parse(out.Attributes);
+    return exportJobEntity.schema.parse(out.Attributes);
   } catch (error) {
     if (isConditionFailure(error)) return undefined;
     throw error;
@@ -87,7 +96,7 @@ export async function finishExportJob(
     await documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: exportKeys.job(job.account_id, job.id),
+        Key: jobKey(job.account_id, job.id),
         UpdateExpression: `SET ${sets.join(', ')} REMOVE gsi2pk, gsi2sk`,
         ConditionExpression: 'started_at = :mine',
         ExpressionAttributeNames: { '#status': 'status' },
@@ -105,8 +114,8 @@ export async function finishExportJob(
 export async function findClaimableJobs(staleBefore: Date, limit: number): Promise<Array<{ accountId: string; jobId: string }>> {
   const found: Array<{ accountId: string; jobId: string }> = [];
   const ranges = [
-    { pk: exportKeys.queued, below: '\uffff' },
-    { pk: exportKeys.processing, below: staleBefore.toISOString() },
+    { pk: WORK.queued, below: '\uffff' },
+    { pk: WORK.processing, below: staleBefore.toISOString() },
   ];
   for (const range of ranges) {
     const out = await documentClient().send(

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
-import { portalKeys } from './keys';
-import { getItem, putNew } from './table';
+import { defineEntity } from './entity';
+import { LOOKUP_SK } from './keys';
 
 /** A portal link's session: only the SHA-256 of its secret is stored, as for API keys. */
 export const portalSessionRecord = z.object({
@@ -12,15 +12,20 @@ export const portalSessionRecord = z.object({
 });
 export type PortalSessionRecord = z.infer<typeof portalSessionRecord>;
 
-/** TTL removes the lookup some time after it stopped working; the check itself is `valid_until`. */
+/**
+ * A global lookup reached only by presenting the secret (its SHA-256), as API keys are. TTL removes it
+ * some time after it stopped working; the check itself is `valid_until`.
+ */
+const portalSessionEntity = defineEntity({
+  name: 'portal_session',
+  schema: portalSessionRecord,
+  key: (secretHash: string) => ({ pk: `PORTALSESSION#${secretHash}`, sk: LOOKUP_SK }),
+  derived: (record) => ({ expires_at: Math.ceil(Date.parse(record.valid_until) / 1000) }),
+});
+
 export async function insertPortalSession(secretHash: string, record: PortalSessionRecord): Promise<void> {
-  const created = await putNew({
-    ...portalKeys.session(secretHash),
-    entity: 'portal_session',
-    ...record,
-    expires_at: Math.ceil(Date.parse(record.valid_until) / 1000),
-  });
+  const created = await portalSessionEntity.create(record, portalSessionEntity.key(secretHash));
   if (!created) throw new Error('portal session secret collision');
 }
 
-export const findPortalSession = (secretHash: string) => getItem(portalKeys.session(secretHash), portalSessionRecord);
+export const findPortalSession = (secretHash: string) => portalSessionEntity.find(secretHash);

@@ -2,8 +2,14 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SEND_LEAD_MS, slotIntervalMs } from '../domain/rate-limit';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { rateKeys } from './keys';
 import { isConditionFailure } from './table';
+
+/**
+ * A rate-limited destination's send schedule: one small item in a partition of its own, so its writes
+ * (one per delivery, only for destinations with a limit) never land in the account partition the
+ * routing table is read from. Only ever updated field by field (no `entity` attribute, no put).
+ */
+const rateKey = (accountId: string, destinationId: string) => ({ pk: `ACCT#${accountId}#RATE#${destinationId}`, sk: 'RATE' });
 
 /**
  * Takes the destination's next send slot (epoch ms): in SEND_LEAD_MS, when nobody is ahead, else the slot after
@@ -13,7 +19,7 @@ import { isConditionFailure } from './table';
  */
 export async function takeSendSlot(accountId: string, destinationId: string, limitPerSecond: number, now: Date): Promise<number> {
   const interval = slotIntervalMs(limitPerSecond);
-  const key = rateKeys.destination(accountId, destinationId);
+  const key = rateKey(accountId, destinationId);
   for (let round = 0; round < 10; round++) {
     const at = now.getTime();
     try {

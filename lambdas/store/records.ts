@@ -193,8 +193,6 @@ export const attemptRecord = z.object({
 });
 export type AttemptRecord = z.infer<typeof attemptRecord>;
 
-export const dedupeRecord = z.object({ event_id: z.string() });
-
 export const EXPORT_STATUSES = ['queued', 'processing', 'ready', 'failed'] as const;
 export const EXPORT_FORMATS = ['json', 'csv'] as const;
 

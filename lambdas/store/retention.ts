@@ -13,7 +13,10 @@ import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { readEventPartition as readStoredEvent } from './events';
 import { walkListIndex, type Direction } from './event-lists';
-import { ATTEMPT_PREFIX, BODY_SK, eventKeys, keys, STATUS_SK } from './keys';
+import { accountEntity, ACCOUNTS_WORK_PARTITION } from './accounts';
+import { dedupeEntity } from './dedupe';
+import { defineEntity, type Key } from './entity';
+import { ATTEMPT_PREFIX, BODY_SK, eventKeys, STATUS_SK } from './keys';
 import { eventRecord, type EventRecord } from './records';
 import { isConditionFailure } from './table';
 
@@ -22,14 +25,11 @@ import { isConditionFailure } from './table';
  * already gone, or rewriting a TTL to the value it already has, is harmless, so a run that stopped
  * half-way can simply be repeated.
  */
-type Key = { pk: string; sk: string };
 type Item = Record<string, unknown>;
 export type { Direction };
 
 const tableName = () => config().tableName;
 const WORK_INDEX = TABLE.globalIndexes[1].indexName;
-/** Accounts are listed in the work index under this partition (see store/accounts.ts). */
-const ACCOUNTS_PARTITION = 'ACCOUNTS';
 const BATCH_WRITE_LIMIT = 25;
 const BATCH_WRITE_ROUNDS = 6;
 
@@ -45,7 +45,7 @@ export async function* accountIdsAfter(after: string | undefined, pageSize = 100
         TableName: tableName(),
         IndexName: WORK_INDEX,
         KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk > :after' : 'gsi2pk = :pk',
-        ExpressionAttributeValues: after ? { ':pk': ACCOUNTS_PARTITION, ':after': after } : { ':pk': ACCOUNTS_PARTITION },
+        ExpressionAttributeValues: after ? { ':pk': ACCOUNTS_WORK_PARTITION, ':after': after } : { ':pk': ACCOUNTS_WORK_PARTITION },
         Limit: pageSize,
         ExclusiveStartKey: startKey,
       }),
@@ -66,7 +66,7 @@ export type AccountRetention = z.infer<typeof accountRetention>;
 
 export async function readAccountRetention(accountId: string): Promise<AccountRetention | undefined> {
   const out = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: keys.account(accountId), ConsistentRead: true }),
+    new GetCommand({ TableName: tableName(), Key: accountEntity.key(accountId), ConsistentRead: true }),
   );
   return out.Item ? accountRetention.parse(out.Item) : undefined;
 }
@@ -80,7 +80,7 @@ export async function recordTtlWindow(accountId: string, days: number): Promise<
     await documentClient().send(
       new UpdateCommand({
         TableName: tableName(),
-        Key: keys.account(accountId),
+        Key: accountEntity.key(accountId),
         UpdateExpression: 'SET ttl_retention_days = :days',
         ConditionExpression: 'retention_days = :days',
         ExpressionAttributeValues: { ':days': days },
@@ -168,7 +168,7 @@ export const setSideItemExpiry = (item: SideItem, expiresAt: number) => setExpir
 
 /** Re-times an event's de-duplication item, only while it still names this event. */
 export const setDedupeExpiry = (accountId: string, dedupeKey: string, eventId: string, expiresAt: number) =>
-  setExpiresAt(eventKeys.dedupe(accountId, dedupeKey), expiresAt, eventId);
+  setExpiresAt(dedupeEntity.key(accountId, dedupeKey), expiresAt, eventId);
 
 // ---------------------------------------------------------------------------------------------------
 // Deletes
@@ -222,7 +222,7 @@ export async function deleteDedupeIfOwned(accountId: string, dedupeKey: string, 
     await documentClient().send(
       new DeleteCommand({
         TableName: tableName(),
-        Key: eventKeys.dedupe(accountId, dedupeKey),
+        Key: dedupeEntity.key(accountId, dedupeKey),
         ConditionExpression: 'event_id = :id',
         ExpressionAttributeValues: { ':id': eventId },
       }),
@@ -266,10 +266,7 @@ async function setExpiresAt(key: Key, expiresAt: number, ownerEventId?: string):
 // ---------------------------------------------------------------------------------------------------
 // Checkpoint
 
-/**
- * Where a run that ran out of time stopped. Key builders belong in keys.ts; this single-item key is
- * kept here because only the sweeper ever reads or writes it.
- */
+/** Where a run that ran out of time stopped: one item, which only the sweeper reads or writes. */
 export const SWEEPER_CHECKPOINT_KEY = { pk: 'SWEEPER', sk: 'CHECKPOINT' } as const;
 
 export const sweepCursor = z.object({
@@ -292,22 +289,17 @@ export const sweepCheckpoint = z.object({
 });
 export type SweepCheckpoint = z.infer<typeof sweepCheckpoint>;
 
-export async function readCheckpoint(): Promise<SweepCheckpoint | undefined> {
-  const out = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: SWEEPER_CHECKPOINT_KEY, ConsistentRead: true }),
-  );
-  return out.Item ? sweepCheckpoint.parse(out.Item) : undefined;
-}
+const checkpointEntity = defineEntity({
+  name: 'sweeper_checkpoint',
+  schema: sweepCheckpoint,
+  key: () => SWEEPER_CHECKPOINT_KEY,
+  keyOf: () => SWEEPER_CHECKPOINT_KEY,
+});
+
+export const readCheckpoint = (): Promise<SweepCheckpoint | undefined> => checkpointEntity.find();
 
 export async function writeCheckpoint(checkpoint: SweepCheckpoint): Promise<void> {
-  await documentClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: { ...SWEEPER_CHECKPOINT_KEY, entity: 'sweeper_checkpoint', ...checkpoint, cursor: checkpoint.cursor ?? null },
-    }),
-  );
+  await documentClient().send(new PutCommand({ TableName: tableName(), Item: checkpointEntity.item({ ...checkpoint, cursor: checkpoint.cursor ?? null }) }));
 }
 
-export async function clearCheckpoint(): Promise<void> {
-  await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: SWEEPER_CHECKPOINT_KEY }));
-}
+export const clearCheckpoint = (): Promise<void> => checkpointEntity.remove();

@@ -1,25 +1,35 @@
-import { accountPartition, keys, listPrefix } from './keys';
+import { defineEntity } from './entity';
+import { accountPartition, routingPrefix } from './keys';
 import { routeRecord, type RouteRecord } from './records';
 import { markRoutingChanged } from './routing-table';
-import { deleteItem, getItem, putNew, queryPrefix, updateExisting } from './table';
+
+/** In the routing range, so the routing table's one query reads it. */
+const routeKey = (accountId: string, routeId: string) => ({ pk: accountPartition(accountId), sk: `${routingPrefix.routes}${routeId}` });
+const routeEntity = defineEntity({
+  name: 'route',
+  schema: routeRecord,
+  key: routeKey,
+  keyOf: (record: RouteRecord) => routeKey(record.account_id, record.id),
+  collection: { partition: accountPartition, prefix: routingPrefix.routes },
+});
 
 export async function insertRoute(record: RouteRecord): Promise<void> {
-  const created = await putNew({ ...keys.route(record.account_id, record.id), entity: 'route', ...record });
+  const created = await routeEntity.create(record);
   if (!created) throw new Error(`route id collision: ${record.id}`);
   await markRoutingChanged(record.account_id);
 }
 
-export const findRoute = (accountId: string, routeId: string) => getItem(keys.route(accountId, routeId), routeRecord);
+export const findRoute = (accountId: string, routeId: string) => routeEntity.find(accountId, routeId);
 
-export const listRoutes = (accountId: string) => queryPrefix(accountPartition(accountId), listPrefix.routes, routeRecord);
+export const listRoutes = (accountId: string) => routeEntity.list(accountId);
 
 export async function updateRoute(accountId: string, routeId: string, changes: Partial<RouteRecord>) {
-  const updated = await updateExisting(keys.route(accountId, routeId), changes, routeRecord);
+  const updated = await routeEntity.update([accountId, routeId], changes);
   await markRoutingChanged(accountId);
   return updated;
 }
 
 export async function deleteRoute(accountId: string, routeId: string): Promise<void> {
-  await deleteItem(keys.route(accountId, routeId));
+  await routeEntity.remove(accountId, routeId);
   await markRoutingChanged(accountId);
 }

@@ -4,7 +4,8 @@ import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { ForgetfulCache } from './forgetful-cache';
 import { getItem, queryAll } from './table';
-import { accountPartition, keys, listPrefix, routingRange } from './keys';
+import { accountEntity } from './accounts';
+import { ACCOUNT_SK, accountPartition, routingPrefix, routingRange } from './keys';
 import {
   accountRecord,
   breakerRecord,
@@ -48,7 +49,7 @@ const routingStamp = z.object({ routing_version: z.optional(z.int()) });
  * cached table serves only if it is at least as new as the stamp read now. One small consistent read.
  */
 export async function loadCurrentRoutingTable(accountId: string): Promise<RoutingTable | undefined> {
-  const [cached, stamp] = await Promise.all([loadRoutingTable(accountId), getItem(keys.account(accountId), routingStamp)]);
+  const [cached, stamp] = await Promise.all([loadRoutingTable(accountId), getItem(accountEntity.key(accountId), routingStamp)]);
   if (!stamp) return undefined;
   if (cached && cached.version >= (stamp.routing_version ?? 0)) return cached;
   return reloadRoutingTable(accountId);
@@ -67,7 +68,7 @@ export async function markRoutingChanged(accountId: string): Promise<void> {
   await documentClient().send(
     new UpdateCommand({
       TableName: config().tableName,
-      Key: keys.account(accountId),
+      Key: accountEntity.key(accountId),
       UpdateExpression: 'ADD routing_version :one',
       ConditionExpression: 'attribute_exists(pk)',
       ExpressionAttributeValues: { ':one': 1 },
@@ -90,16 +91,16 @@ async function readRoutingTable(accountId: string): Promise<RoutingTable | undef
   });
   for (const item of items) {
     const sk = String(item.sk);
-    if (sk === 'ACCOUNT') {
+    if (sk === ACCOUNT_SK) {
       account = accountRecord.parse(item);
       version = routingStamp.parse(item).routing_version ?? 0;
-    } else if (sk.startsWith(listPrefix.destinations)) {
+    } else if (sk.startsWith(routingPrefix.destinations)) {
       const destination = destinationRecord.parse(item);
       destinations.set(destination.id, destination);
-    } else if (sk.startsWith(listPrefix.breakers)) {
+    } else if (sk.startsWith(routingPrefix.breakers)) {
       const { destination_id, ...breaker } = breakerRecord.parse(item);
       breakers.set(destination_id, breaker);
-    } else if (sk.startsWith(listPrefix.routes)) routes.push(routeRecord.parse(item));
+    } else if (sk.startsWith(routingPrefix.routes)) routes.push(routeRecord.parse(item));
   }
   return account ? { account, version, destinations, routes, breakers } : undefined;
 }

@@ -1,35 +1,42 @@
 import { config } from '../shared/config';
 import { ForgetfulCache } from './forgetful-cache';
-import { accountPartition, keys, listPrefix } from './keys';
+import { defineEntity } from './entity';
+import { accountPartition, LOOKUP_SK } from './keys';
 import { sourceLookupRecord, sourceRecord, type SourceLookupRecord, type SourceRecord } from './records';
-import { deleteItem, getItem, putNew, queryPrefix, updateExisting } from './table';
 
-const lookupItem = (record: SourceRecord) => ({
-  ...keys.sourceLookup(record.path_token),
-  entity: 'source_lookup',
-  account_id: record.account_id,
-  source_id: record.id,
-  verification: record.verification,
+const sourceKey = (accountId: string, sourceId: string) => ({ pk: accountPartition(accountId), sk: `SOURCE#${sourceId}` });
+const sourceEntity = defineEntity({
+  name: 'source',
+  schema: sourceRecord,
+  key: sourceKey,
+  keyOf: (record: SourceRecord) => sourceKey(record.account_id, record.id),
+  collection: { partition: accountPartition, prefix: 'SOURCE#' },
+});
+
+/** What ingest reads by path token; the lookup does not hold the token itself, so writes pass its key. */
+const sourceLookupEntity = defineEntity({
+  name: 'source_lookup',
+  schema: sourceLookupRecord,
+  key: (pathToken: string) => ({ pk: `SOURCETOKEN#${pathToken}`, sk: LOOKUP_SK }),
 });
 
 /** The token lookup is written first and conditionally, so a path token can never point at two sources. */
 export async function insertSource(record: SourceRecord): Promise<void> {
-  if (!(await putNew(lookupItem(record)))) throw new Error('path token collision');
-  await putNew({ ...keys.source(record.account_id, record.id), entity: 'source', ...record });
+  const lookup = { account_id: record.account_id, source_id: record.id, verification: record.verification };
+  if (!(await sourceLookupEntity.create(lookup, sourceLookupEntity.key(record.path_token)))) throw new Error('path token collision');
+  await sourceEntity.create(record);
 }
 
-export const findSource = (accountId: string, sourceId: string) =>
-  getItem(keys.source(accountId, sourceId), sourceRecord);
+export const findSource = (accountId: string, sourceId: string) => sourceEntity.find(accountId, sourceId);
 
 // Ingest reuses a token's lookup for HOOKGATE_ROUTE_CACHE_SECONDS; changes made through this process
 // forget it at once (as the routing table does), so the local gateway is never stale.
 const lookups = new ForgetfulCache<SourceLookupRecord | undefined>(() => config().routeCacheSeconds * 1000);
 
 export const findSourceByToken = (pathToken: string) =>
-  lookups.get(pathToken, () => getItem(keys.sourceLookup(pathToken), sourceLookupRecord));
+  lookups.get(pathToken, () => sourceLookupEntity.find(pathToken));
 
-export const listSources = (accountId: string) =>
-  queryPrefix(accountPartition(accountId), listPrefix.sources, sourceRecord);
+export const listSources = (accountId: string) => sourceEntity.list(accountId);
 
 /**
  * Changes a source. The lookup that ingest reads is updated first, so a new signature check is
@@ -40,10 +47,10 @@ export async function updateSource(
   changes: Partial<Pick<SourceRecord, 'name' | 'verification' | 'custom_domain_id' | 'updated_at'>>,
 ): Promise<SourceRecord | undefined> {
   if (changes.verification !== undefined) {
-    await updateExisting(keys.sourceLookup(current.path_token), { verification: changes.verification }, sourceLookupRecord);
+    await sourceLookupEntity.update([current.path_token], { verification: changes.verification });
     lookups.forget(current.path_token);
   }
-  return updateExisting(keys.source(current.account_id, current.id), changes, sourceRecord);
+  return sourceEntity.update([current.account_id, current.id], changes);
 }
 
 /**
@@ -51,7 +58,7 @@ export async function updateSource(
  * functions within their cache time), then the source itself. Its events stay.
  */
 export async function deleteSource(current: SourceRecord): Promise<void> {
-  await deleteItem(keys.sourceLookup(current.path_token));
+  await sourceLookupEntity.remove(current.path_token);
   lookups.forget(current.path_token);
-  await deleteItem(keys.source(current.account_id, current.id));
+  await sourceEntity.remove(current.account_id, current.id);
 }

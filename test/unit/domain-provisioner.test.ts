@@ -33,7 +33,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../lambdas/handlers/domain-provisioner';
 import { resetConfigForTests } from '../../lambdas/shared/config';
-import { domainKeys } from '../../lambdas/store/keys';
+import { customDomainEntity, DOMAIN_WORK, domainLookupEntity } from '../../lambdas/store/custom-domains';
 import type { CustomDomainRecord } from '../../lambdas/store/records';
 import { UNIT_ENV } from '../fixtures/apigw';
 
@@ -107,15 +107,15 @@ function domainItem(): Record<string, unknown> {
     updated_at: at,
   };
   return {
-    ...domainKeys.domain(ACCOUNT, DOMAIN_ID),
+    ...customDomainEntity.key(ACCOUNT, DOMAIN_ID),
     entity: 'custom_domain',
     ...record,
-    gsi2pk: domainKeys.tlsPending,
+    gsi2pk: DOMAIN_WORK.tlsPending,
     gsi2sk: `${at}#${ACCOUNT}#${DOMAIN_ID}`,
   };
 }
 
-const stored = () => items.get(itemKey(domainKeys.domain(ACCOUNT, DOMAIN_ID))) as Record<string, unknown>;
+const stored = () => items.get(itemKey(customDomainEntity.key(ACCOUNT, DOMAIN_ID))) as Record<string, unknown>;
 const run = () => handler();
 
 beforeAll(() => {
@@ -181,7 +181,7 @@ describe('domain provisioner', () => {
         value: '_98d2646601fa951d53639ac514e785e8.mhbtsbpdnt.acm-validations.aws',
       },
       dns_target: null,
-      gsi2pk: domainKeys.tlsPending,
+      gsi2pk: DOMAIN_WORK.tlsPending,
     });
     expect(apigw.calls()).toHaveLength(0);
 
@@ -263,7 +263,7 @@ describe('domain provisioner', () => {
     acm.on(RequestCertificateCommand).rejectsOnce(new ThrottlingException({ message: 'Rate exceeded', $metadata: {} }));
     const report = await run();
     expect(report.outcomes.error).toBe(1);
-    expect(stored()).toMatchObject({ tls_status: 'pending', certificate_arn: null, gsi2pk: domainKeys.tlsPending });
+    expect(stored()).toMatchObject({ tls_status: 'pending', certificate_arn: null, gsi2pk: DOMAIN_WORK.tlsPending });
 
     acm.on(RequestCertificateCommand).resolves({ CertificateArn: CERT_ARN });
     acm.on(DescribeCertificateCommand).resolves(certificate('PENDING_VALIDATION'));
@@ -304,7 +304,7 @@ describe('domain provisioner', () => {
   });
 
   describe('a deleted domain (status deleting, in the deleting work index)', () => {
-    const LOOKUP = { ...domainKeys.lookup('hooks.acme.com'), account_id: ACCOUNT, domain_id: DOMAIN_ID, created_at: '2026-05-01T10:00:00.000Z' };
+    const LOOKUP = { ...domainLookupEntity.key('hooks.acme.com'), account_id: ACCOUNT, domain_id: DOMAIN_ID, created_at: '2026-05-01T10:00:00.000Z' };
     const seedDeleting = () => {
       const seeded = {
         ...domainItem(),
@@ -313,7 +313,7 @@ describe('domain provisioner', () => {
         api_mapping_done: true,
         tls_status: 'issued',
         status: 'deleting',
-        gsi2pk: domainKeys.deleting,
+        gsi2pk: DOMAIN_WORK.deleting,
         gsi2sk: `2026-05-02T10:00:00.000Z#${ACCOUNT}#${DOMAIN_ID}`,
       };
       items.set(itemKey(seeded), seeded);
@@ -341,7 +341,7 @@ describe('domain provisioner', () => {
       ]);
       expect(apigw.commandCalls(DeleteDomainNameCommand)[0]?.args[0].input).toEqual({ DomainName: 'hooks.acme.com' });
       expect(acm.commandCalls(DeleteCertificateCommand)[0]?.args[0].input).toEqual({ CertificateArn: CERT_ARN });
-      expect(items.has(itemKey(domainKeys.domain(ACCOUNT, DOMAIN_ID)))).toBe(false);
+      expect(items.has(itemKey(customDomainEntity.key(ACCOUNT, DOMAIN_ID)))).toBe(false);
       expect(items.has(itemKey(LOOKUP))).toBe(false);
       // Nothing is provisioned for it meanwhile.
       expect(acm.commandCalls(RequestCertificateCommand)).toHaveLength(0);
@@ -357,7 +357,7 @@ describe('domain provisioner', () => {
       acm.on(DeleteCertificateCommand).rejectsOnce(new ResourceInUseException({ message: 'in use', $metadata: {} })).resolves({});
 
       expect((await run()).outcomes.error).toBe(1);
-      expect(stored()).toMatchObject({ status: 'deleting', gsi2pk: domainKeys.deleting });
+      expect(stored()).toMatchObject({ status: 'deleting', gsi2pk: DOMAIN_WORK.deleting });
       expect(items.has(itemKey(LOOKUP))).toBe(true);
 
       expect((await run()).outcomes.removed).toBe(1);
@@ -381,7 +381,7 @@ describe('domain provisioner', () => {
 
     it('a certificate requested for a domain deleted meanwhile (its items gone) is deleted, not left behind', async () => {
       acm.on(RequestCertificateCommand).callsFake(() => {
-        items.delete(itemKey(domainKeys.domain(ACCOUNT, DOMAIN_ID))); // the API deleted it during the request
+        items.delete(itemKey(customDomainEntity.key(ACCOUNT, DOMAIN_ID))); // the API deleted it during the request
         return { CertificateArn: CERT_ARN };
       });
       acm.on(DeleteCertificateCommand).resolves({});

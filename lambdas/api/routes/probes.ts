@@ -1,5 +1,5 @@
 import { getItem } from '../../store/table';
-import { keys } from '../../store/keys';
+import { HEALTH_KEY } from '../../store/keys';
 import * as z from 'zod';
 import { json } from '../route-doc';
 import type { Route } from '../router';
@@ -30,7 +30,7 @@ export const probeRoutes: Route[] = [
     },
     // Ready means the table answers: one small read that the function's grants already allow.
     handle: async () => {
-      await getItem(keys.health(), z.unknown(), false);
+      await getItem(HEALTH_KEY, z.unknown(), false);
       return { status: 200, data: { status: 'ready' } satisfies z.output<typeof readyResponse> };
     },
   },
