@@ -4,8 +4,7 @@ import { isTerminalDelivery } from '../domain/event-status';
 import type { DeliveryState } from '../domain/progress';
 import { enqueueDeliveries, type DeliveryTask } from '../adapters/delivery-queue';
 import { log } from '../shared/log';
-import { changeEvent, overdueEvents } from '../store/events';
-import { RECONCILE_SHARDS } from '../store/keys';
+import { changeEvent, overdueEvents, RECONCILE_SHARDS } from '../store/events';
 import type { EventRecord } from '../store/records';
 import { loadCurrentRoutingTable } from '../store/routing-table';
 

@@ -6,7 +6,7 @@ import type { EventStatus } from '../domain/event-status';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { defineEntity } from './entity';
-import { eventKeys } from './keys';
+import { eventEntity } from './events';
 import { eventRecord, type EventRecord } from './records';
 import { batchGet } from './table';
 
@@ -122,7 +122,7 @@ export async function listCustomerEvents(
     const out = await documentClient().send(new QueryCommand(input));
     const entries = (out.Items ?? []).map((item) => customerEventEntry.parse(item));
     const events = new Map(
-      (await batchGet(entries.map((e) => eventKeys.status(accountId, e.event_id)), eventRecord)).map((e) => [e.id, e]),
+      (await batchGet(entries.map((e) => eventEntity.key(accountId, e.event_id)), eventRecord)).map((e) => [e.id, e]),
     );
     for (const entry of entries) {
       const event = events.get(entry.event_id);

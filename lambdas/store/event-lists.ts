@@ -4,7 +4,7 @@ import { TABLE } from '../shared/resource-definitions';
 import { isExpired } from '../domain/retention';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { eventKeys, LIST_SHARDS } from './keys';
+import { eventEntity, LIST_SHARDS, listPartition } from './events';
 import { eventRecord, type EventRecord } from './records';
 import { batchGet } from './table';
 
@@ -67,7 +67,7 @@ async function* walkShard(accountId: string, direction: Direction, shard: number
   }
   if (low > high) return;
   const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':pk': eventKeys.listPartition(accountId, direction, shard), ':low': low, ':high': high };
+  const values: Record<string, unknown> = { ':pk': listPartition(accountId, direction, shard), ':low': low, ':high': high };
   const filters: string[] = [];
   for (const field of ['event_type', 'source_id', 'external_event_id'] as const) {
     if (range[field] === undefined) continue;
@@ -124,7 +124,7 @@ async function withStatuses(accountId: string, listed: ListedKeys[]): Promise<Ev
   const table = config().tableName;
   const now = new Date();
   for (let start = 0; start < listed.length; start += 100) {
-    let pending: Array<Record<string, unknown>> = listed.slice(start, start + 100).map((e) => eventKeys.status(accountId, e.id));
+    let pending: Array<Record<string, unknown>> = listed.slice(start, start + 100).map((e) => eventEntity.key(accountId, e.id));
     for (let round = 0; pending.length > 0; round++) {
       if (round === 5) throw new Error('DynamoDB left keys unprocessed after retries');
       const out = await documentClient().send(
@@ -182,7 +182,7 @@ export async function* listEventRecordPages(
   let ids: string[] = [];
   const flush = async () => {
     const now = new Date();
-    const found = await batchGet(ids.map((id) => eventKeys.status(accountId, id)), storedStatus, true);
+    const found = await batchGet(ids.map((id) => eventEntity.key(accountId, id)), storedStatus, true);
     const byId = new Map(found.filter((item) => !isExpired(item.expires_at, now)).map(({ expires_at: _, ...event }) => [event.id, event]));
     const page = { events: ids.flatMap((id) => byId.get(id) ?? []), lastScanned: ids.at(-1) ?? '' };
     ids = [];

@@ -5,7 +5,7 @@ import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retent
 import { TABLE } from '../shared/resource-definitions';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { ATTEMPT_PREFIX, BODY_SK, eventKeys, listShard, reconcileShard, STATUS_SK } from './keys';
+import { defineEntity } from './entity';
 import {
   attemptRecord,
   eventBodyRecord,
@@ -19,15 +19,51 @@ import { isConditionFailure, queryAll } from './table';
 
 const tableName = () => config().tableName;
 
+/**
+ * Events live in their own partitions (one per event) so no account partition takes their writes:
+ * the status item, the body beside it, the attempts after it (and replay claims, replay-jobs.ts).
+ */
+export const eventPartition = (accountId: string, eventId: string) => `ACCT#${accountId}#EVT#${eventId}`;
+const STATUS_SK = 'EVENT';
+const BODY_SK = 'BODY';
+const ATTEMPT_PREFIX = 'ATT#';
+
+/** What an item read from an event's partition is, by its sort key; the literals stay in this module. */
+export function eventItemKind(item: Record<string, unknown>): 'status' | 'body' | 'attempt' | 'other' {
+  const sk = String(item.sk);
+  if (sk === STATUS_SK) return 'status';
+  if (sk === BODY_SK) return 'body';
+  return sk.startsWith(ATTEMPT_PREFIX) ? 'attempt' : 'other';
+}
+
+/**
+ * The work index's sort key is a due time, which only grows, so DynamoDB cannot split a shard for heat:
+ * 32 shards × 1,000 writes/s, at 2 index writes per webhook, carry 16,000 webhooks/s.
+ */
+export const RECONCILE_SHARDS = 32;
+/** 1,000 webhooks/s for one account is 250 index writes/s per shard, a quarter of a partition's limit. */
+export const LIST_SHARDS = 4;
+
+/**
+ * List index: an account's events of one direction, in LIST_SHARDS partitions (by the id's last hex
+ * digit, which is random in a UUIDv7) so one busy account spreads its index writes; merged on read.
+ */
+export const listShard = (eventId: string) => parseInt(eventId.slice(-1), 16) % LIST_SHARDS;
+export const listPartition = (accountId: string, direction: string, shard: number) => `ACCT#${accountId}#EVENTS#${direction}#${shard}`;
+
+const reconcileShard = (eventId: string) => parseInt(eventId.slice(-2), 16) % RECONCILE_SHARDS;
+/** Work index for the reconciler, spread over a few partitions so no single one is hot. */
+const reconcilePartition = (shard: number) => `RECONCILE#${shard}`;
+
 /** Index and TTL attributes that follow from an event's state; kept in one place so every write agrees. */
 function derivedAttributes(event: EventRecord): Record<string, unknown> {
   const attributes: Record<string, unknown> = {
-    gsi1pk: eventKeys.listPartition(event.account_id, event.direction, listShard(event.id)),
+    gsi1pk: listPartition(event.account_id, event.direction, listShard(event.id)),
     gsi1sk: event.id,
   };
   const due = progressDueAt(event.status, event.received_at, event.deliveries);
   if (due && !SETTLED_STATUSES.includes(event.status)) {
-    attributes.gsi2pk = eventKeys.reconcilePartition(reconcileShard(event.id));
+    attributes.gsi2pk = reconcilePartition(reconcileShard(event.id));
     attributes.gsi2sk = `${due}#${event.account_id}#${event.id}`;
   }
   if (SETTLED_STATUSES.includes(event.status)) {
@@ -36,20 +72,41 @@ function derivedAttributes(event: EventRecord): Record<string, unknown> {
   return attributes;
 }
 
-function statusItem(event: EventRecord) {
-  return { ...eventKeys.status(event.account_id, event.id), entity: 'event', ...event, ...derivedAttributes(event) };
-}
+const statusKey = (accountId: string, eventId: string) => ({ pk: eventPartition(accountId, eventId), sk: STATUS_SK });
+/** The small, often rewritten item of an event, and the only one in the list and work indexes. */
+export const eventEntity = defineEntity({
+  name: 'event',
+  schema: eventRecord,
+  key: statusKey,
+  keyOf: (event: EventRecord) => statusKey(event.account_id, event.id),
+  derived: derivedAttributes,
+});
+
+/** The immutable body; its TTL follows the event's, which the body does not hold, so writes add it. */
+const eventBodyEntity = defineEntity({
+  name: 'event_body',
+  schema: eventBodyRecord,
+  key: (accountId: string, eventId: string) => ({ pk: eventPartition(accountId, eventId), sk: BODY_SK }),
+});
+
+/** One delivery try, after the body in the event's partition; its TTL counts from its own time. */
+const attemptEntity = defineEntity({
+  name: 'attempt',
+  schema: attemptRecord,
+  key: (accountId: string, eventId: string, attemptId: string) => ({
+    pk: eventPartition(accountId, eventId),
+    sk: `${ATTEMPT_PREFIX}${attemptId}`,
+  }),
+});
 
 /** Writes a new event: its status item and its body item, in one request. */
 export async function insertEvent(event: EventRecord, body: EventBodyRecord): Promise<void> {
   const bodyItem = {
-    ...eventKeys.body(event.account_id, event.id),
-    entity: 'event_body',
-    ...body,
+    ...eventBodyEntity.item(body, eventBodyEntity.key(event.account_id, event.id)),
     expires_at: sideItemExpiresAt(event.received_at, event.retention_days),
   };
   let pending: Array<{ PutRequest: { Item: Record<string, unknown> } }> = [
-    { PutRequest: { Item: statusItem(event) } },
+    { PutRequest: { Item: eventEntity.item(event) } },
     { PutRequest: { Item: bodyItem } },
   ];
   for (let round = 0; pending.length > 0; round++) {
@@ -62,7 +119,7 @@ export async function insertEvent(event: EventRecord, body: EventBodyRecord): Pr
 
 /** Removes an event that was written but never enqueued (a duplicate that lost the de-duplication race). */
 export async function deleteUnqueuedEvent(accountId: string, eventId: string): Promise<void> {
-  for (const key of [eventKeys.status(accountId, eventId), eventKeys.body(accountId, eventId)]) {
+  for (const key of [statusKey(accountId, eventId), eventBodyEntity.key(accountId, eventId)]) {
     await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: key }));
   }
 }
@@ -74,7 +131,7 @@ export async function deleteUnqueuedEvent(accountId: string, eventId: string): P
 const liveStatus = (item: Record<string, unknown> | undefined) => (item && !isExpired(item.expires_at, new Date()) ? eventRecord.parse(item) : undefined);
 
 export async function findEvent(accountId: string, eventId: string): Promise<EventRecord | undefined> {
-  const out = await documentClient().send(new GetCommand({ TableName: tableName(), Key: eventKeys.status(accountId, eventId), ConsistentRead: true }));
+  const out = await documentClient().send(new GetCommand({ TableName: tableName(), Key: statusKey(accountId, eventId), ConsistentRead: true }));
   return liveStatus(out.Item);
 }
 
@@ -87,12 +144,12 @@ export async function findEventWithBody(
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk BETWEEN :body AND :event',
-      ExpressionAttributeValues: { ':pk': eventKeys.partition(accountId, eventId), ':body': BODY_SK, ':event': STATUS_SK },
+      ExpressionAttributeValues: { ':pk': eventPartition(accountId, eventId), ':body': BODY_SK, ':event': STATUS_SK },
       ConsistentRead: true,
     }),
   );
-  const bodyItem = out.Items?.find((item) => item.sk === BODY_SK);
-  const event = liveStatus(out.Items?.find((item) => item.sk === STATUS_SK));
+  const bodyItem = out.Items?.find((item) => eventItemKind(item) === 'body');
+  const event = liveStatus(out.Items?.find((item) => eventItemKind(item) === 'status'));
   if (!bodyItem || !event) return undefined;
   return { event, body: eventBodyRecord.parse(bodyItem) };
 }
@@ -101,18 +158,18 @@ export async function findEventWithBody(
 export const readEventPartition = (accountId: string, eventId: string): Promise<Array<Record<string, unknown>>> =>
   queryAll({
     KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': eventKeys.partition(accountId, eventId) },
+    ExpressionAttributeValues: { ':pk': eventPartition(accountId, eventId) },
     ConsistentRead: true,
   });
 
 /** Everything stored for one event: its status, body and attempts (oldest first). */
 export async function findEventDetail(accountId: string, eventId: string) {
   const items = await readEventPartition(accountId, eventId);
-  const event = liveStatus(items.find((item) => item.sk === STATUS_SK));
-  const bodyItem = items.find((item) => item.sk === BODY_SK);
+  const event = liveStatus(items.find((item) => eventItemKind(item) === 'status'));
+  const bodyItem = items.find((item) => eventItemKind(item) === 'body');
   if (!event || !bodyItem) return undefined;
   const attempts = items
-    .filter((item) => String(item.sk).startsWith(ATTEMPT_PREFIX))
+    .filter((item) => eventItemKind(item) === 'attempt')
     .map((item) => attemptRecord.parse(item))
     .sort((a, b) => (a.attempted_at === b.attempted_at ? a.id.localeCompare(b.id) : a.attempted_at.localeCompare(b.attempted_at)));
   return { event, body: eventBodyRecord.parse(bodyItem), attempts };
@@ -142,7 +199,7 @@ export async function changeEvent(
       await documentClient().send(
         new PutCommand({
           TableName: tableName(),
-          Item: statusItem(stored),
+          Item: eventEntity.item(stored),
           ConditionExpression: 'version = :v',
           ExpressionAttributeValues: { ':v': current.version },
         }),
@@ -160,9 +217,7 @@ export async function insertAttempt(accountId: string, attempt: AttemptRecord, r
     new PutCommand({
       TableName: tableName(),
       Item: {
-        ...eventKeys.attempt(accountId, attempt.event_id, attempt.id),
-        entity: 'attempt',
-        ...attempt,
+        ...attemptEntity.item(attempt, attemptEntity.key(accountId, attempt.event_id, attempt.id)),
         expires_at: sideItemExpiresAt(attempt.attempted_at, retentionDays),
       },
     }),
@@ -178,7 +233,7 @@ export async function overdueEvents(shard: number, cutoff: string, max: number):
     {
       IndexName: TABLE.globalIndexes[1].indexName,
       KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
-      ExpressionAttributeValues: { ':pk': eventKeys.reconcilePartition(shard), ':cutoff': cutoff },
+      ExpressionAttributeValues: { ':pk': reconcilePartition(shard), ':cutoff': cutoff },
     },
     max,
   );

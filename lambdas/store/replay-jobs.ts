@@ -6,8 +6,10 @@ import { isExpired } from '../domain/retention';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { TABLE } from '../shared/resource-definitions';
-import { accountPartition, eventKeys } from './keys';
-import { getItem, isConditionFailure, putNew, queryAll, queryPrefix, updateExisting } from './table';
+import { defineEntity } from './entity';
+import { eventPartition } from './events';
+import { accountPartition } from './keys';
+import { isConditionFailure, queryAll } from './table';
 
 /**
  * Bulk replay jobs (issue 15), declared in one place: the item's key, its schema, and the attributes
@@ -17,7 +19,7 @@ import { getItem, isConditionFailure, putNew, queryAll, queryPrefix, updateExist
  */
 const JOB_PREFIX = 'REPLAY#';
 const jobKey = (accountId: string, jobId: string) => ({ pk: accountPartition(accountId), sk: `${JOB_PREFIX}${jobId}` });
-const claimKey = (accountId: string, eventId: string, jobId: string) => ({ pk: eventKeys.partition(accountId, eventId), sk: `REPLAYCOPY#${jobId}` });
+const claimKey = (accountId: string, eventId: string, jobId: string) => ({ pk: eventPartition(accountId, eventId), sk: `REPLAYCOPY#${jobId}` });
 /** Work-index partitions: jobs waiting for a worker (by creation), and jobs held under a lease (by its end). */
 const WORK = { queued: 'REPLAYS#queued', running: 'REPLAYS#running' } as const;
 const workSortKey = (at: string, job: { account_id: string; id: string }) => `${at}#${job.account_id}#${job.id}`;
@@ -65,20 +67,26 @@ const DERIVED_FIELDS = ['gsi2pk', 'gsi2sk', 'expires_at'];
 
 /** A job past its TTL is gone for readers at once, though DynamoDB deletes it later. */
 const live = (job: (ReplayJobRecord & { expires_at?: unknown }) | undefined, now: Date) => (job && !isExpired(job.expires_at, now) ? job : undefined);
-const storedJob = z.extend(replayJobRecord, { expires_at: z.optional(z.number()) });
+
+/** Read with its TTL, so a job past it is hidden at once. */
+const replayJobEntity = defineEntity({
+  name: 'replay_job',
+  schema: z.extend(replayJobRecord, { expires_at: z.optional(z.number()) }),
+  key: jobKey,
+  keyOf: (job: ReplayJobRecord) => jobKey(job.account_id, job.id),
+  derived,
+  collection: { partition: accountPartition, prefix: JOB_PREFIX },
+});
 
 export async function insertReplayJob(job: ReplayJobRecord): Promise<void> {
-  if (!(await putNew({ ...jobKey(job.account_id, job.id), entity: 'replay_job', ...job, ...derived(job) }))) {
-    throw new Error(`replay job id collision: ${job.id}`);
-  }
+  if (!(await replayJobEntity.create(job))) throw new Error(`replay job id collision: ${job.id}`);
 }
 
-export const findReplayJob = async (accountId: string, jobId: string, now = new Date()) =>
-  live(await getItem(jobKey(accountId, jobId), storedJob), now);
+export const findReplayJob = async (accountId: string, jobId: string, now = new Date()) => live(await replayJobEntity.find(accountId, jobId), now);
 
 /** Newest first; offset paging reads offset + limit items of the account's jobs. */
 export async function listReplayJobs(accountId: string, limit: number, offset: number, now = new Date()): Promise<ReplayJobRecord[]> {
-  const jobs = await queryPrefix(accountPartition(accountId), JOB_PREFIX, storedJob, offset + limit);
+  const jobs = await replayJobEntity.list(accountId, offset + limit);
   return jobs.filter((job) => live(job, now)).slice(offset, offset + limit);
 }
 
@@ -129,7 +137,7 @@ export async function saveReplayJob(job: ReplayJobRecord, heldToken: string): Pr
   const { id, account_id, ...fields } = job;
   const state = { ...fields, ...derived(job) };
   const removals = DERIVED_FIELDS.filter((field) => !(field in state));
-  const saved = await updateExisting(jobKey(account_id, id), state, replayJobRecord, removals, { lease_token: heldToken });
+  const saved = await replayJobEntity.update([account_id, id], state, removals, { lease_token: heldToken });
   return saved !== undefined;
 }
 
@@ -157,7 +165,12 @@ export async function findClaimableReplayJobs(now: Date, limit: number): Promise
   return found;
 }
 
-const claimRecord = z.object({ copy_id: z.string() });
+/** Expires with the original event, whose retention the caller passes. */
+const replayClaimEntity = defineEntity({
+  name: 'replay_claim',
+  schema: z.object({ copy_id: z.string(), expires_at: z.optional(z.number()) }),
+  key: claimKey,
+});
 
 /**
  * Records, before the copy exists, which id this job's copy of an event has: the first call wins
@@ -171,9 +184,8 @@ export async function claimReplayCopy(
   copyId: string,
   expiresAt: number,
 ): Promise<{ copyId: string; fresh: boolean }> {
-  const key = claimKey(accountId, eventId, jobId);
-  if (await putNew({ ...key, entity: 'replay_claim', copy_id: copyId, expires_at: expiresAt })) return { copyId, fresh: true };
-  const held = await getItem(key, claimRecord);
+  if (await replayClaimEntity.create({ copy_id: copyId, expires_at: expiresAt }, claimKey(accountId, eventId, jobId))) return { copyId, fresh: true };
+  const held = await replayClaimEntity.find(accountId, eventId, jobId);
   if (!held) throw new Error(`replay claim of ${eventId} vanished`);
   return { copyId: held.copy_id, fresh: false };
 }

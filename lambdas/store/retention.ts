@@ -11,12 +11,11 @@ import { TABLE } from '../shared/resource-definitions';
 import { EVENT_STATUSES, SETTLED_STATUSES, type EventStatus } from '../domain/event-status';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { readEventPartition as readStoredEvent } from './events';
+import { eventEntity, eventItemKind, readEventPartition as readStoredEvent } from './events';
 import { walkListIndex, type Direction } from './event-lists';
 import { accountEntity, ACCOUNTS_WORK_PARTITION } from './accounts';
 import { dedupeEntity } from './dedupe';
 import { defineEntity, type Key } from './entity';
-import { ATTEMPT_PREFIX, BODY_SK, eventKeys, STATUS_SK } from './keys';
 import { eventRecord, type EventRecord } from './records';
 import { isConditionFailure } from './table';
 
@@ -145,18 +144,18 @@ const storedSide = z.object({ pk: z.string(), sk: z.string(), body_ref: z.option
 
 export async function readEventParts(accountId: string, eventId: string): Promise<StoredEventParts> {
   const items = await readStoredEvent(accountId, eventId);
-  const statusItem = items.find((item) => item.sk === STATUS_SK);
+  const statusItem = items.find((item) => eventItemKind(item) === 'status');
   const loose = statusItem === undefined ? undefined : sweptStatus.safeParse(statusItem);
   const event = statusItem === undefined ? undefined : eventRecord.safeParse(statusItem);
-  const sides = items.filter((item) => item.sk !== STATUS_SK).map((item) => storedSide.parse(item));
+  const sides = items.filter((item) => eventItemKind(item) !== 'status').map((item) => storedSide.parse(item));
   return {
     status: loose === undefined ? undefined : loose.success ? { status: loose.data.status, dedupe_key: loose.data.dedupe_key ?? null } : 'unreadable',
     event: event?.success ? event.data : undefined,
-    payloadRef: sides.find((item) => item.sk === BODY_SK)?.body_ref,
-    attempts: sides.filter((item) => item.sk.startsWith(ATTEMPT_PREFIX)).length,
+    payloadRef: sides.find((item) => eventItemKind(item) === 'body')?.body_ref,
+    attempts: sides.filter((item) => eventItemKind(item) === 'attempt').length,
     sideItems: sides.map((item) => ({
       ref: refOf({ pk: item.pk, sk: item.sk }),
-      countsFrom: item.sk.startsWith(ATTEMPT_PREFIX) ? (item.attempted_at ?? null) : null,
+      countsFrom: eventItemKind(item) === 'attempt' ? (item.attempted_at ?? null) : null,
       expiresAt: item.expires_at,
     })),
   };
@@ -202,7 +201,7 @@ export async function deleteSettledStatusItem(accountId: string, eventId: string
     const out = await documentClient().send(
       new DeleteCommand({
         TableName: tableName(),
-        Key: eventKeys.status(accountId, eventId),
+        Key: eventEntity.key(accountId, eventId),
         ConditionExpression: `attribute_not_exists(pk) OR #status IN (${Object.keys(values).join(', ')})`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,

@@ -17,7 +17,7 @@ import { sweepClock } from '../../lambdas/handlers/sweeper';
 import { cutoffBound, DAY_MS, isSweepable } from '../../lambdas/domain/retention';
 import { sweepRetention } from '../../lambdas/pipeline/retention';
 import { resetConfigForTests } from '../../lambdas/shared/config';
-import { listShard } from '../../lambdas/store/keys';
+import { listShard } from '../../lambdas/store/events';
 import { batchDeleteKeys, SWEEPER_CHECKPOINT_KEY } from '../../lambdas/store/retention';
 import { UNIT_ENV } from '../fixtures/apigw';
 
