@@ -7,6 +7,7 @@ import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { defineEntity } from './entity';
 import { eventEntity } from './events';
+import { accountPartition } from './keys';
 import { eventRecord, type EventRecord } from './records';
 import { batchGet } from './table';
 
@@ -25,7 +26,7 @@ export const customerEventEntry = z.object({
 export type CustomerEventEntry = z.infer<typeof customerEventEntry>;
 
 /** A partition per (account, customer), sorted by event id (UUIDv7): newest first is a reverse query. */
-const logPartition = (accountId: string, customer: string) => `ACCT#${accountId}#CUST#${customer}#EVENTS`;
+const logPartition = (accountId: string, customer: string) => `${accountPartition(accountId)}#CUST#${customer}#EVENTS`;
 const customerEventEntity = defineEntity({
   name: 'customer_event',
   schema: customerEventEntry,

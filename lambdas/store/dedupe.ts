@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import { defineEntity } from './entity';
+import { accountPartition } from './keys';
 
 /**
  * A claimed external id, in a partition of its own per (account, scope hash) so claims never meet an
@@ -9,7 +10,7 @@ import { defineEntity } from './entity';
 export const dedupeEntity = defineEntity({
   name: 'dedupe',
   schema: z.object({ event_id: z.string(), expires_at: z.optional(z.number()) }),
-  key: (accountId: string, scopeHash: string) => ({ pk: `ACCT#${accountId}#DEDUP#${scopeHash}`, sk: 'DEDUP' }),
+  key: (accountId: string, scopeHash: string) => ({ pk: `${accountPartition(accountId)}#DEDUP#${scopeHash}`, sk: 'DEDUP' }),
 });
 
 /** Provider delivery ids are de-duplicated per source (inbound) or per account (outbound). */

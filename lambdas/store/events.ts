@@ -6,6 +6,7 @@ import { TABLE } from '../shared/resource-definitions';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { defineEntity } from './entity';
+import { accountPartition } from './keys';
 import {
   attemptRecord,
   eventBodyRecord,
@@ -23,7 +24,7 @@ const tableName = () => config().tableName;
  * Events live in their own partitions (one per event) so no account partition takes their writes:
  * the status item, the body beside it, the attempts after it (and replay claims, replay-jobs.ts).
  */
-export const eventPartition = (accountId: string, eventId: string) => `ACCT#${accountId}#EVT#${eventId}`;
+export const eventPartition = (accountId: string, eventId: string) => `${accountPartition(accountId)}#EVT#${eventId}`;
 const STATUS_SK = 'EVENT';
 const BODY_SK = 'BODY';
 const ATTEMPT_PREFIX = 'ATT#';
@@ -49,7 +50,8 @@ export const LIST_SHARDS = 4;
  * digit, which is random in a UUIDv7) so one busy account spreads its index writes; merged on read.
  */
 export const listShard = (eventId: string) => parseInt(eventId.slice(-1), 16) % LIST_SHARDS;
-export const listPartition = (accountId: string, direction: string, shard: number) => `ACCT#${accountId}#EVENTS#${direction}#${shard}`;
+export const listPartition = (accountId: string, direction: string, shard: number) =>
+  `${accountPartition(accountId)}#EVENTS#${direction}#${shard}`;
 
 const reconcileShard = (eventId: string) => parseInt(eventId.slice(-2), 16) % RECONCILE_SHARDS;
 /** Work index for the reconciler, spread over a few partitions so no single one is hot. */

@@ -2,6 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SEND_LEAD_MS, slotIntervalMs } from '../domain/rate-limit';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
+import { accountPartition } from './keys';
 import { isConditionFailure } from './table';
 
 /**
@@ -9,7 +10,7 @@ import { isConditionFailure } from './table';
  * (one per delivery, only for destinations with a limit) never land in the account partition the
  * routing table is read from. Only ever updated field by field (no `entity` attribute, no put).
  */
-const rateKey = (accountId: string, destinationId: string) => ({ pk: `ACCT#${accountId}#RATE#${destinationId}`, sk: 'RATE' });
+const rateKey = (accountId: string, destinationId: string) => ({ pk: `${accountPartition(accountId)}#RATE#${destinationId}`, sk: 'RATE' });
 
 /**
  * Takes the destination's next send slot (epoch ms): in SEND_LEAD_MS, when nobody is ahead, else the slot after
