@@ -24,6 +24,3 @@ export const routingPrefix = {
   routes: `${ROUTING_PREFIX}ROUTE#`,
 } as const;
 export const routingRange = { from: ACCOUNT_SK, to: `${ROUTING_PREFIX}\uffff` } as const;
-
-/** The item the readiness probe reads (it never exists): one small read proves the table answers. */
-export const HEALTH_KEY = { pk: 'HEALTH', sk: 'HEALTH' } as const;

@@ -25,6 +25,14 @@ export function isConditionFailure(error: unknown): boolean {
   );
 }
 
+/**
+ * Resolves when the table answers a read: one eventually consistent read of an item that never
+ * exists (the readiness probe), which every function's grants allow.
+ */
+export async function pingTable(): Promise<void> {
+  await documentClient().send(new GetCommand({ TableName: tableName(), Key: { pk: 'HEALTH', sk: 'HEALTH' } }));
+}
+
 /** Reads one item and validates it; a stored item that fails its schema is a bug, not a 404. */
 export async function getItem<T>(key: Key, schema: z.ZodMiniType<T>, consistent = true): Promise<T | undefined> {
   const out = await documentClient().send(
