@@ -134,7 +134,8 @@ export async function claimReplayJob(
  * false when another worker took the job over, and this one must stop.
  */
 export async function saveReplayJob(job: ReplayJobRecord, heldToken: string): Promise<boolean> {
-  const { id, account_id, ...fields } = job;
+  // Parsed, so a job read with its TTL attribute does not both set and remove it.
+  const { id, account_id, ...fields } = replayJobRecord.parse(job);
   const state = { ...fields, ...derived(job) };
   const removals = DERIVED_FIELDS.filter((field) => !(field in state));
   const saved = await replayJobEntity.update([account_id, id], state, removals, { lease_token: heldToken });
