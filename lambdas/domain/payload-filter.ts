@@ -22,7 +22,8 @@ const isComparisonSet = (value: Record<string, unknown>) => Object.keys(value).s
 export function filterProblem(filter: unknown): string | null {
   if (!isObject(filter)) return 'filter must be a JSON object';
   if (new TextEncoder().encode(JSON.stringify(filter)).length > FILTER_MAX_BYTES) return `filter must be at most ${FILTER_MAX_BYTES} bytes`;
-  // Stored as a DynamoDB map: its numbers must be ones the table (and JavaScript) hold exactly.
+  // Past 2^53 a body's numbers parse inexactly (…993 reads as …992): such a filter would match the wrong
+  // events. Small magnitudes are exact enough and stored as text, so they are allowed.
   if (hasUnsafeNumber(filter)) return `filter: numbers must be between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`;
   return objectProblem(filter);
 }

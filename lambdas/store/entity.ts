@@ -1,4 +1,4 @@
-import type { z } from 'zod/mini';
+import * as z from 'zod/mini';
 import { deleteItem, getItem, putNew, queryPrefix, updateExisting } from './table';
 
 export type Key = { pk: string; sk: string };
@@ -12,7 +12,8 @@ type Attributes = Record<string, unknown>;
 export interface EntityDefinition<T, Ids extends unknown[]> {
   /** The `entity` attribute every item of the type carries. */
   name: string;
-  schema: z.ZodMiniType<T>;
+  /** The stored shape; a field that is a codec (JSON kept as text) is encoded on every write. */
+  schema: z.ZodMiniObject & z.ZodMiniType<T>;
   key: (...ids: Ids) => Key;
   /** The key of a record that carries its own ids; types keyed by something outside the record omit it. */
   keyOf?: (record: T) => Key;
@@ -23,10 +24,13 @@ export interface EntityDefinition<T, Ids extends unknown[]> {
 
 export function defineEntity<T extends Attributes, Ids extends unknown[]>(definition: EntityDefinition<T, Ids>) {
   const { name, schema, key, keyOf, derived, collection } = definition;
+  const fields: Readonly<Record<string, z.core.$ZodType>> = schema.def.shape;
+  const encodeChanges = (changes: Partial<T>) =>
+    Object.fromEntries(Object.entries(changes).map(([field, value]) => [field, fields[field] ? z.encode(fields[field], value) : value]));
   const item = (record: T, at?: Key) => {
     const itemKey = at ?? keyOf?.(record);
     if (!itemKey) throw new Error(`${name} items are keyed by ids the record does not hold: pass the key`);
-    return { ...itemKey, entity: name, ...record, ...derived?.(record) };
+    return { ...itemKey, entity: name, ...z.encode(schema, record), ...derived?.(record) };
   };
   return {
     name,
@@ -37,7 +41,7 @@ export function defineEntity<T extends Attributes, Ids extends unknown[]>(defini
     /** False when the key was already taken. */
     create: (record: T, at?: Key) => putNew(item(record, at)),
     update: (ids: Ids, changes: Partial<T>, removals: string[] = [], when: Attributes = {}) =>
-      updateExisting(key(...ids), changes, schema, removals, when),
+      updateExisting(key(...ids), encodeChanges(changes), schema, removals, when),
     remove: (...ids: Ids) => deleteItem(key(...ids)),
     /** Newest first (ids are UUIDv7). */
     list: (accountId: string, max = Infinity) => {

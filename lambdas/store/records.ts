@@ -6,6 +6,14 @@ import { PLANS } from '../domain/plans';
 /** Stored shapes, validated on every read. Responses are built from these in the API layer. */
 const timestamp = z.string();
 
+/**
+ * JSON a client chose, stored as its text. DynamoDB numbers span 1e-130 to 9.99e125 with 38 digits
+ * and JSON numbers do not (a filter holding 5e-324 was a 500), and nothing queries inside such a
+ * document. Reads decode it; entity writes encode it (lambdas/store/entity.ts).
+ */
+const jsonText = <T extends z.ZodMiniType>(shape: T) =>
+  z.codec(z.string(), shape, { decode: (text) => JSON.parse(text) as z.input<T>, encode: (value) => JSON.stringify(value) });
+
 export const accountRecord = z.object({
   id: z.string(),
   name: z.nullable(z.string()),
@@ -112,7 +120,7 @@ export const routeRecord = z.object({
   /** `portal`: made by the consumer portal, which may remove it again; matches outbound events only. */
   managed_by: z.optional(z.nullable(z.literal('portal'))),
   /** A payload filter (lambdas/domain/payload-filter.ts), validated when written; absent or null: none. */
-  filter: z.optional(z.nullable(z.record(z.string(), z.unknown()))),
+  filter: z.optional(z.nullable(jsonText(z.record(z.string(), z.unknown())))),
   created_at: timestamp,
   updated_at: timestamp,
 });

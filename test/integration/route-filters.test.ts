@@ -66,4 +66,50 @@ describe('payload filters on routes', () => {
       expect(patched.status).toBe(400);
     }
   });
+
+  it('numbers DynamoDB cannot hold are stored and matched exactly, on create and PATCH (filters are kept as JSON text)', async () => {
+    const { key, source } = await accountWithSource(call);
+    const bounds = [-5e-324, 5e-324, 1e-130, -1e-130, 1e-131, 1e-200, -0, 0.1 + 0.2, Number.MAX_SAFE_INTEGER];
+    const filters = [
+      { ' ': [-5e-324] }, // the fuzzer's shrunk counterexample (seed 371160236)
+      { amount: { $gte: 1e-131 } },
+      ...bounds.map((n) => ({ amount: n })),
+      { amount: { $in: bounds } },
+    ];
+    const dest = await addDestination(call, key, { url: `${sink.url}/bounds` });
+    const patchedRoute = await addRoute(call, key, { destination_id: dest.id, active: false });
+    for (const filter of filters) {
+      const created = await call('POST', '/v1/routes', { key, body: { destination_id: dest.id, filter, active: false } });
+      expect(created.status, JSON.stringify(filter)).toBe(201);
+      expect(created.json.data.filter).toEqual(JSON.parse(JSON.stringify(filter)));
+      expect((await call('GET', `/v1/routes/${created.json.data.id}`, { key })).json.data.filter).toEqual(created.json.data.filter);
+      const patched = await call('PATCH', `/v1/routes/${patchedRoute.id}`, { key, body: { filter } });
+      expect(patched.status, JSON.stringify(filter)).toBe(200);
+      expect(patched.json.data.filter).toEqual(created.json.data.filter);
+    }
+
+    // Past 2^53 a payload's numbers parse inexactly, so such filters stay a clear 400 (DynamoDB's 9.99e125 too).
+    for (const n of [9.99e125, -9.99e125, 1e126, Number.MAX_SAFE_INTEGER + 1]) {
+      for (const [method, path] of [['POST', '/v1/routes'], ['PATCH', `/v1/routes/${patchedRoute.id}`]] as const) {
+        const res = await call(method, path, { key, body: { destination_id: dest.id, filter: { amount: { $lt: n } } } });
+        expect(res.status).toBe(400);
+        expect(res.json.error).toBe('filter: numbers must be between -9007199254740991 and 9007199254740991');
+      }
+    }
+
+    // Matching sees the exact number: 5e-324 is not 0, 1e-131 is at least 1e-131.
+    const tiny = await addDestination(call, key, { url: `${sink.url}/tiny` });
+    await addRoute(call, key, { destination_id: tiny.id, filter: { amount: { $gte: 1e-131 } } });
+    const denormal = await addDestination(call, key, { url: `${sink.url}/denormal` });
+    await addRoute(call, key, { destination_id: denormal.id, filter: { amount: 5e-324 } });
+    const routedTo = async (body: string) => {
+      const id = (await ingest(call, source.path_token, body)).json.data.id as string;
+      const detail = await eventually(() => eventDetail(call, key, id), (d) => settled(d.event.status));
+      const names = { [tiny.id]: 'tiny', [denormal.id]: 'denormal' };
+      return (detail.event.deliveries as Array<{ destination_id: string }>).map((d) => names[d.destination_id]).sort();
+    };
+    expect(await routedTo('{"amount":5e-324}')).toEqual(['denormal']);
+    expect(await routedTo('{"amount":1e-131}')).toEqual(['tiny']);
+    expect(await routedTo('{"amount":0}')).toEqual([]);
+  });
 });
