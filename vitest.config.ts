@@ -30,7 +30,8 @@ export default defineConfig({
         },
       },
       {
-        // The consumer portal in a real browser: Debian's chromium (/usr/bin/chromium, installed by .ci/run).
+        // The consumer portal in a real browser: Debian's chromium (/usr/bin/chromium), else Playwright's;
+        // `npm test` installs one first when missing (scripts/ensure-browser.mjs).
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],

@@ -13,7 +13,8 @@ import type { ReceivedRequest, Sink } from '../fixtures/sink';
  * real local gateway: what a customer does with a link, end to end. Screenshots of each screen go
  * to test-output/portal/ (not committed).
  */
-const CHROMIUM = '/usr/bin/chromium';
+// Debian's chromium, else Playwright's own: whichever `npm test` found or installed (scripts/ensure-browser.mjs).
+const CHROMIUM = existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : chromium.executablePath();
 const SHOTS = new URL('../../test-output/portal/', import.meta.url);
 const LOGO = 'https://cdn.acme.test/logo.svg';
 const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="64" height="32"><rect width="64" height="32" fill="#ff0066"/></svg>';
@@ -25,7 +26,7 @@ let key: string;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get update && apt-get install -y chromium (.ci/run does it)`);
+  if (!existsSync(CHROMIUM)) throw new Error(`No Chromium (/usr/bin/chromium or ${CHROMIUM}): \`node scripts/ensure-browser.mjs\` installs one (npm test runs it first)`);
   await mkdir(SHOTS, { recursive: true });
   env = await bootGatewayWithSink();
   ({ call, sink } = env);
