@@ -1,9 +1,10 @@
 import * as z from 'zod';
 import { EVENT_STATUSES } from '../domain/event-status';
-import { isCustomerId, isEventTypeName, PORTAL_SESSION_SECONDS } from '../domain/portal';
+import { isEventTypeName, PORTAL_SESSION_SECONDS } from '../domain/portal';
 import {
   attemptResponse,
   brandSettingsResponse,
+  customerField,
   destinationResponse,
   eventDetailResponse,
   eventListItemResponse,
@@ -13,10 +14,8 @@ import { hasControlChars, textField, uuidField } from './validation';
 
 /** Shapes of the consumer portal (issue 16): its sessions, the event type catalog and the portal API. */
 
-export const CUSTOMER_MESSAGE = 'customer must be 1 to 128 letters, digits or . _ : @ + - (starting with a letter or digit)';
 export const EVENT_TYPE_MESSAGE = 'name must be 1 to 200 letters, digits or . _ : / - (starting with a letter or digit)';
 
-export const customerField = z.string().refine(isCustomerId, { error: () => CUSTOMER_MESSAGE }).meta({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$' });
 
 const eventTypeName = (field: string, message: string) =>
   z.string({ error: () => `${field} is required` }).refine(isEventTypeName, { error: () => message });

@@ -5,6 +5,7 @@ import { routeFilterResponse } from './route-filter';
 import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
 import { DELIVERY_STATUSES, EVENT_STATUSES, REPLAYABLE_STATUSES, type EventStatus } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
+import { isCustomerId } from '../domain/portal';
 import { PLANS } from '../domain/plans';
 import { PROVIDERS } from '../domain/provider-signatures';
 import {
@@ -22,6 +23,11 @@ import { REPLAY_JOB_STATUSES } from '../store/replay-jobs';
  * presenters are typed by. zod's metadata (`.meta()`, `.describe()`) carries what the document adds:
  * a component name (`id`), a description, JSON Schema keywords that a refinement cannot express.
  */
+export const CUSTOMER_MESSAGE = 'customer must be 1 to 128 letters, digits or . _ : @ + - (starting with a letter or digit)';
+/** The account's own id for one of its customers: a destination's owner, an outbound event's recipient. */
+export const customerField = z.string().refine(isCustomerId, { error: () => CUSTOMER_MESSAGE }).meta({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$' });
+const eventCustomer = z.string().nullable().describe('The customer the event is addressed to: only that customer’s destinations receive it. null: none (inbound events, and outbound events for your own destinations).');
+
 export interface SchemaDoc {
   description?: string;
   format?: string;
@@ -195,6 +201,7 @@ export const eventListItemResponse = named(
     source_id: uuid.nullable(),
     event_type: z.string().nullable(),
     external_event_id: z.string().nullable(),
+    customer: eventCustomer,
     status: eventStatus,
     attempts_count: z.int().min(0),
     received_at: timestamp,
@@ -211,6 +218,7 @@ export const eventDetailResponse = named(
     source_id: uuid.nullable(),
     event_type: z.string().nullable(),
     external_event_id: z.string().nullable(),
+    customer: eventCustomer,
     body: z
       .string()
       .nullable()

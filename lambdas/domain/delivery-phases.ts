@@ -3,6 +3,7 @@ import type { BreakerGate } from './breaker';
 import { statusAfter } from './delivery-plan';
 import { isTerminalDelivery, type EventStatus } from './event-status';
 import type { DeliveryState, EndReason } from './progress';
+import { reachesCustomer } from './routing';
 
 /**
  * The decisions of one delivery try, as pure functions (model: svix-server's worker, which types each
@@ -31,7 +32,9 @@ export interface ArrivalInput {
 
 export interface ClaimInput extends ArrivalInput {
   /** Undefined only when a fresh, consistent read found no such destination. */
-  destination: { active: boolean } | undefined;
+  destination: { active: boolean; customer: string | null } | undefined;
+  /** The customer the event is addressed to (null: none). */
+  customer: string | null;
   gate: BreakerGate;
 }
 
@@ -53,6 +56,7 @@ export function decideClaim(input: ClaimInput): ClaimDecision {
   const { destination, gate } = input;
   if (!destination) return { kind: 'end', reason: 'destination_deleted' };
   if (!destination.active) return { kind: 'end', reason: 'destination_inactive' };
+  if (!reachesCustomer(destination.customer, input.customer)) return { kind: 'end', reason: 'customer_changed' };
   if (gate.kind === 'wait') return { kind: 'wait', until: gate.until, reason: gate.reason };
   return { kind: 'claim', probe: gate.kind === 'probe' };
 }

@@ -8,6 +8,8 @@ export const END_REASONS = [
   'destination_inactive',
   /** The endpoint answered 410 Gone, which also disabled the destination. */
   'endpoint_gone',
+  /** The destination was given to another customer while the delivery waited: the event is not addressed to it. */
+  'customer_changed',
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 

@@ -19,6 +19,15 @@ export interface RoutedEvent {
   payload?: { json: unknown };
 }
 
+/**
+ * The portal's security model: a destination of a customer receives only events addressed to that
+ * customer, and an unaddressed event only destinations of no customer, whatever the routes say (a
+ * portal subscription names types, never whose events). Svix's applications and Outpost's tenants
+ * draw the same line.
+ */
+export const reachesCustomer = (destinationCustomer: string | null, eventCustomer: string | null): boolean =>
+  destinationCustomer === eventCustomer;
+
 export function isValidPattern(pattern: string): boolean {
   const star = pattern.indexOf('*');
   return star === -1 || star === pattern.length - 1;

@@ -21,6 +21,8 @@ export interface NewEvent {
   direction: 'inbound' | 'outbound';
   sourceId: string | null;
   eventType: string | null;
+  /** The customer an outbound event is addressed to; null: none (every inbound event). */
+  customer: string | null;
   externalEventId: string | null;
   body: Buffer;
   contentType: string | null;
@@ -73,6 +75,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     source_id: input.sourceId,
     event_type: input.eventType,
     external_event_id: input.externalEventId,
+    customer: input.customer,
     status: routing ? statusAfter('received', deliveries) : 'received',
     attempts_count: 0,
     created_by: input.createdBy,
@@ -130,8 +133,8 @@ function planForEvent(routing: RoutingTable, input: NewEvent, payload: { json: u
     input.onlyDestination === undefined
       ? routing.routes
       : [{ destination_id: input.onlyDestination, source_id: null, event_type_pattern: null, active: true }],
-    (destinationId) => routing.destinations.get(destinationId)?.active === true,
-    { source_id: input.sourceId, event_type: input.eventType, payload },
+    (destinationId) => routing.destinations.get(destinationId),
+    { source_id: input.sourceId, event_type: input.eventType, customer: input.customer, payload },
     firstTryAt,
   );
 }

@@ -94,7 +94,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
     destination = routing?.destinations.get(destinationId);
   }
   const breaker = breakerOf(routing, destinationId);
-  const decision = decideClaim({ delivery, destination, gate: breakerGate(breaker, now), ...timing });
+  const decision = decideClaim({ delivery, destination, customer: loaded.event.customer, gate: breakerGate(breaker, now), ...timing });
   switch (decision.kind) {
     case 'skip':
       return { kind: 'done' };

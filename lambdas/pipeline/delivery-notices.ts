@@ -27,6 +27,8 @@ async function announce(accountId: string, notice: OperationalEvent, now: Date):
       direction: 'outbound',
       sourceId: null,
       eventType: notice.type,
+      // Addressed to the account itself: a customer's endpoint never learns of the account's others.
+      customer: null,
       externalEventId: notice.key,
       body: Buffer.from(JSON.stringify(notice.payload), 'utf8'),
       contentType: 'application/json',

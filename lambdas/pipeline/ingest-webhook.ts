@@ -63,6 +63,7 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
     direction: 'inbound',
     sourceId: source.source_id,
     eventType,
+    customer: null,
     externalEventId,
     body: request.body,
     contentType: request.headers['content-type'] ?? null,

@@ -14,19 +14,20 @@ export const TEST_EVENT_TYPE = 'webhook.test';
  * is that endpoint's, whatever its subscriptions, through the same pipeline as every event (signed,
  * retried, logged), so the customer watches a real attempt appear.
  */
-export async function sendTestEvent(accountId: string, destinationId: string, now: Date): Promise<EventRef> {
-  const payload = { type: TEST_EVENT_TYPE, endpoint_id: destinationId, sent_at: now.toISOString() };
+export async function sendTestEvent(accountId: string, endpoint: { id: string; customer: string | null }, now: Date): Promise<EventRef> {
+  const payload = { type: TEST_EVENT_TYPE, endpoint_id: endpoint.id, sent_at: now.toISOString() };
   const accepted = await acceptEvent({
     accountId,
     direction: 'outbound',
     sourceId: null,
     eventType: TEST_EVENT_TYPE,
+    customer: endpoint.customer,
     externalEventId: null,
     body: Buffer.from(JSON.stringify(payload), 'utf8'),
     contentType: 'application/json',
     headers: {},
     createdBy: 'api',
-    onlyDestination: destinationId,
+    onlyDestination: endpoint.id,
     now,
   });
   if (accepted.duplicate) throw new Error('a test event claims no external id');

@@ -5,11 +5,14 @@ export interface PublishInput {
   payload: string;
   event_type?: string;
   external_event_id?: string;
+  /** The customer it is for: only that customer's destinations receive it. */
+  customer?: string;
 }
 
 /**
  * An account publishes an event for its own customers: the same pipeline as inbound webhooks, with
- * the payload string as a JSON body. A repeated `external_event_id` is the first event's duplicate.
+ * the payload string as a JSON body, addressed to one customer or to none. A repeated
+ * `external_event_id` is the first event's duplicate.
  */
 export async function publishEvent(accountId: string, input: PublishInput, now: Date, enqueue?: TaskSink): Promise<Accepted> {
   const result = await acceptEvent({
@@ -17,6 +20,7 @@ export async function publishEvent(accountId: string, input: PublishInput, now: 
     direction: 'outbound',
     sourceId: null,
     eventType: input.event_type ?? null,
+    customer: input.customer ?? null,
     externalEventId: input.external_event_id ?? null,
     body: Buffer.from(input.payload, 'utf8'),
     contentType: 'application/json',

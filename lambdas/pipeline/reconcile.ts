@@ -63,7 +63,7 @@ async function reconcileEvent(
       routedNow = true;
       const deliveries = planDeliveries(
         routing.routes,
-        (id) => routing.destinations.get(id)?.active === true,
+        (id) => routing.destinations.get(id),
         event,
         nowIso,
       );

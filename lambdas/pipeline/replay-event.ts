@@ -63,6 +63,7 @@ export async function copyEvent(
     direction: event.direction,
     sourceId: event.source_id,
     eventType: event.event_type,
+    customer: event.customer,
     externalEventId: event.external_event_id,
     body: Buffer.alloc(0),
     contentType: body.content_type,

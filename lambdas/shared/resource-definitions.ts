@@ -17,7 +17,7 @@ export const TABLE = {
       partitionKey: 'gsi1pk',
       sortKey: 'gsi1sk',
       projection: 'INCLUDE' as const,
-      nonKeyAttributes: ['entity', 'id', 'account_id', 'source_id', 'direction', 'event_type', 'external_event_id', 'received_at', 'created_at'],
+      nonKeyAttributes: ['entity', 'id', 'account_id', 'source_id', 'direction', 'event_type', 'external_event_id', 'customer', 'received_at', 'created_at'],
     },
     {
       // Sparse work index for background jobs (accounts to sweep, events to reconcile, queued exports).

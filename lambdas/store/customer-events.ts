@@ -129,7 +129,8 @@ export async function listCustomerEvents(
       const event = events.get(entry.event_id);
       if (items.length === query.limit) return { items, nextAfter: lastSeen };
       lastSeen = entry.event_id;
-      if (!event) continue;
+      // Only events addressed to the customer: an entry is never trusted alone to widen what it sees.
+      if (!event || event.customer !== customer) continue;
       const view = customerView(event.deliveries, entry.destination_ids);
       if (query.status !== undefined && view.status !== query.status) continue;
       items.push({ entry, event, view });

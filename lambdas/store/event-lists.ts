@@ -22,6 +22,7 @@ const listedKeys = z.pick(eventRecord, {
   source_id: true,
   event_type: true,
   external_event_id: true,
+  customer: true,
   received_at: true,
   created_at: true,
 });
@@ -45,6 +46,7 @@ export interface ListRange {
   event_type?: string;
   source_id?: string;
   external_event_id?: string;
+  customer?: string;
 }
 
 const LIST_INDEX = TABLE.globalIndexes[0].indexName;
@@ -69,7 +71,7 @@ async function* walkShard(accountId: string, direction: Direction, shard: number
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':pk': listPartition(accountId, direction, shard), ':low': low, ':high': high };
   const filters: string[] = [];
-  for (const field of ['event_type', 'source_id', 'external_event_id'] as const) {
+  for (const field of ['event_type', 'source_id', 'external_event_id', 'customer'] as const) {
     if (range[field] === undefined) continue;
     names[`#${field}`] = field;
     values[`:${field}`] = range[field];
@@ -203,6 +205,7 @@ export interface EventListQuery {
   event_type?: string;
   source_id?: string;
   external_event_id?: string;
+  customer?: string;
   /** Inclusive id bounds (from time bounds). */
   from?: string;
   to?: string;

@@ -157,6 +157,8 @@ export const eventRecord = z.object({
   source_id: z.nullable(z.string()),
   event_type: z.nullable(z.string()),
   external_event_id: z.nullable(z.string()),
+  /** The customer an outbound event is addressed to (lambdas/domain/routing.ts `reachesCustomer`); null: none. */
+  customer: z._default(z.nullable(z.string()), null),
   status: z.enum(EVENT_STATUSES),
   attempts_count: z.int(),
   created_by: z.string(),

@@ -129,7 +129,7 @@ describe('list, detail and replay', () => {
     expect(list.json.data).toHaveLength(50);
     expect(list.json.data[0].id).toBe(ids[51]);
     expect(Object.keys(list.json.data[0]).sort()).toEqual(
-      ['id', 'account_id', 'direction', 'event_type', 'external_event_id', 'status', 'attempts_count', 'received_at', 'created_at', 'source_id'].sort(),
+      ['id', 'account_id', 'direction', 'event_type', 'external_event_id', 'status', 'attempts_count', 'received_at', 'created_at', 'source_id', 'customer'].sort(),
     );
     expect(list.json.data[0].direction).toBe('outbound');
     const rest = await call('GET', `/v1/outbound-events?cursor=${list.json.next_cursor}`, { key });

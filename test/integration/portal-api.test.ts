@@ -146,7 +146,7 @@ describe('scoping', () => {
     expect((await call('GET', '/v1/destinations?customer=bad%20id', { key })).status).toBe(400);
 
     // Published and delivered (attempted) to cus_a's endpoint: in cus_a's log only.
-    const published = await call('POST', '/v1/outbound-events', { key, body: { event_type: 'invoice.paid', payload: '{"n":1}' } });
+    const published = await call('POST', '/v1/outbound-events', { key, body: { event_type: 'invoice.paid', payload: '{"n":1}', customer: 'cus_a' } });
     const eventId = published.json.data.id as string;
     const log = await eventually(
       async () => (await call('GET', '/v1/portal/events', portal(mine.secret))).json.data as Array<{ id: string }>,

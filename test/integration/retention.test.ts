@@ -107,6 +107,7 @@ async function writeEvent(accountId: string, spec: OldEvent): Promise<string> {
     source_id: null,
     event_type: 'test.retention',
     external_event_id: spec.externalId ?? null,
+    customer: null,
     status: spec.status,
     attempts_count: attempts,
     created_by: 'test',

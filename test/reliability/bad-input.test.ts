@@ -198,7 +198,7 @@ const queryValue = fc.oneof(
   fc.uuid().map((u) => Buffer.from(`v1:${u}`).toString('base64url')),
   fc.integer().map(String),
 );
-const queryName = fc.constantFrom('limit', 'cursor', 'status', 'event_type', 'source_id', 'offset', 'limit[]', '__proto__', 'constructor', '', '%00', 'LIMIT');
+const queryName = fc.constantFrom('limit', 'cursor', 'status', 'event_type', 'source_id', 'customer', 'offset', 'limit[]', '__proto__', 'constructor', '', '%00', 'LIMIT');
 const queryString = fc
   .array(fc.tuple(queryName, queryValue), { minLength: 1, maxLength: 5 })
   .map((pairs) => pairs.map(([n, v]) => `${n}=${v}`).join('&'));
@@ -269,7 +269,7 @@ const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/v1/events', auth: true, query: true },
   { method: 'GET', path: '/v1/events/:id', auth: true },
   { method: 'POST', path: '/v1/events/:id/replay', auth: true },
-  { method: 'POST', path: '/v1/outbound-events', auth: true, body: () => ({ payload: '{"a":1}', event_type: 'x.y', external_event_id: 'ext-1' }) },
+  { method: 'POST', path: '/v1/outbound-events', auth: true, body: () => ({ payload: '{"a":1}', event_type: 'x.y', external_event_id: 'ext-1', customer: 'cus_fuzz' }) },
   {
     method: 'POST',
     path: '/v1/outbound-events/batch',

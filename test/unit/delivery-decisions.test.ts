@@ -21,7 +21,8 @@ const LEASE_MS = 60_000;
 describe('claim decision', () => {
   const base: ClaimInput = {
     delivery: deliveryState(),
-    destination: { active: true },
+    destination: { active: true, customer: null },
+    customer: null,
     gate: { kind: 'pass' },
     now: NOW,
     leaseMs: LEASE_MS,
@@ -37,7 +38,10 @@ describe('claim decision', () => {
     ['a retry not due yet waits for its due time', { delivery: deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: iso(30) }) }, { kind: 'wait', until: at(30), reason: 'not_due' }],
     ['a retry due within the tolerance is claimed', { delivery: deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: iso(0.5) }) }, { kind: 'claim', probe: false }],
     ['a destination a fresh read did not find ends it', { destination: undefined }, { kind: 'end', reason: 'destination_deleted' }],
-    ['an inactive destination ends it without a try', { destination: { active: false } }, { kind: 'end', reason: 'destination_inactive' }],
+    ['an inactive destination ends it without a try', { destination: { active: false, customer: null } }, { kind: 'end', reason: 'destination_inactive' }],
+    ['a destination given to a customer since planning ends it', { destination: { active: true, customer: 'cus_a' } }, { kind: 'end', reason: 'customer_changed' }],
+    ['a destination moved to another customer ends it', { destination: { active: true, customer: 'cus_b' }, customer: 'cus_a' }, { kind: 'end', reason: 'customer_changed' }],
+    ['the addressed customer’s destination is claimed', { destination: { active: true, customer: 'cus_a' }, customer: 'cus_a' }, { kind: 'claim', probe: false }],
     ['an open breaker makes it wait', { gate: { kind: 'wait', until: at(25), reason: 'breaker_open' } }, { kind: 'wait', until: at(25), reason: 'breaker_open' }],
     ['a half-open breaker lets it through as the probe', { gate: { kind: 'probe' } }, { kind: 'claim', probe: true }],
     ['a settled delivery is skipped even when its destination is gone', { delivery: deliveryState({ status: 'delivered', attempts: 1 }), destination: undefined }, { kind: 'skip' }],

@@ -60,12 +60,29 @@ describe('planning deliveries', () => {
   it('gives each active destination one delivery, however many routes reach it', () => {
     const plan = planDeliveries(
       [route('a'), route('a', { event_type_pattern: 'x.*' }), route('b'), route('off'), route('c', { active: false })],
-      (id) => id !== 'off',
-      { source_id: 's', event_type: 'x.y' },
+      (id) => ({ active: id !== 'off', customer: null }),
+      { source_id: 's', event_type: 'x.y', customer: null },
       '2026-01-01T00:00:00.000Z',
     );
     expect(Object.keys(plan).sort()).toEqual(['a', 'b']);
     expect(plan.a).toEqual({ status: 'queued', attempts: 0, next_attempt_at: '2026-01-01T00:00:00.000Z', claimed_at: null });
+  });
+
+  // Every destination is reached by a route; who the event is addressed to decides which get it.
+  const owners: Record<string, string | null> = { mine: null, a1: 'cus_a', a2: 'cus_a', b: 'cus_b' };
+  it.each<[string, string | null, string[]]>([
+    ['an unaddressed event reaches only destinations of no customer', null, ['mine']],
+    ['an event for cus_a reaches only cus_a’s destinations', 'cus_a', ['a1', 'a2']],
+    ['an event for cus_b reaches only cus_b’s', 'cus_b', ['b']],
+    ['an event for an unknown customer reaches nobody', 'cus_z', []],
+  ])('%s', (_, customer, expected) => {
+    const plan = planDeliveries(
+      Object.keys(owners).map((id) => route(id, { source_id: null })),
+      (id) => ({ active: true, customer: owners[id] ?? null }),
+      { source_id: null, event_type: 'invoice.paid', customer },
+      '2026-01-01T00:00:00.000Z',
+    );
+    expect(Object.keys(plan).sort()).toEqual(expected);
   });
 });
 

@@ -38,6 +38,7 @@ const largeEvent = (overrides: Partial<NewEvent> = {}): NewEvent => ({
   direction: 'outbound',
   sourceId: null,
   eventType: 'order.created',
+  customer: null,
   externalEventId: null,
   body: Buffer.alloc(INLINE_BODY_LIMIT_BYTES + 1, 0x61),
   contentType: 'application/json',

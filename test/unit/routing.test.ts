@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isValidPattern, patternMatches, routeMatches } from '../../lambdas/domain/routing';
+import { isValidPattern, patternMatches, reachesCustomer, routeMatches } from '../../lambdas/domain/routing';
 
 describe('route matching', () => {
   it('matches exact types, trailing-* prefixes and null', () => {
@@ -29,4 +29,15 @@ describe('route matching', () => {
     expect(isValidPattern('*.created')).toBe(false);
     expect(isValidPattern('a*b*')).toBe(false);
   });
+});
+
+describe('reachesCustomer (the portal’s security model)', () => {
+  it.each<[string | null, string | null, boolean]>([
+    [null, null, true],
+    ['cus_a', 'cus_a', true],
+    ['cus_a', null, false],
+    [null, 'cus_a', false],
+    ['cus_a', 'cus_b', false],
+    ['cus_a', 'CUS_A', false],
+  ])('destination of %j, event for %j → %s', (destination, event, expected) => expect(reachesCustomer(destination, event)).toBe(expected));
 });

@@ -312,6 +312,8 @@ export type EventDetail = {
   source_id: string | null;
   event_type: string | null;
   external_event_id: string | null;
+  /** The customer the event is addressed to: only that customer’s destinations receive it. null: none (inbound events, and outbound events for your own destinations). */
+  customer: string | null;
   /** The payload: its text when valid UTF-8, else base64 (see `body_encoding`). null when the answer with the body inline would not fit in Lambda’s 6 MB response: read it from `body_url` instead. */
   body: string | null;
   /** How `body` is written; null when `body` is. */
@@ -338,7 +340,7 @@ export type EventDetail = {
     attempts: number;
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
-    end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | null;
+    end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | 'customer_changed' | null;
   }>;
 };
 
@@ -349,6 +351,8 @@ export type EventListItem = {
   source_id: string | null;
   event_type: string | null;
   external_event_id: string | null;
+  /** The customer the event is addressed to: only that customer’s destinations receive it. null: none (inbound events, and outbound events for your own destinations). */
+  customer: string | null;
   status: EventStatus;
   attempts_count: number;
   received_at: string;
@@ -463,7 +467,7 @@ export type PortalEvent = {
     attempts: number;
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
-    end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | null;
+    end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | 'customer_changed' | null;
   }>;
 };
 
@@ -530,6 +534,8 @@ export type PublishOutboundEventRequest = {
   event_type?: string;
   /** Idempotency key: a repeat within the account answers the first event (`duplicate: true`). */
   external_event_id?: string;
+  /** The customer it is for (your own id, as on its destinations): only destinations with this `customer` receive it, and only its portal shows it. Absent: only destinations without a `customer`. */
+  customer?: string;
 };
 
 export type ReplayDryRun = {
@@ -1026,6 +1032,7 @@ export interface Operations {
       event_type?: string;
       source_id?: string;
       external_event_id?: string;
+      customer?: string;
       date_from?: string;
       date_to?: string;
     };
@@ -1097,6 +1104,7 @@ export interface Operations {
       event_type?: string;
       source_id?: string;
       external_event_id?: string;
+      customer?: string;
       date_from?: string;
       date_to?: string;
     };

@@ -15,8 +15,7 @@ import { presentDestination, presentDestinationWithSecret } from '../presenters'
 import { json, jsonBody, list, noContent } from '../route-doc';
 import { deleteEndpoint } from '../../pipeline/portal-endpoints';
 import type { Route } from '../router';
-import { destinationResponse, destinationWithSecretResponse, named } from '../schemas';
-import { customerField, CUSTOMER_MESSAGE } from '../portal-schemas';
+import { CUSTOMER_MESSAGE, customerField, destinationResponse, destinationWithSecretResponse, named } from '../schemas';
 import { autoDisableInput, DELIVERY_SETTINGS_ERRORS, rateLimitInput, retryScheduleInput } from '../delivery-settings';
 import { DEFAULT_AUTO_DISABLE_HOURS } from '../../domain/auto-disable';
 import { hasControlChars, isHeaderName, parseJsonBody, parsePathId, parseWith, sendableHeaderRule, textField } from '../validation';

@@ -17,7 +17,7 @@ import {
 import { fitsLambdaResponse } from '../http';
 import { json, jsonBody, page as eventPage } from '../route-doc';
 import type { Route } from '../router';
-import { eventListItemResponse, eventWithAttemptsResponse, named, replayResponse, type ReplayResponse } from '../schemas';
+import { CUSTOMER_MESSAGE, customerField, eventListItemResponse, eventWithAttemptsResponse, named, replayResponse, type ReplayResponse } from '../schemas';
 import { eventCursor, parseJsonBody, parsePathId, parseWith, timestampField, uuidField } from '../validation';
 import { firstIdAt, lastIdAt } from '../../domain/time-bounds';
 
@@ -28,6 +28,7 @@ const listQuery = z.object({
   event_type: z.string().min(1).max(200).optional().describe('Exact event type.'),
   source_id: uuidField('source_id').optional(),
   external_event_id: z.string().min(1).max(256).optional().describe('Exact provider delivery id (inbound) or `external_event_id` (outbound).'),
+  customer: customerField.optional().describe('Only the events addressed to this customer (outbound).'),
   date_from: timestampField('date_from').optional().describe('ISO 8601; inclusive bound on `created_at`.'),
   date_to: timestampField('date_to').optional().describe('ISO 8601; inclusive bound on `created_at`.'),
 });
@@ -76,6 +77,7 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
             'invalid cursor',
             'invalid source_id',
             'external_event_id must be at most 256 characters',
+            CUSTOMER_MESSAGE,
             'date_from must be an ISO 8601 timestamp',
             'date_to must be an ISO 8601 timestamp',
             'date_from must not be after date_to',
@@ -92,6 +94,7 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
           event_type: query.event_type,
           source_id: query.source_id,
           external_event_id: query.external_event_id,
+          customer: query.customer,
           from: query.date_from ? firstIdAt(Date.parse(query.date_from)) : undefined,
           to: query.date_to ? lastIdAt(Date.parse(query.date_to)) : undefined,
         });

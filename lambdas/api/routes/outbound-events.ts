@@ -8,7 +8,7 @@ import { REFUSAL_STATUS } from '../http';
 import { presentPublished } from '../presenters';
 import { json, jsonBody, list } from '../route-doc';
 import type { Route } from '../router';
-import { batchItemResponse, duplicateResponse, named, publishedResponse, type BatchItemResponse } from '../schemas';
+import { batchItemResponse, CUSTOMER_MESSAGE, customerField, duplicateResponse, named, publishedResponse, type BatchItemResponse } from '../schemas';
 import { issueMessage, parseJsonBody, sendableHeaderRule, textField } from '../validation';
 import { eventRoutes } from './events';
 
@@ -32,6 +32,9 @@ const publishBody = named(
     external_event_id: textField('external_event_id', 256)
       .optional()
       .describe('Idempotency key: a repeat within the account answers the first event (`duplicate: true`).'),
+    customer: customerField
+      .optional()
+      .describe('The customer it is for (your own id, as on its destinations): only destinations with this `customer` receive it, and only its portal shows it. Absent: only destinations without a `customer`.'),
   }),
 );
 
@@ -48,6 +51,7 @@ const publishErrors = [
   unsendableHeaderMessage('event_type'),
   RESERVED_TYPE_MESSAGE,
   'external_event_id must be at most 256 characters',
+  CUSTOMER_MESSAGE,
   'unknown field: eventtype',
 ];
 

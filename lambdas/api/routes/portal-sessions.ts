@@ -3,7 +3,8 @@ import { PORTAL_SESSION_SECONDS, portalLinkBase, sessionValidUntil } from '../..
 import { hashApiKey, newId } from '../../shared/secrets';
 import { listCustomDomains } from '../../store/custom-domains';
 import { insertPortalSession } from '../../store/portal-sessions';
-import { createPortalSessionBody, CUSTOMER_MESSAGE, portalSessionResponse } from '../portal-schemas';
+import { createPortalSessionBody, portalSessionResponse } from '../portal-schemas';
+import { CUSTOMER_MESSAGE } from '../schemas';
 import { publicBaseUrl } from '../public-url';
 import { json, jsonBody } from '../route-doc';
 import type { Route } from '../router';

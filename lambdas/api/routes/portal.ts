@@ -321,7 +321,7 @@ export const portalApiRoutes: Route[] = [
     },
     handle: async ({ params, portal, now }) => {
       const endpoint = await endpointOf(portal, parsePathId(params.id));
-      const event = await sendTestEvent(portal.accountId, endpoint.id, now);
+      const event = await sendTestEvent(portal.accountId, endpoint, now);
       return { status: 202, data: { event_id: event.id, status: 'queued' } };
     },
   },
@@ -380,7 +380,7 @@ export const portalApiRoutes: Route[] = [
       const id = parsePathId(params.id);
       const entry = await findCustomerEvent(portal.accountId, portal.customer, id);
       const detail = entry && (await findEventDetail(portal.accountId, id));
-      if (!entry || !detail) throw notFound();
+      if (!entry || !detail || detail.event.customer !== portal.customer) throw notFound();
       const view = customerView(detail.event.deliveries, entry.destination_ids);
       const full = presentEventDetail({ ...detail.event, deliveries: view.deliveries }, detail.body, { bytes: await readStoredBody(detail.body) });
       const event: PortalEventResponse = {
