@@ -1,6 +1,6 @@
 import { unauthorized } from '../domain/errors';
 import { sessionVerdict } from '../domain/portal';
-import { appendLogKeys } from '../shared/log';
+import { log } from '../shared/log';
 import { hashApiKey } from '../shared/secrets';
 import { findPortalSession, findSessionStanding } from '../store/portal-sessions';
 import type { ApiRequest } from './http';
@@ -31,7 +31,7 @@ export async function authenticatePortal(request: ApiRequest, now: Date): Promis
     now,
   );
   if (verdict !== 'live') {
-    appendLogKeys({ account_id: session.account_id, portal_refusal: verdict });
+    log.info('portal link refused', { account_id: session.account_id, portal_session_id: session.id, reason: verdict });
     throw unauthorized();
   }
   return { accountId: session.account_id, customer: session.customer, sessionId: session.id, validUntil: session.valid_until };
