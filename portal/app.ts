@@ -81,16 +81,23 @@ const badge = (status: string) => h('span', { class: `badge s-${status.replace(/
 
 // ------------------------------------------------------------------ the API, with the link's secret
 
-function takeToken(): string | null {
-  const fragment = location.hash.slice(1);
-  if (fragment.startsWith('ps_')) {
-    sessionStorage.setItem(TOKEN_KEY, fragment);
-    history.replaceState(null, '', `${location.pathname}#/endpoints`);
-  }
-  return sessionStorage.getItem(TOKEN_KEY);
-}
+let token = sessionStorage.getItem(TOKEN_KEY);
 
-let token = takeToken();
+/**
+ * A link's secret is taken from the fragment only while the tab holds no session (its first load, or
+ * after the session was refused). A later `#ps_…`, by hashchange or a reload, is removed from the
+ * address bar and ignored, and the page says so: a link someone else sent must never switch the
+ * customer this tab manages without it showing (the endpoints added next would go to that customer).
+ */
+function takeLink(): 'none' | 'taken' | 'same' | 'ignored' {
+  const fragment = location.hash.slice(1);
+  if (!fragment.startsWith('ps_')) return 'none';
+  history.replaceState(null, '', `${location.pathname}#/endpoints`);
+  if (token) return fragment === token ? 'same' : 'ignored';
+  sessionStorage.setItem(TOKEN_KEY, fragment);
+  token = fragment;
+  return 'taken';
+}
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<{ data: T; next_cursor?: string | null }> {
   const headers: Record<string, string> = { authorization: `Bearer ${token ?? ''}` };
@@ -115,7 +122,7 @@ let session: Session | undefined;
 let catalog: EventType[] = [];
 let stopPolling: (() => void) | undefined;
 
-function say(message: string, kind: 'ok' | 'error' = 'ok') {
+function say(message: string, kind: 'ok' | 'warn' | 'error' = 'ok') {
   notice.textContent = message;
   notice.className = kind;
 }
@@ -128,7 +135,10 @@ function showRefused() {
   );
 }
 
-function applyBrand(brand: Session['brand']) {
+const ignoredLinkNotice = (customer: string) =>
+  `This tab stays with ${customer}: the other link was not opened here. Open it in a new tab or window.`;
+
+function applyShell({ brand, customer }: Session) {
   const style = document.documentElement.style;
   if (brand.primary_color) style.setProperty('--primary', brand.primary_color);
   if (brand.accent_color) style.setProperty('--accent', brand.accent_color);
@@ -139,6 +149,7 @@ function applyBrand(brand: Session['brand']) {
     brand.logo_url ? h('img', { id: 'logo', src: brand.logo_url, alt: brand.company_name ?? '' }) : null,
     brand.company_name ? h('span', { id: 'company' }, brand.company_name) : null,
     h('span', { id: 'docs-title' }, brand.docs_title ?? 'Webhooks'),
+    h('span', { id: 'for-customer' }, h('small', {}, 'Customer '), h('strong', { id: 'customer' }, customer)),
   );
   const nav = h(
     'nav',
@@ -151,13 +162,15 @@ function applyBrand(brand: Session['brand']) {
 }
 
 async function route() {
+  const link = takeLink();
+  if (link === 'taken') return start();
+  await render();
+  if (link === 'ignored' && session) say(ignoredLinkNotice(session.customer), 'warn');
+}
+
+async function render() {
   stopPolling?.();
   stopPolling = undefined;
-  if (location.hash.slice(1).startsWith('ps_')) {
-    token = takeToken();
-    await start();
-    return;
-  }
   const [screen, id] = location.hash.replace(/^#\/?/, '').split('/');
   for (const link of root.querySelectorAll('nav a')) link.classList.toggle('current', link.getAttribute('href') === `#/${screen ?? ''}`);
   say('');
@@ -234,7 +247,7 @@ async function endpointScreen(id: string) {
   const patch = async (body: unknown, message: string) => {
     try {
       await api('PATCH', `/endpoints/${e.id}`, body);
-      await route();
+      await render();
       say(message);
     } catch (error) {
       say((error as Error).message, 'error');
@@ -425,7 +438,7 @@ async function eventScreen(id: string) {
   );
   // Watch the attempt appear: read the event again while a delivery is still under way.
   if (!SETTLED.includes(event.status)) {
-    const timer = setTimeout(() => void route(), 1000);
+    const timer = setTimeout(() => void render(), 1000);
     stopPolling = () => clearTimeout(timer);
   }
 }
@@ -466,7 +479,7 @@ async function docsScreen() {
 
 // ------------------------------------------------------------------ start
 
-async function start() {
+async function start(linkIgnored = false) {
   if (!token) {
     showRefused();
     return;
@@ -478,9 +491,10 @@ async function start() {
   } catch {
     return;
   }
-  applyBrand(session.brand);
-  await route();
+  applyShell(session);
+  await render();
+  if (linkIgnored) say(ignoredLinkNotice(session.customer), 'warn');
 }
 
 window.addEventListener('hashchange', () => void route());
-void start();
+void start(takeLink() === 'ignored');

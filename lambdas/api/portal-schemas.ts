@@ -37,6 +37,11 @@ export const createPortalSessionBody = named(
   }),
 );
 
+export const revokePortalSessionsBody = named(
+  'RevokePortalSessionsRequest',
+  z.strictObject({ customer: customerField.describe('The customer whose links end: every link made for it so far.') }),
+);
+
 export const portalSessionResponse = named(
   'PortalSession',
   z.strictObject({

@@ -22,7 +22,28 @@ export const PORTAL_SESSION_SECONDS = { min: 1, max: 86_400, default: 3_600 } as
 
 export const sessionValidUntil = (now: Date, seconds: number): Date => new Date(now.getTime() + seconds * 1000);
 
-export const isSessionLive = (validUntilIso: string, now: Date): boolean => now.getTime() < Date.parse(validUntilIso);
+/** What decides whether a portal link still works, besides its secret matching. */
+export interface SessionStanding {
+  validUntil: string;
+  /** Whether the API key that created the link still exists (a session that names no key has none). */
+  keyActive: boolean;
+  /**
+   * The customer's link generation when the link was made, and now: `revoke` raises the current one,
+   * so every link made before it is behind. Counters, not timestamps, so no two clocks are compared.
+   */
+  issuedGeneration: number;
+  currentGeneration: number;
+}
+
+export type SessionVerdict = 'live' | 'expired' | 'key_revoked' | 'links_revoked';
+
+/** A link works until it expires, its API key is revoked, or the account ends its customer's links. */
+export function sessionVerdict(session: SessionStanding, now: Date): SessionVerdict {
+  if (now.getTime() >= Date.parse(session.validUntil)) return 'expired';
+  if (!session.keyActive) return 'key_revoked';
+  if (session.issuedGeneration < session.currentGeneration) return 'links_revoked';
+  return 'live';
+}
 
 /**
  * A customer's view of an event: only the deliveries to its own endpoints (another customer's are

@@ -8,6 +8,8 @@ import { batchGet, isConditionFailure } from './table';
 
 /** The record lives in the account's partition; a lookup item keyed by the hash finds it on each request. */
 const apiKeyKey = (accountId: string, keyId: string) => ({ pk: accountPartition(accountId), sk: `APIKEY#${keyId}` });
+/** Where a key's record is, for reads that check the key still exists together with other items (portal sessions). */
+export const apiKeyItemKey = apiKeyKey;
 const apiKeyEntity = defineEntity({
   name: 'api_key',
   schema: apiKeyRecord,

@@ -123,10 +123,10 @@ describe('consumer portal in a browser', () => {
     await browserPage.locator('#notice', { hasText: 'Event types saved.' }).waitFor();
     expect(await browserPage.isChecked('#types input[value="invoice.paid"]')).toBe(true);
     await shot(browserPage, '2-endpoint');
-    await call('POST', '/v1/outbound-events', { key, body: { event_type: 'invoice.created', payload: '{"skip":true}' } });
+    await call('POST', '/v1/outbound-events', { key, body: { event_type: 'invoice.created', payload: '{"skip":true}', customer: 'cus_1' } });
     const published = await call('POST', '/v1/outbound-events', {
       key,
-      body: { event_type: 'invoice.paid', payload: JSON.stringify({ note: '<img src=x onerror="window.__pwned=1">' }) },
+      body: { event_type: 'invoice.paid', payload: JSON.stringify({ note: '<img src=x onerror="window.__pwned=1">' }), customer: 'cus_1' },
     });
     firstEventId = published.json.data.id;
     const paid = await sink.waitForPath('/cus1', 1);
@@ -207,6 +207,55 @@ describe('consumer portal in a browser', () => {
     expect(text).not.toContain(sink.url);
     expect(text).not.toContain('Billing sink');
     await shot(page, '6-other-customer');
+    await page.context().close();
+  });
+
+  it('a later link in the same tab never replaces the open session; the page names its customer; revoke ends it', async () => {
+    const own = await call('POST', '/v1/destinations', { key, body: { name: 'First customer sink', url: `${sink.url}/first`, customer: 'cus_first' } });
+    expect(own.status).toBe(201);
+    const first = await openPortalSession(call, key, 'cus_first');
+    const second = await openPortalSession(call, key, 'cus_second');
+    const { page, problems } = await openPortal(first.url);
+    const stored = () => page.evaluate("sessionStorage.getItem('portal-session')");
+    /** The tab still works for the first customer only: its name in the header, its endpoint, its secret stored. */
+    const stillFirst = async () => {
+      await page.locator('#endpoints', { hasText: 'First customer sink' }).waitFor();
+      expect(await page.textContent('#customer')).toBe('cus_first');
+      expect(await stored()).toBe(first.secret);
+      expect(page.url()).not.toContain('ps_');
+    };
+    await page.locator('#customer', { hasText: 'cus_first' }).waitFor();
+    await stillFirst();
+    expect(await page.locator('#notice.warn').count()).toBe(0);
+
+    // The second link's fragment in the same tab (a hashchange): ignored, and the page says so.
+    await page.evaluate(`location.hash = ${JSON.stringify(second.secret)}`);
+    await page.locator('#notice.warn', { hasText: 'This tab stays with cus_first' }).waitFor();
+    await stillFirst();
+    await shot(page, '8-second-link-ignored');
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(page, '8-second-link-ignored-phone');
+    await page.setViewportSize({ width: 1100, height: 900 });
+
+    // A fresh load of the tab with the second link (pasted into the address bar): the same.
+    await page.goto('about:blank');
+    await page.goto(second.url);
+    await page.locator('#notice.warn', { hasText: 'This tab stays with cus_first' }).waitFor();
+    await stillFirst();
+
+    // The account ends the customer's links: the open page is refused at its next request, and a new
+    // link opened in this tab is then a first load again.
+    expect((await call('POST', '/v1/portal-sessions/revoke', { key, body: { customer: 'cus_first' } })).status).toBe(204);
+    await page.click('nav a[href="#/events"]');
+    await page.locator('#refused h1', { hasText: 'This link has expired or is not valid' }).waitFor();
+    expect(await stored()).toBeNull();
+    await shot(page, '9-revoked');
+    const next = await openPortalSession(call, key, 'cus_first');
+    await page.evaluate(`location.hash = ${JSON.stringify(next.secret)}`);
+    await page.locator('#customer', { hasText: 'cus_first' }).waitFor();
+    await page.locator('#endpoints', { hasText: 'First customer sink' }).waitFor();
+    expect(await stored()).toBe(next.secret);
+    expect(problems).toEqual([]);
     await page.context().close();
   });
 

@@ -374,6 +374,9 @@ describe('real answers match their documented schemas', () => {
     expect((await api('GET', '/v1/portal/events', { ...portal, query: { cursor: 'nope' } })).status).toBe(400);
     expect((await api('POST', '/v1/portal/events/{id}/resend', { ...portal, params: { id: eventId }, body: { endpoint_id: id } })).status).toBe(202);
     expect((await api('DELETE', '/v1/portal/endpoints/{id}', { ...portal, params: { id } })).status).toBe(204);
+    expect((await api('POST', '/v1/portal-sessions/revoke', { key, body: { customer: 'cus_1' } })).status).toBe(204);
+    expect((await api('POST', '/v1/portal-sessions/revoke', { key, body: { customer: 'c d' } })).status).toBe(400);
+    expect((await api('GET', '/v1/portal/session', portal)).status).toBe(401);
   });
 
   it('sampled a successful answer of every documented operation', () => {

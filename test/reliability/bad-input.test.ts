@@ -324,6 +324,8 @@ const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/v1/event-types', auth: true },
   { method: 'DELETE', path: '/v1/event-types/:name', auth: true },
   { method: 'POST', path: '/v1/portal-sessions', auth: true, body: () => ({ customer: 'cus_other', expires_in_seconds: 60 }) },
+  // Another customer than the session the portal operations use, so ending links leaves that one open.
+  { method: 'POST', path: '/v1/portal-sessions/revoke', auth: true, body: () => ({ customer: 'cus_other' }) },
   { method: 'GET', path: '/v1/portal/session', auth: 'portal' },
   { method: 'GET', path: '/v1/portal/event-types', auth: 'portal' },
   { method: 'GET', path: '/v1/portal/endpoints', auth: 'portal' },

@@ -6,10 +6,10 @@ import {
   customerView,
   isCustomerId,
   isEventTypeName,
-  isSessionLive,
   planSubscription,
   portalLinkBase,
   resendVerdict,
+  sessionVerdict,
   subscribedTypes,
 } from '../../lambdas/domain/portal';
 import { PORTAL_SCRIPT } from '../../lambdas/portal/assets.generated';
@@ -38,11 +38,23 @@ describe('customer and event type ids', () => {
 });
 
 describe('sessions', () => {
+  const LATER = '2026-01-01T00:00:01.000Z';
   it.each([
-    ['2026-01-01T00:00:01.000Z', true],
-    ['2026-01-01T00:00:00.000Z', false],
-    ['2025-12-31T23:59:59.000Z', false],
-  ])('valid until %s at midnight → live %s', (until, live) => expect(isSessionLive(until, new Date('2026-01-01T00:00:00.000Z'))).toBe(live));
+    // validUntil, keyActive, issued, current → verdict at midnight
+    [LATER, true, 0, 0, 'live'],
+    ['2026-01-01T00:00:00.000Z', true, 0, 0, 'expired'],
+    ['2025-12-31T23:59:59.000Z', true, 0, 0, 'expired'],
+    [LATER, false, 0, 0, 'key_revoked'],
+    [LATER, true, 0, 1, 'links_revoked'],
+    [LATER, true, 2, 3, 'links_revoked'],
+    // A link made after a revoke is in the current generation.
+    [LATER, true, 1, 1, 'live'],
+    // Expiry is reported first, then the key: any one of them refuses the link.
+    ['2025-12-31T23:59:59.000Z', false, 0, 1, 'expired'],
+    [LATER, false, 0, 1, 'key_revoked'],
+  ] as const)('valid until %s, key active %s, generation %i of %i → %s', (validUntil, keyActive, issuedGeneration, currentGeneration, verdict) =>
+    expect(sessionVerdict({ validUntil, keyActive, issuedGeneration, currentGeneration }, new Date('2026-01-01T00:00:00.000Z'))).toBe(verdict),
+  );
 
   it.each([
     [[], 'https://gw.example.com'],

@@ -583,6 +583,11 @@ export type ReplayResult = {
   status: 'queued';
 };
 
+export type RevokePortalSessionsRequest = {
+  /** The customer whose links end: every link made for it so far. */
+  customer: string;
+};
+
 export type Route = {
   id: string;
   account_id: string;
@@ -1414,6 +1419,16 @@ export interface Operations {
       };
     };
   };
+  revokePortalSessions: {
+    method: 'POST';
+    path: '/v1/portal-sessions/revoke';
+    params: undefined;
+    query: undefined;
+    body: RevokePortalSessionsRequest;
+    responses: {
+      204: null;
+    };
+  };
   getPortalSession: {
     method: 'GET';
     path: '/v1/portal/session';
@@ -1698,6 +1713,7 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   listEventTypes: { method: 'GET', path: '/v1/event-types' },
   deleteEventType: { method: 'DELETE', path: '/v1/event-types/{name}' },
   createPortalSession: { method: 'POST', path: '/v1/portal-sessions' },
+  revokePortalSessions: { method: 'POST', path: '/v1/portal-sessions/revoke' },
   getPortalSession: { method: 'GET', path: '/v1/portal/session' },
   listPortalEventTypes: { method: 'GET', path: '/v1/portal/event-types' },
   listPortalEndpoints: { method: 'GET', path: '/v1/portal/endpoints' },

@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { PORTAL_SESSION_SECONDS, portalLinkBase, sessionValidUntil } from '../../domain/portal';
 import { hashApiKey, newId } from '../../shared/secrets';
 import { listCustomDomains } from '../../store/custom-domains';
-import { insertPortalSession } from '../../store/portal-sessions';
-import { createPortalSessionBody, portalSessionResponse } from '../portal-schemas';
+import { currentLinkGeneration, insertPortalSession, revokePortalLinks } from '../../store/portal-sessions';
+import { createPortalSessionBody, portalSessionResponse, revokePortalSessionsBody } from '../portal-schemas';
 import { CUSTOMER_MESSAGE } from '../schemas';
 import { publicBaseUrl } from '../public-url';
-import { json, jsonBody } from '../route-doc';
+import { json, jsonBody, noContent } from '../route-doc';
 import type { Route } from '../router';
 import { parseJsonBody } from '../validation';
 
@@ -21,7 +21,7 @@ export const portalSessionRoutes: Route[] = [
       operationId: 'createPortalSession',
       summary: 'Create a consumer portal link for one customer',
       description:
-        'The link opens a page where that customer manages its endpoints (destinations with its `customer`), their event types and secrets, and sees its deliveries. It works until `expires_at`, for that customer only, and cannot create links or change account settings. The secret after `#` is shown once; only its hash is stored. With a verified custom domain the link is on that domain.',
+        'The link opens a page where that customer manages its endpoints (destinations with its `customer`), their event types and secrets, and sees its deliveries. It works for that customer only, until `expires_at`, until the API key that created it is revoked, or until you end the customer’s links (`POST /v1/portal-sessions/revoke`), whichever comes first; it cannot create links or change account settings. The secret after `#` is shown once; only its hash is stored. With a verified custom domain the link is on that domain.',
       tag: 'Portal sessions',
       body: jsonBody(createPortalSessionBody, { customer: 'cus_42', expires_in_seconds: 3600 }),
       responses: {
@@ -48,11 +48,33 @@ export const portalSessionRoutes: Route[] = [
         id: newId(),
         account_id: principal.accountId,
         customer: body.customer,
+        key_id: principal.keyId,
+        generation: await currentLinkGeneration(principal.accountId, body.customer),
         created_at: now.toISOString(),
         valid_until: validUntil,
       });
       const base = portalLinkBase(await listCustomDomains(principal.accountId), publicBaseUrl(request));
       return { status: 201, data: { url: `${base}${PORTAL_PATH}#${secret}`, expires_at: validUntil } };
+    },
+  },
+  {
+    method: 'POST',
+    path: '/v1/portal-sessions/revoke',
+    auth: 'api_key',
+    doc: {
+      operationId: 'revokePortalSessions',
+      summary: 'End every open portal link of one customer',
+      description:
+        'Every link made so far for that customer answers 401 from the next request on, whichever API key made it; links made afterwards work. Answers 204 whether or not the customer had links.',
+      tag: 'Portal sessions',
+      body: jsonBody(revokePortalSessionsBody, { customer: 'cus_42' }),
+      responses: { 204: noContent('Its links are ended.') },
+      errors: { 400: ['customer is required', CUSTOMER_MESSAGE, 'unknown field: scope'] },
+    },
+    handle: async ({ request, principal }) => {
+      const body = parseJsonBody(request, revokePortalSessionsBody);
+      await revokePortalLinks(principal.accountId, body.customer);
+      return { status: 204 };
     },
   },
 ];
