@@ -5,14 +5,15 @@ import { MAX_VERIFIABLE_HOSTNAME_LENGTH, normalizeHostname, verificationRecordNa
 import { txtResolver } from '../../adapters/dns-txt';
 import { newId } from '../../shared/secrets';
 import { domainRemoval } from '../../domain/custom-domain-removal';
+import { VERIFIED_ELSEWHERE } from '../../domain/domain-ownership';
 import {
   deleteUnprovisionedDomain,
   findCustomDomain,
   listCustomDomains,
   markDomainDeleting,
-  markDomainVerified,
   recordVerificationFailure,
   registerCustomDomain,
+  verifyRegistration,
 } from '../../store/custom-domains';
 import { DELETING, type CustomDomainRecord } from '../../store/records';
 import { exampleCustomDomain } from '../examples';
@@ -90,7 +91,7 @@ export const customDomainRoutes: Route[] = [
       operationId: 'createCustomDomain',
       summary: 'Register a custom domain',
       description:
-        'Publish `verification_record` (TXT) at your DNS provider, then call verify. An unverified registration holds its hostname for 7 days; after that a new registration of it takes over.',
+        'Publish `verification_record` (TXT) at your DNS provider, then call verify. Only a verified domain is exclusive: other accounts may register the same hostname meanwhile, and the first registration to verify owns it. `domain already registered` when the hostname is verified already (by any account), or this account already registered it.',
       tag: 'Custom domains',
       body: jsonBody(createDomainBody, { domain: 'hooks.acme.com' }),
       responses: { 201: json('The domain, pending verification.', customDomainResponse, exampleCustomDomain) },
@@ -172,7 +173,7 @@ export const customDomainRoutes: Route[] = [
       operationId: 'verifyCustomDomain',
       summary: 'Check the domain’s TXT record now',
       description:
-        'Found: `status: verified` and TLS set-up starts. Not found is not an error: `200` with the domain unchanged and `verification_error` saying why, so clients can call it again until it succeeds. A verified or failed domain is answered as it is. No body.',
+        `Found: \`status: verified\` and TLS set-up starts, unless another registration of the hostname verified first: then \`status: failed\` with \`verification_error: "${VERIFIED_ELSEWHERE}"\`. Not found is not an error: \`200\` with the domain unchanged and \`verification_error\` saying why, so clients can call it again until it succeeds. A verified or failed domain is answered as it is. No body.`,
       tag: 'Custom domains',
       responses: {
         200: json('The domain after the check.', customDomainResponse, {
@@ -188,9 +189,9 @@ export const customDomainRoutes: Route[] = [
       const records = await txtResolver()(verificationRecordName(domain.domain));
       const found = records.some((r) => r.trim() === domain.verification_token);
       const updated = found
-        ? await markDomainVerified(domain, now)
+        ? await verifyRegistration(domain, now)
         : await recordVerificationFailure(domain, verificationFailure(domain, records), now);
-      // A concurrent change (a parallel verification, an expiry) won: show the domain as it now is.
+      // A concurrent change (a parallel verification, a deletion) won: show the domain as it now is.
       const current = shown(updated) ? updated : await findShownDomain(principal.accountId, domain.id);
       if (!current) throw notFound();
       return { status: 200, data: presentCustomDomain(current) };
