@@ -199,18 +199,27 @@ async function markDomainVerified(domain: CustomDomainRecord, now: Date): Promis
  * VERIFIED_ELSEWHERE. The domain after the change, or undefined when a concurrent change won.
  */
 export async function verifyRegistration(domain: CustomDomainRecord, now: Date): Promise<CustomDomainRecord | undefined> {
-  if (await claimHostname(domain, now)) {
-    const verified = await markDomainVerified(domain, now);
-    // Deleted while we claimed: give the hostname back now, not after the grace.
-    if (!verified && !(await findCustomDomain(domain.account_id, domain.id))) await releaseLookup(domain);
-    return verified;
-  }
-  return conditionalUpdate(
+  if (!(await claimHostname(domain, now))) return failRegistration(domain, now);
+  const verified = await markDomainVerified(domain, now);
+  // Deleted while we claimed: give the hostname back now, not after the grace.
+  if (!verified && !(await findCustomDomain(domain.account_id, domain.id))) await releaseLookup(domain);
+  return verified;
+}
+
+/** Whether another registration owns the domain's hostname (or is taking it right now). */
+export async function verifiedElsewhere(domain: CustomDomainRecord, now: Date): Promise<boolean> {
+  const current = await readHostname(domain.domain, now);
+  if (!current || current.standing === 'released') return false;
+  return current.lookup.account_id !== domain.account_id || current.lookup.domain_id !== domain.id;
+}
+
+/** Pending → failed for good: another registration verified the hostname first. */
+export const failRegistration = (domain: CustomDomainRecord, now: Date): Promise<CustomDomainRecord | undefined> =>
+  conditionalUpdate(
     domainKey(domain.account_id, domain.id),
     { status: 'failed', verification_error: VERIFIED_ELSEWHERE, updated_at: now.toISOString() },
     { expression: '#a_status = :pending', values: { ':pending': 'pending_verification' } },
   );
-}
 
 /** Keeps the domain pending and records why the last check did not verify it. */
 export function recordVerificationFailure(

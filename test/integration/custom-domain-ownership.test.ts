@@ -161,8 +161,7 @@ describe('squatting: only a verified registration is exclusive, and the first to
     const verified = await call('POST', `/v1/custom-domains/${mine.json.data.id}/verify`, { key: owner.key });
     expect(verified.json.data).toMatchObject({ status: 'verified', verification_error: null });
 
-    // Even with its own token published now, the squatter is too late: its registration fails for good.
-    await publishTxt(squat.verification_record.name, squat.verification_token);
+    // The squatter's next verify fails its registration for good, and says why.
     const late = await call('POST', `/v1/custom-domains/${squat.id}/verify`, { key: squatter.key });
     expect(late.status).toBe(200);
     expect(late.json.data).toMatchObject({
@@ -171,6 +170,8 @@ describe('squatting: only a verified registration is exclusive, and the first to
       verification_error: 'another registration of this domain was verified first; only the first to verify owns a hostname',
     });
     expect((await call('GET', `/v1/custom-domains/${squat.id}`, { key: squatter.key })).json.data.status).toBe('failed');
+    // Even with its own token published now, it is too late.
+    await publishTxt(squat.verification_record.name, squat.verification_token);
     expect((await call('POST', `/v1/custom-domains/${squat.id}/verify`, { key: squatter.key })).json.data.status).toBe('failed');
 
     // Verified, the hostname is exclusive: no new registration, and its host serves the owner only.

@@ -11,8 +11,10 @@ import {
   findCustomDomain,
   listCustomDomains,
   markDomainDeleting,
+  failRegistration,
   recordVerificationFailure,
   registerCustomDomain,
+  verifiedElsewhere,
   verifyRegistration,
 } from '../../store/custom-domains';
 import { DELETING, type CustomDomainRecord } from '../../store/records';
@@ -80,6 +82,14 @@ function verificationFailure(domain: CustomDomainRecord, records: string[]): str
   return records.length === 0
     ? `no TXT record found at ${name}`
     : `the TXT records at ${name} do not contain the verification token`;
+}
+
+/** Verified when the TXT record holds the token (unless another registration wins meanwhile), else the reason kept on the domain. */
+async function checkTxtRecord(domain: CustomDomainRecord, now: Date): Promise<CustomDomainRecord | undefined> {
+  const records = await txtResolver()(verificationRecordName(domain.domain));
+  return records.some((r) => r.trim() === domain.verification_token)
+    ? verifyRegistration(domain, now)
+    : recordVerificationFailure(domain, verificationFailure(domain, records), now);
 }
 
 export const customDomainRoutes: Route[] = [
@@ -173,7 +183,7 @@ export const customDomainRoutes: Route[] = [
       operationId: 'verifyCustomDomain',
       summary: 'Check the domain’s TXT record now',
       description:
-        `Found: \`status: verified\` and TLS set-up starts, unless another registration of the hostname verified first: then \`status: failed\` with \`verification_error: "${VERIFIED_ELSEWHERE}"\`. Not found is not an error: \`200\` with the domain unchanged and \`verification_error\` saying why, so clients can call it again until it succeeds. A verified or failed domain is answered as it is. No body.`,
+        `Found: \`status: verified\` and TLS set-up starts. When another registration of the hostname has verified first (with or without this one's record published): \`status: failed\` with \`verification_error: "${VERIFIED_ELSEWHERE}"\`. Not found is not an error: \`200\` with the domain unchanged and \`verification_error\` saying why, so clients can call it again until it succeeds. A verified or failed domain is answered as it is. No body.`,
       tag: 'Custom domains',
       responses: {
         200: json('The domain after the check.', customDomainResponse, {
@@ -186,11 +196,7 @@ export const customDomainRoutes: Route[] = [
       const domain = await findShownDomain(principal.accountId, parsePathId(params.id));
       if (!domain) throw notFound();
       if (domain.status !== 'pending_verification') return { status: 200, data: presentCustomDomain(domain) };
-      const records = await txtResolver()(verificationRecordName(domain.domain));
-      const found = records.some((r) => r.trim() === domain.verification_token);
-      const updated = found
-        ? await verifyRegistration(domain, now)
-        : await recordVerificationFailure(domain, verificationFailure(domain, records), now);
+      const updated = (await verifiedElsewhere(domain, now)) ? await failRegistration(domain, now) : await checkTxtRecord(domain, now);
       // A concurrent change (a parallel verification, a deletion) won: show the domain as it now is.
       const current = shown(updated) ? updated : await findShownDomain(principal.accountId, domain.id);
       if (!current) throw notFound();
