@@ -30,6 +30,8 @@ export interface ApiRequest {
   body: Buffer;
   requestId: string;
   sourceIp: string;
+  /** The hostname the request was addressed to, as API Gateway saw it (a custom domain's, or the API's own). */
+  host: string;
 }
 
 /** What a route handler returns; the envelope middleware adds `duration_ms` and serializes. */
@@ -59,6 +61,7 @@ export function toApiRequest(event: APIGatewayProxyEventV2): ApiRequest {
     body,
     requestId: event.requestContext.requestId,
     sourceIp: event.requestContext.http.sourceIp,
+    host: event.requestContext.domainName,
   };
 }
 

@@ -175,7 +175,7 @@ const ERROR_DESCRIPTIONS: { [status: number]: string } = {
   400: 'Invalid request; the message names the field.',
   401: 'Missing, malformed, revoked or unknown API key (the same text for all).',
   403: 'This deployment does not allow the operation.',
-  404: 'No such resource in your account (another account’s id answers the same).',
+  404: 'No such resource in your account (another account’s id answers the same), or a request on another account’s verified custom domain.',
   413: `The body is over 5 MB (5,242,880 bytes), or over ${MAX_ENCODED_BODY_BYTES} bytes once encoded for Lambda (base64 for a binary body: at most ${MAX_BINARY_BODY_BYTES} bytes; JSON escapes for text). Larger encodings are refused by AWS before Hookgate runs, also with 413.`,
   500: 'Internal error: logged, never echoed.',
 };
@@ -199,7 +199,8 @@ function errorMessages(op: DocumentedOperation): { [status: number]: string[] } 
     ],
     401: [...(op.auth === 'api_key' || op.auth === 'portal_session' ? ['Unauthorized'] : []), ...(doc.errors?.[401] ?? [])],
     403: [...(doc.errors?.[403] ?? [])],
-    404: [...(hasId ? ['Not found'] : []), ...(doc.errors?.[404] ?? [])],
+    // Whatever acts for an account is refused on another account's custom domain.
+    404: [...(hasId || op.auth !== 'none' ? ['Not found'] : []), ...(doc.errors?.[404] ?? [])],
     410: [...(doc.errors?.[410] ?? [])],
     413: [...(doc.body ? ['request body too large', ENCODED_TOO_LARGE] : []), ...(doc.errors?.[413] ?? [])],
     500: ['Internal server error'],

@@ -4,6 +4,8 @@ import { appendLogKeys } from '../shared/log';
 import { authenticate, type Principal } from './auth';
 import { authenticatePortal, type PortalPrincipal } from './portal-auth';
 import type { RouteDoc } from './route-doc';
+import type { HostCaller } from '../domain/domain-ownership';
+import { servedOnHost } from '../pipeline/host-binding';
 
 export interface RouteContext {
   request: ApiRequest;
@@ -18,9 +20,13 @@ export interface PortalContext extends RouteContext {
   portal: PortalPrincipal;
 }
 
-/** A route: its handler, and its documentation (the OpenAPI document is generated from it). */
+/**
+ * A route: its handler, and its documentation (the OpenAPI document is generated from it). On a
+ * verified custom domain, routes with a credential serve only the domain's owner (`servesOnHost`); an
+ * open route is served there unless it is `signUp`.
+ */
 export type Route =
-  | { method: string; path: string; auth: 'none'; doc: RouteDoc; handle: (ctx: RouteContext) => Promise<ApiResult> }
+  | { method: string; path: string; auth: 'none'; signUp?: true; doc: RouteDoc; handle: (ctx: RouteContext) => Promise<ApiResult> }
   | { method: string; path: string; auth: 'api_key'; doc: RouteDoc; handle: (ctx: AuthedContext) => Promise<ApiResult> }
   | { method: string; path: string; auth: 'portal_session'; doc: RouteDoc; handle: (ctx: PortalContext) => Promise<ApiResult> };
 
@@ -64,14 +70,23 @@ export function createRouter(routes: Route[], clock: () => Date = () => new Date
     }
     if (!match) throw notFound();
     const ctx: RouteContext = { request, params: match.params, now: clock() };
-    if (match.route.auth === 'none') return match.route.handle(ctx);
+    // Another account's credential on a custom domain is answered like an unknown id: the host is not theirs.
+    const refuseOffHost = async (caller: HostCaller) => {
+      if (!(await servedOnHost(request.host, caller, ctx.now))) throw notFound();
+    };
+    if (match.route.auth === 'none') {
+      if (match.route.signUp) await refuseOffHost({ kind: 'sign_up' });
+      return match.route.handle(ctx);
+    }
     if (match.route.auth === 'portal_session') {
       const portal = await authenticatePortal(request, ctx.now);
       appendLogKeys({ account_id: portal.accountId });
+      await refuseOffHost({ kind: 'account', accountId: portal.accountId });
       return match.route.handle({ ...ctx, portal });
     }
     const principal = await authenticate(request, ctx.now);
     appendLogKeys({ account_id: principal.accountId });
+    await refuseOffHost({ kind: 'account', accountId: principal.accountId });
     return match.route.handle({ ...ctx, principal });
   };
 }

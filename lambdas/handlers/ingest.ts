@@ -6,9 +6,9 @@ import { ingestWebhook } from '../pipeline/ingest-webhook';
 import { httpRequestLogKeys, invocationScoped, observability } from '../shared/observability';
 
 async function ingest(event: APIGatewayProxyEventV2): Promise<ApiResult> {
-  const { headers, body } = toApiRequest(event);
+  const { headers, body, host } = toApiRequest(event);
   const token = event.pathParameters?.token ?? event.rawPath.split('/')[2] ?? '';
-  const outcome = await ingestWebhook({ token, headers, body }, new Date());
+  const outcome = await ingestWebhook({ token, headers, body, host }, new Date());
   if (outcome.kind === 'refused') throw outcome.reason;
   // A provider's retry of a stored webhook is answered like the first, so it stops retrying.
   return { status: 202, data: { id: outcome.event.id, status: outcome.event.status } };

@@ -1,4 +1,4 @@
-import { invalid, unauthorized } from '../domain/errors';
+import { invalid, notFound, unauthorized } from '../domain/errors';
 import { isSendableHeaderValue, unsendableHeaderMessage } from '../domain/header-values';
 import { isReservedType } from '../domain/operational-events';
 import { verifySignature } from '../domain/provider-signatures';
@@ -6,6 +6,7 @@ import { appendLogKeys, log } from '../shared/log';
 import { recordVerificationRejected } from '../shared/metrics';
 import { findSourceByToken } from '../store/sources';
 import { acceptEvent } from './accept-event';
+import { servedOnHost } from './host-binding';
 import { acceptedOutcome, refused, type Accepted, type Refused } from './outcomes';
 
 /** Never stored: credentials meant for us or for the provider's own hop. */
@@ -18,11 +19,12 @@ const MAX_EVENT_TYPE_LENGTH = 200;
 const MAX_EXTERNAL_ID_LENGTH = 256;
 const TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
 
-/** A webhook as its provider sent it: the path token, lowercased header names, the raw body. */
+/** A webhook as its provider sent it: the path token, lowercased header names, the raw body, the host it came to. */
 export interface IncomingWebhook {
   token: string;
   headers: Record<string, string>;
   body: Buffer;
+  host: string;
 }
 
 export type IngestOutcome = Accepted | Refused;
@@ -33,6 +35,8 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
   const source = await findSourceByToken(token);
   if (!source) return refused(unauthorized());
   appendLogKeys({ account_id: source.account_id, source_id: source.source_id });
+  // Another account's token on a custom domain: the host is not theirs, whatever the token.
+  if (!(await servedOnHost(request.host, { kind: 'account', accountId: source.account_id }, now))) return refused(notFound());
   if (source.verification) {
     const verdict = verifySignature(source.verification, { headers: request.headers, body: request.body }, now);
     if (!verdict.ok) {

@@ -12,11 +12,13 @@ import {
   type DomainLookupRecord,
 } from './records';
 import { isConditionFailure, putNew } from './table';
+import { ForgetfulCache } from './forgetful-cache';
+import { hostnameStanding, VERIFIED_ELSEWHERE } from '../domain/domain-ownership';
 
 /**
  * One item per domain in the account's partition (outside the routing range, so the routing table's
- * query never reads them), plus a global lookup per hostname that makes a hostname belong to one
- * registration at a time. The lookup holds a pointer, no tenant data.
+ * query never reads them), plus a global lookup per hostname, written when a registration verifies,
+ * that makes a verified hostname belong to one registration. The lookup holds a pointer, no tenant data.
  */
 const domainKey = (accountId: string, domainId: string) => ({ pk: accountPartition(accountId), sk: `SITEDOMAIN#${domainId}` });
 export const customDomainEntity = defineEntity({
@@ -36,19 +38,6 @@ export const domainLookupEntity = defineEntity({
 
 /** Work index partitions of the TLS provisioner: domains to set up, and deleted domains to tear down. */
 export const DOMAIN_WORK = { tlsPending: 'DOMAINS#tls_pending', deleting: 'DOMAINS#deleting' } as const;
-
-/**
- * An unverified registration holds its hostname this long. After that, a registration of the same
- * hostname (by any account) takes it over and the stale one becomes `failed`, so nobody can squat a
- * name they cannot prove.
- */
-export const VERIFICATION_WINDOW_MS = 7 * 24 * 3600 * 1000;
-/**
- * A lookup whose domain item is missing this long after it was written is left over from a create
- * that died between its two writes (the api function's timeout is 29 s), and may be taken over.
- */
-const ORPHAN_LOOKUP_GRACE_MS = 60_000;
-export const EXPIRED_MESSAGE = 'domain was not verified within 7 days and has been released; register it again';
 
 const tableName = () => config().tableName;
 
@@ -93,16 +82,17 @@ async function conditionalUpdate(
   }
 }
 
-const lookupItem = (record: Pick<CustomDomainRecord, 'domain' | 'account_id' | 'id' | 'created_at'>) =>
-  domainLookupEntity.item({ account_id: record.account_id, domain_id: record.id, created_at: record.created_at }, lookupKey(record.domain));
+/** The hostname's lookup, pointing at `record`; `created_at` is when the lookup was written (its claim). */
+const lookupItem = (record: Pick<CustomDomainRecord, 'domain' | 'account_id' | 'id'>, now: Date) =>
+  domainLookupEntity.item({ account_id: record.account_id, domain_id: record.id, created_at: now.toISOString() }, lookupKey(record.domain));
 
 /** Points the hostname's lookup at `record`, but only while it still points at `previous`. */
-async function replaceLookup(record: CustomDomainRecord, previous: DomainLookupRecord): Promise<boolean> {
+async function replaceLookup(record: CustomDomainRecord, previous: DomainLookupRecord, now: Date): Promise<boolean> {
   try {
     await documentClient().send(
       new PutCommand({
         TableName: tableName(),
-        Item: lookupItem(record),
+        Item: lookupItem(record, now),
         ConditionExpression: 'account_id = :account AND domain_id = :domain',
         ExpressionAttributeValues: { ':account': previous.account_id, ':domain': previous.domain_id },
       }),
@@ -114,54 +104,62 @@ async function replaceLookup(record: CustomDomainRecord, previous: DomainLookupR
   }
 }
 
-/** Ends an unverified registration whose window has passed; false when it was verified (or changed) meanwhile. */
-async function expireRegistration(holder: CustomDomainRecord, now: Date): Promise<boolean> {
-  const failed = await conditionalUpdate(
-    domainKey(holder.account_id, holder.id),
-    { status: 'failed', verification_error: EXPIRED_MESSAGE, updated_at: now.toISOString() },
-    {
-      expression: '#a_status = :pending AND #a_created_at = :created',
-      values: { ':pending': 'pending_verification', ':created': holder.created_at },
-    },
-  );
-  return failed !== undefined;
-}
-
-/**
- * Whether the registration a lookup points at may be replaced: a failed one, an unverified one past
- * its window (failed here first, conditionally, so a concurrent verification wins), or none at all
- * when the lookup is an orphan.
- */
-async function releasable(lookup: DomainLookupRecord, now: Date): Promise<boolean> {
+/** The lookup of a hostname and what it stands for (see `hostnameStanding`). */
+async function readHostname(hostname: string, now: Date) {
+  const lookup = await domainLookupEntity.find(hostname);
+  if (!lookup) return undefined;
   const holder = await findCustomDomain(lookup.account_id, lookup.domain_id);
-  if (!holder) return now.getTime() - Date.parse(lookup.created_at) > ORPHAN_LOOKUP_GRACE_MS;
-  if (holder.status === 'failed') return true;
-  if (holder.status === 'verified' || holder.status === DELETING) return false;
-  if (now.getTime() - Date.parse(holder.created_at) <= VERIFICATION_WINDOW_MS) return false;
-  return expireRegistration(holder, now);
+  return { lookup, holder, standing: hostnameStanding(holder?.status, now.getTime() - Date.parse(lookup.created_at)) };
 }
 
+const live = (d: CustomDomainRecord) => d.status !== 'failed';
+
 /**
- * Registers a hostname for an account. The global lookup is written first and conditionally, so a
- * hostname belongs to one registration at a time whatever the concurrency; the domain item follows.
- * Returns false when the hostname is held by a live registration (any account, this one included).
+ * Registers a hostname for an account, pending verification. Only a verified hostname is exclusive:
+ * any number of accounts may hold pending registrations of it, and the first to verify owns it.
+ * Returns false when the hostname is owned (verified, or deleted and still being torn down) or the
+ * account already has a live registration of it.
  */
 export async function registerCustomDomain(record: CustomDomainRecord, now: Date): Promise<boolean> {
-  let claimed = await putNew(lookupItem(record));
-  for (let round = 0; !claimed && round < 3; round++) {
-    const current = await domainLookupEntity.find(record.domain);
-    if (!current) {
-      claimed = await putNew(lookupItem(record)); // released between our two reads
-      continue;
-    }
-    if (!(await releasable(current, now))) return false;
-    claimed = await replaceLookup(record, current);
-  }
-  if (!claimed) return false;
+  if ((await readHostname(record.domain, now))?.standing === 'owned') return false;
+  if ((await listCustomDomains(record.account_id)).some((d) => d.domain === record.domain && live(d))) return false;
   const created = await customDomainEntity.create(record);
   if (!created) throw new Error(`custom domain id collision: ${record.id}`);
   return true;
 }
+
+/**
+ * Takes the hostname's lookup for `domain`: written conditionally, so of two registrations verifying
+ * at once exactly one gets it. A lookup already pointing at `domain` is its own, left by an attempt
+ * that died before marking the domain verified. False when another registration owns it or is
+ * claiming it right now.
+ */
+async function claimHostname(domain: CustomDomainRecord, now: Date): Promise<boolean> {
+  for (let round = 0; round < 3; round++) {
+    if (await putNew(lookupItem(domain, now))) return true;
+    const current = await readHostname(domain.domain, now);
+    if (!current) continue; // released between our two calls
+    if (current.lookup.account_id === domain.account_id && current.lookup.domain_id === domain.id) return true;
+    if (current.standing !== 'released') return false;
+    if (await replaceLookup(domain, current.lookup, now)) return true;
+  }
+  return false;
+}
+
+/**
+ * The account a hostname is bound to: the owner of its verified registration (or of a deleted one
+ * still being torn down, which API Gateway may still serve), else null. Cached per process for the
+ * route cache's time (HOOKGATE_ROUTE_CACHE_SECONDS, 5 s by default), as sources' tokens are: a
+ * verification or removal is seen at once by the function that made it (locally, by every handler)
+ * and within that time by the others. Negative answers are cached too, so the API's own hostname
+ * costs one pair of reads per cache time.
+ */
+const hostOwners = new ForgetfulCache<string | null>(() => config().routeCacheSeconds * 1000);
+export const findHostOwner = (hostname: string, now: Date): Promise<string | null> =>
+  hostOwners.get(hostname, async () => {
+    const current = await readHostname(hostname, now);
+    return current?.standing === 'owned' && current.holder ? current.holder.account_id : null;
+  });
 
 /** The account's domain, or undefined (another account's id is simply not in this partition). */
 export const findCustomDomain = (accountId: string, domainId: string): Promise<CustomDomainRecord | undefined> =>
@@ -174,11 +172,11 @@ const workKey = (at: string, d: Pick<CustomDomainRecord, 'account_id' | 'id'>) =
 
 /**
  * Pending → verified, and into the work index where the TLS provisioner finds it. Conditional on the
- * domain still pending, so an expiry or a concurrent verification cannot be overwritten.
+ * domain still pending, so a concurrent verification or deletion cannot be overwritten.
  */
-export function markDomainVerified(domain: CustomDomainRecord, now: Date): Promise<CustomDomainRecord | undefined> {
+async function markDomainVerified(domain: CustomDomainRecord, now: Date): Promise<CustomDomainRecord | undefined> {
   const at = now.toISOString();
-  return conditionalUpdate(
+  const verified = await conditionalUpdate(
     domainKey(domain.account_id, domain.id),
     {
       status: 'verified',
@@ -191,7 +189,37 @@ export function markDomainVerified(domain: CustomDomainRecord, now: Date): Promi
     },
     { expression: '#a_status = :pending', values: { ':pending': 'pending_verification' } },
   );
+  if (verified) hostOwners.forget(domain.domain);
+  return verified;
 }
+
+/**
+ * A pending registration whose TXT record was found: the first to verify takes the hostname and owns
+ * it; one that finds it owned by another registration (or being taken right now) fails for good with
+ * VERIFIED_ELSEWHERE. The domain after the change, or undefined when a concurrent change won.
+ */
+export async function verifyRegistration(domain: CustomDomainRecord, now: Date): Promise<CustomDomainRecord | undefined> {
+  if (!(await claimHostname(domain, now))) return failRegistration(domain, now);
+  const verified = await markDomainVerified(domain, now);
+  // Deleted while we claimed: give the hostname back now, not after the grace.
+  if (!verified && !(await findCustomDomain(domain.account_id, domain.id))) await releaseLookup(domain);
+  return verified;
+}
+
+/** Whether another registration owns the domain's hostname (or is taking it right now). */
+export async function verifiedElsewhere(domain: CustomDomainRecord, now: Date): Promise<boolean> {
+  const current = await readHostname(domain.domain, now);
+  if (!current || current.standing === 'released') return false;
+  return current.lookup.account_id !== domain.account_id || current.lookup.domain_id !== domain.id;
+}
+
+/** Pending → failed for good: another registration verified the hostname first. */
+export const failRegistration = (domain: CustomDomainRecord, now: Date): Promise<CustomDomainRecord | undefined> =>
+  conditionalUpdate(
+    domainKey(domain.account_id, domain.id),
+    { status: 'failed', verification_error: VERIFIED_ELSEWHERE, updated_at: now.toISOString() },
+    { expression: '#a_status = :pending', values: { ':pending': 'pending_verification' } },
+  );
 
 /** Keeps the domain pending and records why the last check did not verify it. */
 export function recordVerificationFailure(
@@ -278,17 +306,24 @@ async function deleteWhen(key: Key, condition: string, values: Record<string, un
 }
 
 /**
- * The domain item, then the hostname's lookup while it still points at this registration. In this
- * order a crash between the two leaves an orphan lookup, which a new registration takes over a minute
- * later (`releasable`), and never a domain whose hostname someone else could take.
+ * The domain item, then the hostname's lookup while it still points at this registration (a pending
+ * one has none). In this order a crash between the two leaves an orphan lookup, which the next
+ * verification takes over a minute later (`hostnameStanding`), and never a domain whose hostname
+ * someone else could take.
  */
 async function removeItems(domain: CustomDomainRecord, condition: string, values: Record<string, unknown>): Promise<boolean> {
   if (!(await deleteWhen(domainKey(domain.account_id, domain.id), condition, values))) return false;
+  await releaseLookup(domain);
+  return true;
+}
+
+/** Deletes the hostname's lookup while it points at `domain`. */
+async function releaseLookup(domain: CustomDomainRecord): Promise<void> {
   await deleteWhen(lookupKey(domain.domain), 'account_id = :account AND domain_id = :domain', {
     ':account': domain.account_id,
     ':domain': domain.id,
   });
-  return true;
+  hostOwners.forget(domain.domain);
 }
 
 /**

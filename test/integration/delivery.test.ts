@@ -292,7 +292,7 @@ describe('events API and replay', () => {
     const all = await call('GET', '/v1/events', { key });
     expect(all.json.data.map((e: { id: string }) => e.id)).toEqual([...ids].reverse());
     expect(Object.keys(all.json.data[0]).sort()).toEqual(
-      ['account_id', 'attempts_count', 'created_at', 'direction', 'event_type', 'external_event_id', 'id', 'received_at', 'source_id', 'status'].sort(),
+      ['account_id', 'attempts_count', 'created_at', 'direction', 'event_type', 'external_event_id', 'id', 'received_at', 'source_id', 'status', 'customer'].sort(),
     );
     expect(all.json.next_cursor).toBeNull();
 

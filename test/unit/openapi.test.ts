@@ -167,11 +167,12 @@ describe('the OpenAPI document', () => {
     expect(operations.filter((o) => o.path.startsWith('/v1/portal/')).length).toBe(portal.length);
   });
 
-  it('documents ingest: any content type, 202, 400, 401 (Unauthorized / invalid signature), 413', () => {
+  it('documents ingest: any content type, 202, 400, 401 (Unauthorized / invalid signature), 404 (another account’s custom domain), 413', () => {
     const ingest = operations.find((o) => o.path === '/ingest/{token}')?.operation;
     expect(Object.keys(ingest?.requestBody?.content ?? {})).toEqual(['*/*']);
-    expect(Object.keys(ingest?.responses ?? {})).toEqual(['202', '400', '401', '413', '500']);
+    expect(Object.keys(ingest?.responses ?? {})).toEqual(['202', '400', '401', '404', '413', '500']);
     expect(documentedMessages(ingest?.responses['401'])).toEqual(['Unauthorized', 'invalid signature']);
+    expect(documentedMessages(ingest?.responses['404'])).toEqual(['Not found']);
     expect(ingest?.parameters?.map((p) => p.name)).toEqual(expect.arrayContaining(['token', 'X-Event-Type', 'Idempotency-Key']));
   });
 

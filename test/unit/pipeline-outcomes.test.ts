@@ -6,9 +6,11 @@ const acceptEvent = vi.fn();
 const findSourceByToken = vi.fn();
 const findEventWithBody = vi.fn();
 const changeEvent = vi.fn();
+const findHostOwner = vi.fn();
 vi.mock('../../lambdas/pipeline/accept-event', () => ({ acceptEvent }));
 vi.mock('../../lambdas/store/sources', () => ({ findSourceByToken }));
 vi.mock('../../lambdas/store/events', () => ({ findEventWithBody, changeEvent }));
+vi.mock('../../lambdas/store/custom-domains', () => ({ findHostOwner }));
 vi.mock('../../lambdas/adapters/payloads', () => ({ copyPayload: vi.fn(), payloadKey: (account: string, id: string) => `${account}/${id}` }));
 vi.mock('../../lambdas/shared/metrics', () => ({ recordVerificationRejected: vi.fn() }));
 
@@ -26,10 +28,11 @@ beforeEach(() => {
   vi.resetAllMocks();
   findSourceByToken.mockResolvedValue({ account_id: 'acct', source_id: 'src', verification: null });
   acceptEvent.mockResolvedValue(stored);
+  findHostOwner.mockResolvedValue(null);
 });
 
 describe('ingestWebhook outcomes', () => {
-  const webhook = (headers: Record<string, string> = {}, t = token) => ({ token: t, headers, body: Buffer.from('{}') });
+  const webhook = (headers: Record<string, string> = {}, t = token, host = 'localhost') => ({ token: t, headers, body: Buffer.from('{}'), host });
 
   it.each([
     ['a malformed token, never looked up', webhook({}, 'short'), refusal('unauthorized', 'Unauthorized')],
@@ -62,6 +65,15 @@ describe('ingestWebhook outcomes', () => {
     expect(acceptEvent).toHaveBeenCalledWith(
       expect.objectContaining({ externalEventId: 'w1', contentType: 'application/json', headers: { 'content-type': 'application/json', 'webhook-id': 'w1' } }),
     );
+  });
+
+  it('on a custom domain, accepts only its owner’s tokens: another account’s is not found', async () => {
+    findHostOwner.mockResolvedValue('other-acct');
+    expect(await ingestWebhook(webhook({}, token, 'hooks.acme.example'), now)).toEqual(refusal('not_found', 'Not found'));
+    expect(findHostOwner).toHaveBeenCalledWith('hooks.acme.example', now);
+    expect(acceptEvent).not.toHaveBeenCalled();
+    findHostOwner.mockResolvedValue('acct');
+    expect(await ingestWebhook(webhook({}, token, 'Hooks.Acme.Example:443'), now)).toEqual({ kind: 'accepted', event: { id: 'evt_new', status: 'queued' } });
   });
 
   it('answers a provider retry with the first event', async () => {

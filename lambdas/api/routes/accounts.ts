@@ -40,11 +40,12 @@ export const accountRoutes: Route[] = [
     method: 'POST',
     path: '/v1/accounts',
     auth: 'none',
+    signUp: true,
     doc: {
       operationId: 'createAccount',
       summary: 'Create an account and its bootstrap API key',
       description:
-        'Open (no credentials) unless the deployment closed sign-up (CDK context `signup=closed`): then `403` and an operator creates accounts with `npm run create-account`. The answer holds the API key, shown this once: only its hash is stored.',
+        'Open (no credentials) unless the deployment closed sign-up (CDK context `signup=closed`): then `403` and an operator creates accounts with `npm run create-account`. Never on a verified custom domain (`404`): a customer’s branded hostname is not a sign-up page. The answer holds the API key, shown this once: only its hash is stored.',
       tag: 'Accounts',
       body: jsonBody(createAccountBody, { name: 'Acme', plan: 'free' }),
       responses: {
@@ -53,6 +54,7 @@ export const accountRoutes: Route[] = [
       errors: {
         400: ['name must be a string', 'name must be at most 200 characters', 'plan must be one of: free, pro, enterprise', ...retentionErrors, 'unknown field: nmae'],
         403: [SIGNUP_CLOSED],
+        404: ['Not found'],
       },
     },
     handle: async ({ request, now }) => {

@@ -5,14 +5,17 @@ import { MAX_VERIFIABLE_HOSTNAME_LENGTH, normalizeHostname, verificationRecordNa
 import { txtResolver } from '../../adapters/dns-txt';
 import { newId } from '../../shared/secrets';
 import { domainRemoval } from '../../domain/custom-domain-removal';
+import { VERIFIED_ELSEWHERE } from '../../domain/domain-ownership';
 import {
   deleteUnprovisionedDomain,
   findCustomDomain,
   listCustomDomains,
   markDomainDeleting,
-  markDomainVerified,
+  failRegistration,
   recordVerificationFailure,
   registerCustomDomain,
+  verifiedElsewhere,
+  verifyRegistration,
 } from '../../store/custom-domains';
 import { DELETING, type CustomDomainRecord } from '../../store/records';
 import { exampleCustomDomain } from '../examples';
@@ -81,6 +84,14 @@ function verificationFailure(domain: CustomDomainRecord, records: string[]): str
     : `the TXT records at ${name} do not contain the verification token`;
 }
 
+/** Verified when the TXT record holds the token (unless another registration wins meanwhile), else the reason kept on the domain. */
+async function checkTxtRecord(domain: CustomDomainRecord, now: Date): Promise<CustomDomainRecord | undefined> {
+  const records = await txtResolver()(verificationRecordName(domain.domain));
+  return records.some((r) => r.trim() === domain.verification_token)
+    ? verifyRegistration(domain, now)
+    : recordVerificationFailure(domain, verificationFailure(domain, records), now);
+}
+
 export const customDomainRoutes: Route[] = [
   {
     method: 'POST',
@@ -90,7 +101,7 @@ export const customDomainRoutes: Route[] = [
       operationId: 'createCustomDomain',
       summary: 'Register a custom domain',
       description:
-        'Publish `verification_record` (TXT) at your DNS provider, then call verify. An unverified registration holds its hostname for 7 days; after that a new registration of it takes over.',
+        'Publish `verification_record` (TXT) at your DNS provider, then call verify. Only a verified domain is exclusive: other accounts may register the same hostname meanwhile, and the first registration to verify owns it. `domain already registered` when the hostname is verified already (by any account), or this account already registered it.',
       tag: 'Custom domains',
       body: jsonBody(createDomainBody, { domain: 'hooks.acme.com' }),
       responses: { 201: json('The domain, pending verification.', customDomainResponse, exampleCustomDomain) },
@@ -172,7 +183,7 @@ export const customDomainRoutes: Route[] = [
       operationId: 'verifyCustomDomain',
       summary: 'Check the domain’s TXT record now',
       description:
-        'Found: `status: verified` and TLS set-up starts. Not found is not an error: `200` with the domain unchanged and `verification_error` saying why, so clients can call it again until it succeeds. A verified or failed domain is answered as it is. No body.',
+        `Found: \`status: verified\` and TLS set-up starts. When another registration of the hostname has verified first (with or without this one's record published): \`status: failed\` with \`verification_error: "${VERIFIED_ELSEWHERE}"\`. Not found is not an error: \`200\` with the domain unchanged and \`verification_error\` saying why, so clients can call it again until it succeeds. A verified or failed domain is answered as it is. No body.`,
       tag: 'Custom domains',
       responses: {
         200: json('The domain after the check.', customDomainResponse, {
@@ -185,12 +196,8 @@ export const customDomainRoutes: Route[] = [
       const domain = await findShownDomain(principal.accountId, parsePathId(params.id));
       if (!domain) throw notFound();
       if (domain.status !== 'pending_verification') return { status: 200, data: presentCustomDomain(domain) };
-      const records = await txtResolver()(verificationRecordName(domain.domain));
-      const found = records.some((r) => r.trim() === domain.verification_token);
-      const updated = found
-        ? await markDomainVerified(domain, now)
-        : await recordVerificationFailure(domain, verificationFailure(domain, records), now);
-      // A concurrent change (a parallel verification, an expiry) won: show the domain as it now is.
+      const updated = (await verifiedElsewhere(domain, now)) ? await failRegistration(domain, now) : await checkTxtRecord(domain, now);
+      // A concurrent change (a parallel verification, a deletion) won: show the domain as it now is.
       const current = shown(updated) ? updated : await findShownDomain(principal.accountId, domain.id);
       if (!current) throw notFound();
       return { status: 200, data: presentCustomDomain(current) };
