@@ -5,31 +5,30 @@ import { eventually } from '../fixtures/sink';
 
 const { call, sink } = gatewayWithSinkForFile();
 
-/** The most requests that arrived within any window of `ms` (sliding, not calendar seconds). */
-function busiestWindow(times: number[], ms: number): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let most = 0;
-  for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[i]! - sorted[j]! >= ms) j++;
-    most = Math.max(most, i - j + 1);
-  }
-  return most;
+/**
+ * How far ahead of a limit's schedule a series of arrivals ever got: the k-th arrival (in time order)
+ * may come no sooner than k intervals after `start`. Under a starved CPU sends only come later than
+ * their slots, never earlier, so this holds on a busy machine too (a sliding window does not: sends
+ * delayed by a stall arrive together with the next ones), and a limiter that sends early breaks it.
+ */
+function aheadOfSchedule(times: number[], start: number, intervalMs: number): number {
+  return Math.max(...[...times].sort((a, b) => a - b).map((at, k) => start + k * intervalMs - at));
 }
 
 describe('per-destination rate limit', () => {
-  it('delivers 50 events to a destination limited to 5/s, never more than 5 in any second, all of them, no try spent', async () => {
+  it('delivers 50 events to a destination limited to 5/s, never ahead of one per 200 ms, all of them, no try spent', async () => {
     const { key, source } = await accountWithSource(call);
     const limited = await addDestination(call, key, { url: `${sink.url}/limited`, rate_limit_per_second: 5 });
     expect((await call('GET', `/v1/destinations/${limited.id}`, { key })).json.data.rate_limit_per_second).toBe(5);
     await addRoute(call, key, { destination_id: limited.id });
 
     const ids: string[] = [];
+    const start = Date.now();
     for (let i = 0; i < 50; i++) ids.push((await ingest(call, source.path_token, JSON.stringify({ i }))).json.data.id as string);
     const got = await sink.waitForPath('/limited', 50, 30_000);
     const times = got.map((r) => r.at);
-    // Sends are spaced 200 ms apart by their slots; the window allows 50 ms for the HTTP path's jitter.
-    expect(busiestWindow(times, 950)).toBeLessThanOrEqual(5);
-    expect(Math.max(...times) - Math.min(...times)).toBeGreaterThanOrEqual(9_000);
+    // Slots are 200 ms apart from the first one (taken after `start`); 20 ms allows for clock rounding.
+    expect(aheadOfSchedule(times, start, 200)).toBeLessThanOrEqual(20);
     expect(new Set(got.map((r) => r.headers['x-webhook-id'])).size).toBe(50);
     for (const id of ids.slice(-5)) {
       const detail = await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered');
