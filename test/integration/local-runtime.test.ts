@@ -432,8 +432,10 @@ describe.skipIf(!existsSync(join(root, 'lambdas/handlers/api.ts')))('npm start (
   async function launch(): Promise<{ child: ChildProcess; url: string; dataDir: string }> {
     const dataDir = await tempDir();
     dirs.push(dataDir);
-    // The test's own Node runs tsx, so the child gets the same Node as vitest.
-    const child = spawn(process.execPath, [join(root, 'node_modules/.bin/tsx'), join(root, 'bin/local.ts')], {
+    // What `npm start` runs, on the test's own Node (the same Node as vitest). tsx as a loader, not its
+    // CLI: the CLI relays SIGTERM and SIGKILLs a child that does not acknowledge it within 30 ms, which
+    // a busy machine misses (exit 143 instead of a clean shutdown).
+    const child = spawn(process.execPath, ['--import', 'tsx', join(root, 'bin/local.ts')], {
       cwd: root,
       env: { ...process.env, PORT: '0', HOOKGATE_DATA_DIR: dataDir, HOOKGATE_PUBLIC_URL: '' },
       stdio: ['ignore', 'pipe', 'pipe'],

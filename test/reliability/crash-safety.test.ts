@@ -194,14 +194,18 @@ describe('a gateway killed with SIGKILL under load', () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'hookgate-reliability-crash-'));
     const port = await freePort();
     const childEnv = { ...DELIVERY_TEST_ENV, ...FAST_RECONCILE, HOOKGATE_DATA_DIR: dataDir, PORT: String(port) };
-    // Before the crash the destination is having a bad day: a third fail, a third answer slowly (tries
-    // in flight at the kill), a third succeed. Afterwards it is healthy.
+    // Before the crash the destination is having a bad day: a third of the events fail their first try,
+    // a third are answered slowly (tries in flight at the kill), a third succeed. A retry succeeds, so no
+    // event can run out of tries however slow the machine makes the run. Afterwards it is healthy.
     let crashed = false;
-    let n = 0;
-    const target = await startSink((_req, res) => {
+    const tried = new Set<string>();
+    const target = await startSink((req, res) => {
       res.on('error', () => undefined); // the gateway may be gone before a slow answer is written
-      if (crashed) return void res.writeHead(200).end('ok');
-      const kind = n++ % 3;
+      const event = req.body.toString('utf8'); // {"i":N}: one per event
+      const retry = tried.has(event);
+      tried.add(event);
+      if (crashed || retry) return void res.writeHead(200).end('ok');
+      const kind = tried.size % 3;
       if (kind === 0) res.writeHead(503).end('busy');
       else if (kind === 1) setTimeout(() => res.writeHead(200).end('slow'), 1500);
       else res.writeHead(200).end('ok');
