@@ -36,5 +36,8 @@ buildApp(app, {
   deliverMaxConcurrency: numberContext('deliverMaxConcurrency'),
   // --context signup=closed: no open sign-up; accounts come from `npm run create-account`
   signup: signupContext(),
+  // e.g. --context maxEndpointsPerCustomer=50 --context maxEndpointsPerAccount=50000
+  maxEndpointsPerCustomer: numberContext('maxEndpointsPerCustomer'),
+  maxEndpointsPerAccount: numberContext('maxEndpointsPerAccount'),
 });
 app.synth();

@@ -46,6 +46,10 @@ export interface BuildAppOptions {
   readonly deliverMaxConcurrency?: number;
   /** `closed` refuses `POST /v1/accounts`; an operator then creates accounts with `npm run create-account`. @default 'open' */
   readonly signup?: 'open' | 'closed';
+  /** Most endpoints one customer of an account may have. @default 20 */
+  readonly maxEndpointsPerCustomer?: number;
+  /** Most endpoints one account may have. @default 10,000 */
+  readonly maxEndpointsPerAccount?: number;
 }
 
 export interface HookgateStacks {
@@ -78,6 +82,8 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     logRetention,
     deliverMaxConcurrency: opts.deliverMaxConcurrency,
     signup: opts.signup,
+    maxEndpointsPerCustomer: opts.maxEndpointsPerCustomer,
+    maxEndpointsPerAccount: opts.maxEndpointsPerAccount,
   });
 
   Tags.of(app).add('project', 'hookgate');

@@ -36,6 +36,10 @@ export interface ServiceStackProps extends StackProps {
   readonly deliverMaxConcurrency?: number;
   /** `closed`: `POST /v1/accounts` answers 403 and an operator creates accounts (`npm run create-account`). @default 'open' */
   readonly signup?: 'open' | 'closed';
+  /** Most endpoints (destinations) one customer of an account may have. @default unset: the handlers' default, 20 */
+  readonly maxEndpointsPerCustomer?: number;
+  /** Most endpoints (destinations) one account may have. @default unset: the handlers' default, 10,000 */
+  readonly maxEndpointsPerAccount?: number;
 }
 
 const API_THROTTLE = { burstLimit: 500, rateLimit: 1000 } as const;
@@ -138,6 +142,12 @@ export class ServiceStack extends Stack {
     payloadBucket.grantPut(this.apiFunction.fn);
 
     this.apiFunction.fn.addEnvironment(ENV.signup, props.signup ?? 'open');
+    if (props.maxEndpointsPerCustomer !== undefined) {
+      this.apiFunction.fn.addEnvironment(ENV.maxEndpointsPerCustomer, endpointCap('maxEndpointsPerCustomer', props.maxEndpointsPerCustomer));
+    }
+    if (props.maxEndpointsPerAccount !== undefined) {
+      this.apiFunction.fn.addEnvironment(ENV.maxEndpointsPerAccount, endpointCap('maxEndpointsPerAccount', props.maxEndpointsPerAccount));
+    }
     const apiIntegration = new HttpLambdaIntegration('ApiIntegration', this.apiFunction.fn);
     this.addRoutes('Api', ['/', '/{proxy+}'], [apigw.HttpMethod.ANY], apiIntegration);
     // A route of its own only so that sign-up gets a throttle of its own.
@@ -456,4 +466,10 @@ function deliverConcurrency(requested: number | undefined): number {
     throw new Error(`deliverMaxConcurrency must be a whole number from ${min} to ${max}, got ${value}`);
   }
   return value;
+}
+
+/** An endpoint cap, refused at synth rather than by the api function's first request. */
+function endpointCap(name: string, value: number): string {
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a whole number of at least 1, got ${value}`);
+  return String(value);
 }

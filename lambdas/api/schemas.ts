@@ -8,12 +8,12 @@ import { END_REASONS } from '../domain/progress';
 import { isCustomerId } from '../domain/portal';
 import { PLANS } from '../domain/plans';
 import { PROVIDERS } from '../domain/provider-signatures';
+import { SIGNATURE_SCHEMES } from '../domain/signing-secret';
 import {
   DOMAIN_STATUSES,
   EXPORT_FORMATS,
   EXPORT_STATUSES,
   OUTCOMES,
-  SIGNATURE_SCHEMES,
   TLS_STATUSES,
 } from '../store/records';
 import { REPLAY_JOB_STATUSES } from '../store/replay-jobs';

@@ -1,6 +1,5 @@
 import { planSubscription, subscribedTypes } from '../domain/portal';
 import { newId } from '../shared/secrets';
-import { deleteDestination } from '../store/destinations';
 import type { RouteRecord } from '../store/records';
 import { deleteRoute, insertRoute, listRoutes } from '../store/routes';
 
@@ -34,12 +33,4 @@ export async function subscribeEndpoint(accountId: string, destinationId: string
   }
   for (const routeId of remove) await deleteRoute(accountId, routeId);
   return subscribedTypes([...current.filter((r) => !remove.includes(r.id)), ...added]);
-}
-
-/** Deletes an endpoint: its routes first, so no new event is planned for it, then the destination. */
-export async function deleteEndpoint(accountId: string, destinationId: string): Promise<void> {
-  for (const route of (await listRoutes(accountId)).filter((r) => r.destination_id === destinationId)) {
-    await deleteRoute(accountId, route.id);
-  }
-  await deleteDestination(accountId, destinationId);
 }

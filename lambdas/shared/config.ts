@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { ENV } from './resource-definitions';
 import { parseRetrySchedule } from '../domain/backoff';
 import { DEFAULT_BREAKER } from '../domain/breaker';
+import { DEFAULT_ENDPOINT_CAPS } from '../domain/destination-changes';
 
 const numberOr = (raw: string | undefined, fallback: number) => (raw === undefined || raw === '' ? fallback : Number(raw));
 
@@ -29,6 +30,7 @@ const configSchema = z.object({
   httpApiId: z.optional(z.string()),
   dnsTxtOverridesFile: z.optional(z.string()),
   signupOpen: z.boolean(),
+  endpointCaps: z.object({ perCustomer: z.int().check(z.gte(1)), perAccount: z.int().check(z.gte(1)) }),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -62,6 +64,10 @@ export function config(): Config {
     httpApiId: process.env[ENV.httpApiId] || undefined,
     dnsTxtOverridesFile: process.env[ENV.dnsTxtOverrides] || undefined,
     signupOpen: process.env[ENV.signup] !== 'closed',
+    endpointCaps: {
+      perCustomer: numberOr(process.env[ENV.maxEndpointsPerCustomer], DEFAULT_ENDPOINT_CAPS.perCustomer),
+      perAccount: numberOr(process.env[ENV.maxEndpointsPerAccount], DEFAULT_ENDPOINT_CAPS.perAccount),
+    },
   });
   return cached;
 }

@@ -97,6 +97,10 @@ export const ENV = {
   stage: 'HOOKGATE_STAGE',
   /** `closed`: `POST /v1/accounts` is refused and an operator creates accounts (`npm run create-account`). */
   signup: 'HOOKGATE_SIGNUP',
+  /** Most endpoints (destinations) one customer of an account may have. */
+  maxEndpointsPerCustomer: 'HOOKGATE_MAX_ENDPOINTS_PER_CUSTOMER',
+  /** Most endpoints (destinations) one account may have. */
+  maxEndpointsPerAccount: 'HOOKGATE_MAX_ENDPOINTS_PER_ACCOUNT',
   /** Powertools' own: the `service` key of a function's log lines (`hookgate-<handler>`). */
   serviceName: 'POWERTOOLS_SERVICE_NAME',
 } as const;

@@ -1,8 +1,10 @@
+import * as z from 'zod/mini';
 import { breakerEntity } from './breakers';
 import { defineEntity } from './entity';
 import { accountPartition, routingPrefix } from './keys';
 import { destinationRecord, type DestinationRecord } from './records';
 import { markRoutingChanged } from './routing-table';
+import { queryAll } from './table';
 
 /** In the routing range, so the routing table's one query reads it. */
 const destinationKey = (accountId: string, destinationId: string) => ({
@@ -26,6 +28,23 @@ export async function insertDestination(record: DestinationRecord): Promise<void
 export const findDestination = (accountId: string, destinationId: string) => destinationEntity.find(accountId, destinationId);
 
 export const listDestinations = (accountId: string) => destinationEntity.list(accountId);
+
+const ownerOnly = z.object({ customer: destinationRecord.shape.customer });
+
+/**
+ * The customer of each of the account's destinations (null: the account's own), to count them: the
+ * query of the destination list, consistent (a destination just created counts), fetching one attribute.
+ */
+export async function destinationOwners(accountId: string): Promise<Array<string | null>> {
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
+    ExpressionAttributeValues: { ':pk': accountPartition(accountId), ':prefix': routingPrefix.destinations },
+    ExpressionAttributeNames: { '#customer': 'customer' },
+    ProjectionExpression: '#customer',
+    ConsistentRead: true,
+  });
+  return items.map((item) => ownerOnly.parse(item).customer);
+}
 
 export async function updateDestination(accountId: string, destinationId: string, changes: Partial<DestinationRecord>) {
   const updated = await destinationEntity.update([accountId, destinationId], changes);

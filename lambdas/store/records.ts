@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { PLANS } from '../domain/plans';
+import { SIGNATURE_SCHEMES } from '../domain/signing-secret';
 
 /** Stored shapes, validated on every read. Responses are built from these in the API layer. */
 const timestamp = z.string();
@@ -80,8 +81,6 @@ export const destinationAuth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('header'), name: z.string(), value: z.string() }),
 ]);
 export type DestinationAuth = z.infer<typeof destinationAuth>;
-
-export const SIGNATURE_SCHEMES = ['hookgate', 'standard_webhooks'] as const;
 
 export const destinationRecord = z.object({
   id: z.string(),

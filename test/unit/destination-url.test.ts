@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertPublicDestination } from '../../lambdas/api/destination-url';
+import { destinationUrlRefusal } from '../../lambdas/pipeline/destination-url';
 import type { Resolver } from '../../lambdas/adapters/dns';
 
 const answering = (...addresses: string[]): Resolver => async () =>
@@ -13,17 +13,18 @@ describe('destination URLs at create and update time', () => {
     ['a name with one public and one private address', answering('93.184.216.34', '10.0.0.7')],
     ['a name resolving to IPv4-mapped loopback', answering('::ffff:127.0.0.1')],
   ])('refuses %s', async (_label, resolver) => {
-    await expect(assertPublicDestination('https://hooks.customer.test/in', false, resolver)).rejects.toThrow(
-      'url must not point to a private or reserved address',
-    );
+    expect(await destinationUrlRefusal('https://hooks.customer.test/in', false, resolver)).toMatchObject({
+      kind: 'invalid',
+      message: 'url must not point to a private or reserved address',
+    });
   });
 
   it('accepts a name with public addresses only, and one that does not resolve yet', async () => {
-    await expect(assertPublicDestination('https://hooks.customer.test/', false, answering('93.184.216.34'))).resolves.toBeUndefined();
+    expect(await destinationUrlRefusal('https://hooks.customer.test/', false, answering('93.184.216.34'))).toBeUndefined();
     const failing: Resolver = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' });
     };
-    await expect(assertPublicDestination('https://not-yet.customer.test/', false, failing)).resolves.toBeUndefined();
+    expect(await destinationUrlRefusal('https://not-yet.customer.test/', false, failing)).toBeUndefined();
   });
 
   it('does not resolve at all when private destinations are allowed or the host is a literal', async () => {
@@ -32,8 +33,8 @@ describe('destination URLs at create and update time', () => {
       calls++;
       return [];
     };
-    await assertPublicDestination('http://internal.test/', true, counting);
-    await assertPublicDestination('http://93.184.216.34/', false, counting);
+    await destinationUrlRefusal('http://internal.test/', true, counting);
+    await destinationUrlRefusal('http://93.184.216.34/', false, counting);
     expect(calls).toBe(0);
   });
 });

@@ -1,26 +1,20 @@
 import * as z from 'zod';
-import { invalid, notFound } from '../../domain/errors';
+import { notFound } from '../../domain/errors';
 import { unsendableHeaderMessage } from '../../domain/header-values';
-import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS } from '../../domain/signing-secret';
-import { resolveHost } from '../../adapters/dns';
-import { config } from '../../shared/config';
-import { newId, newSigningSecret } from '../../shared/secrets';
+import { ACCOUNT_ACTOR, accountCapMessage, customerCapMessage, DEFAULT_ENDPOINT_CAPS } from '../../domain/destination-changes';
+import { SIGNATURE_SCHEMES } from '../../domain/signing-secret';
 import { CLOSED_BREAKER } from '../../domain/breaker';
-import { findBreaker, listBreakers, resetBreaker } from '../../store/breakers';
-import { findDestination, insertDestination, listDestinations, updateDestination } from '../../store/destinations';
-import { SIGNATURE_SCHEMES, type DestinationRecord } from '../../store/records';
-import { assertPublicDestination } from '../destination-url';
+import { changeDestination, createDestination, findManagedDestination, removeDestination } from '../../pipeline/destinations';
+import { findBreaker, listBreakers } from '../../store/breakers';
+import { findDestination, listDestinations } from '../../store/destinations';
 import { exampleDestination, exampleDestinationWithSecret } from '../examples';
+import { settled } from '../outcomes';
 import { presentDestination, presentDestinationWithSecret } from '../presenters';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import { deleteEndpoint } from '../../pipeline/portal-endpoints';
 import type { Route } from '../router';
 import { CUSTOMER_MESSAGE, customerField, destinationResponse, destinationWithSecretResponse, named } from '../schemas';
 import { autoDisableInput, DELIVERY_SETTINGS_ERRORS, rateLimitInput, retryScheduleInput } from '../delivery-settings';
-import { DEFAULT_AUTO_DISABLE_HOURS } from '../../domain/auto-disable';
 import { hasControlChars, isHeaderName, parseJsonBody, parsePathId, parseWith, sendableHeaderRule, textField } from '../validation';
-
-export const DEFAULT_TIMEOUT_MS = 15_000;
 
 // Headers the gateway sets itself or that would break the HTTP exchange.
 const RESERVED_HEADERS = new Set([
@@ -125,13 +119,11 @@ const destinationErrors = [
   'unknown field: nmae',
 ];
 
-export const assertAllowedUrl = (url: string) => assertPublicDestination(url, config().allowPrivateDestinations, resolveHost);
-
-function assertSecretFitsScheme(d: Pick<DestinationRecord, 'signature_scheme' | 'signing_secret'>): void {
-  if (d.signature_scheme === 'standard_webhooks' && !isStandardWebhooksSecret(d.signing_secret)) {
-    throw invalid('signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks');
-  }
-}
+/** Over an endpoint cap, as the OpenAPI document shows it (with the default caps). */
+export const CAP_ERRORS = {
+  customer: customerCapMessage('cus_42', DEFAULT_ENDPOINT_CAPS.perCustomer),
+  account: accountCapMessage(DEFAULT_ENDPOINT_CAPS.perAccount),
+};
 
 export const destinationRoutes: Route[] = [
   {
@@ -150,35 +142,12 @@ export const destinationRoutes: Route[] = [
         auth: { type: 'bearer', token: 's3cr3t' },
       }),
       responses: { 201: json('The destination, with its signing secret.', destinationWithSecretResponse, exampleDestinationWithSecret) },
-      errors: { 400: ['name is required', 'url is required', ...destinationErrors] },
+      errors: { 400: ['name is required', 'url is required', ...destinationErrors, CAP_ERRORS.customer, CAP_ERRORS.account] },
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createDestinationBody);
-      await assertAllowedUrl(body.url);
-      const at = now.toISOString();
-      const record: DestinationRecord = {
-        id: newId(),
-        account_id: principal.accountId,
-        name: body.name,
-        url: body.url,
-        active: body.active ?? true,
-        auth: body.auth ?? null,
-        timeout_ms: body.timeout_ms ?? DEFAULT_TIMEOUT_MS,
-        signature_scheme: body.signature_scheme ?? 'hookgate',
-        signing_secret: body.signing_secret ?? newSigningSecret(),
-        previous_signing_secret: null,
-        previous_secret_expires_at: null,
-        disabled_reason: null,
-        customer: body.customer ?? null,
-        retry_schedule: body.retry_schedule ?? null,
-        auto_disable_after_hours: body.auto_disable_after_hours ?? DEFAULT_AUTO_DISABLE_HOURS,
-        rate_limit_per_second: body.rate_limit_per_second ?? null,
-        created_at: at,
-        updated_at: at,
-      };
-      assertSecretFitsScheme(record);
-      await insertDestination(record);
-      return { status: 201, data: presentDestinationWithSecret(record, CLOSED_BREAKER) };
+      const { destination } = settled(await createDestination(principal.accountId, body, ACCOUNT_ACTOR, now));
+      return { status: 201, data: presentDestinationWithSecret(destination, CLOSED_BREAKER) };
     },
   },
   {
@@ -224,43 +193,20 @@ export const destinationRoutes: Route[] = [
     doc: {
       operationId: 'updateDestination',
       summary: 'Change a destination',
-      description: '`auth: null` removes auth. A new `signing_secret` keeps the previous one valid for 24 hours (both signatures are sent).',
+      description:
+        '`auth: null` removes auth. A new `signing_secret` keeps the previous one valid for 24 hours (both signatures are sent). `active: true` on a destination that is off clears `disabled_reason` and starts its breaker afresh.',
       tag: 'Destinations',
       body: jsonBody(updateDestinationBody, { active: false }),
       responses: { 200: json('The updated destination (no signing secret).', destinationResponse, { ...exampleDestination, active: false }) },
-      errors: { 400: ['name is required', ...destinationErrors] },
+      errors: { 400: ['name is required', ...destinationErrors, CAP_ERRORS.customer] },
     },
     handle: async ({ request, params, principal, now }) => {
       const id = parsePathId(params.id);
       const body = parseJsonBody(request, updateDestinationBody);
-      const current = await findDestination(principal.accountId, id);
+      const current = await findManagedDestination(principal.accountId, id, ACCOUNT_ACTOR);
       if (!current) throw notFound();
-      if (body.url !== undefined) await assertAllowedUrl(body.url);
-      const changes: Partial<DestinationRecord> = { updated_at: now.toISOString() };
-      if (body.name !== undefined) changes.name = body.name;
-      if (body.url !== undefined) changes.url = body.url;
-      if (body.auth !== undefined) changes.auth = body.auth;
-      if (body.timeout_ms !== undefined) changes.timeout_ms = body.timeout_ms;
-      if (body.active !== undefined) changes.active = body.active;
-      if (body.customer !== undefined) changes.customer = body.customer;
-      if (body.retry_schedule !== undefined) changes.retry_schedule = body.retry_schedule;
-      if (body.auto_disable_after_hours !== undefined) changes.auto_disable_after_hours = body.auto_disable_after_hours;
-      if (body.rate_limit_per_second !== undefined) changes.rate_limit_per_second = body.rate_limit_per_second;
-      // Switched back on: whatever disabled it is over, and its endpoint starts with a clean record.
-      const reenabled = body.active === true && !current.active;
-      if (reenabled) changes.disabled_reason = null;
-      if (body.signature_scheme !== undefined) changes.signature_scheme = body.signature_scheme;
-      if (body.signing_secret !== undefined && body.signing_secret !== current.signing_secret) {
-        // The old secret keeps verifying for a day, so consumers can roll their config without downtime.
-        changes.signing_secret = body.signing_secret;
-        changes.previous_signing_secret = current.signing_secret;
-        changes.previous_secret_expires_at = new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString();
-      }
-      assertSecretFitsScheme({ ...current, ...changes });
-      const updated = await updateDestination(principal.accountId, id, changes);
-      if (!updated) throw notFound();
-      if (reenabled) await resetBreaker(principal.accountId, id);
-      return { status: 200, data: presentDestination(updated, await findBreaker(principal.accountId, id)) };
+      const { destination } = settled(await changeDestination(current, body, ACCOUNT_ACTOR, now));
+      return { status: 200, data: presentDestination(destination, await findBreaker(principal.accountId, id)) };
     },
   },
   {
@@ -276,9 +222,9 @@ export const destinationRoutes: Route[] = [
       responses: { 204: noContent('Deleted.') },
     },
     handle: async ({ params, principal }) => {
-      const id = parsePathId(params.id);
-      if (!(await findDestination(principal.accountId, id))) throw notFound();
-      await deleteEndpoint(principal.accountId, id);
+      const current = await findManagedDestination(principal.accountId, parsePathId(params.id), ACCOUNT_ACTOR);
+      if (!current) throw notFound();
+      settled(await removeDestination(current, ACCOUNT_ACTOR));
       return { status: 204 };
     },
   },

@@ -1,21 +1,22 @@
-import { invalid, notFound } from '../../domain/errors';
+import { notFound } from '../../domain/errors';
+import type { DestinationActor } from '../../domain/destination-changes';
 import { customerView, subscribedTypes } from '../../domain/portal';
-import { SECRET_ROTATION_OVERLAP_MS } from '../../domain/signing-secret';
 import { CLOSED_BREAKER, type BreakerState } from '../../domain/breaker';
 import { readStoredBody } from '../../adapters/payloads';
-import { deleteEndpoint, endpointRoutes, subscribeEndpoint } from '../../pipeline/portal-endpoints';
+import { changeDestination, createDestination, findManagedDestination, removeDestination, rotateSigningSecret } from '../../pipeline/destinations';
+import { endpointRoutes } from '../../pipeline/portal-endpoints';
 import { resendToEndpoint, sendTestEvent } from '../../pipeline/portal-delivery';
-import { newId, newSigningSecret } from '../../shared/secrets';
 import { findBrandSettings } from '../../store/brand-settings';
 import { findBreaker, listBreakers } from '../../store/breakers';
 import { findCustomerEvent, listCustomerEvents } from '../../store/customer-events';
-import { findDestination, insertDestination, listDestinations, updateDestination } from '../../store/destinations';
+import { listDestinations } from '../../store/destinations';
 import { findEventDetail } from '../../store/events';
 import { listEventTypes } from '../../store/event-types';
 import type { DestinationRecord } from '../../store/records';
 import { listRoutes } from '../../store/routes';
 import { presentAttempt, presentEventDetail } from '../event-presenters';
 import { exampleAttempt, exampleBrandSettings, exampleDestination, exampleOutboundDetail, exampleSigningSecret, ids } from '../examples';
+import { settled } from '../outcomes';
 import { presentDestination } from '../presenters';
 import type { PortalPrincipal } from '../portal-auth';
 import {
@@ -37,7 +38,7 @@ import {
 import { json, jsonBody, list, noContent, page } from '../route-doc';
 import type { Route } from '../router';
 import { eventCursor, parseJsonBody, parsePathId, parseWith } from '../validation';
-import { assertAllowedUrl, DEFAULT_TIMEOUT_MS } from './destinations';
+import { CAP_ERRORS } from './destinations';
 import { presentBrandSettings } from './brand-settings';
 import { presentEventType } from './event-types';
 
@@ -50,10 +51,12 @@ import { presentEventType } from './event-types';
 const DEFAULT_PAGE = 25;
 const cursor = eventCursor('p1');
 
+const actorOf = (portal: PortalPrincipal): DestinationActor => ({ kind: 'customer', customer: portal.customer });
+
 /** The customer's endpoint, or a 404 for anything else (unknown, another customer's, the account's own). */
 async function endpointOf(portal: PortalPrincipal, id: string): Promise<DestinationRecord> {
-  const destination = await findDestination(portal.accountId, id);
-  if (!destination || destination.customer !== portal.customer) throw notFound();
+  const destination = await findManagedDestination(portal.accountId, id, actorOf(portal));
+  if (!destination) throw notFound();
   return destination;
 }
 
@@ -69,12 +72,6 @@ async function endpointDetail(portal: PortalPrincipal, d: DestinationRecord): Pr
     signing_secret: d.signing_secret,
     previous_secret_expires_at: d.previous_signing_secret ? d.previous_secret_expires_at : null,
   };
-}
-
-async function assertCatalogTypes(accountId: string, types: readonly string[] | undefined): Promise<void> {
-  if (!types?.length) return;
-  const catalog = new Set((await listEventTypes(accountId)).map((t) => t.name));
-  if (types.some((t) => !catalog.has(t))) throw invalid('event_types must name event types of the catalog');
 }
 
 const exampleEndpoint = {
@@ -193,34 +190,12 @@ export const portalApiRoutes: Route[] = [
       tag: 'Portal',
       body: jsonBody(createPortalEndpointBody, { url: 'https://consumer.example.com/hooks', event_types: ['invoice.paid'] }),
       responses: { 201: json('The endpoint, with its signing secret.', portalEndpointWithSecretResponse, exampleEndpointWithSecret) },
-      errors: { 400: ['url is required', ...endpointErrors] },
+      errors: { 400: ['url is required', ...endpointErrors, CAP_ERRORS.customer, CAP_ERRORS.account] },
     },
     handle: async ({ request, portal, now }) => {
       const body = parseJsonBody(request, createPortalEndpointBody);
-      await assertAllowedUrl(body.url);
-      await assertCatalogTypes(portal.accountId, body.event_types);
-      const at = now.toISOString();
-      const record: DestinationRecord = {
-        id: newId(),
-        account_id: portal.accountId,
-        name: body.name ?? new URL(body.url).host,
-        url: body.url,
-        active: true,
-        auth: null,
-        timeout_ms: DEFAULT_TIMEOUT_MS,
-        signature_scheme: 'hookgate',
-        signing_secret: newSigningSecret(),
-        previous_signing_secret: null,
-        previous_secret_expires_at: null,
-        disabled_reason: null,
-        customer: portal.customer,
-        retry_schedule: null,
-        created_at: at,
-        updated_at: at,
-      };
-      await insertDestination(record);
-      if (body.event_types) await subscribeEndpoint(portal.accountId, record.id, body.event_types, now);
-      return { status: 201, data: await endpointDetail(portal, record) };
+      const { destination } = settled(await createDestination(portal.accountId, body, actorOf(portal), now));
+      return { status: 201, data: await endpointDetail(portal, destination) };
     },
   },
   {
@@ -242,6 +217,8 @@ export const portalApiRoutes: Route[] = [
     doc: {
       operationId: 'updatePortalEndpoint',
       summary: 'Change, pause or resume an endpoint, or choose its event types',
+      description:
+        'A new `url` drops the auth header the account may have set on the endpoint (a credential for the old URL). `active: true` on an endpoint that is off (paused, or disabled by Hookgate) clears `disabled_reason` and starts its breaker afresh.',
       tag: 'Portal',
       body: jsonBody(updatePortalEndpointBody, { active: false }),
       responses: { 200: json('The endpoint.', portalEndpointWithSecretResponse, { ...exampleEndpointWithSecret, active: false }) },
@@ -250,17 +227,8 @@ export const portalApiRoutes: Route[] = [
     handle: async ({ request, params, portal, now }) => {
       const current = await endpointOf(portal, parsePathId(params.id));
       const body = parseJsonBody(request, updatePortalEndpointBody);
-      if (body.url !== undefined) await assertAllowedUrl(body.url);
-      await assertCatalogTypes(portal.accountId, body.event_types);
-      const changes: Partial<DestinationRecord> = { updated_at: now.toISOString() };
-      if (body.url !== undefined) changes.url = body.url;
-      if (body.name !== undefined) changes.name = body.name;
-      if (body.active !== undefined) changes.active = body.active;
-      if (body.active === true && !current.active) changes.disabled_reason = null;
-      const updated = await updateDestination(portal.accountId, current.id, changes);
-      if (!updated) throw notFound();
-      if (body.event_types) await subscribeEndpoint(portal.accountId, current.id, body.event_types, now);
-      return { status: 200, data: await endpointDetail(portal, updated) };
+      const { destination } = settled(await changeDestination(current, body, actorOf(portal), now));
+      return { status: 200, data: await endpointDetail(portal, destination) };
     },
   },
   {
@@ -275,8 +243,7 @@ export const portalApiRoutes: Route[] = [
       responses: { 204: noContent('Deleted.') },
     },
     handle: async ({ params, portal }) => {
-      const endpoint = await endpointOf(portal, parsePathId(params.id));
-      await deleteEndpoint(portal.accountId, endpoint.id);
+      settled(await removeDestination(await endpointOf(portal, parsePathId(params.id)), actorOf(portal)));
       return { status: 204 };
     },
   },
@@ -298,14 +265,8 @@ export const portalApiRoutes: Route[] = [
     },
     handle: async ({ params, portal, now }) => {
       const current = await endpointOf(portal, parsePathId(params.id));
-      const updated = await updateDestination(portal.accountId, current.id, {
-        signing_secret: newSigningSecret(),
-        previous_signing_secret: current.signing_secret,
-        previous_secret_expires_at: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString(),
-        updated_at: now.toISOString(),
-      });
-      if (!updated) throw notFound();
-      return { status: 200, data: await endpointDetail(portal, updated) };
+      const { destination } = settled(await rotateSigningSecret(current, actorOf(portal), now));
+      return { status: 200, data: await endpointDetail(portal, destination) };
     },
   },
   {

@@ -1,0 +1,183 @@
+import { DEFAULT_AUTO_DISABLE_HOURS } from './auto-disable';
+import { invalid, type Refusal } from './errors';
+import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS, type SignatureScheme } from './signing-secret';
+
+/**
+ * What creating or changing a destination does, whoever asks: the account through the API or one of
+ * its customers through the portal. Pure, so both callers share every rule and each rule is a table.
+ */
+
+export const DEFAULT_TIMEOUT_MS = 15_000;
+
+export type DestinationAuth = { type: 'bearer'; token: string } | { type: 'header'; name: string; value: string };
+
+/** A destination's settings: everything but its ids and timestamps. */
+export interface DestinationSettings {
+  name: string;
+  url: string;
+  active: boolean;
+  auth: DestinationAuth | null;
+  timeout_ms: number;
+  signature_scheme: SignatureScheme;
+  signing_secret: string;
+  previous_signing_secret: string | null;
+  previous_secret_expires_at: string | null;
+  disabled_reason: string | null;
+  customer: string | null;
+  retry_schedule?: number[] | null;
+  auto_disable_after_hours?: number;
+  rate_limit_per_second?: number | null;
+}
+
+/** What a caller asks for; absent fields keep their value (or take their default on create). */
+export interface DestinationInput {
+  name?: string;
+  url?: string;
+  signing_secret?: string;
+  auth?: DestinationAuth | null;
+  timeout_ms?: number;
+  active?: boolean;
+  signature_scheme?: SignatureScheme;
+  customer?: string | null;
+  retry_schedule?: number[] | null;
+  auto_disable_after_hours?: number;
+  rate_limit_per_second?: number | null;
+}
+
+/**
+ * Who asks. The account (its API key) sets anything on any of its destinations; a customer (its
+ * portal link) only the name, URL and on/off switch of its own endpoints, and never sees or sets auth.
+ */
+export type DestinationActor = { kind: 'account' } | { kind: 'customer'; customer: string };
+
+export const ACCOUNT_ACTOR: DestinationActor = { kind: 'account' };
+
+/** Whether the actor may see and change the destination: another customer's is none of its business. */
+export const mayManage = (actor: DestinationActor, destination: { customer: string | null }): boolean =>
+  actor.kind === 'account' || destination.customer === actor.customer;
+
+/** The part of a request the actor may make; a customer's other fields are the account's to set. */
+function allowedInput(input: DestinationInput, actor: DestinationActor): DestinationInput {
+  if (actor.kind === 'account') return input;
+  const { name, url, active } = input;
+  return { name, url, active };
+}
+
+/** A standard_webhooks destination signs with a `whsec_` key of the size that scheme requires. */
+function schemeRefusal(d: Pick<DestinationSettings, 'signature_scheme' | 'signing_secret'>): Refusal | undefined {
+  if (d.signature_scheme === 'standard_webhooks' && !isStandardWebhooksSecret(d.signing_secret)) {
+    return invalid('signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks');
+  }
+  return undefined;
+}
+
+/**
+ * A new destination's settings. `url` has passed the URL checks (a portal endpoint without a name is
+ * named after its host); `generatedSecret` signs unless the account brings its own secret. A
+ * customer's endpoint belongs to that customer, with the defaults for everything it cannot set.
+ */
+export function newDestinationSettings(
+  request: DestinationInput & { url: string },
+  actor: DestinationActor,
+  generatedSecret: string,
+): DestinationSettings | Refusal {
+  const input = allowedInput(request, actor);
+  const settings: DestinationSettings = {
+    name: input.name ?? new URL(request.url).host,
+    url: request.url,
+    active: input.active ?? true,
+    auth: input.auth ?? null,
+    timeout_ms: input.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    signature_scheme: input.signature_scheme ?? 'hookgate',
+    signing_secret: input.signing_secret ?? generatedSecret,
+    previous_signing_secret: null,
+    previous_secret_expires_at: null,
+    disabled_reason: null,
+    customer: actor.kind === 'customer' ? actor.customer : (input.customer ?? null),
+    retry_schedule: input.retry_schedule ?? null,
+    auto_disable_after_hours: input.auto_disable_after_hours ?? DEFAULT_AUTO_DISABLE_HOURS,
+    rate_limit_per_second: input.rate_limit_per_second ?? null,
+  };
+  return schemeRefusal(settings) ?? settings;
+}
+
+/** A new signing secret; the old one keeps verifying for a day, so consumers roll their config without downtime. */
+export function secretRotation(current: Pick<DestinationSettings, 'signing_secret'>, secret: string, now: Date): Partial<DestinationSettings> {
+  return {
+    signing_secret: secret,
+    previous_signing_secret: current.signing_secret,
+    previous_secret_expires_at: new Date(now.getTime() + SECRET_ROTATION_OVERLAP_MS).toISOString(),
+  };
+}
+
+export interface PlannedChange {
+  changes: Partial<DestinationSettings>;
+  /** Switched back on: its endpoint starts with a clean record, as if new. */
+  resetBreaker: boolean;
+  /** The customer the destination moves to (whose endpoint cap applies), or null. */
+  joinsCustomer: string | null;
+}
+
+const SETTABLE = [
+  'name',
+  'url',
+  'auth',
+  'timeout_ms',
+  'active',
+  'customer',
+  'retry_schedule',
+  'auto_disable_after_hours',
+  'rate_limit_per_second',
+  'signature_scheme',
+] as const satisfies ReadonlyArray<keyof DestinationInput & keyof DestinationSettings>;
+
+/** What a change request does to a destination, or why it is refused. */
+export function planDestinationChange(current: DestinationSettings, request: DestinationInput, actor: DestinationActor, now: Date): PlannedChange | Refusal {
+  const input = allowedInput(request, actor);
+  const changes: Partial<DestinationSettings> = Object.fromEntries(SETTABLE.filter((field) => input[field] !== undefined).map((field) => [field, input[field]]));
+  if (input.signing_secret !== undefined && input.signing_secret !== current.signing_secret) {
+    Object.assign(changes, secretRotation(current, input.signing_secret, now));
+  }
+  // Whatever switched it off (the account, a 410, auto-disable) is over.
+  const reenabled = input.active === true && !current.active;
+  if (reenabled) changes.disabled_reason = null;
+  // The account's auth is a credential for the URL the account knew: a customer who points its endpoint
+  // elsewhere must not carry it there.
+  if (actor.kind === 'customer' && input.url !== undefined && input.url !== current.url && current.auth !== null) changes.auth = null;
+  const refusal = schemeRefusal({ ...current, ...changes });
+  if (refusal) return refusal;
+  const joinsCustomer = changes.customer !== undefined && changes.customer !== null && changes.customer !== current.customer ? changes.customer : null;
+  return { changes, resetBreaker: reenabled, joinsCustomer };
+}
+
+// ------------------------------------------------------------------ endpoint caps
+
+export interface EndpointCaps {
+  perCustomer: number;
+  perAccount: number;
+}
+
+export const DEFAULT_ENDPOINT_CAPS: EndpointCaps = { perCustomer: 20, perAccount: 10_000 };
+
+export const customerCapMessage = (customer: string, cap: number) => `customer ${customer} has reached its limit of ${cap} endpoints`;
+export const accountCapMessage = (cap: number) => `the account has reached its limit of ${cap} endpoints`;
+
+/**
+ * Whether one more endpoint fits: a new destination (counted against the account, and against its
+ * customer if it has one) or an existing one moved to a customer (`newDestination: false`). `owners`
+ * is the customer of each destination the account has now (null: the account's own). The message
+ * names the limit, not the count, so a customer learns nothing about the account's other endpoints
+ * beyond its being full.
+ */
+export function endpointCapRefusal(
+  owners: readonly (string | null)[],
+  arrival: { customer: string | null; newDestination: boolean },
+  caps: EndpointCaps,
+): Refusal | undefined {
+  if (arrival.newDestination && owners.length >= caps.perAccount) return invalid(accountCapMessage(caps.perAccount));
+  const customer = arrival.customer;
+  if (customer !== null && owners.filter((owner) => owner === customer).length >= caps.perCustomer) {
+    return invalid(customerCapMessage(customer, caps.perCustomer));
+  }
+  return undefined;
+}

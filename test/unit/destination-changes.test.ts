@@ -1,0 +1,191 @@
+import { describe, expect, it } from 'vitest';
+import {
+  ACCOUNT_ACTOR,
+  endpointCapRefusal,
+  mayManage,
+  newDestinationSettings,
+  planDestinationChange,
+  type DestinationActor,
+  type DestinationInput,
+  type DestinationSettings,
+} from '../../lambdas/domain/destination-changes';
+import { Refusal } from '../../lambdas/domain/errors';
+
+const NOW = new Date('2026-01-01T00:00:00.000Z');
+const DAY_LATER = '2026-01-02T00:00:00.000Z';
+const GENERATED = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+const CUSTOMER: DestinationActor = { kind: 'customer', customer: 'cus_a' };
+const BEARER = { type: 'bearer' as const, token: 'account-token' };
+const HEADER = { type: 'header' as const, name: 'X-Api-Key', value: 'account-key' };
+const SCHEME_MESSAGE = 'signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks';
+
+const destination = (overrides: Partial<DestinationSettings> = {}): DestinationSettings => ({
+  name: 'orders',
+  url: 'https://old.example.com/hooks',
+  active: true,
+  auth: null,
+  timeout_ms: 15_000,
+  signature_scheme: 'hookgate',
+  signing_secret: 'old-secret',
+  previous_signing_secret: null,
+  previous_secret_expires_at: null,
+  disabled_reason: null,
+  customer: 'cus_a',
+  retry_schedule: null,
+  auto_disable_after_hours: 120,
+  rate_limit_per_second: null,
+  ...overrides,
+});
+
+describe('a new destination', () => {
+  const DEFAULTS = {
+    active: true,
+    auth: null,
+    timeout_ms: 15_000,
+    signature_scheme: 'hookgate',
+    signing_secret: GENERATED,
+    previous_signing_secret: null,
+    previous_secret_expires_at: null,
+    disabled_reason: null,
+    retry_schedule: null,
+    auto_disable_after_hours: 120,
+    rate_limit_per_second: null,
+  };
+
+  it.each<[string, DestinationInput & { url: string }, DestinationActor, DestinationSettings]>([
+    [
+      'from the account, with defaults',
+      { name: 'orders', url: 'https://a.example.com/h' },
+      ACCOUNT_ACTOR,
+      { ...DEFAULTS, name: 'orders', url: 'https://a.example.com/h', customer: null } as DestinationSettings,
+    ],
+    [
+      'from the account, for a customer, with its own settings',
+      {
+        name: 'orders',
+        url: 'https://a.example.com/h',
+        customer: 'cus_b',
+        auth: BEARER,
+        active: false,
+        timeout_ms: 500,
+        signing_secret: 'mine-mine',
+        retry_schedule: [0, 5],
+        auto_disable_after_hours: 0,
+        rate_limit_per_second: 3,
+      },
+      ACCOUNT_ACTOR,
+      {
+        ...DEFAULTS,
+        name: 'orders',
+        url: 'https://a.example.com/h',
+        customer: 'cus_b',
+        auth: BEARER,
+        active: false,
+        timeout_ms: 500,
+        signing_secret: 'mine-mine',
+        retry_schedule: [0, 5],
+        auto_disable_after_hours: 0,
+        rate_limit_per_second: 3,
+      } as DestinationSettings,
+    ],
+    [
+      'from a customer: its own, named after the host',
+      { url: 'https://a.example.com:8443/h' },
+      CUSTOMER,
+      { ...DEFAULTS, name: 'a.example.com:8443', url: 'https://a.example.com:8443/h', customer: 'cus_a' } as DestinationSettings,
+    ],
+    [
+      'from a customer that tries what only the account may set',
+      { url: 'https://a.example.com/h', name: 'mine', customer: 'cus_b', auth: BEARER, signing_secret: 'chosen-secret', timeout_ms: 100 },
+      CUSTOMER,
+      { ...DEFAULTS, name: 'mine', url: 'https://a.example.com/h', customer: 'cus_a' } as DestinationSettings,
+    ],
+  ])('%s', (_label, input, actor, expected) => expect(newDestinationSettings(input, actor, GENERATED)).toEqual(expected));
+
+  it.each([
+    ['a secret that is no whsec_ key', { signing_secret: 'plain-secret' }, SCHEME_MESSAGE],
+    ['the generated secret', {}, null],
+  ])('standard_webhooks with %s', (_label, extra, message) => {
+    const result = newDestinationSettings({ name: 'n', url: 'https://a.example.com/', signature_scheme: 'standard_webhooks', ...extra }, ACCOUNT_ACTOR, GENERATED);
+    expect(result instanceof Refusal ? result.message : null).toBe(message);
+  });
+});
+
+describe('a change', () => {
+  const off = { active: false };
+  const autoDisabled = { active: false, disabled_reason: 'every delivery failed for 120 hours (since 2025-12-27T00:00:00.000Z)' };
+  const rotated = { signing_secret: 'new-secret', previous_signing_secret: 'old-secret', previous_secret_expires_at: DAY_LATER };
+
+  it.each<[string, Partial<DestinationSettings>, DestinationInput, DestinationActor, Partial<DestinationSettings>, boolean, string | null]>([
+    // label, current, request, actor → changes, breaker reset, customer joined
+    ['pause', {}, { active: false }, ACCOUNT_ACTOR, { active: false }, false, null],
+    ['pause from the portal', {}, { active: false }, CUSTOMER, { active: false }, false, null],
+    ['re-enable after a pause', off, { active: true }, ACCOUNT_ACTOR, { active: true, disabled_reason: null }, true, null],
+    ['re-enable after auto-disable', autoDisabled, { active: true }, ACCOUNT_ACTOR, { active: true, disabled_reason: null }, true, null],
+    ['re-enable from the portal', autoDisabled, { active: true }, CUSTOMER, { active: true, disabled_reason: null }, true, null],
+    ['active: true on an active one', {}, { active: true }, CUSTOMER, { active: true }, false, null],
+    ['still off', off, { active: false, name: 'x' }, ACCOUNT_ACTOR, { active: false, name: 'x' }, false, null],
+    ['a customer moves it: bearer auth dropped', { auth: BEARER }, { url: 'https://new.example.com/' }, CUSTOMER, { url: 'https://new.example.com/', auth: null }, false, null],
+    ['a customer moves it: header auth dropped', { auth: HEADER }, { url: 'https://new.example.com/' }, CUSTOMER, { url: 'https://new.example.com/', auth: null }, false, null],
+    ['a customer sends the same URL: auth kept', { auth: BEARER }, { url: 'https://old.example.com/hooks' }, CUSTOMER, { url: 'https://old.example.com/hooks' }, false, null],
+    ['a customer renames it: auth kept', { auth: BEARER }, { name: 'renamed' }, CUSTOMER, { name: 'renamed' }, false, null],
+    ['a customer moves one without auth', {}, { url: 'https://new.example.com/' }, CUSTOMER, { url: 'https://new.example.com/' }, false, null],
+    ['the account moves it: its auth kept', { auth: BEARER }, { url: 'https://new.example.com/' }, ACCOUNT_ACTOR, { url: 'https://new.example.com/' }, false, null],
+    ['the account moves it with new auth', { auth: BEARER }, { url: 'https://new.example.com/', auth: HEADER }, ACCOUNT_ACTOR, { url: 'https://new.example.com/', auth: HEADER }, false, null],
+    ['the account removes auth', { auth: BEARER }, { auth: null }, ACCOUNT_ACTOR, { auth: null }, false, null],
+    ['a customer tries the account’s fields', { auth: BEARER }, { auth: null, customer: 'cus_b', timeout_ms: 100, signing_secret: 'mine-mine' }, CUSTOMER, {}, false, null],
+    ['the account gives it to a customer', { customer: null }, { customer: 'cus_b' }, ACCOUNT_ACTOR, { customer: 'cus_b' }, false, 'cus_b'],
+    ['the account moves it to another customer', {}, { customer: 'cus_b' }, ACCOUNT_ACTOR, { customer: 'cus_b' }, false, 'cus_b'],
+    ['the account keeps its customer', {}, { customer: 'cus_a' }, ACCOUNT_ACTOR, { customer: 'cus_a' }, false, null],
+    ['the account takes it back', {}, { customer: null }, ACCOUNT_ACTOR, { customer: null }, false, null],
+    ['a new secret', {}, { signing_secret: 'new-secret' }, ACCOUNT_ACTOR, rotated, false, null],
+    ['the same secret', {}, { signing_secret: 'old-secret' }, ACCOUNT_ACTOR, {}, false, null],
+    [
+      'delivery settings',
+      {},
+      { timeout_ms: 100, retry_schedule: [0], auto_disable_after_hours: 1, rate_limit_per_second: 2 },
+      ACCOUNT_ACTOR,
+      { timeout_ms: 100, retry_schedule: [0], auto_disable_after_hours: 1, rate_limit_per_second: 2 },
+      false,
+      null,
+    ],
+  ])('%s', (_label, current, request, actor, changes, resetBreaker, joinsCustomer) => {
+    expect(planDestinationChange(destination(current), request, actor, NOW)).toEqual({ changes, resetBreaker, joinsCustomer });
+  });
+
+  it.each<[string, Partial<DestinationSettings>, DestinationInput, string | null]>([
+    ['standard_webhooks over a plain secret', {}, { signature_scheme: 'standard_webhooks' }, SCHEME_MESSAGE],
+    ['standard_webhooks with a new whsec_ secret', {}, { signature_scheme: 'standard_webhooks', signing_secret: GENERATED }, null],
+    ['a plain secret on a standard_webhooks destination', { signature_scheme: 'standard_webhooks', signing_secret: GENERATED }, { signing_secret: 'plain-secret' }, SCHEME_MESSAGE],
+  ])('%s', (_label, current, request, message) => {
+    const result = planDestinationChange(destination(current), request, ACCOUNT_ACTOR, NOW);
+    expect(result instanceof Refusal ? result.message : null).toBe(message);
+  });
+});
+
+describe('who may manage a destination', () => {
+  it.each<[DestinationActor, string | null, boolean]>([
+    [ACCOUNT_ACTOR, null, true],
+    [ACCOUNT_ACTOR, 'cus_a', true],
+    [CUSTOMER, 'cus_a', true],
+    [CUSTOMER, 'cus_b', false],
+    [CUSTOMER, null, false],
+  ])('%j, destination of %j → %s', (actor, customer, may) => expect(mayManage(actor, { customer })).toBe(may));
+});
+
+describe('endpoint caps', () => {
+  const caps = { perCustomer: 2, perAccount: 4 };
+  it.each<[string, (string | null)[], { customer: string | null; newDestination: boolean }, string | null]>([
+    ['an account with room', ['cus_a', null], { customer: null, newDestination: true }, null],
+    ['a full account', ['cus_a', null, null, 'cus_b'], { customer: null, newDestination: true }, 'the account has reached its limit of 4 endpoints'],
+    ['a full account, for a customer with room', ['cus_a', null, null, 'cus_b'], { customer: 'cus_c', newDestination: true }, 'the account has reached its limit of 4 endpoints'],
+    ['over a lowered account cap', [null, null, null, null, null], { customer: null, newDestination: true }, 'the account has reached its limit of 4 endpoints'],
+    ['a customer with room', ['cus_a', 'cus_b'], { customer: 'cus_a', newDestination: true }, null],
+    ['a full customer', ['cus_a', 'cus_a'], { customer: 'cus_a', newDestination: true }, 'customer cus_a has reached its limit of 2 endpoints'],
+    ['another customer beside a full one', ['cus_a', 'cus_a'], { customer: 'cus_b', newDestination: true }, null],
+    ['the account’s own beside a full customer', ['cus_a', 'cus_a'], { customer: null, newDestination: true }, null],
+    // Moving a destination adds none to the account: only the customer's cap counts.
+    ['a move to a customer in a full account', ['cus_a', null, null, null], { customer: 'cus_b', newDestination: false }, null],
+    ['a move to a full customer', ['cus_b', 'cus_b', null], { customer: 'cus_b', newDestination: false }, 'customer cus_b has reached its limit of 2 endpoints'],
+  ])('%s', (_label, owners, arrival, message) => expect(endpointCapRefusal(owners, arrival, caps)?.message ?? null).toBe(message));
+});
