@@ -1,8 +1,9 @@
 /**
  * Operational events: what Hookgate tells an account about its own deliveries, as outbound events of
  * reserved types published into the account itself (routed like any event, so a route with
- * `event_type_pattern: "hookgate.*"` sends them to the tenant's ops endpoint). Pure: types, the guard
- * against loops, and the payloads.
+ * `event_type_pattern: "hookgate.*"` sends them to the tenant's ops endpoint; without a route that
+ * takes one it is not created at all, see `isRouted`). Pure: types, the guard against loops, and the
+ * payloads.
  */
 export const OPERATIONAL_PREFIX = 'hookgate.';
 

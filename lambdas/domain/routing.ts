@@ -51,3 +51,10 @@ export function routeMatches(route: RouteRule, event: RoutedEvent): boolean {
   if (!patternMatches(route.event_type_pattern, event.event_type)) return false;
   return !route.filter || (event.payload !== undefined && filterMatches(route.filter, event.payload.json));
 }
+
+/**
+ * Whether an active route of the account takes the event, whatever becomes of its deliveries (its
+ * destination may be paused or disabled, and the event is kept to replay). Operational events are
+ * created only then: an account that never routed `hookgate.*` neither sees nor pays for them.
+ */
+export const isRouted = (routes: readonly RouteRule[], event: RoutedEvent): boolean => routes.some((route) => routeMatches(route, event));

@@ -40,6 +40,8 @@ export interface NewEvent {
   onlyDestination?: string;
   /** Where the event's delivery tasks go: the queue now, or a batch's `deferredEnqueue` sent once for all. */
   enqueue?: TaskSink;
+  /** The account's current routing table when the caller has just read it to decide (an operational event): not read twice. */
+  routing?: RoutingTable;
   now: Date;
 }
 
@@ -63,10 +65,12 @@ export const payloadHash = (body: Buffer) => `sha256:${createHash('sha256').upda
 export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   const id = input.id ?? newId();
   const at = input.now.toISOString();
-  const routing = await loadCurrentRoutingTable(input.accountId).catch((error: unknown) => {
-    log.error('routing table unavailable; event kept as received', { account_id: input.accountId }, error);
-    return undefined;
-  });
+  const routing =
+    input.routing ??
+    (await loadCurrentRoutingTable(input.accountId).catch((error: unknown) => {
+      log.error('routing table unavailable; event kept as received', { account_id: input.accountId }, error);
+      return undefined;
+    }));
   const deliveries = routing ? planForEvent(routing, input, await payloadForFilters(routing, input)) : {};
   const event: EventRecord = {
     id,
