@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { scheduleFor } from '../domain/backoff';
+import { payloadHash } from '../domain/payload-hash';
 import { planDeliveries, statusAfter } from '../domain/delivery-plan';
 import type { EventStatus } from '../domain/event-status';
 import { sideItemExpiresAt } from '../domain/retention';
@@ -54,8 +54,6 @@ export type AcceptResult =
 
 /** Retention is unknown when routing could not be read; never let TTL take such an event early. */
 const UNKNOWN_RETENTION_DAYS = 3650;
-
-export const payloadHash = (body: Buffer) => `sha256:${createHash('sha256').update(body).digest('hex')}`;
 
 /**
  * The one way an event enters the pipeline (ingest, publish, replay): persisted first, then queued.
