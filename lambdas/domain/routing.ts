@@ -1,4 +1,4 @@
-import { isReservedType, OPERATIONAL_PREFIX } from './operational-events';
+import { isOperationalType, OPERATIONAL_PREFIX } from './operational-events';
 import { filterMatches, type PayloadFilter } from './payload-filter';
 
 /** Route matching (spec "Route matching"): pure, so ingest, publish and replay share one rule. */
@@ -47,7 +47,7 @@ export function routeMatches(route: RouteRule, event: RoutedEvent): boolean {
   if (route.source_id !== null && route.source_id !== event.source_id) return false;
   // Operational events go only where a route names them: a catch-all route may lead to a customer's
   // endpoint, which must not learn about the account's other destinations.
-  if (isReservedType(event.event_type) && (route.managed_by === 'portal' || !route.event_type_pattern?.startsWith(OPERATIONAL_PREFIX))) return false;
+  if (isOperationalType(event.event_type) && (route.managed_by === 'portal' || !route.event_type_pattern?.startsWith(OPERATIONAL_PREFIX))) return false;
   if (!patternMatches(route.event_type_pattern, event.event_type)) return false;
   return !route.filter || (event.payload !== undefined && filterMatches(route.filter, event.payload.json));
 }

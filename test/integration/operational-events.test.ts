@@ -144,6 +144,23 @@ describe('operational webhooks', () => {
     expect(ingested.status).toBe(400);
     expect(ingested.json.error).toBe('X-Event-Type must not start with hookgate. (reserved for operational events)');
   });
+
+  it('refuses the reserved prefix in any letter case, wherever a tenant names a type', async () => {
+    const { key, source } = await accountWithSource(call);
+    const single = await call('POST', '/v1/outbound-events', { key, body: { payload: '{}', event_type: 'HookGate.x' } });
+    expect([single.status, single.json.error]).toEqual([400, 'event_type must not start with hookgate. (reserved for operational events)']);
+    const batch = await call('POST', '/v1/outbound-events/batch', { key, body: { events: [{ payload: '{}', event_type: 'HOOKGATE.delivery.failed' }, { payload: '{}', event_type: 'hookgate_ok' }] } });
+    expect(batch.json.data.map((item: { status: number }) => item.status)).toEqual([400, 201]);
+    expect(batch.json.data[0].error).toBe('event_type must not start with hookgate. (reserved for operational events)');
+    const catalog = await call('POST', '/v1/event-types', { key, body: { name: 'Hookgate.delivery.dead_lettered' } });
+    expect([catalog.status, catalog.json.error]).toEqual([400, 'name must not start with hookgate. (reserved for operational events)']);
+    const ingested = await ingest(call, source.path_token, '{}', { 'x-event-type': 'hookGATE.destination.disabled' });
+    expect([ingested.status, ingested.json.error]).toEqual([400, 'X-Event-Type must not start with hookgate. (reserved for operational events)']);
+    // Nothing of those was stored: only the batch's other event.
+    expect((await call('GET', '/v1/outbound-events', { key })).json.data.map((e: { event_type: string }) => e.event_type)).toEqual(['hookgate_ok']);
+    expect((await call('GET', '/v1/events', { key })).json.data).toEqual([]);
+    expect((await call('GET', '/v1/event-types', { key })).json.data).toEqual([]);
+  });
 });
 
 describe('operational events only where a route takes them', () => {

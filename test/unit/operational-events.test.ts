@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { autoDisableHours, autoDisableReason } from '../../lambdas/domain/auto-disable';
-import { isReservedType, mayAnnounce } from '../../lambdas/domain/operational-events';
+import { isOperationalType, isReservedType, mayAnnounce } from '../../lambdas/domain/operational-events';
 import { isRouted, routeMatches, type RouteRule } from '../../lambdas/domain/routing';
 
 const now = new Date('2026-03-01T12:00:00Z');
@@ -27,15 +27,23 @@ describe('auto-disable', () => {
 });
 
 describe('operational event guard', () => {
-  it.each<[string | null, boolean]>([
-    ['hookgate.delivery.dead_lettered', true],
-    ['hookgate.anything', true],
-    ['hookgate', false],
-    ['payment.hookgate.x', false],
-    [null, false],
-  ])('%s is reserved: %s; its failures are announced: the opposite', (type, reserved) => {
+  it.each<[string | null, boolean, boolean]>([
+    ['hookgate.delivery.dead_lettered', true, true],
+    ['hookgate.anything', true, true],
+    ['HookGate.x', true, false],
+    ['HOOKGATE.delivery.failed', true, false],
+    ['hookGATE.', true, false],
+    ['hoo\u212Agate.x', true, false], // KELVIN SIGN lowercases to k
+    ['hookgate', false, false],
+    ['HOOKGATE', false, false],
+    ['hookgate_x', false, false],
+    ['payment.hookgate.x', false, false],
+    [' hookgate.x', false, false],
+    [null, false, false],
+  ])('%s: refused to tenants %s; Hookgate’s own (no announcement of its failures) %s', (type, reserved, operational) => {
     expect(isReservedType(type)).toBe(reserved);
-    expect(mayAnnounce({ event_type: type })).toBe(!reserved);
+    expect(isOperationalType(type)).toBe(operational);
+    expect(mayAnnounce({ event_type: type })).toBe(!operational);
   });
 });
 
