@@ -24,9 +24,13 @@ export async function copyPayload(fromKey: string, toKey: string): Promise<void>
   await (await s3()).copyObject(config().payloadBucket, fromKey, toKey);
 }
 
-/** A short-lived link to a stored body, for one too large to answer inline. */
-export async function payloadUrl(key: string, contentType: string | null): Promise<string> {
-  return (await s3()).presignedGet(config().payloadBucket, key, { contentType: contentType ?? 'application/octet-stream' }, BODY_URL_SECONDS);
+/**
+ * A short-lived link to a stored body, for one too large to answer inline. Served as an opaque
+ * download whatever the sender declared: a body of type text/html must never render as a page of our
+ * bucket's origin (the event's `content_type` says what it is).
+ */
+export async function payloadUrl(key: string): Promise<string> {
+  return (await s3()).presignedGet(config().payloadBucket, key, { contentType: 'application/octet-stream', contentDisposition: 'attachment' }, BODY_URL_SECONDS);
 }
 
 /** Removes a payload object (retention). Deleting a key that is already gone is not an error in S3. */

@@ -2,7 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { Refusal } from '../domain/errors';
 import { log } from '../shared/log';
-import { jsonResponse, REFUSAL_STATUS, type ApiResult } from './http';
+import { jsonResponse, NO_STORE, REFUSAL_STATUS, type ApiResult } from './http';
 
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 | ApiResult, Error, Context>;
 
@@ -37,9 +37,9 @@ export function httpEnvelope(): middy.MiddlewareObj<APIGatewayProxyEventV2, APIG
 }
 
 function render(result: ApiResult, duration_ms: number): APIGatewayProxyStructuredResultV2 {
-  if (result.status === 204) return { statusCode: 204, body: '' };
+  if (result.status === 204) return { statusCode: 204, headers: { ...NO_STORE }, body: '' };
   if (result.status === 302 && 'location' in result) {
-    return { statusCode: 302, headers: { location: result.location, 'cache-control': 'no-store' }, body: '' };
+    return { statusCode: 302, headers: { location: result.location, ...NO_STORE }, body: '' };
   }
   if ('raw' in result) {
     return { statusCode: result.status, headers: { ...result.raw.headers, 'content-type': result.raw.contentType }, body: result.raw.body };

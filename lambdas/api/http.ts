@@ -83,10 +83,16 @@ function refuseOversizedBody(event: APIGatewayProxyEventV2, body: Buffer): void 
 /** Whether `data` can be answered inside Lambda's response limit (the envelope escapes it once more). */
 export const fitsLambdaResponse = (data: unknown): boolean => responseFits(jsonStringBytes(JSON.stringify({ data, duration_ms: 0 })));
 
+/**
+ * On every enveloped answer, errors and 204s included: answers carry tenant data, signing secrets and
+ * portal payloads, which neither a browser's cache nor a shared proxy may keep.
+ */
+export const NO_STORE = { 'cache-control': 'no-store' } as const;
+
 export function jsonResponse(status: number, payload: Record<string, unknown>): APIGatewayProxyStructuredResultV2 {
   return {
     statusCode: status,
-    headers: { 'content-type': 'application/json; charset=utf-8' },
+    headers: { 'content-type': 'application/json; charset=utf-8', ...NO_STORE },
     body: JSON.stringify(payload),
   };
 }

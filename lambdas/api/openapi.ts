@@ -251,9 +251,10 @@ const DESCRIPTION = `Hookgate's management API, ingest endpoint and probes.
 
 - Requests are JSON. Unknown fields are refused (\`400 unknown field: <name>\`); a body that is not JSON is \`400 invalid JSON body\`.
 - Every JSON answer is \`{"data": …, "duration_ms": <int>}\` or \`{"error": "<message>", "duration_ms": <int>}\`; \`204\` has no body.
+- Every enveloped answer, errors and \`204\` included, carries \`Cache-Control: no-store\`.
 - Management paths (\`/v1\`) need \`Authorization: Bearer hk_…\`; \`POST /v1/accounts\`, the probes and this document are open; \`POST /ingest/{token}\` is authenticated by its path token.
 - Ids are UUIDs (version 7), timestamps ISO 8601 in UTC, lists newest first. Bodies over 5 MB are \`413\`, and so are bodies over ${MAX_ENCODED_BODY_BYTES} bytes as Lambda carries them: base64 for binary bodies (so at most ${MAX_BINARY_BODY_BYTES} bytes), JSON-escaped for text (a publish payload is escaped twice: once in your JSON, once in the event).
-- An event detail whose answer would pass Lambda's 6 MB response limit has \`body: null\` and a pre-signed \`body_url\` (5 minutes) instead.
+- An event detail whose answer would pass Lambda's 6 MB response limit has \`body: null\` and a pre-signed \`body_url\` (5 minutes, served as an \`application/octet-stream\` attachment) instead.
 - Deliveries carry \`Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">\` keyed with the destination's signing secret.
 
 The prose reference is docs/api.md.`;

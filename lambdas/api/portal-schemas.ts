@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { EVENT_STATUSES } from '../domain/event-status';
+import { isReservedType } from '../domain/operational-events';
 import { isEventTypeName, PORTAL_SESSION_SECONDS } from '../domain/portal';
 import {
   attemptResponse,
@@ -15,6 +16,7 @@ import { hasControlChars, textField, uuidField } from './validation';
 /** Shapes of the consumer portal (issue 16): its sessions, the event type catalog and the portal API. */
 
 export const EVENT_TYPE_MESSAGE = 'name must be 1 to 200 letters, digits or . _ : / - (starting with a letter or digit)';
+export const RESERVED_EVENT_TYPE_NAME_MESSAGE = 'name must not start with hookgate. (reserved for operational events)';
 
 
 const eventTypeName = (field: string, message: string) =>
@@ -63,7 +65,9 @@ const jsonSchemaObject = z
 export const createEventTypeBody = named(
   'CreateEventTypeRequest',
   z.strictObject({
-    name: eventTypeName('name', EVENT_TYPE_MESSAGE).describe('The exact `event_type` you publish, such as `invoice.paid`.'),
+    name: eventTypeName('name', EVENT_TYPE_MESSAGE)
+      .refine((name) => !isReservedType(name), { error: () => RESERVED_EVENT_TYPE_NAME_MESSAGE })
+      .describe('The exact `event_type` you publish, such as `invoice.paid`.'),
     description: textField('description', 1000)
       .refine((v) => !hasControlChars(v))
       .nullable()

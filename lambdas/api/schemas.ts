@@ -230,7 +230,7 @@ export const eventDetailResponse = named(
     body_url: z
       .url()
       .nullable()
-      .describe('When `body` is null: a pre-signed URL of the exact payload bytes (served with its `content_type`), valid 5 minutes. null otherwise.'),
+      .describe('When `body` is null: a pre-signed URL of the exact payload bytes, valid 5 minutes, served as a download (`Content-Disposition: attachment`, `Content-Type: application/octet-stream`) whatever its `content_type`. null otherwise.'),
     content_type: z.string().nullable(),
     headers: z.record(z.string(), z.string()).describe('Stored request headers (lower-case), without credentials.'),
     payload_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/),

@@ -1,8 +1,9 @@
 /**
  * Operational events: what Hookgate tells an account about its own deliveries, as outbound events of
  * reserved types published into the account itself (routed like any event, so a route with
- * `event_type_pattern: "hookgate.*"` sends them to the tenant's ops endpoint). Pure: types, the guard
- * against loops, and the payloads.
+ * `event_type_pattern: "hookgate.*"` sends them to the tenant's ops endpoint; without a route that
+ * takes one it is not created at all, see `isRouted`). Pure: types, the guard against loops, and the
+ * payloads.
  */
 export const OPERATIONAL_PREFIX = 'hookgate.';
 
@@ -14,15 +15,22 @@ export const OPERATIONAL_TYPES = {
 } as const;
 export type OperationalType = (typeof OPERATIONAL_TYPES)[keyof typeof OPERATIONAL_TYPES];
 
-/** Types tenants may not publish or ingest: only Hookgate speaks in its own name. */
-export const isReservedType = (eventType: string | null) => eventType !== null && eventType.startsWith(OPERATIONAL_PREFIX);
+/** Hookgate's own events, which carry the prefix exactly as Hookgate writes it: what routing and the loop guard look for. */
+export const isOperationalType = (eventType: string | null) => eventType !== null && eventType.startsWith(OPERATIONAL_PREFIX);
+
+/**
+ * Types tenants may not publish, ingest or put in their catalog: only Hookgate speaks in its own name.
+ * In any letter case (`HookGate.x`, `HOOKGATE.delivery.failed`), since a receiver that compares types
+ * without case would take such an event for Hookgate's.
+ */
+export const isReservedType = (eventType: string | null) => eventType !== null && eventType.toLowerCase().startsWith(OPERATIONAL_PREFIX);
 
 /**
  * Whether what happened to a delivery of this event may be announced. An operational event never
  * causes another: its own delivery failing, dead-lettering or tripping a breaker says nothing, so an
  * ops endpoint that is down cannot feed itself a stream of events about being down.
  */
-export const mayAnnounce = (cause: { event_type: string | null }) => !isReservedType(cause.event_type);
+export const mayAnnounce = (cause: { event_type: string | null }) => !isOperationalType(cause.event_type);
 
 export interface LastAttempt {
   attempt_number: number;

@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { payloadHash } from './payload-hash';
 
 /**
  * Inbound webhook signature verification, the way each provider's own SDK / docs sign.
@@ -62,25 +63,41 @@ export function verifySignature(config: VerificationConfig, request: { headers: 
   }
 }
 
+/** Headers that carry a delivery id by convention, in order of preference: taken only where nothing is signed. */
+const CONVENTIONAL_ID_HEADERS = ['idempotency-key', 'webhook-id', 'x-github-delivery', 'x-shopify-webhook-id'];
+
+/** The delivery id each provider's signature covers: a signed header, a field of the signed JSON body, or none. */
+const SIGNED_DELIVERY_ID: Record<Provider, { header: string } | { bodyField: string } | null> = {
+  standard_webhooks: { header: 'webhook-id' }, // signed as `<id>.<timestamp>.<body>`
+  stripe: { bodyField: 'id' }, // the event id `evt_…`; Stripe signs `<t>.<body>`
+  slack: { bodyField: 'event_id' }, // Events API callbacks; Slack signs `v0:<ts>:<body>`
+  github: null, // X-GitHub-Delivery is not signed
+  shopify: null, // X-Shopify-Webhook-Id is not signed
+  hmac_sha256: null, // only the body is signed
+};
+
 /**
- * The provider's own delivery id, when the provider defines one; null otherwise or when absent/unusable
- * (ids must be 1–256 visible ASCII characters). Note: the github and shopify id headers are NOT covered
- * by their signatures; the standard_webhooks id and the stripe body id are.
+ * The idempotency key of an ingested webhook (its `external_event_id`): a repeat within the source is
+ * answered as the first and stored once. With a provider check (`provider` not null) only what the
+ * signature covers counts: the signed id, else the signed body itself (its `payloadHash`). So a
+ * captured webhook replayed under another delivery-id header is a duplicate, and a forged header never
+ * makes a genuine webhook be dropped as one. Without a check nothing is signed: the conventional
+ * headers (or, with a `Stripe-Signature` header, the body's `id`) are taken as sent; null when none is
+ * there. A header's id is trimmed and not length-checked here (ingest refuses one over 256); a body's
+ * id must be 1–256 visible ASCII characters, or the body's hash stands in.
  */
-export function deliveryIdFor(provider: Provider, headers: Headers, body: Buffer): string | null {
+export function deliveryIdFor(provider: Provider | null, headers: Headers, body: Buffer): string | null {
   try {
-    switch (provider) {
-      case 'github':
-        return usableId(readHeader(headers, 'x-github-delivery'));
-      case 'shopify':
-        return usableId(readHeader(headers, 'x-shopify-webhook-id'));
-      case 'standard_webhooks':
-        return usableId(readHeader(headers, 'webhook-id'));
-      case 'stripe':
-        return stripeEventId(body);
-      default:
-        return null;
+    if (provider === null) {
+      for (const name of CONVENTIONAL_ID_HEADERS) {
+        const id = readHeader(headers, name)?.trim();
+        if (id) return id;
+      }
+      return readHeader(headers, 'stripe-signature') === undefined ? null : bodyFieldId(body, 'id');
     }
+    const signed = SIGNED_DELIVERY_ID[provider];
+    const id = !signed ? null : 'header' in signed ? readHeader(headers, signed.header)?.trim() || null : bodyFieldId(body, signed.bodyField);
+    return id ?? (body instanceof Uint8Array ? payloadHash(body) : null);
   } catch {
     return null;
   }
@@ -293,7 +310,8 @@ function usableId(value: string | undefined): string | null {
   return DELIVERY_ID.test(id) ? id : null;
 }
 
-function stripeEventId(body: Buffer): string | null {
+/** A top-level string field of a JSON object body, when it is a usable id. */
+function bodyFieldId(body: Buffer, field: string): string | null {
   if (!(body instanceof Uint8Array)) return null;
   let parsed: unknown;
   try {
@@ -301,7 +319,7 @@ function stripeEventId(body: Buffer): string | null {
   } catch {
     return null;
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return null;
-  const id: unknown = (parsed as Record<string, unknown>).id;
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed) || !Object.hasOwn(parsed, field)) return null;
+  const id: unknown = (parsed as Record<string, unknown>)[field];
   return typeof id === 'string' ? usableId(id) : null;
 }

@@ -1,4 +1,4 @@
-import { isReservedType, OPERATIONAL_PREFIX } from './operational-events';
+import { isOperationalType, OPERATIONAL_PREFIX } from './operational-events';
 import { filterMatches, type PayloadFilter } from './payload-filter';
 
 /** Route matching (spec "Route matching"): pure, so ingest, publish and replay share one rule. */
@@ -47,7 +47,14 @@ export function routeMatches(route: RouteRule, event: RoutedEvent): boolean {
   if (route.source_id !== null && route.source_id !== event.source_id) return false;
   // Operational events go only where a route names them: a catch-all route may lead to a customer's
   // endpoint, which must not learn about the account's other destinations.
-  if (isReservedType(event.event_type) && (route.managed_by === 'portal' || !route.event_type_pattern?.startsWith(OPERATIONAL_PREFIX))) return false;
+  if (isOperationalType(event.event_type) && (route.managed_by === 'portal' || !route.event_type_pattern?.startsWith(OPERATIONAL_PREFIX))) return false;
   if (!patternMatches(route.event_type_pattern, event.event_type)) return false;
   return !route.filter || (event.payload !== undefined && filterMatches(route.filter, event.payload.json));
 }
+
+/**
+ * Whether an active route of the account takes the event, whatever becomes of its deliveries (its
+ * destination may be paused or disabled, and the event is kept to replay). Operational events are
+ * created only then: an account that never routed `hookgate.*` neither sees nor pays for them.
+ */
+export const isRouted = (routes: readonly RouteRule[], event: RoutedEvent): boolean => routes.some((route) => routeMatches(route, event));

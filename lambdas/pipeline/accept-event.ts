@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { scheduleFor } from '../domain/backoff';
+import { payloadHash } from '../domain/payload-hash';
 import { planDeliveries, statusAfter } from '../domain/delivery-plan';
 import type { EventStatus } from '../domain/event-status';
 import { sideItemExpiresAt } from '../domain/retention';
@@ -40,6 +40,8 @@ export interface NewEvent {
   onlyDestination?: string;
   /** Where the event's delivery tasks go: the queue now, or a batch's `deferredEnqueue` sent once for all. */
   enqueue?: TaskSink;
+  /** The account's current routing table when the caller has just read it to decide (an operational event): not read twice. */
+  routing?: RoutingTable;
   now: Date;
 }
 
@@ -53,8 +55,6 @@ export type AcceptResult =
 /** Retention is unknown when routing could not be read; never let TTL take such an event early. */
 const UNKNOWN_RETENTION_DAYS = 3650;
 
-export const payloadHash = (body: Buffer) => `sha256:${createHash('sha256').update(body).digest('hex')}`;
-
 /**
  * The one way an event enters the pipeline (ingest, publish, replay): persisted first, then queued.
  * If the routes cannot be read the event is still stored, as `received`, and the reconciler routes it
@@ -63,10 +63,12 @@ export const payloadHash = (body: Buffer) => `sha256:${createHash('sha256').upda
 export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   const id = input.id ?? newId();
   const at = input.now.toISOString();
-  const routing = await loadCurrentRoutingTable(input.accountId).catch((error: unknown) => {
-    log.error('routing table unavailable; event kept as received', { account_id: input.accountId }, error);
-    return undefined;
-  });
+  const routing =
+    input.routing ??
+    (await loadCurrentRoutingTable(input.accountId).catch((error: unknown) => {
+      log.error('routing table unavailable; event kept as received', { account_id: input.accountId }, error);
+      return undefined;
+    }));
   const deliveries = routing ? planForEvent(routing, input, await payloadForFilters(routing, input)) : {};
   const event: EventRecord = {
     id,

@@ -9,9 +9,11 @@ import {
   type LastAttempt,
   type OperationalEvent,
 } from '../domain/operational-events';
+import { isRouted } from '../domain/routing';
 import { log } from '../shared/log';
 import { disableDestination } from '../store/destinations';
 import type { DestinationRecord, EventRecord } from '../store/records';
+import { loadCurrentRoutingTable } from '../store/routing-table';
 import { acceptEvent } from './accept-event';
 
 /**
@@ -19,9 +21,14 @@ import { acceptEvent } from './accept-event';
  * (auto-disable). Called only when something changed, so a healthy delivery never comes here.
  */
 
-/** Publishes an operational event into the account; failing to costs the notice, never the delivery. */
+/**
+ * Publishes an operational event into the account when one of its routes takes it; without such a
+ * route nothing is written. Failing to publish costs the notice, never the delivery.
+ */
 async function announce(accountId: string, notice: OperationalEvent, now: Date): Promise<void> {
   try {
+    const routing = await loadCurrentRoutingTable(accountId);
+    if (!routing || !isRouted(routing.routes, { source_id: null, event_type: notice.type, payload: { json: notice.payload } })) return;
     await acceptEvent({
       accountId,
       direction: 'outbound',
@@ -34,6 +41,7 @@ async function announce(accountId: string, notice: OperationalEvent, now: Date):
       contentType: 'application/json',
       headers: {},
       createdBy: 'hookgate',
+      routing,
       now,
     });
   } catch (error) {

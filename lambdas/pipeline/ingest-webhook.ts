@@ -1,7 +1,7 @@
 import { invalid, notFound, unauthorized } from '../domain/errors';
 import { isSendableHeaderValue, unsendableHeaderMessage } from '../domain/header-values';
 import { isReservedType } from '../domain/operational-events';
-import { verifySignature } from '../domain/provider-signatures';
+import { deliveryIdFor, verifySignature } from '../domain/provider-signatures';
 import { appendLogKeys, log } from '../shared/log';
 import { recordVerificationRejected } from '../shared/metrics';
 import { findSourceByToken } from '../store/sources';
@@ -13,8 +13,6 @@ import { acceptedOutcome, refused, type Accepted, type Refused } from './outcome
 const DROPPED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-api-key']);
 /** Added by API Gateway, not sent by the provider: storing them would only cost write units. */
 const GATEWAY_HEADERS = new Set(['x-amzn-trace-id', 'x-forwarded-port', 'x-forwarded-proto', 'content-length']);
-/** Where providers put their delivery id, in order of preference. */
-const DELIVERY_ID_HEADERS = ['idempotency-key', 'webhook-id', 'x-github-delivery', 'x-shopify-webhook-id'];
 const MAX_EVENT_TYPE_LENGTH = 200;
 const MAX_EXTERNAL_ID_LENGTH = 256;
 const TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
@@ -57,7 +55,7 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
   for (const [field, value] of [['X-Event-Type', eventType], ['Content-Type', request.headers['content-type']]] as const) {
     if (value && !isSendableHeaderValue(value)) return refused(invalid(unsendableHeaderMessage(field)));
   }
-  const externalEventId = providerDeliveryId(request);
+  const externalEventId = deliveryIdFor(source.verification?.provider ?? null, request.headers, request.body);
   if (externalEventId !== null && externalEventId.length > MAX_EXTERNAL_ID_LENGTH) {
     return refused(invalid(`the delivery id header must be at most ${MAX_EXTERNAL_ID_LENGTH} characters`));
   }
@@ -80,24 +78,4 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
 
 function storedHeaders(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !DROPPED_HEADERS.has(name) && !GATEWAY_HEADERS.has(name)));
-}
-
-/** The provider's own id for this delivery, so a provider's retry is not stored twice. */
-function providerDeliveryId(request: IncomingWebhook): string | null {
-  for (const name of DELIVERY_ID_HEADERS) {
-    const value = request.headers[name]?.trim();
-    if (value) return value;
-  }
-  if (request.headers['stripe-signature']) return stripeEventId(request.body);
-  return null;
-}
-
-function stripeEventId(body: Buffer): string | null {
-  try {
-    const parsed: unknown = JSON.parse(body.toString('utf8'));
-    if (typeof parsed === 'object' && parsed !== null && 'id' in parsed && typeof parsed.id === 'string') return parsed.id;
-  } catch {
-    // not JSON: no Stripe event id to take
-  }
-  return null;
 }

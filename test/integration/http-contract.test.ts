@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway } from '../fixtures/gateway';
-import { createAccount, type Call } from '../fixtures/http-client';
+import { createAccount, type Call, type CallResult } from '../fixtures/http-client';
+import { openPortalSession } from '../fixtures/portal';
 
 let env: Awaited<ReturnType<typeof bootGateway>>;
 let call: Call;
@@ -110,5 +111,28 @@ describe('authentication', () => {
     const res = await call('GET', '/v1/sources', { headers: authorization ? { authorization } : {} });
     expect(res.status).toBe(401);
     expect(res.json).toEqual({ error: 'Unauthorized', duration_ms: expect.any(Number) });
+  });
+});
+
+describe('Cache-Control: no-store', () => {
+  it('is on every answer of /v1 and of the portal API, errors and 204s included', async () => {
+    const portal = { headers: { authorization: `Bearer ${(await openPortalSession(call, key, 'cus_cache')).secret}` } };
+    const created = await call('POST', '/v1/sources', { key, body: { name: 'cached?' } });
+    const answers: Array<[string, CallResult, number]> = [
+      ['GET /v1/account', await call('GET', '/v1/account', { key }), 200],
+      ['POST /v1/sources', created, 201],
+      ['DELETE /v1/sources/{id}', await call('DELETE', `/v1/sources/${created.json.data.id}`, { key }), 204],
+      ['POST /v1/sources without a name', await call('POST', '/v1/sources', { key, body: {} }), 400],
+      ['GET /v1/sources without a key', await call('GET', '/v1/sources'), 401],
+      ['GET /v1/unknown', await call('GET', '/v1/unknown', { key }), 404],
+      ['GET /v1/portal/session', await call('GET', '/v1/portal/session', portal), 200],
+      ['POST /v1/portal/endpoints without a url', await call('POST', '/v1/portal/endpoints', { ...portal, body: {} }), 400],
+      ['GET /v1/portal/endpoints/{unknown}', await call('GET', '/v1/portal/endpoints/0191a5e4-0000-7000-8000-000000000000', portal), 404],
+      ['GET /v1/portal/endpoints with an unknown secret', await call('GET', '/v1/portal/endpoints', { headers: { authorization: `Bearer ps_${'A'.repeat(43)}` } }), 401],
+    ];
+    for (const [what, res, status] of answers) {
+      expect(res.status, what).toBe(status);
+      expect(res.headers.get('cache-control'), what).toBe('no-store');
+    }
   });
 });

@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGatewayWithSink } from '../fixtures/gateway';
-import type { Call } from '../fixtures/http-client';
+import { createAccount, type Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, type ReceivedRequest, type Sink } from '../fixtures/sink';
 
@@ -9,11 +10,17 @@ let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
 let call: Call;
 let sink: Sink;
 const failing = new Set<string>();
+/** Paths whose requests wait unanswered until `release`: a try kept in flight while the test looks. */
+const holding = new Set<string>();
+const held: Array<{ path: string; res: ServerResponse }> = [];
 
 beforeAll(async () => {
   env = await bootGatewayWithSink();
   ({ call, sink } = env);
-  sink.respondWith((req, res) => res.writeHead(failing.has(req.path) ? 500 : 200).end());
+  sink.respondWith((req, res) => {
+    if (holding.has(req.path)) held.push({ path: req.path, res });
+    else res.writeHead(failing.has(req.path) ? 500 : 200).end();
+  });
 });
 afterAll(() => env?.stop());
 
@@ -137,4 +144,95 @@ describe('operational webhooks', () => {
     expect(ingested.status).toBe(400);
     expect(ingested.json.error).toBe('X-Event-Type must not start with hookgate. (reserved for operational events)');
   });
+
+  it('refuses the reserved prefix in any letter case, wherever a tenant names a type', async () => {
+    const { key, source } = await accountWithSource(call);
+    const single = await call('POST', '/v1/outbound-events', { key, body: { payload: '{}', event_type: 'HookGate.x' } });
+    expect([single.status, single.json.error]).toEqual([400, 'event_type must not start with hookgate. (reserved for operational events)']);
+    const batch = await call('POST', '/v1/outbound-events/batch', { key, body: { events: [{ payload: '{}', event_type: 'HOOKGATE.delivery.failed' }, { payload: '{}', event_type: 'hookgate_ok' }] } });
+    expect(batch.json.data.map((item: { status: number }) => item.status)).toEqual([400, 201]);
+    expect(batch.json.data[0].error).toBe('event_type must not start with hookgate. (reserved for operational events)');
+    const catalog = await call('POST', '/v1/event-types', { key, body: { name: 'Hookgate.delivery.dead_lettered' } });
+    expect([catalog.status, catalog.json.error]).toEqual([400, 'name must not start with hookgate. (reserved for operational events)']);
+    const ingested = await ingest(call, source.path_token, '{}', { 'x-event-type': 'hookGATE.destination.disabled' });
+    expect([ingested.status, ingested.json.error]).toEqual([400, 'X-Event-Type must not start with hookgate. (reserved for operational events)']);
+    // Nothing of those was stored: only the batch's other event.
+    expect((await call('GET', '/v1/outbound-events', { key })).json.data.map((e: { event_type: string }) => e.event_type)).toEqual(['hookgate_ok']);
+    expect((await call('GET', '/v1/events', { key })).json.data).toEqual([]);
+    expect((await call('GET', '/v1/event-types', { key })).json.data).toEqual([]);
+  });
+});
+
+describe('operational events only where a route takes them', () => {
+  /** Answers the held tries of `path` as it now answers (a 500 once it is failing), and stops holding. */
+  function release(path: string) {
+    holding.delete(path);
+    for (const { res } of held.filter((h) => h.path === path)) res.writeHead(failing.has(path) ? 500 : 200).end();
+  }
+
+  async function exportedIds(key: string): Promise<string[]> {
+    const created = await call('POST', '/v1/exports', { key, body: {} });
+    expect(created.status).toBe(201);
+    const job = await eventually(
+      async () => (await call('GET', `/v1/exports/${created.json.data.id}`, { key })).json.data,
+      (j) => j.status === 'ready' || j.status === 'failed',
+      30_000,
+    );
+    expect(job.status).toBe('ready');
+    const location = (await call('GET', `/v1/exports/${job.id}/download`, { key })).headers.get('location') ?? '';
+    return ((await (await fetch(location)).json()) as Array<{ id: string }>).map((row) => row.id).sort();
+  }
+
+  const listedTypes = async (key: string) =>
+    ((await call('GET', '/v1/outbound-events?limit=200', { key })).json.data as Array<{ id: string; event_type: string }>).map((e) => e.event_type).sort();
+
+  /** An account that publishes 9 events; the 5 `order.paid` also go to a destination that dead-letters them and opens its breaker. */
+  async function publisher(name: string, opsPattern: string | null) {
+    const { key } = await createAccount(call);
+    const ok = await addDestination(call, key, { url: `${sink.url}/${name}-ok` });
+    const down = await addDestination(call, key, { url: `${sink.url}/${name}-down`, retry_schedule: [0], timeout_ms: 30_000 });
+    await addRoute(call, key, { destination_id: ok.id, event_type_pattern: 'order.*' });
+    await addRoute(call, key, { destination_id: down.id, event_type_pattern: 'order.paid' });
+    if (opsPattern) {
+      const ops = await addDestination(call, key, { url: `${sink.url}/${name}-ops` });
+      await addRoute(call, key, { destination_id: ops.id, event_type_pattern: opsPattern });
+    }
+    failing.add(`/${name}-down`);
+    holding.add(`/${name}-down`);
+    const published: string[] = [];
+    for (let i = 0; i < 9; i++) {
+      const res = await call('POST', '/v1/outbound-events', { key, body: { payload: JSON.stringify({ i }), event_type: i < 5 ? 'order.paid' : 'order.created' } });
+      expect(res.status).toBe(201);
+      published.push(res.json.data.id as string);
+    }
+    return { key, down, published: published.sort(), paid: published.slice(0, 5) };
+  }
+
+  it('an account that never routed hookgate.* exports and lists exactly the 9 events it published, before and after a destination dead-letters; one that routed hookgate.delivery.* gets those and no others', async () => {
+    const quiet = await publisher('quiet', null);
+    const subscribed = await publisher('subscribed', 'hookgate.delivery.*');
+    await sink.waitForPath('/quiet-down', 1, 20_000);
+
+    // Before: a try is still in flight, nothing has failed yet.
+    expect(await exportedIds(quiet.key)).toEqual(quiet.published);
+    expect((await eventDetail(call, quiet.key, quiet.paid[0]!, '/v1/outbound-events')).event.status).not.toBe('dead_letter');
+
+    release('/quiet-down');
+    release('/subscribed-down');
+    for (const { key, paid } of [quiet, subscribed]) {
+      for (const id of paid) await eventually(() => eventDetail(call, key, id, '/v1/outbound-events'), (d) => d.event.status === 'dead_letter', 20_000);
+    }
+    for (const { key, down } of [quiet, subscribed]) {
+      await eventually(async () => (await call('GET', `/v1/destinations/${down.id}`, { key })).json.data.health.state, (state) => state === 'open', 20_000);
+    }
+    // The subscribed account's five notices are there, so the quiet account's would be by now.
+    await eventually(() => listedTypes(subscribed.key), (types) => types.filter((t) => t === 'hookgate.delivery.dead_lettered').length === 5, 20_000);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+
+    expect(await exportedIds(quiet.key)).toEqual(quiet.published);
+    expect(await listedTypes(quiet.key)).toEqual([...Array(4).fill('order.created'), ...Array(5).fill('order.paid')]);
+    // The breaker opened there too, but no route takes hookgate.destination.opened: not created.
+    expect(await listedTypes(subscribed.key)).toEqual([...Array(5).fill('hookgate.delivery.dead_lettered'), ...Array(4).fill('order.created'), ...Array(5).fill('order.paid')]);
+    expect(await exportedIds(subscribed.key)).toHaveLength(14);
+  }, 120_000);
 });

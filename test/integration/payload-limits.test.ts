@@ -66,8 +66,25 @@ describe('ingest bodies inside Lambda’s 6 MB event', () => {
     const { event } = await eventDetail(call, key, res.json.data.id);
     expect(event).toMatchObject({ body: null, body_size: Buffer.byteLength(body) });
     const download = await fetch(String(event.body_url));
-    expect(download.headers.get('content-type')).toBe('application/json');
+    expect(download.headers.get('content-type')).toBe('application/octet-stream');
+    expect(download.headers.get('content-disposition')).toBe('attachment');
     expect((await download.text()) === body).toBe(true);
+  });
+
+  it('a large text/html body downloads from body_url as an attachment of type application/octet-stream, never as a page', async () => {
+    const html = `<script>alert(document.domain)</script>${quoteHeavyJson(3_500_000)}`;
+    const res = await ingest(call, token, html, { 'content-type': 'text/html' });
+    expect(res.status).toBe(202);
+    const { event } = await eventDetail(call, key, res.json.data.id);
+    expect(event).toMatchObject({ body: null, content_type: 'text/html' });
+    const url = new URL(String(event.body_url));
+    expect(url.searchParams.get('response-content-type')).toBe('application/octet-stream');
+    expect(url.searchParams.get('response-content-disposition')).toBe('attachment');
+    const download = await fetch(url);
+    expect(download.status).toBe(200);
+    expect(download.headers.get('content-type')).toBe('application/octet-stream');
+    expect(download.headers.get('content-disposition')).toBe('attachment');
+    expect((await download.text()) === html).toBe(true);
   });
 
   it('a quote-heavy JSON body whose escaped form exceeds the event is a 413, not stored', async () => {

@@ -114,6 +114,54 @@ describe('github, shopify, slack, standard webhooks and generic HMAC', () => {
   });
 });
 
+describe('the idempotency key of a verified source is what the signature covers', () => {
+  const externalId = async (id: string) => (await call('GET', `/v1/events/${id}`, { key })).json.data.event.external_event_id as string | null;
+
+  it('stripe: the same signed body under two Idempotency-Keys is one event, keyed by the body’s id', async () => {
+    const secret = 'whsec_stripe_dedupe_secret';
+    const source = await sourceWith({ provider: 'stripe', secret });
+    const payload = JSON.stringify({ id: 'evt_dedupe_1', type: 'invoice.paid' });
+    const first = await ingest(call, source.path_token, payload, { 'stripe-signature': stripeHeader(payload, secret), 'idempotency-key': 'idem-a' });
+    const again = await ingest(call, source.path_token, payload, { 'stripe-signature': stripeHeader(payload, secret), 'idempotency-key': 'idem-b' });
+    expect([first.status, again.status]).toEqual([202, 202]);
+    expect(again.json.data.id).toBe(first.json.data.id);
+    expect(await externalId(first.json.data.id)).toBe('evt_dedupe_1');
+  });
+
+  it('github: a forged X-GitHub-Delivery on a replayed body cannot make the genuine next delivery a duplicate', async () => {
+    const secret = 'gh-dedupe-secret';
+    const source = await sourceWith({ provider: 'github', secret });
+    const signed = (body: string, delivery: string) => ({ 'x-hub-signature-256': `sha256=${hmac(secret, body, 'hex')}`, 'x-github-delivery': delivery });
+    const captured = '{"action":"opened","number":1}';
+    const first = await ingest(call, source.path_token, captured, signed(captured, 'gh-1'));
+    // An attacker with the URL replays the captured request under the id GitHub will give its next delivery.
+    const replayed = await ingest(call, source.path_token, captured, signed(captured, 'gh-2'));
+    expect(replayed.json.data.id).toBe(first.json.data.id);
+    const genuine = '{"action":"closed","number":1}';
+    const next = await ingest(call, source.path_token, genuine, signed(genuine, 'gh-2'));
+    expect(next.status).toBe(202);
+    expect(next.json.data.id).not.toBe(first.json.data.id);
+    expect((await call('GET', `/v1/events?source_id=${source.id}`, { key })).json.data).toHaveLength(2);
+    expect(await externalId(next.json.data.id)).toMatch(/^sha256:[0-9a-f]{64}$/);
+  });
+
+  it('standard webhooks: the signed webhook-id decides, not an Idempotency-Key', async () => {
+    const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const source = await sourceWith({ provider: 'standard_webhooks', secret });
+    const body = '{"n":1}';
+    const signed = (id: string, extra: Record<string, string>) => {
+      const date = new Date();
+      return { 'webhook-id': id, 'webhook-timestamp': String(Math.floor(date.getTime() / 1000)), 'webhook-signature': new Webhook(secret).sign(id, date, body), ...extra };
+    };
+    const first = await ingest(call, source.path_token, body, signed('msg_dedupe_1', { 'idempotency-key': 'same' }));
+    const retry = await ingest(call, source.path_token, body, signed('msg_dedupe_1', { 'idempotency-key': 'other' }));
+    const distinct = await ingest(call, source.path_token, body, signed('msg_dedupe_2', { 'idempotency-key': 'same' }));
+    expect(retry.json.data.id).toBe(first.json.data.id);
+    expect(distinct.json.data.id).not.toBe(first.json.data.id);
+    expect(await externalId(distinct.json.data.id)).toBe('msg_dedupe_2');
+  });
+});
+
 describe('configuring verification', () => {
   it('never shows the secret, and PATCH turns the check on and off', async () => {
     const source = await sourceWith(undefined);

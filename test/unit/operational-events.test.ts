@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { autoDisableHours, autoDisableReason } from '../../lambdas/domain/auto-disable';
-import { isReservedType, mayAnnounce } from '../../lambdas/domain/operational-events';
-import { routeMatches } from '../../lambdas/domain/routing';
+import { isOperationalType, isReservedType, mayAnnounce } from '../../lambdas/domain/operational-events';
+import { isRouted, routeMatches, type RouteRule } from '../../lambdas/domain/routing';
 
 const now = new Date('2026-03-01T12:00:00Z');
 const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000).toISOString();
@@ -27,15 +27,23 @@ describe('auto-disable', () => {
 });
 
 describe('operational event guard', () => {
-  it.each<[string | null, boolean]>([
-    ['hookgate.delivery.dead_lettered', true],
-    ['hookgate.anything', true],
-    ['hookgate', false],
-    ['payment.hookgate.x', false],
-    [null, false],
-  ])('%s is reserved: %s; its failures are announced: the opposite', (type, reserved) => {
+  it.each<[string | null, boolean, boolean]>([
+    ['hookgate.delivery.dead_lettered', true, true],
+    ['hookgate.anything', true, true],
+    ['HookGate.x', true, false],
+    ['HOOKGATE.delivery.failed', true, false],
+    ['hookGATE.', true, false],
+    ['hoo\u212Agate.x', true, false], // KELVIN SIGN lowercases to k
+    ['hookgate', false, false],
+    ['HOOKGATE', false, false],
+    ['hookgate_x', false, false],
+    ['payment.hookgate.x', false, false],
+    [' hookgate.x', false, false],
+    [null, false, false],
+  ])('%s: refused to tenants %s; Hookgate’s own (no announcement of its failures) %s', (type, reserved, operational) => {
     expect(isReservedType(type)).toBe(reserved);
-    expect(mayAnnounce({ event_type: type })).toBe(!reserved);
+    expect(isOperationalType(type)).toBe(operational);
+    expect(mayAnnounce({ event_type: type })).toBe(!operational);
   });
 });
 
@@ -51,4 +59,21 @@ describe('routing of operational events', () => {
     const route = { source_id: null, event_type_pattern: pattern, active: true, managed_by: managedBy };
     expect(routeMatches(route, { source_id: null, event_type: 'hookgate.delivery.dead_lettered' })).toBe(matches);
   });
+});
+
+describe('an operational event is created only where a route takes it', () => {
+  const route = (event_type_pattern: string | null, more: Partial<RouteRule> = {}): RouteRule => ({ source_id: null, event_type_pattern, active: true, ...more });
+  const notice = { source_id: null, event_type: 'hookgate.delivery.dead_lettered', payload: { json: { type: 'hookgate.delivery.dead_lettered', data: { destination_id: 'd1' } } } };
+  it.each<[string, RouteRule[], boolean]>([
+    ['no route at all', [], false],
+    ['only catch-all routes', [route(null), route('*')], false],
+    ['routes of other types', [route('invoice.*'), route('hookgate.destination.*')], false],
+    ['a route of its source only (operational events have none)', [route('hookgate.*', { source_id: 'src_1' })], false],
+    ['a portal subscription naming it', [route('hookgate.*', { managed_by: 'portal' })], false],
+    ['an inactive hookgate.* route', [route('hookgate.*', { active: false })], false],
+    ['a hookgate.* route', [route(null), route('hookgate.*')], true],
+    ['a route naming the exact type', [route('hookgate.delivery.dead_lettered')], true],
+    ['a hookgate.* route whose filter takes it', [route('hookgate.*', { filter: { data: { destination_id: 'd1' } } })], true],
+    ['a hookgate.* route whose filter does not', [route('hookgate.*', { filter: { data: { destination_id: 'd2' } } })], false],
+  ])('%s → %s', (_name, routes, created) => expect(isRouted(routes, notice)).toBe(created));
 });

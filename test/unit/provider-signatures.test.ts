@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -720,21 +720,36 @@ describe('never throws, whatever the input', () => {
 
 // ── delivery ids ──────────────────────────────────────────────────────────────────────────────
 
-describe('deliveryIdFor', () => {
+describe('deliveryIdFor: the idempotency key is what the signature covers', () => {
   const uuid = '72d3162e-cc78-11e3-81ab-4c9367dc0958';
+  const hash = (body: Buffer) => `sha256:${createHash('sha256').update(body).digest('hex')}`;
+  /** Every conventional delivery-id header, none of them signed by the providers below but standard_webhooks. */
+  const unsigned = { 'idempotency-key': 'idem-1', 'x-github-delivery': uuid, 'x-shopify-webhook-id': uuid, 'stripe-signature': 't=1,v1=00' };
+  const slackEvent = Buffer.from('{"token":"x","team_id":"T1","event_id":"Ev08MFMKH6","event":{"type":"app_mention"}}');
+  const form = Buffer.from('token=xyz&team_id=T1&command=%2Fhook&text=hi');
 
-  it.each([
-    ['github', { 'x-github-delivery': uuid }],
-    ['shopify', { 'x-shopify-webhook-id': uuid }],
-    ['standard_webhooks', { 'webhook-id': uuid }],
-  ] as const)('%s reads its header', (provider, headers) => {
-    expect(deliveryIdFor(provider, headers, BODY)).toBe(uuid);
-    expect(deliveryIdFor(provider, {}, BODY)).toBeNull();
-  });
-
-  it('stripe reads the top-level id of the JSON body', () => {
-    expect(deliveryIdFor('stripe', {}, BODY)).toBe('evt_1NZ');
-    expect(deliveryIdFor('stripe', {}, Buffer.from('  {"object":"event","id":"evt_3"}\n'))).toBe('evt_3');
+  it.each<[string, Provider | null, Headers, Buffer, string | null]>([
+    // Without a check nothing is signed: the conventional headers, in order, then Stripe's body id.
+    ['unverified: Idempotency-Key first', null, { ...unsigned, 'webhook-id': 'msg_1' }, BODY, 'idem-1'],
+    ['unverified: webhook-id', null, { 'webhook-id': 'msg_1', 'x-github-delivery': uuid }, BODY, 'msg_1'],
+    ['unverified: X-GitHub-Delivery, trimmed', null, { 'x-github-delivery': ` ${uuid} ` }, BODY, uuid],
+    ['unverified: X-Shopify-Webhook-Id', null, { 'x-shopify-webhook-id': uuid }, BODY, uuid],
+    ['unverified: with Stripe-Signature, the body id', null, { 'stripe-signature': 't=1,v1=00' }, BODY, 'evt_1NZ'],
+    ['unverified: a blank header is none', null, { 'idempotency-key': '  ', 'x-github-delivery': uuid }, BODY, uuid],
+    ['unverified: nothing', null, {}, BODY, null],
+    // With a check: the signed id, whatever unsigned headers say.
+    ['standard_webhooks: the signed webhook-id', 'standard_webhooks', { ...unsigned, 'webhook-id': 'msg_1' }, BODY, 'msg_1'],
+    ['stripe: the id of the signed body', 'stripe', unsigned, BODY, 'evt_1NZ'],
+    ['stripe: leading space and other fields', 'stripe', {}, Buffer.from('  {"object":"event","id":"evt_3"}\n'), 'evt_3'],
+    ['slack: the event_id of an Events API body', 'slack', unsigned, slackEvent, 'Ev08MFMKH6'],
+    // No signed id: the signed body itself.
+    ['github: X-GitHub-Delivery is not signed, the body is', 'github', unsigned, BODY, hash(BODY)],
+    ['shopify: X-Shopify-Webhook-Id is not signed, the body is', 'shopify', unsigned, BODY, hash(BODY)],
+    ['hmac_sha256: only the body is signed', 'hmac_sha256', unsigned, BODY, hash(BODY)],
+    ['slack: a form post (slash command) has no event_id', 'slack', unsigned, form, hash(form)],
+    ['stripe: a body without a usable id', 'stripe', unsigned, Buffer.from('{"id":123}'), hash(Buffer.from('{"id":123}'))],
+  ])('%s', (_label, provider, headers, body, expected) => {
+    expect(deliveryIdFor(provider, headers, body)).toBe(expected);
   });
 
   it.each([
@@ -750,30 +765,21 @@ describe('deliveryIdFor', () => {
     ['id via __proto__', '{"__proto__":{"id":"evt_1"}}'],
     ['id with whitespace inside', '{"id":"evt 1"}'],
     ['overlong id', `{"id":"${'e'.repeat(257)}"}`],
-  ])('stripe: %s → null', (_label, body) => {
-    expect(deliveryIdFor('stripe', {}, Buffer.from(body))).toBeNull();
+  ])('a body id that is unusable (%s) counts as none: the hash verified, nothing unverified', (_label, text) => {
+    const body = Buffer.from(text);
+    expect(deliveryIdFor('stripe', {}, body)).toBe(hash(body));
+    expect(deliveryIdFor(null, { 'stripe-signature': 't=1,v1=00' }, body)).toBeNull();
   });
 
-  it('stripe: non-UTF-8 bytes → null', () => {
-    expect(deliveryIdFor('stripe', {}, Buffer.from([0xff, 0xfe, 0x7b]))).toBeNull();
-  });
-
-  it('slack and the generic scheme define none', () => {
-    const headers = { 'x-github-delivery': uuid, 'webhook-id': uuid, 'x-slack-request-timestamp': '1' };
-    expect(deliveryIdFor('slack', headers, BODY)).toBeNull();
-    expect(deliveryIdFor('hmac_sha256', headers, BODY)).toBeNull();
-  });
-
-  it('unusable header values → null (blank, control chars, too long, non-ASCII), trimmed otherwise', () => {
-    for (const value of ['', '   ', 'a\nb', 'a b', 'x'.repeat(257), 'caf\u00e9']) {
-      expect(deliveryIdFor('github', { 'x-github-delivery': value }, BODY)).toBeNull();
-    }
-    expect(deliveryIdFor('github', { 'x-github-delivery': ` ${uuid} ` }, BODY)).toBe(uuid);
+  it('non-UTF-8 bytes: no body id', () => {
+    const body = Buffer.from([0xff, 0xfe, 0x7b]);
+    expect(deliveryIdFor('stripe', {}, body)).toBe(hash(body));
+    expect(deliveryIdFor(null, { 'stripe-signature': 't=1,v1=00' }, body)).toBeNull();
   });
 
   it('never throws on garbage', () => {
     const rand = mulberry32(7);
-    for (const provider of [...PROVIDERS, 'nope'] as Provider[]) {
+    for (const provider of [...PROVIDERS, null]) {
       for (let i = 0; i < 50; i += 1) {
         const headers = { 'x-github-delivery': randomString(rand), 'webhook-id': randomString(rand) };
         expect(() => deliveryIdFor(provider, headers, Buffer.from(randomString(rand)))).not.toThrow();

@@ -320,7 +320,7 @@ export type EventDetail = {
   body_encoding: 'utf8' | 'base64' | null;
   /** The payload’s size in bytes, as received. */
   body_size: number;
-  /** When `body` is null: a pre-signed URL of the exact payload bytes (served with its `content_type`), valid 5 minutes. null otherwise. */
+  /** When `body` is null: a pre-signed URL of the exact payload bytes, valid 5 minutes, served as a download (`Content-Disposition: attachment`, `Content-Type: application/octet-stream`) whatever its `content_type`. null otherwise. */
   body_url: string | null;
   content_type: string | null;
   /** Stored request headers (lower-case), without credentials. */
@@ -454,7 +454,7 @@ export type PortalEvent = {
   body_encoding: 'utf8' | 'base64' | null;
   /** The payload’s size in bytes, as received. */
   body_size: number;
-  /** When `body` is null: a pre-signed URL of the exact payload bytes (served with its `content_type`), valid 5 minutes. null otherwise. */
+  /** When `body` is null: a pre-signed URL of the exact payload bytes, valid 5 minutes, served as a download (`Content-Disposition: attachment`, `Content-Type: application/octet-stream`) whatever its `content_type`. null otherwise. */
   body_url: string | null;
   content_type: string | null;
   status: EventStatus;

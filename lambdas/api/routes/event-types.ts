@@ -1,7 +1,7 @@
 import { notFound } from '../../domain/errors';
 import { isEventTypeName } from '../../domain/portal';
 import { deleteEventType, findEventType, listEventTypes, putEventType, type EventTypeRecord } from '../../store/event-types';
-import { createEventTypeBody, EVENT_TYPE_MESSAGE, eventTypeResponse, type EventTypeResponse } from '../portal-schemas';
+import { createEventTypeBody, EVENT_TYPE_MESSAGE, eventTypeResponse, RESERVED_EVENT_TYPE_NAME_MESSAGE, type EventTypeResponse } from '../portal-schemas';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import type { Route } from '../router';
 import { parseJsonBody } from '../validation';
@@ -37,7 +37,7 @@ export const eventTypeRoutes: Route[] = [
         201: json('The new type.', eventTypeResponse, exampleEventType),
         200: json('The type, replaced.', eventTypeResponse, exampleEventType),
       },
-      errors: { 400: ['name is required', EVENT_TYPE_MESSAGE, 'schema must be at most 65536 bytes of JSON', 'unknown field: title'] },
+      errors: { 400: ['name is required', EVENT_TYPE_MESSAGE, RESERVED_EVENT_TYPE_NAME_MESSAGE, 'schema must be at most 65536 bytes of JSON', 'unknown field: title'] },
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createEventTypeBody);

@@ -130,7 +130,7 @@ export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound')
         const inline = { event: presentEventDetail(detail.event, detail.body, { bytes: await readStoredBody(detail.body) }), attempts };
         // Bodies that large always live in the payload bucket; a small one never makes the answer too large.
         if (fitsLambdaResponse(inline) || !detail.body.body_ref) return { status: 200, data: inline };
-        const url = await payloadUrl(detail.body.body_ref, detail.body.content_type);
+        const url = await payloadUrl(detail.body.body_ref);
         return { status: 200, data: { event: presentEventDetail(detail.event, detail.body, { url }), attempts } };
       },
     },
