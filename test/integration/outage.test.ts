@@ -129,7 +129,9 @@ describe('circuit breaker', () => {
   it('keeps a healthy destination fast beside a hanging one with ten times its traffic, once the breaker is open', async () => {
     const { key, source } = await accountWithSource(call);
     const fast = await addDestination(call, key, { url: `${sink.url}/fast` });
-    const hang = await addDestination(call, key, { url: `${sink.url}/hang`, timeout_ms: 1000 });
+    // A hang long enough that waiting behind one cannot pass for a slow machine's latency.
+    const HANG_MS = 5000;
+    const hang = await addDestination(call, key, { url: `${sink.url}/hang`, timeout_ms: HANG_MS });
     await addRoute(call, key, { destination_id: fast.id, event_type_pattern: 'fast.*' });
     await addRoute(call, key, { destination_id: hang.id, event_type_pattern: 'hang.*' });
 
@@ -153,14 +155,14 @@ describe('circuit breaker', () => {
     };
     await flood();
     await eventually(() => destination(key, hang.id), (d) => d.health.state === 'open', 20_000);
-    await new Promise((resolve) => setTimeout(resolve, 1200)); // the tries begun before it opened end at their timeout
+    await new Promise((resolve) => setTimeout(resolve, HANG_MS + 200)); // the tries begun before it opened end at their timeout
     const hangTriesAtOpen = requestsTo('/hang').length;
     const beside = p99(await healthyLatencies(20, flood));
     // 200 more events for the hanging destination, and the open breaker let at most a probe or two through.
     expect(requestsTo('/hang').length - hangTriesAtOpen).toBeLessThanOrEqual(2);
-    // No healthy delivery waited behind a hanging try (1 s each). The strict "2x alone" figure is
-    // `npm run bench`'s (outage section): on a CI machine running other test files at once it is noise.
-    expect(beside).toBeLessThanOrEqual(Math.max(2 * alone, 1000));
+    // No healthy delivery waited behind a hanging try. How much slower than alone it may be is a speed
+    // figure, `npm run bench`'s (outage section): on a machine running other work at once it is noise.
+    expect(beside, `p99 alone ${alone} ms, beside the hanging one ${beside} ms`).toBeLessThan(HANG_MS);
   });
 });
 
