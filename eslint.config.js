@@ -27,7 +27,7 @@ const classicZodInApiOnly = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.hookgate/', 'coverage/', 'bench/out/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.hookgate/', 'coverage/', 'bench/out/', 'clients/typescript/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { transformSync } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hookgate, HookgateError, verifyWebhook, type DestinationWithSecret } from '../../clients/typescript/src/index';
 import { bootGatewayWithSink } from '../fixtures/gateway';
+import { readmeClientExample as readmeExample } from '../fixtures/readme';
 import { eventually, type ReceivedRequest } from '../fixtures/sink';
 
 /**
@@ -24,14 +24,6 @@ const header = (request: ReceivedRequest, name: string) => {
   if (typeof value !== 'string') throw new Error(`delivery without ${name}`);
   return value;
 };
-
-function readmeExample(): string {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.split('<!-- client-example:start -->')[1]?.split('<!-- client-example:end -->')[0] ?? '';
-  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!code) throw new Error('README has no client example');
-  return code;
-}
 
 describe('the README example', () => {
   it('is under ten lines', () => {

@@ -46,8 +46,6 @@ describe('POST /v1/outbound-events', () => {
   it.each([
     [{}, 'payload is required'],
     [{ payload: '' }, 'payload is required'],
-    [{ payload: 42 }, 'payload is required'],
-    [{ payload: { a: 1 } }, 'payload is required'],
     [{ payload: null }, 'payload is required'],
     [{ payload: 'x', event_type: 7 }, 'event_type must be a string'],
     [{ payload: 'x', external_event_id: '' }, 'external_event_id is required'],
@@ -57,6 +55,31 @@ describe('POST /v1/outbound-events', () => {
     const res = await publish(key, body);
     expect(res.status).toBe(400);
     expect(res.json).toEqual({ error: message, duration_ms: expect.any(Number) });
+  });
+
+  it('takes any JSON value as the payload and delivers its JSON text; a string goes byte for byte', async () => {
+    const { key } = await createAccount(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/json-values` });
+    await addRoute(call, key, { destination_id: dest.id });
+    const sent = new Map<string, string>();
+    const cases: Array<[unknown, string]> = [
+      [{ invoice: 'in_1' }, '{"invoice":"in_1"}'],
+      [[1, 'two', { three: 3 }], '[1,"two",{"three":3}]'],
+      [42.5, '42.5'],
+      [false, 'false'],
+      [{}, '{}'],
+      // Not parsed and re-serialised: spaces, key order and escapes arrive as published.
+      [String.raw`{ "b": 2, "a": "\u00e9\t" }`, String.raw`{ "b": 2, "a": "\u00e9\t" }`],
+      ['plain text', 'plain text'],
+    ];
+    for (const [payload, body] of cases) {
+      const res = await publish(key, { payload, event_type: 'value.sent' });
+      expect(res.status, JSON.stringify(payload)).toBe(201);
+      sent.set(res.json.data.id, body);
+    }
+    const got = await sink.waitForPath('/json-values', cases.length);
+    expect(new Map(got.map((r) => [String(r.headers['x-webhook-id']), r.body.toString()]))).toEqual(sent);
+    for (const r of got) expect(r.headers['content-type']).toBe('application/json');
   });
 
   it('answers 401 Unauthorized without a valid key', async () => {
@@ -188,16 +211,22 @@ describe('POST /v1/outbound-events/batch', () => {
           { payload: '' },
           { payload: '{"b":3}' },
           { payload: '{"b":1}', external_event_id: 'b-1' },
+          { payload: { b: 5 } },
+          { payload: null },
+          {},
         ],
       },
     });
     expect(res.status).toBe(200);
-    const [one, bad, three, dup] = res.json.data;
+    const [one, bad, three, dup, object, nothing, absent] = res.json.data;
     expect(one).toEqual({ status: 201, data: { id: expect.any(String), status: 'queued' } });
     expect(bad).toEqual({ status: 400, error: 'payload is required' });
     expect(three).toEqual({ status: 201, data: { id: expect.any(String), status: 'queued' } });
     expect(dup).toEqual({ status: 200, data: { id: one.data.id, status: expect.any(String), duplicate: true } });
-    expect((await sink.waitForPath('/batch', 2)).map((r) => r.body.toString()).sort()).toEqual(['{"b":1}', '{"b":3}']);
+    expect(object).toEqual({ status: 201, data: { id: expect.any(String), status: 'queued' } });
+    expect(nothing).toEqual({ status: 400, error: 'payload is required' });
+    expect(absent).toEqual({ status: 400, error: 'payload is required' });
+    expect((await sink.waitForPath('/batch', 3)).map((r) => r.body.toString()).sort()).toEqual(['{"b":1}', '{"b":3}', '{"b":5}']);
 
     const hundred = Array.from({ length: 100 }, (_, i) => ({ payload: String(i) }));
     const full = await call('POST', '/v1/outbound-events/batch', { key, body: { events: hundred } });

@@ -274,7 +274,7 @@ const OPERATIONS: Operation[] = [
     method: 'POST',
     path: '/v1/outbound-events/batch',
     auth: true,
-    body: () => ({ events: [{ payload: '{"a":1}', event_type: 'b.c', external_event_id: 'batch-1' }, { payload: '{"b":2}' }] }),
+    body: () => ({ events: [{ payload: '{"a":1}', event_type: 'b.c', external_event_id: 'batch-1' }, { payload: { b: 2 } }] }),
   },
   { method: 'GET', path: '/v1/outbound-events', auth: true, query: true },
   { method: 'GET', path: '/v1/outbound-events/:id', auth: true },

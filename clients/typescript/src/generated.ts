@@ -528,8 +528,8 @@ export type PublishOutboundEventBatchRequest = {
 };
 
 export type PublishOutboundEventRequest = {
-  /** The delivery body, sent with `Content-Type: application/json`; usually a JSON document as a string. */
-  payload: string;
+  /** The delivery body, sent with `Content-Type: application/json`: a string is sent as it is, any other JSON value (object, array, number, boolean) as its JSON text. */
+  payload: string | number | boolean | unknown[] | Record<string, unknown>;
   /** Tag used for route matching; sent as `X-Event-Type`, so printable ASCII only. */
   event_type?: string;
   /** Idempotency key: a repeat within the account answers the first event (`duplicate: true`). */

@@ -17,10 +17,10 @@ import {
   type UpdateDestinationRequest,
   type UpdateRouteRequest,
   type UpdateSourceRequest,
-} from './generated';
+} from './generated.js';
 
-export * from './generated';
-export { DEFAULT_TOLERANCE_SECONDS, verifyWebhook, type VerifyWebhookOptions } from './verify';
+export * from './generated.js';
+export { DEFAULT_TOLERANCE_SECONDS, verifyWebhook, type VerifyWebhookOptions } from './verify.js';
 
 /** An error answer of the API: its status and its exact message (`{"error": "…"}`). */
 export class HookgateError extends Error {

@@ -16,14 +16,29 @@ export const MAX_BATCH_EVENTS = 100;
 /** Publishes of one batch run this many at a time: enough to overlap AWS round trips, not a stampede. */
 const BATCH_CONCURRENCY = 10;
 
-const payload = z.string({ error: () => 'payload is required' }).min(1, { error: () => 'payload is required' });
+const PAYLOAD_REQUIRED = 'payload is required';
+const PAYLOAD_TYPE_MESSAGE = 'payload must be a string or a JSON value';
+
+/**
+ * A string is the delivery body as it is; any other JSON value is sent as its JSON text, as Svix and
+ * Hookdeck accept an object. null counts as missing: a body of `null` is never what a publisher meant.
+ * Parsed JSON holds nothing else, so the type message answers only callers that skip JSON (tests, scripts).
+ */
+const payload = z
+  .union([z.string(), z.number(), z.boolean(), z.array(z.unknown()), z.record(z.string(), z.unknown())], {
+    error: (issue) => (issue.input === undefined || issue.input === null ? PAYLOAD_REQUIRED : PAYLOAD_TYPE_MESSAGE),
+  })
+  .refine((value) => value !== '', { error: () => PAYLOAD_REQUIRED })
+  .transform((value) => (typeof value === 'string' ? value : JSON.stringify(value)));
 
 const RESERVED_TYPE_MESSAGE = 'event_type must not start with hookgate. (reserved for operational events)';
 
 const publishBody = named(
   'PublishOutboundEventRequest',
   z.strictObject({
-    payload: payload.describe('The delivery body, sent with `Content-Type: application/json`; usually a JSON document as a string.'),
+    payload: payload.describe(
+      'The delivery body, sent with `Content-Type: application/json`: a string is sent as it is, any other JSON value (object, array, number, boolean) as its JSON text.',
+    ),
     event_type: textField('event_type')
       .refine(...sendableHeaderRule('event_type'))
       .refine((type) => !isReservedType(type), { error: () => RESERVED_TYPE_MESSAGE })
@@ -45,7 +60,8 @@ const batchBody = batchOf(z.unknown());
 const documentedBatchBody = named('PublishOutboundEventBatchRequest', batchOf(publishBody));
 
 const publishErrors = [
-  'payload is required',
+  PAYLOAD_REQUIRED,
+  PAYLOAD_TYPE_MESSAGE,
   'event_type must be a string',
   'event_type must be at most 200 characters',
   unsendableHeaderMessage('event_type'),
