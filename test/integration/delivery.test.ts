@@ -347,7 +347,8 @@ describe('events API and replay', () => {
       expect(replayed.event).toMatchObject({ body: '{"replay":1}', event_type: 'r.t', replay_of: id });
       expect((replayed.event.headers as Record<string, string>)['x-extra']).toBe('h');
       expect((await eventDetail(call, key, id)).event).toMatchObject({ status: 'replayed', replayed_by: newId });
-      expect(slow.received.map((r) => r.headers['x-webhook-id'])).toEqual([id, newId]);
+      expect(slow.received.map((r) => r.headers['x-hookgate-event-id'])).toEqual([id, newId]);
+      expect(slow.received.map((r) => r.headers['x-webhook-id'])).toEqual([id, id]);
     } finally {
       await slow.close();
     }
