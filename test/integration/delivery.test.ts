@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, startSink } from '../fixtures/sink';
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const { call, sink } = gatewayWithSinkForFile();
 
@@ -42,7 +45,7 @@ describe('inbound delivery', () => {
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers['x-webhook-id']).toBe(id);
     expect(got.headers['x-event-type']).toBe('payment.succeeded');
-    expect(got.headers['user-agent']).toMatch(/^hookgate\//);
+    expect(got.headers['user-agent']).toBe(`hookgate/${PACKAGE_VERSION}`);
     expect(got.headers['webhook-id']).toBeUndefined();
     const signature = String(got.headers['webhook-signature']);
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
