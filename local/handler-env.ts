@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { ENV } from '../lambdas/shared/resource-definitions';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type EmulatorEndpoints } from './aws-clients';
 import type { LocalResources } from './resources';
@@ -14,6 +15,7 @@ export function handlerEnv(
     [ENV.payloadBucket]: resources.payloadBucket,
     [ENV.exportBucket]: resources.exportBucket,
     [ENV.publicUrl]: publicUrl,
+    [ENV.version]: packageVersion(),
     [ENV.s3ForcePathStyle]: 'true',
     // dynalite has no TTL: locally the sweeper deletes what TTL would, as soon as it is out of its window.
     [ENV.ttlLagSeconds]: '0',
@@ -28,6 +30,12 @@ export function handlerEnv(
     AWS_REQUEST_CHECKSUM_CALCULATION: 'WHEN_REQUIRED',
     AWS_RESPONSE_CHECKSUM_VALIDATION: 'WHEN_REQUIRED',
   };
+}
+
+/** What the CDK app sets on the functions (lib/app-builder.ts): the delivery User-Agent carries it. */
+function packageVersion(): string {
+  const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return version;
 }
 
 /** Sets the variables on this process; a real session token would not match the dummy keys. */

@@ -1,3 +1,4 @@
+import { webhookIdOf } from '../domain/ids';
 import type { EventListItem } from '../store/event-lists';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from '../store/records';
 import type { AttemptResponse, EventDetailResponse, EventListItemResponse } from './schemas';
@@ -54,6 +55,7 @@ export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, 
     received_at: event.received_at,
     created_at: event.created_at,
     replay_of: event.replay_of,
+    webhook_id: webhookIdOf(event),
     replayed_by: event.replayed_by,
     deliveries: Object.entries(event.deliveries).map(([destination_id, d]) => ({
       destination_id,

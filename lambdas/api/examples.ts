@@ -165,6 +165,7 @@ export const exampleInboundDetail = {
   payload_hash: 'sha256:6bf0c09c0d1f278d16f76bad34d1c570900216904b30d14b55e4d86957a87ba1',
   created_by: 'ingest',
   replay_of: null,
+  webhook_id: exampleInboundListItem.id,
   replayed_by: null,
   deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null }],
 } satisfies EventDetailResponse;
@@ -180,6 +181,7 @@ export const exampleOutboundDetail = {
   payload_hash: 'sha256:d351bbe327500db60d55e9395f78695427fd5c60bdf92d2cda00ecf2585f4a53',
   created_by: 'api',
   replay_of: null,
+  webhook_id: exampleOutboundListItem.id,
   replayed_by: null,
   deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null }],
 } satisfies EventDetailResponse;

@@ -239,7 +239,10 @@ export const eventDetailResponse = named(
     created_by: z.enum(['ingest', 'api', 'hookgate']).describe('`hookgate`: an operational event Hookgate published about the account.'),
     received_at: timestamp,
     created_at: timestamp,
-    replay_of: uuid.nullable(),
+    replay_of: uuid.nullable().describe('The event this one is a replayed copy of (single, bulk or to one destination); null: not a copy.'),
+    webhook_id: uuid.describe(
+      'What its deliveries carry as `X-Webhook-Id` (and `webhook-id`): the first event of its replay chain, so a replayed copy keeps its original’s; the event’s own `id` when it is no copy.',
+    ),
     replayed_by: uuid.nullable(),
     deliveries: z.array(
       z.strictObject({

@@ -1,6 +1,9 @@
 import { hookgateSignature, standardWebhooksSignature } from './signing';
 
 export interface DeliveryHeaderInput {
+  /** The id receivers de-duplicate on: a replay chain's first event's (the event's own when it is no copy). */
+  webhookId: string;
+  /** The event this try delivers: a replayed copy's own id. */
   eventId: string;
   eventType: string | null;
   contentType: string;
@@ -13,21 +16,24 @@ export interface DeliveryHeaderInput {
 }
 
 /**
- * The headers of one delivery try. `X-Webhook-Id` is the event id: stable across retries and
- * repeats, so consumers can de-duplicate. The default scheme sends no `webhook-*` headers, which
+ * The headers of one delivery try. `X-Webhook-Id` (and Standard Webhooks' `webhook-id`, which its
+ * signature covers) is the webhook id: stable across retries, repeats and replays, as the Standard
+ * Webhooks specification asks of a resent message, so consumers can de-duplicate; `X-Hookgate-Event-Id`
+ * names the event itself, which a replay's copy does not share with its original. The default scheme sends no `webhook-*` headers, which
  * Standard Webhooks verifiers would otherwise mistake for their own.
  */
 export function deliveryHeaders(input: DeliveryHeaderInput): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': input.contentType,
     'user-agent': input.userAgent,
-    'x-webhook-id': input.eventId,
+    'x-webhook-id': input.webhookId,
+    'x-hookgate-event-id': input.eventId,
   };
   if (input.eventType !== null) headers['x-event-type'] = input.eventType;
   if (input.scheme === 'standard_webhooks') {
-    headers['webhook-id'] = input.eventId;
+    headers['webhook-id'] = input.webhookId;
     headers['webhook-timestamp'] = String(input.timestamp);
-    headers['webhook-signature'] = standardWebhooksSignature(input.eventId, input.timestamp, input.body, input.secrets);
+    headers['webhook-signature'] = standardWebhooksSignature(input.webhookId, input.timestamp, input.body, input.secrets);
   } else {
     headers['webhook-signature'] = hookgateSignature(input.body, input.timestamp, input.secrets);
   }

@@ -22,3 +22,11 @@ export function uuidv7(nowMs: number, random: Uint8Array): string {
   const hex = Buffer.from(bytes).toString('hex');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
+
+/**
+ * The id a receiver de-duplicates on (`X-Webhook-Id`): a replay chain's first event's, the same on
+ * every copy; an event that is no copy (or was stored before copies kept it) is its own.
+ */
+export function webhookIdOf(event: { id: string; webhook_id?: string | null }): string {
+  return event.webhook_id ?? event.id;
+}

@@ -29,6 +29,8 @@ export interface NewEvent {
   headers: Record<string, string>;
   createdBy: string;
   replayOf?: string;
+  /** A copy's webhook id (its chain's first event's); an event that is no copy is its own. */
+  webhookId?: string;
   /** The id to store the event under (a bulk replay's copy, whose id its claim fixed); a new one otherwise. */
   id?: string;
   /** A body already stored (a replay's copy): used as is instead of `body`. */
@@ -87,6 +89,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     version: 0,
     retention_days: routing?.account.retention_days ?? UNKNOWN_RETENTION_DAYS,
     replay_of: input.replayOf ?? null,
+    webhook_id: input.webhookId ?? null,
     replayed_by: null,
     dedupe_key: null,
   };

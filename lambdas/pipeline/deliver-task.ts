@@ -2,6 +2,7 @@ import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { scheduleFor } from '../domain/backoff';
 import { afterFailure, afterSuccess, breakerGate, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders } from '../domain/delivery-headers';
+import { webhookIdOf } from '../domain/ids';
 import { checkArrival, decideClaim, settleTry, withClaim, withEnd, withSettlement, withWait } from '../domain/delivery-phases';
 import type { EndReason } from '../domain/progress';
 import { activeSecrets } from '../domain/signing';
@@ -160,6 +161,7 @@ async function send({ destination, event, body: stored, sendAt }: Claimed, deps:
   if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
   const now = deps.now();
   const headers = deliveryHeaders({
+    webhookId: webhookIdOf(event),
     eventId: event.id,
     eventType: event.event_type,
     contentType: event.direction === 'outbound' ? 'application/json' : (stored.content_type ?? 'application/octet-stream'),

@@ -1,4 +1,5 @@
 import { invalid } from '../domain/errors';
+import { webhookIdOf } from '../domain/ids';
 import { REPLAYABLE_STATUSES } from '../domain/event-status';
 import { copyPayload, payloadKey } from '../adapters/payloads';
 import { newId } from '../shared/secrets';
@@ -70,6 +71,7 @@ export async function copyEvent(
     headers: body.headers,
     createdBy: event.created_by,
     replayOf: event.id,
+    webhookId: webhookIdOf(event),
     id: copyId,
     storedBody,
     onlyDestination: destinationId,

@@ -21,12 +21,17 @@ export function runningInLambda(): boolean {
 type LevelName = keyof typeof LogLevelThreshold;
 
 /**
- * HOOKGATE_LOG_LEVEL (info | warn | error), else POWERTOOLS_LOG_LEVEL, else info. Read on each call,
+ * HOOKGATE_LOG_LEVEL (debug | info | warn | error), else POWERTOOLS_LOG_LEVEL, else info. Read on each call,
  * so tests and the local runtime can set it late.
  */
 function configuredLevel(): LevelName {
   const configured = (process.env.HOOKGATE_LOG_LEVEL || process.env.POWERTOOLS_LOG_LEVEL || 'info').toUpperCase();
   return configured in LogLevelThreshold ? (configured as LevelName) : 'INFO';
+}
+
+/** Debug output asked for (HOOKGATE_LOG_LEVEL=debug or lower). */
+export function debugLogging(): boolean {
+  return LogLevelThreshold[configuredLevel()] <= LogLevelThreshold.DEBUG;
 }
 
 /** Attributes of a Powertools log item that a developer reading the local runtime's output does not need. */

@@ -1,6 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ENV, METRICS, metricsService } from './resource-definitions';
-import { log, runningInLambda } from './log';
+import { debugLogging, log, runningInLambda } from './log';
 
 /**
  * CloudWatch metrics in Embedded Metric Format through Powertools Metrics: recorded during an
@@ -9,6 +9,8 @@ import { log, runningInLambda } from './log';
  * Namespace `Hookgate`; every metric has the dimension `service` (`hookgate-<stage>`), some one more.
  *
  * HOOKGATE_METRICS=off records nothing; POWERTOOLS_METRICS_DISABLED=true records but prints nothing.
+ * The local runtime (HOOKGATE_LOCAL=1) has no CloudWatch to turn the lines into metrics: there they
+ * are printed only with HOOKGATE_LOG_LEVEL=debug, so they do not drown the log.
  */
 
 /** Powertools' own notices (an invalid dimension…) go through our logger. */
@@ -32,7 +34,8 @@ class MetricsBuffer extends Metrics {
     // Locally through the global console, so the local runtime's output (and tests) see the line.
     const document = this.serializeMetrics();
     this.clearMetrics();
-    if (!this.isDisabled()) console.log(JSON.stringify(document));
+    const asked = process.env.HOOKGATE_LOCAL !== '1' || debugLogging();
+    if (!this.isDisabled() && asked) console.log(JSON.stringify(document));
   }
 }
 

@@ -167,6 +167,12 @@ export const eventRecord = z.object({
   version: z.int(),
   retention_days: z.int(),
   replay_of: z.nullable(z.string()),
+  /**
+   * The id a replay chain's deliveries carry as `X-Webhook-Id`: its first event's, fixed when the
+   * copy is made so delivery never walks the chain. Absent (events stored before it, and every
+   * event that is no copy): the event's own id.
+   */
+  webhook_id: z.optional(z.nullable(z.string())),
   replayed_by: z.nullable(z.string()),
   /** The bulk replay (lambdas/store/replay-jobs.ts) that replayed this event, if one did. */
   replay_job: z.optional(z.nullable(z.string())),

@@ -55,12 +55,12 @@ async function allEvents(client: Call, key: string): Promise<Array<{ id: string;
   return events;
 }
 
-/** Which event ids (the `x-webhook-id` header) brought each payload to a path. */
+/** Which events (the `x-hookgate-event-id` header: a copy's own id) brought each payload to a path. */
 function senders(requests: ReceivedRequest[], path: string): Map<string, Set<string>> {
   const byBody = new Map<string, Set<string>>();
   for (const request of requests.filter((r) => r.path === path)) {
     const body = request.body.toString();
-    byBody.set(body, (byBody.get(body) ?? new Set()).add(String(request.headers['x-webhook-id'])));
+    byBody.set(body, (byBody.get(body) ?? new Set()).add(String(request.headers['x-hookgate-event-id'])));
   }
   return byBody;
 }

@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, startSink } from '../fixtures/sink';
+
+const PACKAGE_VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 const { call, sink } = gatewayWithSinkForFile();
 
@@ -42,7 +45,7 @@ describe('inbound delivery', () => {
     expect(got.headers['content-type']).toBe('application/json');
     expect(got.headers['x-webhook-id']).toBe(id);
     expect(got.headers['x-event-type']).toBe('payment.succeeded');
-    expect(got.headers['user-agent']).toMatch(/^hookgate\//);
+    expect(got.headers['user-agent']).toBe(`hookgate/${PACKAGE_VERSION}`);
     expect(got.headers['webhook-id']).toBeUndefined();
     const signature = String(got.headers['webhook-signature']);
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
@@ -347,7 +350,8 @@ describe('events API and replay', () => {
       expect(replayed.event).toMatchObject({ body: '{"replay":1}', event_type: 'r.t', replay_of: id });
       expect((replayed.event.headers as Record<string, string>)['x-extra']).toBe('h');
       expect((await eventDetail(call, key, id)).event).toMatchObject({ status: 'replayed', replayed_by: newId });
-      expect(slow.received.map((r) => r.headers['x-webhook-id'])).toEqual([id, newId]);
+      expect(slow.received.map((r) => r.headers['x-hookgate-event-id'])).toEqual([id, newId]);
+      expect(slow.received.map((r) => r.headers['x-webhook-id'])).toEqual([id, id]);
     } finally {
       await slow.close();
     }

@@ -186,10 +186,13 @@ describe('configuring verification', () => {
     const source = await sourceWith({ provider: 'shopify', secret: 'metric-secret' });
     const lines: string[] = [];
     const spy = vi.spyOn(console, 'log').mockImplementation((line: unknown) => void lines.push(String(line)));
+    // The local runtime prints metric lines only when asked.
+    vi.stubEnv('HOOKGATE_LOG_LEVEL', 'debug');
     try {
       await expectRejected(source.path_token, '{}', { 'x-shopify-hmac-sha256': 'bm9wZQ==' });
     } finally {
       spy.mockRestore();
+      vi.unstubAllEnvs();
     }
     const metric = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => 'VerificationRejected' in l);
     expect(metric).toMatchObject({ provider: 'shopify', VerificationRejected: 1, _aws: { CloudWatchMetrics: [{ Namespace: 'Hookgate' }] } });

@@ -134,6 +134,7 @@ describe('signatures', () => {
 
 describe('delivery headers', () => {
   const base = {
+    webhookId: 'w1',
     eventId: 'e1',
     eventType: 'order.created',
     contentType: 'application/json',
@@ -144,15 +145,15 @@ describe('delivery headers', () => {
   };
   it('default scheme: Webhook-Signature, X-Webhook-Id, and no webhook-* headers a Standard Webhooks verifier would misread', () => {
     const headers = deliveryHeaders({ ...base, scheme: 'hookgate', auth: { type: 'bearer', token: 't' } });
-    expect(headers).toMatchObject({ 'x-webhook-id': 'e1', 'x-event-type': 'order.created', authorization: 'Bearer t' });
+    expect(headers).toMatchObject({ 'x-webhook-id': 'w1', 'x-hookgate-event-id': 'e1', 'x-event-type': 'order.created', authorization: 'Bearer t' });
     expect(headers['webhook-signature']).toMatch(/^t=1,v1=/);
     expect(headers).not.toHaveProperty('webhook-id');
     expect(headers).not.toHaveProperty('webhook-timestamp');
   });
   it('standard_webhooks scheme: webhook-id, webhook-timestamp and a v1, signature; custom header auth', () => {
     const headers = deliveryHeaders({ ...base, eventType: null, scheme: 'standard_webhooks', auth: { type: 'header', name: 'X-Key', value: 'v' } });
-    expect(headers).toMatchObject({ 'webhook-id': 'e1', 'webhook-timestamp': '1', 'x-key': 'v' });
-    expect(headers['webhook-signature']).toMatch(/^v1,/);
+    expect(headers).toMatchObject({ 'webhook-id': 'w1', 'x-webhook-id': 'w1', 'x-hookgate-event-id': 'e1', 'webhook-timestamp': '1', 'x-key': 'v' });
+    expect(headers['webhook-signature']).toBe(standardWebhooksSignature('w1', 1, base.body, base.secrets));
     expect(headers).not.toHaveProperty('x-event-type');
   });
 });

@@ -202,6 +202,29 @@ describe('metrics', () => {
     m.flushMetrics();
     expect(out).toEqual([]);
   });
+
+  it('the local runtime prints them only at the debug log level; in Lambda they are always written', async () => {
+    const out = capture('log');
+    process.env.HOOKGATE_LOCAL = '1';
+    process.env.AWS_LAMBDA_FUNCTION_NAME = 'local-ingest';
+    const m = await fresh();
+    m.recordIngested('inbound');
+    m.flushMetrics();
+    expect(out).toEqual([]);
+    process.env.HOOKGATE_LOG_LEVEL = 'debug';
+    m.recordIngested('inbound');
+    m.flushMetrics();
+    expect(emf(out)).toEqual([expect.objectContaining({ Ingested: 1 })]);
+
+    const std = captureStd();
+    delete process.env.HOOKGATE_LOCAL;
+    delete process.env.HOOKGATE_LOG_LEVEL;
+    vi.resetModules();
+    const lambda = await fresh();
+    lambda.recordIngested('inbound');
+    lambda.flushMetrics();
+    expect(std()).toEqual([expect.objectContaining({ Ingested: 1 })]);
+  });
 });
 
 describe('observedHandler', () => {

@@ -332,7 +332,10 @@ export type EventDetail = {
   created_by: 'ingest' | 'api' | 'hookgate';
   received_at: string;
   created_at: string;
+  /** The event this one is a replayed copy of (single, bulk or to one destination); null: not a copy. */
   replay_of: string | null;
+  /** What its deliveries carry as `X-Webhook-Id` (and `webhook-id`): the first event of its replay chain, so a replayed copy keeps its original’s; the event’s own `id` when it is no copy. */
+  webhook_id: string;
   replayed_by: string | null;
   deliveries: Array<{
     destination_id: string;
@@ -460,6 +463,7 @@ export type PortalEvent = {
   status: EventStatus;
   attempts_count: number;
   created_at: string;
+  /** The event this one is a replayed copy of (single, bulk or to one destination); null: not a copy. */
   replay_of: string | null;
   deliveries: Array<{
     destination_id: string;

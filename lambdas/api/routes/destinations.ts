@@ -32,6 +32,7 @@ const RESERVED_HEADERS = new Set([
   'webhook-id',
   'webhook-timestamp',
   'x-webhook-id',
+  'x-hookgate-event-id',
   'x-event-type',
 ]);
 
