@@ -43,6 +43,7 @@ type PortalEvent = {
   status: string;
   created_at: string;
   replay_of: string | null;
+  content_type: string | null;
   deliveries: Delivery[];
 };
 type Session = {
@@ -55,7 +56,14 @@ const TOKEN_KEY = 'portal-session';
 const SETTLED = ['delivered', 'dead_letter', 'accepted', 'replayed'];
 const STATUSES = ['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter'];
 
-class ApiError extends Error {}
+class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
 
 // ------------------------------------------------------------------ DOM, text only
 
@@ -77,7 +85,52 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...
 }
 
 const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
-const badge = (status: string) => h('span', { class: `badge s-${status.replace(/[^a-z_]/g, '')}` }, status.replace(/_/g, ' '));
+// Fixed meanings, never the brand's colours: with any accent, a healthy endpoint and a failing one look different.
+const TONES: Record<string, 'good' | 'bad' | 'warn'> = {
+  healthy: 'good',
+  delivered: 'good',
+  success: 'good',
+  accepted: 'good',
+  failing: 'bad',
+  open: 'bad',
+  disabled: 'bad',
+  dead_letter: 'bad',
+  blocked: 'bad',
+  http_error: 'bad',
+  timeout: 'bad',
+  network_error: 'bad',
+  retry_scheduled: 'warn',
+  delivering: 'warn',
+};
+const badge = (status: string) =>
+  h('span', { class: `badge ${TONES[status] ?? 'idle'} s-${status.replace(/[^a-z_]/g, '')}` }, status.replace(/_/g, ' '));
+
+/** A table that fits a phone: each cell carries its column's heading, shown beside it when rows stack. */
+function table(id: string, headings: string[], rows: Child[][], empty?: string): HTMLTableElement {
+  const body = rows.map((cells) => h('tr', {}, ...cells.map((cell, i) => h('td', { 'data-label': headings[i] ?? '' }, cell))));
+  if (rows.length === 0 && empty) body.push(h('tr', {}, h('td', { colspan: String(headings.length), class: 'empty' }, empty)));
+  return h('table', { id, class: 'stack' }, h('thead', {}, h('tr', {}, ...headings.map((t) => h('th', {}, t)))), h('tbody', {}, ...body));
+}
+
+/** Copies a value the page shows (an id, a secret); says when the browser refuses the clipboard. */
+function copyButton(label: string, value: () => string): HTMLButtonElement {
+  const button = h('button', { type: 'button', class: 'copy', 'aria-label': `Copy ${label}` }, 'Copy');
+  button.addEventListener('click', async () => {
+    try {
+      await navigator.clipboard.writeText(value());
+      button.textContent = 'Copied';
+      setTimeout(() => (button.textContent = 'Copy'), 1500);
+    } catch {
+      say(`Copy was refused by the browser: select the ${label} and copy it.`, 'warn');
+    }
+  });
+  return button;
+}
+
+/** A whole-screen state (loading, empty, not found, refused) with the way forward. */
+function state(id: string, title: string, text: string, ...forward: Child[]): HTMLElement {
+  return h('div', { class: `state ${id}`, id }, h('span', { class: 'mark', 'aria-hidden': 'true' }), h('h1', {}, title), h('p', {}, text), ...forward);
+}
 
 // ------------------------------------------------------------------ the API, with the link's secret
 
@@ -105,11 +158,11 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<{ d
   const res = await fetch(`/v1/portal${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   if (res.status === 401) {
     showRefused();
-    throw new ApiError('This link has expired or is not valid.');
+    throw new ApiError('This link has expired or is not valid.', 401);
   }
   if (res.status === 204) return { data: undefined as T };
   const json = (await res.json()) as { data: T; next_cursor?: string | null; error?: string };
-  if (!res.ok) throw new ApiError(json.error ?? `Request failed (${res.status})`);
+  if (!res.ok) throw new ApiError(json.error ?? `Request failed (${res.status})`, res.status);
   return json;
 }
 
@@ -127,16 +180,35 @@ function say(message: string, kind: 'ok' | 'warn' | 'error' = 'ok') {
   notice.className = kind;
 }
 
+/**
+ * The link ended (expired, revoked, or never valid). Mid-use the brand's header stays, so the customer
+ * still sees whose page this is and whom to ask; a new link opened in this tab starts afresh.
+ */
 function showRefused() {
   sessionStorage.removeItem(TOKEN_KEY);
   token = null;
-  root.replaceChildren(
-    h('main', { id: 'refused' }, h('h1', {}, 'This link has expired or is not valid'), h('p', {}, 'Ask for a new link to manage your webhooks.')),
+  stopPolling?.();
+  const company = session?.brand.company_name;
+  const refused = h(
+    'main',
+    { id: 'refused' },
+    h('span', { class: 'mark', 'aria-hidden': 'true' }),
+    h('h1', {}, 'This link has expired or is not valid'),
+    h('p', {}, `Links to this page last a short while. Ask ${company ?? 'the company that sent it'} for a new link, then open it here.`),
   );
+  const header = root.querySelector('#brand');
+  root.replaceChildren(...(header ? [header] : []), refused);
 }
 
 const ignoredLinkNotice = (customer: string) =>
   `This tab stays with ${customer}: the other link was not opened here. Open it in a new tab or window.`;
+
+/** The company's name beside it says who this is; a logo that fails to load leaves just the name, not a broken image. */
+function logo(src: string): HTMLImageElement {
+  const img = h('img', { id: 'logo', src, alt: '' });
+  img.addEventListener('error', () => img.remove());
+  return img;
+}
 
 function applyShell({ brand, customer }: Session) {
   const style = document.documentElement.style;
@@ -146,7 +218,7 @@ function applyShell({ brand, customer }: Session) {
   const header = h(
     'header',
     { id: 'brand' },
-    brand.logo_url ? h('img', { id: 'logo', src: brand.logo_url, alt: brand.company_name ?? '' }) : null,
+    brand.logo_url ? logo(brand.logo_url) : null,
     brand.company_name ? h('span', { id: 'company' }, brand.company_name) : null,
     h('span', { id: 'docs-title' }, brand.docs_title ?? 'Webhooks'),
     h('span', { id: 'for-customer' }, h('small', {}, 'Customer '), h('strong', { id: 'customer' }, customer)),
@@ -168,12 +240,24 @@ async function route() {
   if (link === 'ignored' && session) say(ignoredLinkNotice(session.customer), 'warn');
 }
 
-async function render() {
+const TABS: Record<string, string> = { endpoints: 'Endpoints', events: 'Event log', docs: 'Docs' };
+
+/** `refresh`: the same screen read again (polling), shown without a loading state in between. */
+async function render(refresh = false) {
   stopPolling?.();
   stopPolling = undefined;
-  const [screen, id] = location.hash.replace(/^#\/?/, '').split('/');
-  for (const link of root.querySelectorAll('nav a')) link.classList.toggle('current', link.getAttribute('href') === `#/${screen ?? ''}`);
+  const [hashScreen, id] = location.hash.replace(/^#\/?/, '').split('/');
+  const screen = hashScreen && hashScreen in TABS ? hashScreen : 'endpoints';
+  for (const link of root.querySelectorAll('nav a')) link.classList.toggle('current', link.getAttribute('href') === `#/${screen}`);
   say('');
+  // A fast answer replaces the screen at once; a slow one shows that something is on its way (unless
+  // the new screen already painted itself and now fills in, as the event log does).
+  const previous = view.firstChild;
+  const loading = refresh
+    ? undefined
+    : setTimeout(() => {
+        if (view.firstChild === previous) view.replaceChildren(state('loading', 'Loading…', 'Fetching the latest from the server.'));
+      }, 150);
   try {
     if (screen === 'events' && id) await eventScreen(id);
     else if (screen === 'events') await logScreen();
@@ -181,7 +265,20 @@ async function render() {
     else if (screen === 'endpoints' && id) await endpointScreen(id);
     else await endpointsScreen();
   } catch (error) {
-    if (token) say(error instanceof Error ? error.message : String(error), 'error');
+    if (!token) return;
+    if (error instanceof ApiError && error.status === 404) {
+      const what = screen === 'events' ? 'event' : 'endpoint';
+      view.replaceChildren(
+        state(
+          'not-found',
+          `Not found: no such ${what}`,
+          `This ${what} does not exist, or was not sent to you.`,
+          h('a', { class: 'button', href: `#/${screen}` }, screen === 'events' ? 'Back to the event log' : 'All endpoints'),
+        ),
+      );
+    } else say(error instanceof Error ? error.message : String(error), 'error');
+  } finally {
+    clearTimeout(loading);
   }
 }
 
@@ -202,16 +299,12 @@ const checkedTypes = (form: HTMLElement) =>
 
 async function endpointsScreen() {
   const { data: endpoints } = await api<Endpoint[]>('GET', '/endpoints');
-  const rows = endpoints.map((e) =>
-    h(
-      'tr',
-      {},
-      h('td', {}, h('a', { href: `#/endpoints/${e.id}` }, e.name)),
-      h('td', { class: 'url' }, e.url),
-      h('td', {}, badge(e.active ? e.health.state : 'paused')),
-      h('td', {}, e.event_types.join(', ') || '—'),
-    ),
-  );
+  const rows = endpoints.map((e) => [
+    h('a', { href: `#/endpoints/${e.id}` }, e.name),
+    h('span', { class: 'url' }, e.url),
+    badge(e.active ? e.health.state : 'paused'),
+    e.event_types.join(', ') || '—',
+  ]);
   const url = h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/webhooks' });
   const name = h('input', { name: 'name', placeholder: 'optional' });
   const form = h(
@@ -236,8 +329,8 @@ async function endpointsScreen() {
   view.replaceChildren(
     h('h1', {}, 'Endpoints'),
     endpoints.length
-      ? h('table', { id: 'endpoints' }, h('thead', {}, h('tr', {}, h('th', {}, 'Name'), h('th', {}, 'URL'), h('th', {}, 'Health'), h('th', {}, 'Event types'))), h('tbody', {}, ...rows))
-      : h('p', { class: 'empty' }, 'No endpoints yet.'),
+      ? table('endpoints', ['Name', 'URL', 'Health', 'Event types'], rows)
+      : state('no-endpoints', 'No endpoints yet.', 'Add the URL that should receive your webhooks below; you can send it a test event straight away.'),
     form,
   );
 }
@@ -274,6 +367,10 @@ async function endpointScreen(id: string) {
   });
   const rotate = h('button', { type: 'button', id: 'rotate' }, 'Rotate secret');
   rotate.addEventListener('click', async () => {
+    const sure = confirm(
+      'Rotate the signing secret? A new secret signs from now on; the current one keeps signing for 24 hours, so update your receiver before then.',
+    );
+    if (!sure) return;
     try {
       const { data } = await api<Endpoint>('POST', `/endpoints/${e.id}/rotate-secret`);
       e.signing_secret = data.signing_secret;
@@ -312,6 +409,7 @@ async function endpointScreen(id: string) {
   view.replaceChildren(
     h('h1', {}, e.name),
     h('p', { class: 'url' }, e.url),
+    h('p', { class: 'muted' }, 'Endpoint id ', h('span', { class: 'id', id: 'endpoint-id' }, e.id), copyButton('endpoint id', () => e.id)),
     h(
       'dl',
       { id: 'health' },
@@ -327,13 +425,21 @@ async function endpointScreen(id: string) {
       h('dd', {}, e.signature_scheme === 'standard_webhooks' ? 'Standard Webhooks' : 'Webhook-Signature'),
     ),
     h('div', { class: 'actions' }, test, pause, remove),
-    h('section', {}, h('h2', {}, 'Signing secret'), h('p', {}, secret, ' ', reveal, ' ', rotate)),
+    h(
+      'section',
+      {},
+      h('h2', {}, 'Signing secret'),
+      h('p', {}, secret, copyButton('signing secret', () => e.signing_secret ?? '')),
+      h('div', { class: 'actions' }, reveal, rotate),
+    ),
     h('section', {}, h('h2', {}, 'Event types'), types),
     h('section', {}, h('h2', {}, 'Settings'), settings),
   );
 }
 
 // ------------------------------------------------------------------ event log
+
+const LOG_HEADINGS = ['Sent', 'Type', 'Status', 'Attempts'];
 
 async function logScreen() {
   const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Any status'), ...STATUSES.map((s) => h('option', { value: s }, s.replace(/_/g, ' '))));
@@ -349,17 +455,14 @@ async function logScreen() {
     const page = await api<LogItem[]>('GET', `/events?${query.toString()}`);
     if (reset) body.replaceChildren();
     for (const item of page.data) {
-      const row = h(
-        'tr',
-        { class: 'event-row' },
-        h('td', {}, h('a', { href: `#/events/${item.id}` }, when(item.created_at))),
-        h('td', {}, item.event_type ?? '—'),
-        h('td', {}, badge(item.status)),
-        h('td', {}, item.attempts_count),
-      );
-      body.append(row);
+      const cells = [h('a', { href: `#/events/${item.id}` }, when(item.created_at)), item.event_type ?? '—', badge(item.status), String(item.attempts_count)];
+      body.append(h('tr', { class: 'event-row' }, ...cells.map((cell, i) => h('td', { 'data-label': LOG_HEADINGS[i] ?? '' }, cell))));
     }
-    if (reset && page.data.length === 0) body.append(h('tr', {}, h('td', { colspan: '4', class: 'empty' }, 'No events.')));
+    if (reset && page.data.length === 0) {
+      const filtered = status.value !== '' || type.value !== '';
+      const hint = filtered ? 'None match these filters.' : h('span', {}, 'Send a test event from one of your ', h('a', { href: '#/endpoints' }, 'endpoints'), '.');
+      body.append(h('tr', {}, h('td', { colspan: '4', class: 'empty' }, 'No events. ', hint)));
+    }
     cursor = page.next_cursor;
     more.hidden = !cursor;
   };
@@ -372,7 +475,7 @@ async function logScreen() {
   view.replaceChildren(
     h('h1', {}, 'Event log'),
     filters,
-    h('table', { id: 'events' }, h('thead', {}, h('tr', {}, h('th', {}, 'Sent'), h('th', {}, 'Type'), h('th', {}, 'Status'), h('th', {}, 'Attempts'))), body),
+    h('table', { id: 'events', class: 'stack' }, h('thead', {}, h('tr', {}, ...LOG_HEADINGS.map((t) => h('th', {}, t)))), body),
     more,
   );
   await load(true);
@@ -407,38 +510,39 @@ async function eventScreen(id: string) {
         say((error as Error).message, 'error');
       }
     });
-    return h('tr', {}, h('td', {}, names.get(d.destination_id) ?? 'deleted endpoint'), h('td', {}, badge(d.status)), h('td', {}, d.attempts), h('td', {}, resend));
+    return [names.get(d.destination_id) ?? 'deleted endpoint', badge(d.status), String(d.attempts), resend];
   });
-  const attemptRows = attempts.map((a) =>
-    h(
-      'tr',
-      { class: 'attempt' },
-      h('td', {}, a.attempt_number),
-      h('td', {}, names.get(a.destination_id) ?? 'deleted endpoint'),
-      h('td', {}, badge(a.outcome)),
-      h('td', {}, a.response_status ?? '—'),
-      h('td', {}, `${a.duration_ms} ms`),
-      h('td', {}, when(a.attempted_at)),
-      h('td', {}, h('pre', { class: 'response' }, a.error ?? a.response_body)),
-    ),
-  );
+  const attemptRows = attempts.map((a) => [
+    String(a.attempt_number),
+    names.get(a.destination_id) ?? 'deleted endpoint',
+    badge(a.outcome),
+    a.response_status === null ? '—' : String(a.response_status),
+    `${a.duration_ms} ms`,
+    when(a.attempted_at),
+    h('pre', { class: 'response' }, a.error ?? a.response_body),
+  ]);
+  const attemptTable = table('attempts', ['#', 'Endpoint', 'Outcome', 'Status', 'Time', 'At', 'Response'], attemptRows);
+  for (const row of attemptTable.tBodies[0]?.rows ?? []) row.classList.add('attempt');
   view.replaceChildren(
     h('h1', {}, event.event_type ?? 'Event'),
-    h('p', {}, badge(event.status), ` ${when(event.created_at)}`, event.replay_of ? ' · resent' : ''),
-    h('section', {}, h('h2', {}, 'Payload'), payload, link),
-    h('section', {}, h('h2', {}, 'Deliveries'), h('table', { id: 'deliveries' }, h('tbody', {}, ...deliveries))),
+    h('p', { id: 'event-status' }, badge(event.status), ` ${when(event.created_at)}`),
     h(
-      'section',
-      {},
-      h('h2', {}, 'Attempts'),
-      attempts.length
-        ? h('table', { id: 'attempts' }, h('thead', {}, h('tr', {}, ...['#', 'Endpoint', 'Outcome', 'Status', 'Time', 'At', 'Response'].map((t) => h('th', {}, t)))), h('tbody', {}, ...attemptRows))
-        : h('p', { class: 'empty' }, 'No attempt yet.'),
+      'dl',
+      { id: 'event-facts' },
+      h('dt', {}, 'Event id'),
+      h('dd', {}, h('span', { class: 'id', id: 'event-id' }, event.id), copyButton('event id', () => event.id)),
+      event.replay_of ? h('dt', {}, 'Copy of') : null,
+      event.replay_of ? h('dd', {}, h('a', { id: 'original', class: 'id', href: `#/events/${event.replay_of}` }, event.replay_of)) : null,
+      h('dt', {}, 'Content-Type'),
+      h('dd', {}, h('code', {}, event.content_type ?? '—')),
     ),
+    h('section', {}, h('h2', {}, 'Payload'), payload, link),
+    h('section', {}, h('h2', {}, 'Deliveries'), table('deliveries', ['Endpoint', 'Status', 'Attempts', ''], deliveries)),
+    h('section', {}, h('h2', {}, 'Attempts'), attempts.length ? attemptTable : h('p', { class: 'empty' }, 'No attempt yet.')),
   );
   // Watch the attempt appear: read the event again while a delivery is still under way.
   if (!SETTLED.includes(event.status)) {
-    const timer = setTimeout(() => void render(), 1000);
+    const timer = setTimeout(() => void render(true), 1000);
     stopPolling = () => clearTimeout(timer);
   }
 }
@@ -450,9 +554,14 @@ function snippetList(snippets: typeof SIGNATURE_SNIPPETS): HTMLElement[] {
 }
 
 async function docsScreen() {
-  const { data: types } = await api<EventType[]>('GET', '/event-types');
-  view.replaceChildren(
-    h('h1', {}, session?.brand.docs_title ?? 'Webhooks'),
+  const [{ data: types }, { data: endpoints }] = await Promise.all([api<EventType[]>('GET', '/event-types'), api<Endpoint[]>('GET', '/endpoints')]);
+  const standard = endpoints.filter((e) => e.signature_scheme === 'standard_webhooks').length;
+  // The scheme most of the customer's endpoints use comes first: that is the code they need.
+  const standardFirst = standard > endpoints.length - standard;
+  const ownScheme = endpoints.length
+    ? h('p', { id: 'own-scheme', class: 'muted' }, `Your endpoints are signed with ${standardFirst ? 'Standard Webhooks' : 'Webhook-Signature'}${standard > 0 && standard < endpoints.length ? ' (some with the other scheme, further down)' : ''}.`)
+    : null;
+  const signature = [
     h('h2', {}, 'Verifying signatures'),
     h(
       'p',
@@ -460,9 +569,16 @@ async function docsScreen() {
       'Every delivery carries a Webhook-Signature header: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>"> keyed with your endpoint’s signing secret. While a rotated secret overlaps, the header carries one v1 per secret: accept the delivery when any matches. Compare in constant time and refuse timestamps more than five minutes away.',
     ),
     ...snippetList(SIGNATURE_SNIPPETS),
+  ];
+  const standardWebhooks = [
     h('h2', {}, 'Standard Webhooks'),
     h('p', {}, 'Endpoints set to the Standard Webhooks scheme get webhook-id, webhook-timestamp and webhook-signature headers instead; the official libraries verify them with the endpoint’s whsec_ secret.'),
     ...snippetList(STANDARD_WEBHOOKS_SNIPPETS),
+  ];
+  view.replaceChildren(
+    h('h1', {}, session?.brand.docs_title ?? 'Webhooks'),
+    ...(ownScheme ? [ownScheme] : []),
+    ...(standardFirst ? [...standardWebhooks, ...signature] : [...signature, ...standardWebhooks]),
     h('h2', {}, 'Event types'),
     types.length
       ? h(
@@ -484,6 +600,7 @@ async function start(linkIgnored = false) {
     showRefused();
     return;
   }
+  root.replaceChildren(state('loading', 'Loading…', 'Opening your webhooks.'));
   try {
     const [info, types] = await Promise.all([api<Session>('GET', '/session'), api<EventType[]>('GET', '/event-types')]);
     session = info.data;

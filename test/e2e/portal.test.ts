@@ -106,7 +106,7 @@ describe('consumer portal in a browser', () => {
     // The secret left the address bar for sessionStorage.
     expect(browserPage.url()).not.toContain('ps_');
     expect(await browserPage.textContent('body')).not.toMatch(/hookgate/i);
-    await browserPage.locator('.empty', { hasText: 'No endpoints yet.' }).waitFor();
+    await browserPage.locator('#no-endpoints', { hasText: 'No endpoints yet.' }).waitFor();
     await shot(browserPage, '1-endpoints-empty');
 
     // Add an endpoint pointing at the local sink.
@@ -141,9 +141,18 @@ describe('consumer portal in a browser', () => {
     await shot(browserPage, '3-event-detail');
 
     // Rotate the secret: the next delivery verifies with the new one (and, for 24 h, the old one too).
+    // It asks first: declined, nothing changes; accepted, the secret is new.
     await browserPage.goto(`${new URL(url).origin}/portal#/endpoints/${endpointId}`);
+    const asked: string[] = [];
+    browserPage.once('dialog', (dialog) => void (asked.push(dialog.message()), dialog.dismiss()));
+    await browserPage.click('#rotate');
+    await expect.poll(() => asked.length).toBe(1);
+    expect(asked[0]).toMatch(/^Rotate the signing secret\?/);
+    expect(await browserPage.textContent('#secret')).toBe('whsec_••••••••');
+    browserPage.once('dialog', (dialog) => void (asked.push(dialog.message()), dialog.accept()));
     await browserPage.click('#rotate');
     await browserPage.locator('#notice', { hasText: 'Secret rotated' }).waitFor();
+    expect(asked).toHaveLength(2);
     const secondSecret = (await browserPage.textContent('#secret')) as string;
     expect(secondSecret).toMatch(/^whsec_/);
     expect(secondSecret).not.toBe(firstSecret);
@@ -196,12 +205,16 @@ describe('consumer portal in a browser', () => {
   it('another customer’s link shows none of the first customer’s data', async () => {
     const { url } = await openPortalSession(call, key, 'cus_2');
     const { page } = await openPortal(url);
-    await page.locator('.empty', { hasText: 'No endpoints yet.' }).waitFor();
+    await page.locator('#no-endpoints', { hasText: 'No endpoints yet.' }).waitFor();
     await page.click('nav a[href="#/events"]');
     await page.locator('.empty', { hasText: 'No events.' }).waitFor();
-    for (const hash of [`#/endpoints/${endpointId}`, `#/events/${firstEventId}`]) {
+    // Not found in place of the screen, under its own tab, with the way back to the list.
+    for (const [tab, hash, what] of [['#/endpoints', `#/endpoints/${endpointId}`, 'endpoint'], ['#/events', `#/events/${firstEventId}`, 'event']]) {
       await page.evaluate(`location.hash = ${JSON.stringify(hash)}`);
-      await page.locator('#notice', { hasText: 'Not found' }).waitFor();
+      await page.locator('#not-found h1', { hasText: `Not found: no such ${what}` }).waitFor();
+      expect(await page.locator('#view > *').count()).toBe(1);
+      expect(await page.getAttribute('nav a.current', 'href')).toBe(tab);
+      expect(await page.getAttribute('#not-found a', 'href')).toBe(tab);
     }
     const text = (await page.textContent('body')) as string;
     expect(text).not.toContain(sink.url);
@@ -268,4 +281,168 @@ describe('consumer portal in a browser', () => {
     await shot(page, '7-expired');
     await page.context().close();
   });
+});
+
+describe('the portal reads at a glance, at 1280 and 390 px', () => {
+  const WIDTHS = [1280, 390] as const;
+  const LONG_PATH = '/ok/receivers/webhooks/production/acme-billing-integration/v2/invoices?team=finance-and-operations';
+  let statesKey = '';
+  let eventId = '';
+  let copyId = '';
+
+  beforeAll(async () => {
+    // An amber accent: the brand colour that made healthy, delivered and failing look alike.
+    statesKey = (await createAccount(call, { name: 'Amber' })).key;
+    const brand = await call('POST', '/v1/brand-settings', {
+      key: statesKey,
+      body: { company_name: 'Amber Pay', logo_url: LOGO, primary_color: '#b45309', accent_color: '#f59e0b', docs_title: 'Amber webhooks' },
+    });
+    expect(brand.status).toBe(200);
+    await addEventTypes(call, statesKey, 'invoice.paid');
+    sink.respondWith((request, res) => res.writeHead(request.path.startsWith('/fail') ? 500 : 200).end(request.path.startsWith('/fail') ? 'down' : 'ok'));
+    // Made through the API (the portal cannot choose the scheme), then subscribed as the customer would.
+    const { secret } = await openPortalSession(call, statesKey, 'cus_states');
+    for (const [name, path] of [['Production receiver', LONG_PATH], ['Broken receiver', '/fail']]) {
+      const made = await call('POST', '/v1/destinations', {
+        key: statesKey,
+        body: { name, url: `${sink.url}${path}`, customer: 'cus_states', signature_scheme: 'standard_webhooks' },
+      });
+      expect(made.status).toBe(201);
+      const subscribed = await call('PATCH', `/v1/portal/endpoints/${made.json.data.id}`, { key: secret, body: { event_types: ['invoice.paid'] } });
+      expect(subscribed.status).toBe(200);
+    }
+    const published = await call('POST', '/v1/outbound-events', {
+      key: statesKey,
+      body: { event_type: 'invoice.paid', payload: JSON.stringify({ invoice: 'in_1', memo: 'x'.repeat(300), lines: [{ sku: 'sku_1', amount: 4200 }] }), customer: 'cus_states' },
+    });
+    eventId = published.json.data.id;
+    await sink.waitForPath('/fail', 1);
+    await sink.waitForPath(LONG_PATH, 1);
+  });
+  afterAll(() => sink.respondWith((_request, res) => res.writeHead(200).end('ok')));
+
+  /** A fresh context at `width`; the logo host answers 404 when `brokenLogo`. */
+  async function openAt(width: number, url: string, brokenLogo = false) {
+    const context = await browser.newContext({ viewport: { width, height: width > 600 ? 900 : 844 } });
+    await context.route(`${LOGO}*`, (route) =>
+      brokenLogo ? route.fulfill({ status: 404, body: '' }) : route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO_SVG }),
+    );
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    await page.goto(url);
+    return { page, problems };
+  }
+
+  /** Every screen: no sideways scroll on a phone, and a screenshot at both widths. */
+  async function screen(page: Page, width: number, name: string) {
+    if (width < 600) expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} scrolls sideways`).toBe(true);
+    await shot(page, `states-${name}-${width}`);
+  }
+
+  const background = (page: Page, selector: string) => page.evaluate(`getComputedStyle(document.querySelector(${JSON.stringify(selector)})).backgroundColor`);
+
+  for (const width of WIDTHS) {
+    it(`every screen and state at ${width} px`, async () => {
+      // Loading: the first answers held back, the page says it is loading rather than staying blank.
+      const { url } = await openPortalSession(call, statesKey, 'cus_states');
+      const origin = new URL(url).origin;
+      const { page, problems } = await openAt(width, 'about:blank', true);
+      let release: () => void = () => {};
+      const held = new Promise<void>((resolve) => (release = resolve));
+      await page.route('**/v1/portal/session', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.goto(url);
+      await page.locator('#loading', { hasText: 'Loading' }).waitFor();
+      await screen(page, width, 'loading');
+      release();
+
+      // Endpoints: status colours that do not depend on the amber brand; the broken logo leaves the name.
+      // The broken receiver is failing, or open once its breaker trips: red either way.
+      await page.locator('#endpoints tr', { hasText: 'Broken receiver' }).locator('.badge.s-failing, .badge.s-open').waitFor();
+      await page.locator('#endpoints tr', { hasText: 'Production receiver' }).locator('.badge.s-healthy').waitFor();
+      const healthy = await background(page, '#endpoints .badge.s-healthy');
+      const failing = await background(page, '#endpoints .badge.bad');
+      expect(healthy).not.toBe(failing);
+      expect(healthy).toBe('rgb(220, 252, 231)');
+      expect(failing).toBe('rgb(254, 226, 226)');
+      expect(await page.evaluate("getComputedStyle(document.querySelector('nav a.current')).borderBottomColor")).toBe('rgb(245, 158, 11)');
+      expect(await page.locator('#logo').count()).toBe(0);
+      expect(await page.textContent('#company')).toBe('Amber Pay');
+      await screen(page, width, 'endpoints');
+
+      // An endpoint: copy buttons for its id and secret; rotate asks first.
+      await page.locator('#endpoints a', { hasText: 'Production receiver' }).click();
+      await page.locator('#endpoint-id').waitFor();
+      expect(await page.locator('button.copy[aria-label="Copy signing secret"]').count()).toBe(1);
+      expect(await page.locator('button.copy[aria-label="Copy endpoint id"]').count()).toBe(1);
+      const asked: string[] = [];
+      page.once('dialog', (dialog) => void (asked.push(dialog.message()), dialog.dismiss()));
+      await page.click('#rotate');
+      await expect.poll(() => asked.length).toBe(1);
+      expect(await page.textContent('#secret')).toBe('whsec_••••••••');
+      await screen(page, width, 'endpoint');
+
+      // The event log, then the event: its id with a copy button, column headings, a copy linked to its original.
+      await page.click('nav a[href="#/events"]');
+      await page.locator('.event-row').first().waitFor();
+      await screen(page, width, 'event-log');
+      await page.locator(`a[href="#/events/${eventId}"]`).click();
+      await page.locator('#event-id', { hasText: eventId }).waitFor();
+      expect(await page.locator('button.copy[aria-label="Copy event id"]').count()).toBe(1);
+      expect(await page.locator('#deliveries thead th').allTextContents()).toEqual(['Endpoint', 'Status', 'Attempts', '']);
+      await page.locator('#attempts .attempt').nth(1).waitFor();
+      await screen(page, width, 'event');
+      if (!copyId) {
+        await page.locator('#deliveries tr', { hasText: 'Production receiver' }).locator('.resend').click();
+        await page.waitForURL((u) => !u.hash.endsWith(eventId));
+        copyId = page.url().split('/').at(-1) as string;
+      } else await page.evaluate(`location.hash = '#/events/${copyId}'`);
+      await page.locator('#original', { hasText: eventId }).waitFor();
+      await page.locator('#attempts .attempt').first().waitFor();
+      await screen(page, width, 'event-copy');
+      await page.click('#original');
+      await page.locator('#event-id', { hasText: eventId }).waitFor();
+
+      // Docs: the endpoints' own scheme (Standard Webhooks) first; code scrolls sideways inside its box, never cut at a height.
+      await page.click('nav a[href="#/docs"]');
+      await page.locator('#catalog').waitFor();
+      expect(await page.textContent('#own-scheme')).toContain('Standard Webhooks');
+      expect(await page.locator('#view h2').first().textContent()).toBe('Standard Webhooks');
+      expect(await page.evaluate("[...document.querySelectorAll('pre.code')].every((pre) => getComputedStyle(pre).whiteSpace === 'pre' && pre.clientWidth <= pre.parentElement.clientWidth && pre.scrollHeight <= pre.clientHeight + 1)")).toBe(true);
+      await screen(page, width, 'docs');
+
+      // Not found: in place of the screen, under its own tab, with the way back.
+      await page.evaluate("location.hash = '#/events/00000000-0000-4000-8000-000000000000'");
+      await page.locator('#not-found', { hasText: 'no such event' }).waitFor();
+      expect(await page.getAttribute('nav a.current', 'href')).toBe('#/events');
+      await screen(page, width, 'not-found');
+
+      // The session ends mid-use: the brand stays, with what to do next.
+      expect((await call('POST', '/v1/portal-sessions/revoke', { key: statesKey, body: { customer: 'cus_states' } })).status).toBe(204);
+      await page.click('#not-found a');
+      await page.locator('#refused', { hasText: 'Ask Amber Pay for a new link' }).waitFor();
+      expect(await page.textContent('#company')).toBe('Amber Pay');
+      await screen(page, width, 'expired-mid-use');
+      expect(problems).toEqual([]);
+      await page.context().close();
+
+      // A customer with nothing yet: empty states with the way forward.
+      const empty = await openAt(width, (await openPortalSession(call, statesKey, 'cus_empty')).url);
+      await empty.page.locator('#no-endpoints').waitFor();
+      await screen(empty.page, width, 'empty-endpoints');
+      await empty.page.click('nav a[href="#/events"]');
+      await empty.page.locator('#events .empty a[href="#/endpoints"]').waitFor();
+      await screen(empty.page, width, 'empty-log');
+      await empty.page.context().close();
+
+      // A link that was never valid.
+      const invalid = await openAt(width, `${origin}/portal#ps_not-a-real-link`);
+      await invalid.page.locator('#refused', { hasText: 'This link has expired or is not valid' }).waitFor();
+      await screen(invalid.page, width, 'invalid-link');
+      await invalid.page.context().close();
+    });
+  }
 });
