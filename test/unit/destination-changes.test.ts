@@ -37,6 +37,20 @@ const destination = (overrides: Partial<DestinationSettings> = {}): DestinationS
   ...overrides,
 });
 
+/** Every setting the account may choose, each different from its default. */
+const OWN_SETTINGS = {
+  name: 'orders',
+  url: 'https://a.example.com/h',
+  customer: 'cus_b',
+  auth: BEARER,
+  active: false,
+  timeout_ms: 500,
+  signing_secret: 'mine-mine',
+  retry_schedule: [0, 5],
+  auto_disable_after_hours: 0,
+  rate_limit_per_second: 3,
+};
+
 describe('a new destination', () => {
   const DEFAULTS = {
     active: true,
@@ -61,32 +75,9 @@ describe('a new destination', () => {
     ],
     [
       'from the account, for a customer, with its own settings',
-      {
-        name: 'orders',
-        url: 'https://a.example.com/h',
-        customer: 'cus_b',
-        auth: BEARER,
-        active: false,
-        timeout_ms: 500,
-        signing_secret: 'mine-mine',
-        retry_schedule: [0, 5],
-        auto_disable_after_hours: 0,
-        rate_limit_per_second: 3,
-      },
+      OWN_SETTINGS,
       ACCOUNT_ACTOR,
-      {
-        ...DEFAULTS,
-        name: 'orders',
-        url: 'https://a.example.com/h',
-        customer: 'cus_b',
-        auth: BEARER,
-        active: false,
-        timeout_ms: 500,
-        signing_secret: 'mine-mine',
-        retry_schedule: [0, 5],
-        auto_disable_after_hours: 0,
-        rate_limit_per_second: 3,
-      } as DestinationSettings,
+      { ...DEFAULTS, ...OWN_SETTINGS } as DestinationSettings,
     ],
     [
       'from a customer: its own, named after the host',
