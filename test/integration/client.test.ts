@@ -92,7 +92,9 @@ describe('the client against the gateway', () => {
     expect(replay).toMatchObject({ original_event_id: ingested.id, status: 'queued' });
     const [, redelivery] = await env.sink.waitForPath('/inbound', 2);
     if (!redelivery) throw new Error('no redelivery');
-    expect(header(redelivery, 'x-webhook-id')).toBe(replay.replay_event_id);
+    // The copy keeps the original's webhook id (receivers de-duplicate on it) and names itself apart.
+    expect(header(redelivery, 'x-webhook-id')).toBe(ingested.id);
+    expect(header(redelivery, 'x-hookgate-event-id')).toBe(replay.replay_event_id);
     expect(verifyWebhook(redelivery.body, header(redelivery, 'webhook-signature'), destination.signing_secret)).toBe(true);
 
     const page = await hookgate.events.list({ limit: 1, source_id: source.id });

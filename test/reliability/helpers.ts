@@ -65,7 +65,8 @@ export function awsError(name: string, message: string, statusCode = 500): Error
 /** The event ids a sink has received at least once (`X-Webhook-Id`), on one path or all. */
 export function receivedIds(sink: Sink, path?: string): Set<string> {
   return new Set(
-    sink.received.filter((r) => (path === undefined || r.path === path) && r.headers['x-webhook-id']).map((r) => String(r.headers['x-webhook-id'])),
+    // The event's own id: a replayed copy carries its original's in X-Webhook-Id.
+    sink.received.filter((r) => (path === undefined || r.path === path) && r.headers['x-hookgate-event-id']).map((r) => String(r.headers['x-hookgate-event-id'])),
   );
 }
 
