@@ -22,7 +22,14 @@ type Endpoint = {
 };
 type EventType = { name: string; description: string | null; schema: Record<string, unknown> | null };
 type LogItem = { id: string; event_type: string | null; status: string; attempts_count: number; created_at: string; endpoint_ids: string[] };
-type Delivery = { destination_id: string; status: string; attempts: number; next_attempt_at: string | null; end_reason: string | null };
+type Delivery = {
+  destination_id: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  end_reason: string | null;
+  request_headers: Record<string, string> | null;
+};
 type Attempt = {
   id: string;
   destination_id: string;
@@ -491,6 +498,20 @@ function prettyPayload(event: PortalEvent): string {
   }
 }
 
+/** What each endpoint's tries carry, one block per endpoint: a receiver debugging its verification reads these. */
+function requestHeaders(deliveries: Delivery[], names: Map<string, string>): HTMLElement[] {
+  const shown = deliveries.filter((d) => d.request_headers !== null);
+  if (!shown.length) return [h('p', { class: 'empty' }, 'No endpoint of yours still receives this event.')];
+  return shown.map((d) =>
+    h(
+      'details',
+      { open: true },
+      h('summary', {}, names.get(d.destination_id) ?? d.destination_id),
+      h('pre', { class: 'headers' }, Object.entries(d.request_headers ?? {}).map(([name, value]) => `${name}: ${value}`).join('\n')),
+    ),
+  );
+}
+
 async function eventScreen(id: string) {
   const [{ data }, { data: endpoints }] = await Promise.all([
     api<{ event: PortalEvent; attempts: Attempt[] }>('GET', `/events/${encodeURIComponent(id)}`),
@@ -538,6 +559,7 @@ async function eventScreen(id: string) {
     ),
     h('section', {}, h('h2', {}, 'Payload'), payload, link),
     h('section', {}, h('h2', {}, 'Deliveries'), table('deliveries', ['Endpoint', 'Status', 'Attempts', ''], deliveries)),
+    h('section', { id: 'request-headers' }, h('h2', {}, 'Request headers'), ...requestHeaders(event.deliveries, names)),
     h('section', {}, h('h2', {}, 'Attempts'), attempts.length ? attemptTable : h('p', { class: 'empty' }, 'No attempt yet.')),
   );
   // Watch the attempt appear: read the event again while a delivery is still under way.

@@ -175,7 +175,14 @@ export const portalEventResponse = named(
     attempts_count: true,
     created_at: true,
     replay_of: true,
-    deliveries: true,
+  }).extend({
+    deliveries: z.array(
+      eventDetailResponse.shape.deliveries.element.extend({
+        request_headers: z
+          .nullable(z.record(z.string(), z.string()))
+          .describe('The headers each try to this endpoint carries; per-try values are described and credentials hidden. `null` once the endpoint is deleted.'),
+      }),
+    ),
   }),
   'An event with the customer’s own deliveries only.',
 );

@@ -1,3 +1,4 @@
+import { webhookIdOf } from './ids';
 import { hookgateSignature, standardWebhooksSignature } from './signing';
 
 export interface DeliveryHeaderInput {
@@ -23,6 +24,57 @@ export interface DeliveryHeaderInput {
  * Standard Webhooks verifiers would otherwise mistake for their own.
  */
 export function deliveryHeaders(input: DeliveryHeaderInput): Record<string, string> {
+  return headersOf(input, {
+    timestamp: String(input.timestamp),
+    signature: (scheme) =>
+      scheme === 'standard_webhooks'
+        ? standardWebhooksSignature(input.webhookId, input.timestamp, input.body, input.secrets)
+        : hookgateSignature(input.body, input.timestamp, input.secrets),
+    credential: (value) => value,
+  });
+}
+
+export type ShownHeaderInput = Omit<DeliveryHeaderInput, 'body' | 'timestamp' | 'secrets'>;
+
+/** The facts of a delivery's headers that do not change from try to try. */
+export function headerFacts(
+  event: { id: string; webhook_id?: string | null; event_type: string | null; direction: 'inbound' | 'outbound' },
+  storedContentType: string | null,
+  destination: { signature_scheme: DeliveryHeaderInput['scheme']; auth: DeliveryHeaderInput['auth'] },
+  version: string,
+): ShownHeaderInput {
+  return {
+    webhookId: webhookIdOf(event),
+    eventId: event.id,
+    eventType: event.event_type,
+    // A published payload is JSON whatever it was given as; a received one keeps its sender's type.
+    contentType: event.direction === 'outbound' ? 'application/json' : (storedContentType ?? 'application/octet-stream'),
+    scheme: destination.signature_scheme,
+    auth: destination.auth,
+    userAgent: `hookgate/${version}`,
+  };
+}
+
+/**
+ * What event detail shows of a delivery's headers: the names every try carries, with the values
+ * that differ per try described rather than invented, and the endpoint's own credential hidden (a
+ * portal viewer may share the screen; the credential is shown once, where it is set).
+ */
+export function shownDeliveryHeaders(input: ShownHeaderInput): Record<string, string> {
+  return headersOf(input, {
+    timestamp: '<the try’s Unix time>',
+    signature: () => '<computed for each try>',
+    credential: () => '<hidden>',
+  });
+}
+
+interface PerTry {
+  timestamp: string;
+  signature: (scheme: DeliveryHeaderInput['scheme']) => string;
+  credential: (value: string) => string;
+}
+
+function headersOf(input: ShownHeaderInput, perTry: PerTry): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': input.contentType,
     'user-agent': input.userAgent,
@@ -32,12 +84,10 @@ export function deliveryHeaders(input: DeliveryHeaderInput): Record<string, stri
   if (input.eventType !== null) headers['x-event-type'] = input.eventType;
   if (input.scheme === 'standard_webhooks') {
     headers['webhook-id'] = input.webhookId;
-    headers['webhook-timestamp'] = String(input.timestamp);
-    headers['webhook-signature'] = standardWebhooksSignature(input.webhookId, input.timestamp, input.body, input.secrets);
-  } else {
-    headers['webhook-signature'] = hookgateSignature(input.body, input.timestamp, input.secrets);
+    headers['webhook-timestamp'] = perTry.timestamp;
   }
-  if (input.auth?.type === 'bearer') headers.authorization = `Bearer ${input.auth.token}`;
-  if (input.auth?.type === 'header') headers[input.auth.name.toLowerCase()] = input.auth.value;
+  headers['webhook-signature'] = perTry.signature(input.scheme);
+  if (input.auth?.type === 'bearer') headers.authorization = perTry.credential(`Bearer ${input.auth.token}`);
+  if (input.auth?.type === 'header') headers[input.auth.name.toLowerCase()] = perTry.credential(input.auth.value);
   return headers;
 }

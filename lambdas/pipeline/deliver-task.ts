@@ -1,8 +1,7 @@
 import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { scheduleFor } from '../domain/backoff';
 import { afterFailure, afterSuccess, breakerGate, takeProbe, type BreakerState } from '../domain/breaker';
-import { deliveryHeaders } from '../domain/delivery-headers';
-import { webhookIdOf } from '../domain/ids';
+import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
 import { checkArrival, decideClaim, settleTry, withClaim, withEnd, withSettlement, withWait } from '../domain/delivery-phases';
 import type { EndReason } from '../domain/progress';
 import { activeSecrets } from '../domain/signing';
@@ -161,16 +160,10 @@ async function send({ destination, event, body: stored, sendAt }: Claimed, deps:
   if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
   const now = deps.now();
   const headers = deliveryHeaders({
-    webhookId: webhookIdOf(event),
-    eventId: event.id,
-    eventType: event.event_type,
-    contentType: event.direction === 'outbound' ? 'application/json' : (stored.content_type ?? 'application/octet-stream'),
+    ...headerFacts(event, stored.content_type, destination, config().version),
     body,
     timestamp: Math.floor(now.getTime() / 1000),
-    scheme: destination.signature_scheme,
     secrets: activeSecrets(destination, now),
-    auth: destination.auth,
-    userAgent: `hookgate/${config().version}`,
   });
   return deps.send({
     url: destination.url,

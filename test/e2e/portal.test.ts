@@ -354,8 +354,19 @@ describe('the portal reads at a glance, at 1280 and 390 px', () => {
         await held;
         await route.continue();
       });
-      await page.goto(url);
+      // Before its script arrives the page itself says it is loading (a slow network is no blank page).
+      let releaseScript: () => void = () => {};
+      const scriptHeld = new Promise<void>((resolve) => (releaseScript = resolve));
+      await page.route('**/portal/app.js*', async (route) => {
+        await scriptHeld;
+        await route.continue();
+      });
+      await page.goto(url, { waitUntil: 'commit' });
       await page.locator('#loading', { hasText: 'Loading' }).waitFor();
+      expect(await page.evaluate("getComputedStyle(document.querySelector('#loading .mark')).animationName")).toBe('pulse');
+      await screen(page, width, 'loading-page');
+      releaseScript();
+      await page.locator('#loading', { hasText: 'Opening your webhooks' }).waitFor();
       await screen(page, width, 'loading');
       release();
 
@@ -393,6 +404,11 @@ describe('the portal reads at a glance, at 1280 and 390 px', () => {
       await page.locator('#event-id', { hasText: eventId }).waitFor();
       expect(await page.locator('button.copy[aria-label="Copy event id"]').count()).toBe(1);
       expect(await page.locator('#deliveries thead th').allTextContents()).toEqual(['Endpoint', 'Status', 'Attempts', '']);
+      // The headers each try carried: the ids a receiver de-duplicates on, the per-try signature described.
+      const sent = await page.locator('#request-headers pre').first().textContent();
+      expect(sent).toContain(`x-webhook-id: ${eventId}`);
+      expect(sent).toContain(`x-hookgate-event-id: ${eventId}`);
+      expect(sent).toContain('webhook-signature: <computed for each try>');
       await page.locator('#attempts .attempt').nth(1).waitFor();
       await screen(page, width, 'event');
       if (!copyId) {

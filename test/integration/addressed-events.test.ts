@@ -140,4 +140,31 @@ describe('addressed outbound events', () => {
     expect(batch.json.data[0].status).toBe(201);
     expect(batch.json.data[1]).toEqual({ status: 400, error: message });
   });
+
+  it('the portal shows the headers a delivery carried, with the credential hidden and per-try values described', async () => {
+    const { key } = await createAccount(call, { name: 'shown-headers' });
+    await addEventTypes(call, key, 'invoice.paid');
+    const path = '/shown-headers/cus_H';
+    const endpoint = await addDestination(call, key, {
+      url: `${sink.url}${path}`,
+      customer: 'cus_H',
+      signature_scheme: 'standard_webhooks',
+      auth: { type: 'bearer', token: 'tok_never_shown' },
+    });
+    await addRoute(call, key, { destination_id: endpoint.id });
+    const id = await publish(key, { customer: 'cus_H', payload: { invoice: 'in_H' } });
+    const received = sink.received.find((r) => r.path === path);
+    expect(received).toBeDefined();
+
+    const { secret } = await openPortalSession(call, key, 'cus_H');
+    const res = await call('GET', `/v1/portal/events/${id}`, portal(secret));
+    expect(res.status, res.text).toBe(200);
+    const [delivery] = res.json.data.event.deliveries as { request_headers: Record<string, string> }[];
+    const shown = delivery!.request_headers;
+    for (const name of Object.keys(shown)) expect(received!.headers[name], `${name} was sent`).toBeDefined();
+    for (const name of ['content-type', 'user-agent', 'x-webhook-id', 'x-hookgate-event-id', 'x-event-type', 'webhook-id']) expect(shown[name], name).toBe(received!.headers[name]);
+    expect(shown.authorization).toBe('<hidden>');
+    expect(shown['webhook-signature']).toBe('<computed for each try>');
+    expect(res.text).not.toContain('tok_never_shown');
+  });
 });

@@ -1,7 +1,7 @@
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_SCHEDULE, nextRetry, parseRetrySchedule } from '../../lambdas/domain/backoff';
-import { deliveryHeaders } from '../../lambdas/domain/delivery-headers';
+import { deliveryHeaders, shownDeliveryHeaders } from '../../lambdas/domain/delivery-headers';
 import { planDeliveries, statusAfter } from '../../lambdas/domain/delivery-plan';
 import { aggregateStatus } from '../../lambdas/domain/event-status';
 import { progressDueAt } from '../../lambdas/domain/progress';
@@ -155,5 +155,18 @@ describe('delivery headers', () => {
     expect(headers).toMatchObject({ 'webhook-id': 'w1', 'x-webhook-id': 'w1', 'x-hookgate-event-id': 'e1', 'webhook-timestamp': '1', 'x-key': 'v' });
     expect(headers['webhook-signature']).toBe(standardWebhooksSignature('w1', 1, base.body, base.secrets));
     expect(headers).not.toHaveProperty('x-event-type');
+  });
+  it.each([
+    { scheme: 'hookgate' as const, auth: { type: 'bearer' as const, token: 'secret-token' }, hidden: 'authorization' },
+    { scheme: 'standard_webhooks' as const, auth: { type: 'header' as const, name: 'X-Key', value: 'secret-value' }, hidden: 'x-key' },
+  ])('shown in event detail ($scheme): the names every try carries, per-try values described, the credential hidden', ({ scheme, auth, hidden }) => {
+    const { body: _body, timestamp: _timestamp, secrets: _secrets, ...facts } = base;
+    const shown = shownDeliveryHeaders({ ...facts, scheme, auth });
+    const sent = deliveryHeaders({ ...base, scheme, auth });
+    expect(Object.keys(shown).sort()).toEqual(Object.keys(sent).sort());
+    expect(shown[hidden]).toBe('<hidden>');
+    expect(JSON.stringify(shown)).not.toContain('secret-');
+    expect(shown['webhook-signature']).toBe('<computed for each try>');
+    for (const name of ['x-webhook-id', 'x-hookgate-event-id', 'content-type', 'user-agent']) expect(shown[name]).toBe(sent[name]);
   });
 });

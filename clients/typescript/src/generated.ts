@@ -472,6 +472,8 @@ export type PortalEvent = {
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
     end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | 'customer_changed' | null;
+    /** The headers each try to this endpoint carries; per-try values are described and credentials hidden. `null` once the endpoint is deleted. */
+    request_headers: Record<string, string> | null;
   }>;
 };
 

@@ -35,7 +35,7 @@ const PAGE = `<!doctype html>
 <link rel="stylesheet" href="${PORTAL_PATH}/app.css?v=${version(PORTAL_STYLE)}">
 <script src="${PORTAL_PATH}/app.js?v=${version(PORTAL_SCRIPT)}" defer></script>
 </head>
-<body><div id="app"></div></body>
+<body><div id="app"><div class="state loading" id="loading"><span class="mark" aria-hidden="true"></span><h1>Loading…</h1><p>Loading the portal.</p><noscript><p>This page needs JavaScript.</p></noscript></div></div></body>
 </html>
 `;
 

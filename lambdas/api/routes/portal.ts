@@ -2,6 +2,8 @@ import { notFound } from '../../domain/errors';
 import type { DestinationActor } from '../../domain/destination-changes';
 import { customerView, subscribedTypes } from '../../domain/portal';
 import { CLOSED_BREAKER, type BreakerState } from '../../domain/breaker';
+import { headerFacts, shownDeliveryHeaders } from '../../domain/delivery-headers';
+import { config } from '../../shared/config';
 import { readStoredBody } from '../../adapters/payloads';
 import { changeDestination, createDestination, findManagedDestination, removeDestination, rotateSigningSecret } from '../../pipeline/destinations';
 import { endpointRoutes } from '../../pipeline/portal-endpoints';
@@ -103,7 +105,17 @@ const examplePortalEvent = {
   attempts_count: exampleOutboundDetail.attempts_count,
   created_at: exampleOutboundDetail.created_at,
   replay_of: null,
-  deliveries: exampleOutboundDetail.deliveries,
+  deliveries: exampleOutboundDetail.deliveries.map((delivery) => ({
+    ...delivery,
+    request_headers: {
+      'content-type': 'application/json',
+      'user-agent': 'hookgate/0.3.0',
+      'x-webhook-id': exampleOutboundDetail.id,
+      'x-hookgate-event-id': exampleOutboundDetail.id,
+      'x-event-type': 'invoice.paid',
+      'webhook-signature': '<computed for each try>',
+    },
+  })),
 } satisfies PortalEventResponse;
 
 const endpointErrors = [
@@ -356,7 +368,13 @@ export const portalApiRoutes: Route[] = [
         attempts_count: view.attempts,
         created_at: full.created_at,
         replay_of: full.replay_of,
-        deliveries: full.deliveries,
+        deliveries: await Promise.all(
+          full.deliveries.map(async (delivery) => {
+            const endpoint = await findManagedDestination(portal.accountId, delivery.destination_id, actorOf(portal));
+            const facts = endpoint && headerFacts(detail.event, detail.body.content_type, endpoint, config().version);
+            return { ...delivery, request_headers: facts ? shownDeliveryHeaders(facts) : null };
+          }),
+        ),
       };
       const attempts = detail.attempts.filter((a) => entry.destination_ids.includes(a.destination_id)).map(presentAttempt);
       return { status: 200, data: { event, attempts } };
