@@ -17,6 +17,15 @@ const noDynamoOutsideStore = [
   { group: ['**/adapters/aws-clients'], importNames: ['documentClient', 'dynamoDbClient'], message: 'Only lambdas/store/ talks to DynamoDB; add a store function.' },
 ];
 
+// A feature's API shapes (lambdas/<feature>/shapes.ts) are classic zod and belong to the API: no
+// function but the api one may load them.
+const noShapesOutsideApi = { group: ['**/shapes'], message: 'API shapes are for lambdas/api/ only; share the record or a use case instead.' };
+
+// Feature modules: one folder per resource (record and entity, use cases, API shapes).
+const FEATURES = ['destinations'];
+const featureCode = FEATURES.map((f) => `lambdas/${f}/**/*.ts`);
+const featureShapes = FEATURES.map((f) => `lambdas/${f}/shapes.ts`);
+
 const miniNamespaceOnly = {
   selector: "ImportDeclaration[source.value=/^zod(\\/mini)?$/][importKind!='type'] > ImportSpecifier",
   message: "Import zod as a namespace (`import * as z from 'zod'` or 'zod/mini'): a named import, `{ z }` included, bundles every zod locale (~260 KB).",
@@ -40,22 +49,27 @@ export default tseslint.config(
   {
     files: ['lambdas/domain/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer, ...noDynamoOutsideStore, { group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'Domain code stays free of AWS imports.' }] }],
+      'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer, noShapesOutsideApi, ...noDynamoOutsideStore, { group: ['@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'Domain code stays free of AWS imports.' }] }],
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Domain code reads no environment; pass values in.' }],
     },
   },
   {
-    files: ['lambdas/pipeline/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer, ...noDynamoOutsideStore] }] },
+    files: ['lambdas/pipeline/**/*.ts', ...featureCode],
+    ignores: featureShapes,
+    rules: { 'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer, noShapesOutsideApi, ...noDynamoOutsideStore] }] },
   },
   {
     files: ['lambdas/**/*.ts'],
-    ignores: ['lambdas/store/**', 'lambdas/domain/**', 'lambdas/pipeline/**', 'lambdas/adapters/aws-clients.ts'],
+    ignores: ['lambdas/store/**', 'lambdas/domain/**', 'lambdas/pipeline/**', 'lambdas/api/**', 'lambdas/adapters/aws-clients.ts', ...featureCode],
+    rules: { 'no-restricted-imports': ['error', { patterns: [noShapesOutsideApi, ...noDynamoOutsideStore] }] },
+  },
+  {
+    files: ['lambdas/api/**/*.ts', ...featureShapes],
     rules: { 'no-restricted-imports': ['error', { patterns: noDynamoOutsideStore }] },
   },
   // Cold start: esbuild drops what a function does not use from `import * as z from 'zod'` (or
   // 'zod/mini'), but not from the `z` named re-export, which drags zod's 40 locales in (~260 KB).
   { files: ['lambdas/**/*.ts'], rules: { 'no-restricted-syntax': ['error', miniNamespaceOnly] } },
   // Classic zod (~110 KB minified even as a namespace) is for the management API only.
-  { files: ['lambdas/**/*.ts'], ignores: ['lambdas/api/**'], rules: { 'no-restricted-syntax': ['error', miniNamespaceOnly, classicZodInApiOnly] } },
+  { files: ['lambdas/**/*.ts'], ignores: ['lambdas/api/**', ...featureShapes], rules: { 'no-restricted-syntax': ['error', miniNamespaceOnly, classicZodInApiOnly] } },
 );

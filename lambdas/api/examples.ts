@@ -4,8 +4,6 @@ import type {
   AttemptResponse,
   BrandSettingsResponse,
   CustomDomainResponse,
-  DestinationResponse,
-  DestinationWithSecretResponse,
   EventDetailResponse,
   EventListItemResponse,
   ExportJobResponse,
@@ -34,7 +32,7 @@ export const ids = {
   customDomain: '01970c73-4000-7288-993a-b4c5d6e7f809',
 } as const;
 
-const at = '2026-06-01T12:00:00.000Z';
+export const at = '2026-06-01T12:00:00.000Z';
 const later = '2026-06-01T12:00:01.250Z';
 const pathToken = 'QgIM6d3YOJLrpzOIX6xL-pR4-KLGii46cFOUHnOYM_E';
 export const exampleApiKey = 'hk_K3tlHJI3GmqSkUBeBew2VAhj_7qHB_tiCB_utY4UFoI';
@@ -78,29 +76,6 @@ export const exampleSource = {
   created_at: at,
 } satisfies SourceResponse;
 
-export const exampleDestination = {
-  id: ids.destination,
-  account_id: ids.account,
-  name: 'orders',
-  url: 'https://consumer.example.com/hooks',
-  active: true,
-  auth: { type: 'bearer' },
-  timeout_ms: 15000,
-  signature_scheme: 'hookgate',
-  disabled_reason: null,
-  health: { state: 'healthy', consecutive_failures: 0, last_success_at: at, last_failure_at: null, open_until: null },
-  customer: 'cus_42',
-  retry_schedule: [0, 30, 120, 600, 3600],
-  auto_disable_after_hours: 120,
-  rate_limit_per_second: null,
-  created_at: at,
-  updated_at: at,
-} satisfies DestinationResponse;
-
-export const exampleDestinationWithSecret = {
-  ...exampleDestination,
-  signing_secret: exampleSigningSecret,
-} satisfies DestinationWithSecretResponse;
 
 export const exampleRoute = {
   id: ids.route,

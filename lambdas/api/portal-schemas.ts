@@ -6,7 +6,6 @@ import {
   attemptResponse,
   brandSettingsResponse,
   customerField,
-  destinationResponse,
   eventDetailResponse,
   eventListItemResponse,
   named,
@@ -19,7 +18,7 @@ export const EVENT_TYPE_MESSAGE = 'name must be 1 to 200 letters, digits or . _ 
 export const RESERVED_EVENT_TYPE_NAME_MESSAGE = 'name must not start with hookgate. (reserved for operational events)';
 
 
-const eventTypeName = (field: string, message: string) =>
+export const eventTypeName = (field: string, message: string) =>
   z.string({ error: () => `${field} is required` }).refine(isEventTypeName, { error: () => message });
 
 const timestamp = z.iso.datetime();
@@ -90,59 +89,8 @@ export const eventTypeResponse = named(
 
 // ------------------------------------------------------------------ the portal API
 
-const endpointFields = destinationResponse.pick({
-  id: true,
-  name: true,
-  url: true,
-  active: true,
-  disabled_reason: true,
-  health: true,
-  signature_scheme: true,
-  created_at: true,
-  updated_at: true,
-});
 
-export const portalEndpointResponse = named(
-  'PortalEndpoint',
-  endpointFields.extend({
-    event_types: z.array(z.string()).describe('The event types it receives (`*`: every type, set up by the account).'),
-  }),
-  'An endpoint as its customer sees it: no account, auth or customer fields, no secret.',
-);
 
-export const portalEndpointWithSecretResponse = named(
-  'PortalEndpointWithSecret',
-  portalEndpointResponse.extend({
-    signing_secret: z.string(),
-    previous_secret_expires_at: timestamp.nullable().describe('After a rotation: until when the previous secret still signs too.'),
-  }),
-);
-
-const eventTypesField = z
-  .array(eventTypeName('event_types', 'event_types must name event types of the catalog'))
-  .max(100)
-  .describe('Event types of the catalog it receives; replaces the current choice.');
-
-const endpointUrl = z.string().min(1).max(2048).describe('An http(s) URL; private, loopback and reserved addresses are refused.');
-
-export const createPortalEndpointBody = named(
-  'CreatePortalEndpointRequest',
-  z.strictObject({
-    url: endpointUrl,
-    name: textField('name').optional().describe('Default: the URL’s host.'),
-    event_types: eventTypesField.optional(),
-  }),
-);
-
-export const updatePortalEndpointBody = named(
-  'UpdatePortalEndpointRequest',
-  z.strictObject({
-    url: endpointUrl.optional(),
-    name: textField('name').optional(),
-    active: z.boolean().optional().describe('false pauses deliveries to it; true resumes them.'),
-    event_types: eventTypesField.optional(),
-  }),
-);
 
 export const portalSessionInfoResponse = named(
   'PortalSessionInfo',
@@ -207,8 +155,6 @@ export const portalEventQuery = z.object({
   event_type: z.string().min(1).max(200).optional(),
 });
 
-export type PortalEndpointResponse = z.output<typeof portalEndpointResponse>;
-export type PortalEndpointWithSecretResponse = z.output<typeof portalEndpointWithSecretResponse>;
 export type EventTypeResponse = z.output<typeof eventTypeResponse>;
 export type PortalEventListItemResponse = z.output<typeof portalEventListItemResponse>;
 export type PortalEventResponse = z.output<typeof portalEventResponse>;

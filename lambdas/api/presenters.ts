@@ -1,13 +1,9 @@
-import { healthState, type BreakerState } from '../domain/breaker';
 import type { Accepted } from '../pipeline/outcomes';
-import { presentAutoDisable, presentRetrySchedule } from './delivery-settings';
 import type { ApiKeyWithUsage } from '../store/api-keys';
-import type { AccountRecord, ApiKeyRecord, DestinationRecord, RouteRecord, SourceRecord } from '../store/records';
+import type { AccountRecord, ApiKeyRecord, RouteRecord, SourceRecord } from '../store/records';
 import type {
   AccountResponse,
   ApiKeyResponse,
-  DestinationResponse,
-  DestinationWithSecretResponse,
   DuplicateResponse,
   NewApiKeyResponse,
   PublishedResponse,
@@ -55,39 +51,6 @@ export const presentSource = (s: SourceRecord, ingestBaseUrl: string): SourceRes
   created_at: s.created_at,
 });
 
-/** A destination as lists and PATCH show it: no signing secret. */
-export function presentDestination(d: DestinationRecord, breaker: BreakerState): DestinationResponse {
-  return {
-    id: d.id,
-    account_id: d.account_id,
-    name: d.name,
-    url: d.url,
-    active: d.active,
-    auth: d.auth === null ? null : d.auth.type === 'bearer' ? { type: 'bearer' } : { type: 'header', header_name: d.auth.name },
-    timeout_ms: d.timeout_ms,
-    signature_scheme: d.signature_scheme,
-    disabled_reason: d.disabled_reason,
-    health: {
-      state: healthState(breaker, d.active),
-      consecutive_failures: breaker.consecutive_failures,
-      last_success_at: breaker.last_success_at,
-      last_failure_at: breaker.last_failure_at,
-      open_until: breaker.state === 'open' ? breaker.open_until : null,
-    },
-    customer: d.customer,
-    retry_schedule: presentRetrySchedule(d),
-    auto_disable_after_hours: presentAutoDisable(d),
-    rate_limit_per_second: d.rate_limit_per_second ?? null,
-    created_at: d.created_at,
-    updated_at: d.updated_at,
-  };
-}
-
-/** The create answer and the detail: with the signing secret. */
-export const presentDestinationWithSecret = (d: DestinationRecord, breaker: BreakerState): DestinationWithSecretResponse => ({
-  ...presentDestination(d, breaker),
-  signing_secret: d.signing_secret,
-});
 
 export const presentRoute = (r: RouteRecord): RouteResponse => ({
   id: r.id,

@@ -1,6 +1,4 @@
 import * as z from 'zod';
-import { HEALTH_STATES } from '../domain/breaker';
-import { autoDisableResponse, rateLimitResponse, retryScheduleResponse } from './delivery-settings';
 import { routeFilterResponse } from './route-filter';
 import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
 import { DELIVERY_STATUSES, EVENT_STATUSES, REPLAYABLE_STATUSES, type EventStatus } from '../domain/event-status';
@@ -8,7 +6,6 @@ import { END_REASONS } from '../domain/progress';
 import { isCustomerId } from '../domain/portal';
 import { PLANS } from '../domain/plans';
 import { PROVIDERS } from '../domain/provider-signatures';
-import { SIGNATURE_SCHEMES } from '../domain/signing-secret';
 import {
   DOMAIN_STATUSES,
   EXPORT_FORMATS,
@@ -121,62 +118,6 @@ export const sourceResponse = named(
   }),
 );
 
-const destinationAuthResponse = z
-  .discriminatedUnion('type', [
-    z.strictObject({ type: z.literal('bearer') }),
-    z.strictObject({ type: z.literal('header'), header_name: z.string() }),
-  ])
-  .nullable()
-  .describe('The kind of auth sent to the destination; tokens and header values are never returned.');
-
-const destinationHealthResponse = named(
-  'DestinationHealth',
-  z.strictObject({
-    state: z
-      .enum(HEALTH_STATES)
-      .describe(
-        '`failing`: its last tries failed; `open`: its circuit breaker holds its deliveries (no try spent) until `open_until`, then lets one probe through; `disabled`: `active` is false.',
-      ),
-    consecutive_failures: z.int().min(0),
-    last_success_at: nullableTimestamp.describe('Refreshed at most once a minute while deliveries succeed.'),
-    last_failure_at: nullableTimestamp,
-    open_until: nullableTimestamp.describe('While `open`: when the next probe may go.'),
-  }),
-  'How the destination’s endpoint has been answering, from its circuit breaker.',
-);
-
-const destinationFields = {
-  id: uuid,
-  account_id: uuid,
-  name: z.string(),
-  url: z.string(),
-  active: z.boolean(),
-  auth: destinationAuthResponse,
-  timeout_ms: z.int().min(100).max(30_000),
-  signature_scheme: z.enum(SIGNATURE_SCHEMES),
-  disabled_reason: z
-    .string()
-    .nullable()
-    .describe('Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it.'),
-  health: destinationHealthResponse,
-  customer: z
-    .string()
-    .nullable()
-    .describe('Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none.'),
-  retry_schedule: retryScheduleResponse,
-  auto_disable_after_hours: autoDisableResponse,
-  rate_limit_per_second: rateLimitResponse,
-  created_at: timestamp,
-  updated_at: timestamp,
-};
-
-export const destinationResponse = named('Destination', z.strictObject(destinationFields), 'A destination as listed and as PATCH answers it.');
-
-export const destinationWithSecretResponse = named(
-  'DestinationWithSecret',
-  z.strictObject({ ...destinationFields, signing_secret: z.string().describe('Signs every delivery (`Webhook-Signature`).') }),
-  'A destination with its signing secret: the create answer and `GET /v1/destinations/{id}`.',
-);
 
 export const routeResponse = named(
   'Route',
@@ -421,8 +362,6 @@ export type AccountResponse = z.output<typeof accountResponse>;
 export type ApiKeyResponse = z.output<typeof apiKeyResponse>;
 export type NewApiKeyResponse = z.output<typeof newApiKeyResponse>;
 export type SourceResponse = z.output<typeof sourceResponse>;
-export type DestinationResponse = z.output<typeof destinationResponse>;
-export type DestinationWithSecretResponse = z.output<typeof destinationWithSecretResponse>;
 export type RouteResponse = z.output<typeof routeResponse>;
 export type EventListItemResponse = z.output<typeof eventListItemResponse>;
 export type EventDetailResponse = z.output<typeof eventDetailResponse>;

@@ -16,9 +16,10 @@ import { changeBreaker } from '../store/breakers';
 import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled } from './delivery-notices';
-import { disableDestination } from '../store/destinations';
+import { disableDestination } from '../destinations/record';
 import { changeEvent, findEventWithBody, insertAttempt } from '../store/events';
-import type { AttemptRecord, DestinationRecord, EventBodyRecord, EventRecord } from '../store/records';
+import type { DestinationRecord } from '../destinations/record';
+import type { AttemptRecord, EventBodyRecord, EventRecord } from '../store/records';
 import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routing-table';
 
 /** What the queue should do with the task's message afterwards: drop it, or bring it back at `until`. */

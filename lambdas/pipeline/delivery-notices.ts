@@ -11,8 +11,9 @@ import {
 } from '../domain/operational-events';
 import { isRouted } from '../domain/routing';
 import { log } from '../shared/log';
-import { disableDestination } from '../store/destinations';
-import type { DestinationRecord, EventRecord } from '../store/records';
+import { disableDestination } from '../destinations/record';
+import type { DestinationRecord } from '../destinations/record';
+import type { EventRecord } from '../store/records';
 import { loadCurrentRoutingTable } from '../store/routing-table';
 import { acceptEvent } from './accept-event';
 

@@ -3,7 +3,7 @@ import { webhookIdOf } from '../domain/ids';
 import { REPLAYABLE_STATUSES } from '../domain/event-status';
 import { copyPayload, payloadKey } from '../adapters/payloads';
 import { newId } from '../shared/secrets';
-import { findDestination } from '../store/destinations';
+import { findDestination } from '../destinations/record';
 import { changeEvent, findEventWithBody } from '../store/events';
 import type { EventBodyRecord, EventRecord } from '../store/records';
 import { acceptEvent } from './accept-event';

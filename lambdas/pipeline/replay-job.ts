@@ -4,7 +4,7 @@ import { firstIdAt, lastIdAt } from '../domain/time-bounds';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { newId } from '../shared/secrets';
-import { findDestination } from '../store/destinations';
+import { findDestination } from '../destinations/record';
 import { listEventRecordPages, type ListRange } from '../store/event-lists';
 import { findEvent, findEventWithBody } from '../store/events';
 import type { EventRecord } from '../store/records';

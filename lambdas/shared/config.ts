@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { ENV } from './resource-definitions';
 import { parseRetrySchedule } from '../domain/backoff';
 import { DEFAULT_BREAKER } from '../domain/breaker';
-import { DEFAULT_ENDPOINT_CAPS } from '../domain/destination-changes';
+import { DEFAULT_ENDPOINT_CAPS } from '../destinations/changes';
 
 const numberOr = (raw: string | undefined, fallback: number) => (raw === undefined || raw === '' ? fallback : Number(raw));
 

@@ -1,7 +1,7 @@
 import { ACCOUNT_SK, accountPartition } from './keys';
 import { defineEntity } from './entity';
 import { accountRecord, type AccountRecord } from './records';
-import { forgetRoutingTable } from './routing-table';
+import { forgetRoutingTable } from './routing-stamp';
 
 /** The partition background jobs walk to visit every account (sparse work index). */
 export const ACCOUNTS_WORK_PARTITION = 'ACCOUNTS';

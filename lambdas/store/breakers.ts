@@ -5,7 +5,7 @@ import { config } from '../shared/config';
 import { defineEntity } from './entity';
 import { accountPartition, routingPrefix } from './keys';
 import { breakerRecord, type BreakerRecord } from './records';
-import { forgetRoutingTable } from './routing-table';
+import { forgetRoutingTable } from './routing-stamp';
 import { isConditionFailure } from './table';
 
 type Versioned = BreakerState & { version: number };

@@ -2,7 +2,6 @@ import * as z from 'zod/mini';
 import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { PLANS } from '../domain/plans';
-import { SIGNATURE_SCHEMES } from '../domain/signing-secret';
 
 /** Stored shapes, validated on every read. Responses are built from these in the API layer. */
 const timestamp = z.string();
@@ -75,39 +74,6 @@ export const sourceLookupRecord = z.object({
   verification: z._default(z.nullable(verificationConfig), null),
 });
 export type SourceLookupRecord = z.infer<typeof sourceLookupRecord>;
-
-export const destinationAuth = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('bearer'), token: z.string() }),
-  z.object({ type: z.literal('header'), name: z.string(), value: z.string() }),
-]);
-export type DestinationAuth = z.infer<typeof destinationAuth>;
-
-export const destinationRecord = z.object({
-  id: z.string(),
-  account_id: z.string(),
-  name: z.string(),
-  url: z.string(),
-  active: z.boolean(),
-  auth: z.nullable(destinationAuth),
-  timeout_ms: z.int(),
-  signature_scheme: z.enum(SIGNATURE_SCHEMES),
-  signing_secret: z.string(),
-  previous_signing_secret: z.nullable(z.string()),
-  previous_secret_expires_at: z.nullable(timestamp),
-  /** Why Hookgate switched the destination off (a 410 Gone); null when active or paused through the API. */
-  disabled_reason: z._default(z.nullable(z.string()), null),
-  /** The account's own id for the customer this endpoint belongs to (the consumer portal's scope). */
-  customer: z._default(z.nullable(z.string()), null),
-  /** Seconds before each try (lambdas/domain/backoff.ts); absent or null: the deployment's schedule. */
-  retry_schedule: z.optional(z.nullable(z.array(z.number()))),
-  /** Hours of nothing but failures before Hookgate disables it (lambdas/domain/auto-disable.ts); absent: the default. */
-  auto_disable_after_hours: z.optional(z.number()),
-  /** Sends per second across every deliver function (lambdas/domain/rate-limit.ts); absent or null: no limit. */
-  rate_limit_per_second: z.optional(z.nullable(z.int())),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-export type DestinationRecord = z.infer<typeof destinationRecord>;
 
 export const routeRecord = z.object({
   id: z.string(),

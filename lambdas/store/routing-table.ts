@@ -1,20 +1,10 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
-import { documentClient } from '../adapters/aws-clients';
-import { config } from '../shared/config';
-import { ForgetfulCache } from './forgetful-cache';
+import { destinationRecord, type DestinationRecord } from '../destinations/record';
 import { getItem, queryAll } from './table';
 import { accountEntity } from './accounts';
 import { ACCOUNT_SK, accountPartition, routingPrefix, routingRange } from './keys';
-import {
-  accountRecord,
-  breakerRecord,
-  destinationRecord,
-  routeRecord,
-  type AccountRecord,
-  type DestinationRecord,
-  type RouteRecord,
-} from './records';
+import { accountRecord, breakerRecord, routeRecord, type AccountRecord, type RouteRecord } from './records';
+import { cache, forgetRoutingTable } from './routing-stamp';
 import * as z from 'zod/mini';
 
 export interface RoutingTable {
@@ -26,13 +16,6 @@ export interface RoutingTable {
   /** Breakers of destinations that have one; the others are closed. */
   breakers: Map<string, BreakerState & { version: number }>;
 }
-
-// Warm functions reuse an account's routing table for HOOKGATE_ROUTE_CACHE_SECONDS (default 5 s). Each
-// Lambda function is its own process with its own cache, so what must not be stale is checked:
-// accepting an event compares the cached table with the account's routing stamp (loadCurrentRoutingTable),
-// and a delivery whose destination is missing from the cache reads again (reloadRoutingTable). Writes
-// through this process forget the entry at once, even when a read was in flight during the write.
-const cache = new ForgetfulCache<RoutingTable | undefined>(() => config().routeCacheSeconds * 1000);
 
 export const loadRoutingTable = (accountId: string) => cache.get(accountId, () => readRoutingTable(accountId));
 
@@ -53,28 +36,6 @@ export async function loadCurrentRoutingTable(accountId: string): Promise<Routin
   if (!stamp) return undefined;
   if (cached && cached.version >= (stamp.routing_version ?? 0)) return cached;
   return reloadRoutingTable(accountId);
-}
-
-export function forgetRoutingTable(accountId: string): void {
-  cache.forget(accountId);
-}
-
-/**
- * Raises the account's routing stamp after a destination or route write, so every process's next
- * accept sees the change. After the write, never before: a table read that sees the new stamp reads
- * the ACCOUNT item first and the changed item after it, so it has the change.
- */
-export async function markRoutingChanged(accountId: string): Promise<void> {
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: config().tableName,
-      Key: accountEntity.key(accountId),
-      UpdateExpression: 'ADD routing_version :one',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':one': 1 },
-    }),
-  );
-  forgetRoutingTable(accountId);
 }
 
 /** The account item, its destinations, their breakers and its routes sort together: one query reads them all. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { newId, newSigningSecret } from '../../lambdas/shared/secrets';
-import { insertDestination } from '../../lambdas/store/destinations';
-import type { DestinationRecord } from '../../lambdas/store/records';
+import { insertDestination } from '../../lambdas/destinations/record';
+import type { DestinationRecord } from '../../lambdas/destinations/record';
 import { bootGateway } from '../fixtures/gateway';
 import { createAccount, type Call } from '../fixtures/http-client';
 import { eventDetail, ingest } from '../fixtures/setup';

@@ -8,7 +8,7 @@ import {
   type DestinationActor,
   type DestinationInput,
   type DestinationSettings,
-} from '../../lambdas/domain/destination-changes';
+} from '../../lambdas/destinations/changes';
 import { Refusal } from '../../lambdas/domain/errors';
 
 const NOW = new Date('2026-01-01T00:00:00.000Z');

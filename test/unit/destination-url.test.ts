@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { destinationUrlRefusal } from '../../lambdas/pipeline/destination-url';
+import { destinationUrlRefusal } from '../../lambdas/destinations/url';
 import type { Resolver } from '../../lambdas/adapters/dns';
 
 const answering = (...addresses: string[]): Resolver => async () =>

@@ -1,130 +1,26 @@
-import * as z from 'zod';
 import { notFound } from '../../domain/errors';
-import { unsendableHeaderMessage } from '../../domain/header-values';
-import { ACCOUNT_ACTOR, accountCapMessage, customerCapMessage, DEFAULT_ENDPOINT_CAPS } from '../../domain/destination-changes';
-import { SIGNATURE_SCHEMES } from '../../domain/signing-secret';
+import { ACCOUNT_ACTOR } from '../../destinations/changes';
+import { changeDestination, createDestination, findManagedDestination, listManagedDestinations, removeDestination, showDestination } from '../../destinations';
+import {
+  CAP_ERRORS,
+  createDestinationBody,
+  destinationErrors,
+  destinationResponse,
+  destinationWithSecretResponse,
+  exampleDestination,
+  exampleDestinationWithSecret,
+  listDestinationsQuery,
+  presentDestination,
+  presentDestinationWithSecret,
+  updateDestinationBody,
+} from '../../destinations/shapes';
 import { CLOSED_BREAKER } from '../../domain/breaker';
-import { changeDestination, createDestination, findManagedDestination, removeDestination } from '../../pipeline/destinations';
-import { findBreaker, listBreakers } from '../../store/breakers';
-import { findDestination, listDestinations } from '../../store/destinations';
-import { exampleDestination, exampleDestinationWithSecret } from '../examples';
+import { findBreaker } from '../../store/breakers';
 import { settled } from '../outcomes';
-import { presentDestination, presentDestinationWithSecret } from '../presenters';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import type { Route } from '../router';
-import { CUSTOMER_MESSAGE, customerField, destinationResponse, destinationWithSecretResponse, named } from '../schemas';
-import { autoDisableInput, DELIVERY_SETTINGS_ERRORS, rateLimitInput, retryScheduleInput } from '../delivery-settings';
-import { hasControlChars, isHeaderName, parseJsonBody, parsePathId, parseWith, sendableHeaderRule, textField } from '../validation';
-
-// Headers the gateway sets itself or that would break the HTTP exchange.
-const RESERVED_HEADERS = new Set([
-  'host',
-  'content-length',
-  'content-type',
-  'transfer-encoding',
-  'connection',
-  'keep-alive',
-  'upgrade',
-  'te',
-  'trailer',
-  'user-agent',
-  'webhook-signature',
-  'webhook-id',
-  'webhook-timestamp',
-  'x-webhook-id',
-  'x-hookgate-event-id',
-  'x-event-type',
-]);
-
-const headerName = z
-  .string()
-  .min(1)
-  .max(256)
-  .refine((v) => isHeaderName(v), { error: () => 'auth.name must be a valid HTTP header name' })
-  .refine((v) => !RESERVED_HEADERS.has(v.toLowerCase()), { error: () => 'auth.name is a header the gateway sets itself' });
-
-const headerValue = (field: string) =>
-  z
-    .string()
-    .min(1)
-    .max(4096)
-    .refine(...sendableHeaderRule(field));
-
-const authInput = named(
-  'DestinationAuth',
-  z.discriminatedUnion('type', [
-    z.strictObject({ type: z.literal('bearer'), token: headerValue('auth.token') }),
-    z.strictObject({ type: z.literal('header'), name: headerName, value: headerValue('auth.value') }),
-  ]),
-  'Sent with every delivery: `Authorization: Bearer <token>`, or a custom header. Write-only.',
-);
-
-const signingSecret = z
-  .string()
-  .min(8)
-  .max(512)
-  .refine((v) => !hasControlChars(v), { error: () => 'signing_secret must not contain control characters' });
-
-const destinationFields = {
-  name: textField('name'),
-  url: z
-    .string()
-    .min(1)
-    .max(2048)
-    .describe('An http(s) URL without credentials; private, loopback and reserved addresses are refused.'),
-  signing_secret: signingSecret
-    .optional()
-    .describe('Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours.'),
-  auth: authInput.nullable().optional(),
-  timeout_ms: z.int().min(100).max(30_000).optional().describe('Default 15000.'),
-  active: z.boolean().optional().describe('Default true.'),
-  signature_scheme: z
-    .enum(SIGNATURE_SCHEMES)
-    .optional()
-    .describe('Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes.'),
-  customer: customerField.nullable().optional().describe('Your own id for the customer it belongs to (the consumer portal’s scope). Default null.'),
-  retry_schedule: retryScheduleInput,
-  auto_disable_after_hours: autoDisableInput,
-  rate_limit_per_second: rateLimitInput,
-};
-
-const listDestinationsQuery = z.object({ customer: customerField.optional().describe('Only the destinations of this customer.') });
-
-const createDestinationBody = named('CreateDestinationRequest', z.strictObject(destinationFields));
-const updateDestinationBody = named(
-  'UpdateDestinationRequest',
-  z.strictObject({
-    ...destinationFields,
-    name: destinationFields.name.optional(),
-    url: destinationFields.url.optional(),
-  }),
-);
-
-const destinationErrors = [
-  CUSTOMER_MESSAGE,
-  ...DELIVERY_SETTINGS_ERRORS,
-  'url must be an http or https URL',
-  'url must not contain credentials',
-  'url must not point to a private or reserved address',
-  'url must be at most 2048 characters',
-  'timeout_ms must be at least 100',
-  'timeout_ms must be at most 30000',
-  'auth.type must be one of: bearer, header',
-  'auth.token is required',
-  'auth.name must be a valid HTTP header name',
-  'auth.name is a header the gateway sets itself',
-  unsendableHeaderMessage('auth.value'),
-  'signing_secret must be at least 8 characters',
-  'signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks',
-  'signature_scheme must be one of: hookgate, standard_webhooks',
-  'unknown field: nmae',
-];
-
-/** Over an endpoint cap, as the OpenAPI document shows it (with the default caps). */
-export const CAP_ERRORS = {
-  customer: customerCapMessage('cus_42', DEFAULT_ENDPOINT_CAPS.perCustomer),
-  account: accountCapMessage(DEFAULT_ENDPOINT_CAPS.perAccount),
-};
+import { CUSTOMER_MESSAGE } from '../schemas';
+import { parseJsonBody, parsePathId, parseWith } from '../validation';
 
 export const destinationRoutes: Route[] = [
   {
@@ -165,9 +61,8 @@ export const destinationRoutes: Route[] = [
     },
     handle: async ({ request, principal }) => {
       const { customer } = parseWith(listDestinationsQuery, request.query);
-      const [destinations, breakers] = await Promise.all([listDestinations(principal.accountId), listBreakers(principal.accountId)]);
-      const listed = customer === undefined ? destinations : destinations.filter((d) => d.customer === customer);
-      return { status: 200, data: listed.map((d) => presentDestination(d, breakers.get(d.id) ?? CLOSED_BREAKER)) };
+      const listed = await listManagedDestinations(principal.accountId, ACCOUNT_ACTOR, customer);
+      return { status: 200, data: listed.map(({ destination, breaker }) => presentDestination(destination, breaker)) };
     },
   },
   {
@@ -182,9 +77,9 @@ export const destinationRoutes: Route[] = [
     },
     handle: async ({ params, principal }) => {
       const id = parsePathId(params.id);
-      const [destination, breaker] = await Promise.all([findDestination(principal.accountId, id), findBreaker(principal.accountId, id)]);
-      if (!destination) throw notFound();
-      return { status: 200, data: presentDestinationWithSecret(destination, breaker) };
+      const shown = await showDestination(principal.accountId, id, ACCOUNT_ACTOR);
+      if (!shown) throw notFound();
+      return { status: 200, data: presentDestinationWithSecret(shown.destination, shown.breaker) };
     },
   },
   {

@@ -1,46 +1,55 @@
 import { notFound } from '../../domain/errors';
-import type { DestinationActor } from '../../domain/destination-changes';
-import { customerView, subscribedTypes } from '../../domain/portal';
-import { CLOSED_BREAKER, type BreakerState } from '../../domain/breaker';
+import { customerView } from '../../domain/portal';
 import { headerFacts, shownDeliveryHeaders } from '../../domain/delivery-headers';
 import { config } from '../../shared/config';
 import { readStoredBody } from '../../adapters/payloads';
-import { changeDestination, createDestination, findManagedDestination, removeDestination, rotateSigningSecret } from '../../pipeline/destinations';
-import { endpointRoutes } from '../../pipeline/portal-endpoints';
-import { resendToEndpoint, sendTestEvent } from '../../pipeline/portal-delivery';
-import { findBrandSettings } from '../../store/brand-settings';
-import { findBreaker, listBreakers } from '../../store/breakers';
-import { findCustomerEvent, listCustomerEvents } from '../../store/customer-events';
-import { listDestinations } from '../../store/destinations';
-import { findEventDetail } from '../../store/events';
-import { listEventTypes } from '../../store/event-types';
-import type { DestinationRecord } from '../../store/records';
-import { listRoutes } from '../../store/routes';
-import { presentAttempt, presentEventDetail } from '../event-presenters';
-import { exampleAttempt, exampleBrandSettings, exampleDestination, exampleOutboundDetail, exampleSigningSecret, ids } from '../examples';
-import { settled } from '../outcomes';
-import { presentDestination } from '../presenters';
-import type { PortalPrincipal } from '../portal-auth';
 import {
+  changeDestination,
+  createDestination,
+  findManagedDestination,
+  listEndpoints,
+  removeDestination,
+  rotateSigningSecret,
+  showEndpoint,
+} from '../../destinations';
+import type { DestinationActor } from '../../destinations/changes';
+import type { DestinationRecord } from '../../destinations/record';
+import {
+  CAP_ERRORS,
   createPortalEndpointBody,
-  eventTypeResponse,
+  endpointErrors,
+  exampleDestination,
+  exampleEndpoint,
+  exampleEndpointWithSecret,
   portalEndpointResponse,
   portalEndpointWithSecretResponse,
+  presentEndpoint,
+  presentEndpointWithSecret,
+  updatePortalEndpointBody,
+  type PortalEndpointWithSecretResponse,
+} from '../../destinations/shapes';
+import { resendToEndpoint, sendTestEvent } from '../../pipeline/portal-delivery';
+import { findBrandSettings } from '../../store/brand-settings';
+import { findCustomerEvent, listCustomerEvents } from '../../store/customer-events';
+import { findEventDetail } from '../../store/events';
+import { listEventTypes } from '../../store/event-types';
+import { presentAttempt, presentEventDetail } from '../event-presenters';
+import { exampleAttempt, exampleBrandSettings, exampleOutboundDetail, ids } from '../examples';
+import { settled } from '../outcomes';
+import type { PortalPrincipal } from '../portal-auth';
+import {
+  eventTypeResponse,
   portalEventListItemResponse,
   portalEventQuery,
   portalEventWithAttemptsResponse,
   portalResendBody,
   portalSendResponse,
   portalSessionInfoResponse,
-  updatePortalEndpointBody,
-  type PortalEndpointResponse,
-  type PortalEndpointWithSecretResponse,
   type PortalEventResponse,
 } from '../portal-schemas';
 import { json, jsonBody, list, noContent, page } from '../route-doc';
 import type { Route } from '../router';
 import { eventCursor, parseJsonBody, parsePathId, parseWith } from '../validation';
-import { CAP_ERRORS } from './destinations';
 import { presentBrandSettings } from './brand-settings';
 import { presentEventType } from './event-types';
 
@@ -62,37 +71,12 @@ async function endpointOf(portal: PortalPrincipal, id: string): Promise<Destinat
   return destination;
 }
 
-function presentEndpoint(d: DestinationRecord, breaker: BreakerState, types: string[]): PortalEndpointResponse {
-  const { id, name, url, active, disabled_reason, health, signature_scheme, created_at, updated_at } = presentDestination(d, breaker);
-  return { id, name, url, active, disabled_reason, health, signature_scheme, created_at, updated_at, event_types: types };
+
+async function endpointDetail(d: DestinationRecord): Promise<PortalEndpointWithSecretResponse> {
+  const { destination, breaker, eventTypes } = await showEndpoint(d);
+  return presentEndpointWithSecret(destination, breaker, eventTypes);
 }
 
-async function endpointDetail(portal: PortalPrincipal, d: DestinationRecord): Promise<PortalEndpointWithSecretResponse> {
-  const [breaker, routes] = await Promise.all([findBreaker(portal.accountId, d.id), listRoutes(portal.accountId)]);
-  return {
-    ...presentEndpoint(d, breaker, subscribedTypes(endpointRoutes(routes, d.id))),
-    signing_secret: d.signing_secret,
-    previous_secret_expires_at: d.previous_signing_secret ? d.previous_secret_expires_at : null,
-  };
-}
-
-const exampleEndpoint = {
-  id: exampleDestination.id,
-  name: exampleDestination.name,
-  url: exampleDestination.url,
-  active: true,
-  disabled_reason: null,
-  health: exampleDestination.health,
-  signature_scheme: 'hookgate',
-  created_at: exampleDestination.created_at,
-  updated_at: exampleDestination.updated_at,
-  event_types: ['invoice.paid'],
-} satisfies PortalEndpointResponse;
-const exampleEndpointWithSecret = {
-  ...exampleEndpoint,
-  signing_secret: exampleSigningSecret,
-  previous_secret_expires_at: null,
-} satisfies PortalEndpointWithSecretResponse;
 const examplePortalEvent = {
   id: exampleOutboundDetail.id,
   event_type: exampleOutboundDetail.event_type,
@@ -118,12 +102,6 @@ const examplePortalEvent = {
   })),
 } satisfies PortalEventResponse;
 
-const endpointErrors = [
-  'url must be an http or https URL',
-  'url must not contain credentials',
-  'url must not point to a private or reserved address',
-  'event_types must name event types of the catalog',
-];
 
 export const portalApiRoutes: Route[] = [
   {
@@ -181,14 +159,8 @@ export const portalApiRoutes: Route[] = [
       responses: { 200: list('Newest first; no secrets.', portalEndpointResponse, [exampleEndpoint]) },
     },
     handle: async ({ portal }) => {
-      const [destinations, breakers, routes] = await Promise.all([
-        listDestinations(portal.accountId),
-        listBreakers(portal.accountId),
-        listRoutes(portal.accountId),
-      ]);
-      const mine = destinations.filter((d) => d.customer === portal.customer);
-      const data = mine.map((d) => presentEndpoint(d, breakers.get(d.id) ?? CLOSED_BREAKER, subscribedTypes(endpointRoutes(routes, d.id))));
-      return { status: 200, data };
+      const endpoints = await listEndpoints(portal.accountId, portal.customer);
+      return { status: 200, data: endpoints.map((e) => presentEndpoint(e.destination, e.breaker, e.eventTypes)) };
     },
   },
   {
@@ -207,7 +179,7 @@ export const portalApiRoutes: Route[] = [
     handle: async ({ request, portal, now }) => {
       const body = parseJsonBody(request, createPortalEndpointBody);
       const { destination } = settled(await createDestination(portal.accountId, body, actorOf(portal), now));
-      return { status: 201, data: await endpointDetail(portal, destination) };
+      return { status: 201, data: await endpointDetail(destination) };
     },
   },
   {
@@ -220,7 +192,7 @@ export const portalApiRoutes: Route[] = [
       tag: 'Portal',
       responses: { 200: json('The endpoint.', portalEndpointWithSecretResponse, exampleEndpointWithSecret) },
     },
-    handle: async ({ params, portal }) => ({ status: 200, data: await endpointDetail(portal, await endpointOf(portal, parsePathId(params.id))) }),
+    handle: async ({ params, portal }) => ({ status: 200, data: await endpointDetail(await endpointOf(portal, parsePathId(params.id))) }),
   },
   {
     method: 'PATCH',
@@ -240,7 +212,7 @@ export const portalApiRoutes: Route[] = [
       const current = await endpointOf(portal, parsePathId(params.id));
       const body = parseJsonBody(request, updatePortalEndpointBody);
       const { destination } = settled(await changeDestination(current, body, actorOf(portal), now));
-      return { status: 200, data: await endpointDetail(portal, destination) };
+      return { status: 200, data: await endpointDetail(destination) };
     },
   },
   {
@@ -278,7 +250,7 @@ export const portalApiRoutes: Route[] = [
     handle: async ({ params, portal, now }) => {
       const current = await endpointOf(portal, parsePathId(params.id));
       const { destination } = settled(await rotateSigningSecret(current, actorOf(portal), now));
-      return { status: 200, data: await endpointDetail(portal, destination) };
+      return { status: 200, data: await endpointDetail(destination) };
     },
   },
   {

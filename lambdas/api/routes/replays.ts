@@ -4,7 +4,7 @@ import { invalid, notFound } from '../../domain/errors';
 import { startJobWorker } from '../../adapters/job-trigger';
 import { countReplayMatches } from '../../pipeline/replay-job';
 import { newId } from '../../shared/secrets';
-import { findDestination } from '../../store/destinations';
+import { findDestination } from '../../destinations/record';
 import { findReplayJob, insertReplayJob, listReplayJobs, type ReplayFilters, type ReplayJobRecord } from '../../store/replay-jobs';
 import { findSource } from '../../store/sources';
 import { exampleDoneReplayJob, exampleReplayJob, ids } from '../examples';

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import { invalid, notFound } from '../../domain/errors';
 import { isValidPattern } from '../../domain/routing';
 import { newId } from '../../shared/secrets';
-import { findDestination } from '../../store/destinations';
+import { findDestination } from '../../destinations/record';
 import type { RouteRecord } from '../../store/records';
 import { deleteRoute, findRoute, insertRoute, listRoutes, updateRoute } from '../../store/routes';
 import { findSource } from '../../store/sources';

@@ -1,10 +1,48 @@
 import * as z from 'zod/mini';
-import { breakerEntity } from './breakers';
-import { defineEntity } from './entity';
-import { accountPartition, routingPrefix } from './keys';
-import { destinationRecord, type DestinationRecord } from './records';
-import { markRoutingChanged } from './routing-table';
-import { queryAll } from './table';
+import { SIGNATURE_SCHEMES } from '../domain/signing-secret';
+import { breakerEntity } from '../store/breakers';
+import { defineEntity } from '../store/entity';
+import { accountPartition, routingPrefix } from '../store/keys';
+import { markRoutingChanged } from '../store/routing-stamp';
+import { queryAll } from '../store/table';
+
+/**
+ * A destination as stored: the one declaration its settings (./changes.ts), API shapes (./shapes.ts)
+ * and the delivery path read their fields from. Validated on every read.
+ */
+
+export const destinationAuth = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('bearer'), token: z.string() }),
+  z.object({ type: z.literal('header'), name: z.string(), value: z.string() }),
+]);
+export type DestinationAuth = z.infer<typeof destinationAuth>;
+
+export const destinationRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  active: z.boolean(),
+  auth: z.nullable(destinationAuth),
+  timeout_ms: z.int(),
+  signature_scheme: z.enum(SIGNATURE_SCHEMES),
+  signing_secret: z.string(),
+  previous_signing_secret: z.nullable(z.string()),
+  previous_secret_expires_at: z.nullable(z.string()),
+  /** Why Hookgate switched the destination off (a 410 Gone); null when active or paused through the API. */
+  disabled_reason: z._default(z.nullable(z.string()), null),
+  /** The account's own id for the customer this endpoint belongs to (the consumer portal's scope). */
+  customer: z._default(z.nullable(z.string()), null),
+  /** Seconds before each try (lambdas/domain/backoff.ts); absent or null: the deployment's schedule. */
+  retry_schedule: z.optional(z.nullable(z.array(z.number()))),
+  /** Hours of nothing but failures before Hookgate disables it (lambdas/domain/auto-disable.ts); absent: the default. */
+  auto_disable_after_hours: z.optional(z.number()),
+  /** Sends per second across every deliver function (lambdas/domain/rate-limit.ts); absent or null: no limit. */
+  rate_limit_per_second: z.optional(z.nullable(z.int())),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type DestinationRecord = z.infer<typeof destinationRecord>;
 
 /** In the routing range, so the routing table's one query reads it. */
 const destinationKey = (accountId: string, destinationId: string) => ({

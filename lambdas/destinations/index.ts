@@ -1,4 +1,13 @@
 import { resolveHost } from '../adapters/dns';
+import { invalid, Refusal } from '../domain/errors';
+import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
+import { config } from '../shared/config';
+import { newId, newSigningSecret } from '../shared/secrets';
+import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
+import { subscribedTypes } from '../domain/portal';
+import { findBreaker, listBreakers, resetBreaker } from '../store/breakers';
+import { listEventTypes } from '../store/event-types';
+import { deleteRoute, listRoutes } from '../store/routes';
 import {
   endpointCapRefusal,
   mayManage,
@@ -7,24 +16,16 @@ import {
   secretRotation,
   type DestinationActor,
   type DestinationInput,
-} from '../domain/destination-changes';
-import { invalid, Refusal } from '../domain/errors';
-import { config } from '../shared/config';
-import { newId, newSigningSecret } from '../shared/secrets';
-import { resetBreaker } from '../store/breakers';
-import { deleteDestination, destinationOwners, findDestination, insertDestination, updateDestination } from '../store/destinations';
-import { listEventTypes } from '../store/event-types';
-import type { DestinationRecord } from '../store/records';
-import { deleteRoute, listRoutes } from '../store/routes';
-import { destinationUrlRefusal } from './destination-url';
-import { refused, type NotFound, type Refused } from './outcomes';
-import { subscribeEndpoint } from './portal-endpoints';
+} from './changes';
+import { deleteDestination, destinationOwners, findDestination, insertDestination, listDestinations, updateDestination, type DestinationRecord } from './record';
+import { endpointRoutes, subscribeEndpoint } from './subscriptions';
+import { destinationUrlRefusal } from './url';
 
 /**
  * A destination's whole life: create, change (rename, move, pause, re-enable), rotate its secret,
  * delete. The management API (the account) and the consumer portal (one customer) both come here, so
  * a rule such as "re-enabling starts the breaker afresh" holds for both; what each change does is
- * decided in lambdas/domain/destination-changes.ts.
+ * decided in ./changes.ts.
  */
 
 export interface DestinationRequest extends DestinationInput {
@@ -39,6 +40,42 @@ export type Changed = { kind: 'changed'; destination: DestinationRecord };
 export async function findManagedDestination(accountId: string, destinationId: string, actor: DestinationActor): Promise<DestinationRecord | undefined> {
   const destination = await findDestination(accountId, destinationId);
   return destination && mayManage(actor, destination) ? destination : undefined;
+}
+
+/** A destination with its breaker: what the API and the portal show of it. */
+export interface ShownDestination {
+  destination: DestinationRecord;
+  breaker: BreakerState;
+}
+
+export const withHealth = async (destination: DestinationRecord): Promise<ShownDestination> => ({
+  destination,
+  breaker: await findBreaker(destination.account_id, destination.id),
+});
+
+export async function showDestination(accountId: string, destinationId: string, actor: DestinationActor): Promise<ShownDestination | undefined> {
+  const [destination, breaker] = await Promise.all([findManagedDestination(accountId, destinationId, actor), findBreaker(accountId, destinationId)]);
+  return destination && { destination, breaker };
+}
+
+/** The destinations the actor may see (a customer: its own), newest first; `customer` narrows the account's. */
+export async function listManagedDestinations(accountId: string, actor: DestinationActor, customer?: string): Promise<ShownDestination[]> {
+  const [destinations, breakers] = await Promise.all([listDestinations(accountId), listBreakers(accountId)]);
+  return destinations
+    .filter((d) => mayManage(actor, d) && (customer === undefined || d.customer === customer))
+    .map((destination) => ({ destination, breaker: breakers.get(destination.id) ?? CLOSED_BREAKER }));
+}
+
+/** A portal endpoint: the destination, its breaker and the event types its portal routes subscribe it to. */
+export async function showEndpoint(destination: DestinationRecord): Promise<ShownDestination & { eventTypes: string[] }> {
+  const [breaker, routes] = await Promise.all([findBreaker(destination.account_id, destination.id), listRoutes(destination.account_id)]);
+  return { destination, breaker, eventTypes: subscribedTypes(endpointRoutes(routes, destination.id)) };
+}
+
+/** Every endpoint of one customer, with health and event types, from three reads. */
+export async function listEndpoints(accountId: string, customer: string): Promise<Array<ShownDestination & { eventTypes: string[] }>> {
+  const [shown, routes] = await Promise.all([listManagedDestinations(accountId, { kind: 'customer', customer }), listRoutes(accountId)]);
+  return shown.map((s) => ({ ...s, eventTypes: subscribedTypes(endpointRoutes(routes, s.destination.id)) }));
 }
 
 const urlRefusal = (url: string) => destinationUrlRefusal(url, config().allowPrivateDestinations, resolveHost);

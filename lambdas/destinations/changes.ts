@@ -1,6 +1,7 @@
-import { DEFAULT_AUTO_DISABLE_HOURS } from './auto-disable';
-import { invalid, type Refusal } from './errors';
-import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS, type SignatureScheme } from './signing-secret';
+import { DEFAULT_AUTO_DISABLE_HOURS } from '../domain/auto-disable';
+import { invalid, type Refusal } from '../domain/errors';
+import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS } from '../domain/signing-secret';
+import type { DestinationRecord } from './record';
 
 /**
  * What creating or changing a destination does, whoever asks: the account through the API or one of
@@ -9,40 +10,28 @@ import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS, type SignatureSch
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
 
-export type DestinationAuth = { type: 'bearer'; token: string } | { type: 'header'; name: string; value: string };
-
 /** A destination's settings: everything but its ids and timestamps. */
-export interface DestinationSettings {
-  name: string;
-  url: string;
-  active: boolean;
-  auth: DestinationAuth | null;
-  timeout_ms: number;
-  signature_scheme: SignatureScheme;
-  signing_secret: string;
-  previous_signing_secret: string | null;
-  previous_secret_expires_at: string | null;
-  disabled_reason: string | null;
-  customer: string | null;
-  retry_schedule?: number[] | null;
-  auto_disable_after_hours?: number;
-  rate_limit_per_second?: number | null;
-}
+export type DestinationSettings = Omit<DestinationRecord, 'id' | 'account_id' | 'created_at' | 'updated_at'>;
+
+/** The settings a caller may ask to change, as they are stored; `signing_secret` also rotates. */
+const SETTABLE = [
+  'name',
+  'url',
+  'auth',
+  'timeout_ms',
+  'active',
+  'customer',
+  'retry_schedule',
+  'auto_disable_after_hours',
+  'rate_limit_per_second',
+  'signature_scheme',
+] as const satisfies ReadonlyArray<keyof DestinationSettings>;
+
+/** What a customer may set on its own endpoint; the rest is the account's. */
+const CUSTOMER_SETTABLE = ['name', 'url', 'active'] as const satisfies ReadonlyArray<(typeof SETTABLE)[number]>;
 
 /** What a caller asks for; absent fields keep their value (or take their default on create). */
-export interface DestinationInput {
-  name?: string;
-  url?: string;
-  signing_secret?: string;
-  auth?: DestinationAuth | null;
-  timeout_ms?: number;
-  active?: boolean;
-  signature_scheme?: SignatureScheme;
-  customer?: string | null;
-  retry_schedule?: number[] | null;
-  auto_disable_after_hours?: number;
-  rate_limit_per_second?: number | null;
-}
+export type DestinationInput = Partial<Pick<DestinationSettings, (typeof SETTABLE)[number] | 'signing_secret'>>;
 
 /**
  * Who asks. The account (its API key) sets anything on any of its destinations; a customer (its
@@ -59,8 +48,7 @@ export const mayManage = (actor: DestinationActor, destination: { customer: stri
 /** The part of a request the actor may make; a customer's other fields are the account's to set. */
 function allowedInput(input: DestinationInput, actor: DestinationActor): DestinationInput {
   if (actor.kind === 'account') return input;
-  const { name, url, active } = input;
-  return { name, url, active };
+  return Object.fromEntries(CUSTOMER_SETTABLE.map((field) => [field, input[field]]));
 }
 
 /** A standard_webhooks destination signs with a `whsec_` key of the size that scheme requires. */
@@ -117,19 +105,6 @@ export interface PlannedChange {
   /** The customer the destination moves to (whose endpoint cap applies), or null. */
   joinsCustomer: string | null;
 }
-
-const SETTABLE = [
-  'name',
-  'url',
-  'auth',
-  'timeout_ms',
-  'active',
-  'customer',
-  'retry_schedule',
-  'auto_disable_after_hours',
-  'rate_limit_per_second',
-  'signature_scheme',
-] as const satisfies ReadonlyArray<keyof DestinationInput & keyof DestinationSettings>;
 
 /** What a change request does to a destination, or why it is refused. */
 export function planDestinationChange(current: DestinationSettings, request: DestinationInput, actor: DestinationActor, now: Date): PlannedChange | Refusal {

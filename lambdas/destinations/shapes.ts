@@ -1,0 +1,408 @@
+import * as z from 'zod';
+import { autoDisableHours, DEFAULT_AUTO_DISABLE_HOURS, MAX_AUTO_DISABLE_HOURS } from '../domain/auto-disable';
+import { RETRY_SCHEDULE_LIMITS, scheduleFor } from '../domain/backoff';
+import { HEALTH_STATES, healthState, type BreakerState } from '../domain/breaker';
+import { unsendableHeaderMessage } from '../domain/header-values';
+import { SIGNATURE_SCHEMES } from '../domain/signing-secret';
+import { config } from '../shared/config';
+import { exampleSigningSecret, ids, at } from '../api/examples';
+import { eventTypeName } from '../api/portal-schemas';
+import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
+import { hasControlChars, isHeaderName, sendableHeaderRule, textField } from '../api/validation';
+import { accountCapMessage, customerCapMessage, DEFAULT_ENDPOINT_CAPS } from './changes';
+import type { DestinationRecord } from './record';
+
+/**
+ * A destination's API shapes, in the management API and the consumer portal: what a caller may
+ * send, what it gets back (derived from one another by pick/extend), how a record is shown, and the
+ * documented examples. The OpenAPI document and the TypeScript client are generated from these.
+ */
+
+const uuid = z.uuid();
+const timestamp = z.iso.datetime();
+const nullableTimestamp = timestamp.nullable();
+
+// ------------------------------------------------------------------ delivery settings
+
+/** A destination's own delivery settings: how it is retried. Inputs of create and PATCH, and their answer. */
+const retryScheduleInput = z
+  .array(z.int().min(0).max(RETRY_SCHEDULE_LIMITS.maxStepSeconds))
+  .min(1)
+  .max(RETRY_SCHEDULE_LIMITS.maxSteps)
+  .nullable()
+  .optional()
+  .describe(
+    'Seconds to wait before each try: step 0 before the first, step i after failed try i, so the number of steps is the number of tries. 1 to 20 steps of 0 to 86400. null or absent: the default `[0, 30, 120, 600, 3600]`.',
+  );
+
+const autoDisableInput = z
+  .number()
+  .min(0)
+  .max(MAX_AUTO_DISABLE_HOURS)
+  .optional()
+  .describe(
+    `Hours during which every try failed after which Hookgate disables the destination (\`active: false\`, \`health.state: disabled\`, \`disabled_reason\`) and publishes \`hookgate.destination.disabled\`. Decimals allowed; 0: never. Default ${DEFAULT_AUTO_DISABLE_HOURS} (five days).`,
+  );
+
+const MAX_RATE_LIMIT_PER_SECOND = 1000;
+
+const rateLimitInput = z
+  .int()
+  .min(1)
+  .max(MAX_RATE_LIMIT_PER_SECOND)
+  .nullable()
+  .optional()
+  .describe(
+    'Deliveries per second to this destination, across every deliver function: deliveries over the rate wait for their turn (never dropped, no try spent). null or absent: no limit.',
+  );
+
+const rateLimitResponse = z.int().min(1).nullable().describe('Deliveries per second at most; null: no limit.');
+
+const autoDisableResponse = z.number().min(0).describe('Hours of nothing but failures before Hookgate disables it; 0: never.');
+
+const retryScheduleResponse = z.array(z.int().min(0)).describe('The schedule its deliveries follow (its own, or the default).');
+
+const DELIVERY_SETTINGS_ERRORS = [
+  'retry_schedule must contain at least 1 item(s)',
+  'retry_schedule must contain at most 20 items',
+  'retry_schedule.0 must be at most 86400',
+  'rate_limit_per_second must be an integer',
+  'rate_limit_per_second must be at least 1',
+  `rate_limit_per_second must be at most ${MAX_RATE_LIMIT_PER_SECOND}`,
+  'auto_disable_after_hours must be at least 0',
+  `auto_disable_after_hours must be at most ${MAX_AUTO_DISABLE_HOURS}`,
+];
+
+// ------------------------------------------------------------------ requests
+
+// Headers the gateway sets itself or that would break the HTTP exchange.
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'content-type',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'user-agent',
+  'webhook-signature',
+  'webhook-id',
+  'webhook-timestamp',
+  'x-webhook-id',
+  'x-hookgate-event-id',
+  'x-event-type',
+]);
+
+const headerName = z
+  .string()
+  .min(1)
+  .max(256)
+  .refine((v) => isHeaderName(v), { error: () => 'auth.name must be a valid HTTP header name' })
+  .refine((v) => !RESERVED_HEADERS.has(v.toLowerCase()), { error: () => 'auth.name is a header the gateway sets itself' });
+
+const headerValue = (field: string) =>
+  z
+    .string()
+    .min(1)
+    .max(4096)
+    .refine(...sendableHeaderRule(field));
+
+const authInput = named(
+  'DestinationAuth',
+  z.discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('bearer'), token: headerValue('auth.token') }),
+    z.strictObject({ type: z.literal('header'), name: headerName, value: headerValue('auth.value') }),
+  ]),
+  'Sent with every delivery: `Authorization: Bearer <token>`, or a custom header. Write-only.',
+);
+
+const signingSecret = z
+  .string()
+  .min(8)
+  .max(512)
+  .refine((v) => !hasControlChars(v), { error: () => 'signing_secret must not contain control characters' });
+
+const requestFields = {
+  name: textField('name'),
+  url: z
+    .string()
+    .min(1)
+    .max(2048)
+    .describe('An http(s) URL without credentials; private, loopback and reserved addresses are refused.'),
+  signing_secret: signingSecret
+    .optional()
+    .describe('Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours.'),
+  auth: authInput.nullable().optional(),
+  timeout_ms: z.int().min(100).max(30_000).optional().describe('Default 15000.'),
+  active: z.boolean().optional().describe('Default true.'),
+  signature_scheme: z
+    .enum(SIGNATURE_SCHEMES)
+    .optional()
+    .describe('Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes.'),
+  customer: customerField.nullable().optional().describe('Your own id for the customer it belongs to (the consumer portal’s scope). Default null.'),
+  retry_schedule: retryScheduleInput,
+  auto_disable_after_hours: autoDisableInput,
+  rate_limit_per_second: rateLimitInput,
+};
+
+export const listDestinationsQuery = z.object({ customer: customerField.optional().describe('Only the destinations of this customer.') });
+
+export const createDestinationBody = named('CreateDestinationRequest', z.strictObject(requestFields));
+export const updateDestinationBody = named(
+  'UpdateDestinationRequest',
+  z.strictObject({
+    ...requestFields,
+    name: requestFields.name.optional(),
+    url: requestFields.url.optional(),
+  }),
+);
+
+export const destinationErrors = [
+  CUSTOMER_MESSAGE,
+  ...DELIVERY_SETTINGS_ERRORS,
+  'url must be an http or https URL',
+  'url must not contain credentials',
+  'url must not point to a private or reserved address',
+  'url must be at most 2048 characters',
+  'timeout_ms must be at least 100',
+  'timeout_ms must be at most 30000',
+  'auth.type must be one of: bearer, header',
+  'auth.token is required',
+  'auth.name must be a valid HTTP header name',
+  'auth.name is a header the gateway sets itself',
+  unsendableHeaderMessage('auth.value'),
+  'signing_secret must be at least 8 characters',
+  'signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks',
+  'signature_scheme must be one of: hookgate, standard_webhooks',
+  'unknown field: nmae',
+];
+
+/** Over an endpoint cap, as the OpenAPI document shows it (with the default caps). */
+export const CAP_ERRORS = {
+  customer: customerCapMessage('cus_42', DEFAULT_ENDPOINT_CAPS.perCustomer),
+  account: accountCapMessage(DEFAULT_ENDPOINT_CAPS.perAccount),
+};
+
+// ------------------------------------------------------------------ answers
+
+const destinationAuthResponse = z
+  .discriminatedUnion('type', [
+    z.strictObject({ type: z.literal('bearer') }),
+    z.strictObject({ type: z.literal('header'), header_name: z.string() }),
+  ])
+  .nullable()
+  .describe('The kind of auth sent to the destination; tokens and header values are never returned.');
+
+const destinationHealthResponse = named(
+  'DestinationHealth',
+  z.strictObject({
+    state: z
+      .enum(HEALTH_STATES)
+      .describe(
+        '`failing`: its last tries failed; `open`: its circuit breaker holds its deliveries (no try spent) until `open_until`, then lets one probe through; `disabled`: `active` is false.',
+      ),
+    consecutive_failures: z.int().min(0),
+    last_success_at: nullableTimestamp.describe('Refreshed at most once a minute while deliveries succeed.'),
+    last_failure_at: nullableTimestamp,
+    open_until: nullableTimestamp.describe('While `open`: when the next probe may go.'),
+  }),
+  'How the destination’s endpoint has been answering, from its circuit breaker.',
+);
+
+const responseFields = {
+  id: uuid,
+  account_id: uuid,
+  name: z.string(),
+  url: z.string(),
+  active: z.boolean(),
+  auth: destinationAuthResponse,
+  timeout_ms: z.int().min(100).max(30_000),
+  signature_scheme: z.enum(SIGNATURE_SCHEMES),
+  disabled_reason: z
+    .string()
+    .nullable()
+    .describe('Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it.'),
+  health: destinationHealthResponse,
+  customer: z
+    .string()
+    .nullable()
+    .describe('Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none.'),
+  retry_schedule: retryScheduleResponse,
+  auto_disable_after_hours: autoDisableResponse,
+  rate_limit_per_second: rateLimitResponse,
+  created_at: timestamp,
+  updated_at: timestamp,
+};
+
+export const destinationResponse = named('Destination', z.strictObject(responseFields), 'A destination as listed and as PATCH answers it.');
+
+export const destinationWithSecretResponse = named(
+  'DestinationWithSecret',
+  z.strictObject({ ...responseFields, signing_secret: z.string().describe('Signs every delivery (`Webhook-Signature`).') }),
+  'A destination with its signing secret: the create answer and `GET /v1/destinations/{id}`.',
+);
+
+export type DestinationResponse = z.output<typeof destinationResponse>;
+export type DestinationWithSecretResponse = z.output<typeof destinationWithSecretResponse>;
+
+/** A destination as lists and PATCH show it: no signing secret. */
+export function presentDestination(d: DestinationRecord, breaker: BreakerState): DestinationResponse {
+  return {
+    id: d.id,
+    account_id: d.account_id,
+    name: d.name,
+    url: d.url,
+    active: d.active,
+    auth: d.auth === null ? null : d.auth.type === 'bearer' ? { type: 'bearer' } : { type: 'header', header_name: d.auth.name },
+    timeout_ms: d.timeout_ms,
+    signature_scheme: d.signature_scheme,
+    disabled_reason: d.disabled_reason,
+    health: {
+      state: healthState(breaker, d.active),
+      consecutive_failures: breaker.consecutive_failures,
+      last_success_at: breaker.last_success_at,
+      last_failure_at: breaker.last_failure_at,
+      open_until: breaker.state === 'open' ? breaker.open_until : null,
+    },
+    customer: d.customer,
+    retry_schedule: [...scheduleFor(d, config().retrySchedule)],
+    auto_disable_after_hours: autoDisableHours(d),
+    rate_limit_per_second: d.rate_limit_per_second ?? null,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+  };
+}
+
+/** The create answer and the detail: with the signing secret. */
+export const presentDestinationWithSecret = (d: DestinationRecord, breaker: BreakerState): DestinationWithSecretResponse => ({
+  ...presentDestination(d, breaker),
+  signing_secret: d.signing_secret,
+});
+
+// ------------------------------------------------------------------ the portal's endpoints
+
+/** What a customer sees of its endpoint: no account, auth or customer fields. */
+const ENDPOINT_FIELDS = {
+  id: true,
+  name: true,
+  url: true,
+  active: true,
+  disabled_reason: true,
+  health: true,
+  signature_scheme: true,
+  created_at: true,
+  updated_at: true,
+} as const;
+const endpointFields = destinationResponse.pick(ENDPOINT_FIELDS);
+
+export const portalEndpointResponse = named(
+  'PortalEndpoint',
+  endpointFields.extend({
+    event_types: z.array(z.string()).describe('The event types it receives (`*`: every type, set up by the account).'),
+  }),
+  'An endpoint as its customer sees it: no account, auth or customer fields, no secret.',
+);
+
+export const portalEndpointWithSecretResponse = named(
+  'PortalEndpointWithSecret',
+  portalEndpointResponse.extend({
+    signing_secret: z.string(),
+    previous_secret_expires_at: timestamp.nullable().describe('After a rotation: until when the previous secret still signs too.'),
+  }),
+);
+
+export type PortalEndpointResponse = z.output<typeof portalEndpointResponse>;
+export type PortalEndpointWithSecretResponse = z.output<typeof portalEndpointWithSecretResponse>;
+
+const eventTypesField = z
+  .array(eventTypeName('event_types', 'event_types must name event types of the catalog'))
+  .max(100)
+  .describe('Event types of the catalog it receives; replaces the current choice.');
+
+const endpointUrl = z.string().min(1).max(2048).describe('An http(s) URL; private, loopback and reserved addresses are refused.');
+
+export const createPortalEndpointBody = named(
+  'CreatePortalEndpointRequest',
+  z.strictObject({
+    url: endpointUrl,
+    name: textField('name').optional().describe('Default: the URL’s host.'),
+    event_types: eventTypesField.optional(),
+  }),
+);
+
+export const updatePortalEndpointBody = named(
+  'UpdatePortalEndpointRequest',
+  z.strictObject({
+    url: endpointUrl.optional(),
+    name: textField('name').optional(),
+    active: z.boolean().optional().describe('false pauses deliveries to it; true resumes them.'),
+    event_types: eventTypesField.optional(),
+  }),
+);
+
+export const endpointErrors = [
+  'url must be an http or https URL',
+  'url must not contain credentials',
+  'url must not point to a private or reserved address',
+  'event_types must name event types of the catalog',
+];
+
+/** An endpoint as its customer sees it, with the event types it receives. */
+export function presentEndpoint(d: DestinationRecord, breaker: BreakerState, types: string[]): PortalEndpointResponse {
+  const shown = presentDestination(d, breaker);
+  const picked = Object.fromEntries(Object.keys(ENDPOINT_FIELDS).map((field) => [field, shown[field as keyof typeof ENDPOINT_FIELDS]]));
+  return { ...(picked as Pick<DestinationResponse, keyof typeof ENDPOINT_FIELDS>), event_types: types };
+}
+
+/** An endpoint with its secret, and until when a rotated-out secret still signs. */
+export const presentEndpointWithSecret = (d: DestinationRecord, breaker: BreakerState, types: string[]): PortalEndpointWithSecretResponse => ({
+  ...presentEndpoint(d, breaker, types),
+  signing_secret: d.signing_secret,
+  previous_secret_expires_at: d.previous_signing_secret ? d.previous_secret_expires_at : null,
+});
+
+// ------------------------------------------------------------------ examples
+
+export const exampleDestination = {
+  id: ids.destination,
+  account_id: ids.account,
+  name: 'orders',
+  url: 'https://consumer.example.com/hooks',
+  active: true,
+  auth: { type: 'bearer' },
+  timeout_ms: 15000,
+  signature_scheme: 'hookgate',
+  disabled_reason: null,
+  health: { state: 'healthy', consecutive_failures: 0, last_success_at: at, last_failure_at: null, open_until: null },
+  customer: 'cus_42',
+  retry_schedule: [0, 30, 120, 600, 3600],
+  auto_disable_after_hours: 120,
+  rate_limit_per_second: null,
+  created_at: at,
+  updated_at: at,
+} satisfies DestinationResponse;
+
+export const exampleDestinationWithSecret = {
+  ...exampleDestination,
+  signing_secret: exampleSigningSecret,
+} satisfies DestinationWithSecretResponse;
+
+export const exampleEndpoint = {
+  id: exampleDestination.id,
+  name: exampleDestination.name,
+  url: exampleDestination.url,
+  active: true,
+  disabled_reason: null,
+  health: exampleDestination.health,
+  signature_scheme: 'hookgate',
+  created_at: exampleDestination.created_at,
+  updated_at: exampleDestination.updated_at,
+  event_types: ['invoice.paid'],
+} satisfies PortalEndpointResponse;
+export const exampleEndpointWithSecret = {
+  ...exampleEndpoint,
+  signing_secret: exampleSigningSecret,
+  previous_secret_expires_at: null,
+} satisfies PortalEndpointWithSecretResponse;
