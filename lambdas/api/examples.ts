@@ -9,7 +9,6 @@ import type {
   ExportJobResponse,
   NewApiKeyResponse,
   ReplayJobResponse,
-  RouteResponse,
   SourceResponse,
 } from './schemas';
 
@@ -77,16 +76,6 @@ export const exampleSource = {
 } satisfies SourceResponse;
 
 
-export const exampleRoute = {
-  id: ids.route,
-  account_id: ids.account,
-  source_id: ids.source,
-  destination_id: ids.destination,
-  event_type_pattern: 'payment.*',
-  active: true,
-  filter: { data: { amount: { $gte: 1000 }, currency: { $in: ['eur', 'usd'] } } },
-  created_at: at,
-} satisfies RouteResponse;
 
 export const exampleInboundListItem = {
   id: ids.event,

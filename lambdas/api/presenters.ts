@@ -1,13 +1,12 @@
 import type { Accepted } from '../pipeline/outcomes';
 import type { ApiKeyWithUsage } from '../store/api-keys';
-import type { AccountRecord, ApiKeyRecord, RouteRecord, SourceRecord } from '../store/records';
+import type { AccountRecord, ApiKeyRecord, SourceRecord } from '../store/records';
 import type {
   AccountResponse,
   ApiKeyResponse,
   DuplicateResponse,
   NewApiKeyResponse,
   PublishedResponse,
-  RouteResponse,
   SourceResponse,
 } from './schemas';
 
@@ -52,16 +51,6 @@ export const presentSource = (s: SourceRecord, ingestBaseUrl: string): SourceRes
 });
 
 
-export const presentRoute = (r: RouteRecord): RouteResponse => ({
-  id: r.id,
-  account_id: r.account_id,
-  source_id: r.source_id,
-  destination_id: r.destination_id,
-  event_type_pattern: r.event_type_pattern,
-  active: r.active,
-  filter: r.filter ?? null,
-  created_at: r.created_at,
-});
 
 export type PublishAnswer = { status: 201; data: PublishedResponse } | { status: 200; data: DuplicateResponse };
 

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { routeFilterResponse } from './route-filter';
 import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
 import { DELIVERY_STATUSES, EVENT_STATUSES, REPLAYABLE_STATUSES, type EventStatus } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
@@ -119,19 +118,6 @@ export const sourceResponse = named(
 );
 
 
-export const routeResponse = named(
-  'Route',
-  z.strictObject({
-    id: uuid,
-    account_id: uuid,
-    source_id: uuid.nullable().describe('null: every source (and outbound events).'),
-    destination_id: uuid,
-    event_type_pattern: z.string().nullable().describe('null: every type; a trailing `*` matches any type starting with the text before it.'),
-    active: z.boolean(),
-    filter: routeFilterResponse,
-    created_at: timestamp,
-  }),
-);
 
 export const eventListItemResponse = named(
   'EventListItem',
@@ -362,7 +348,6 @@ export type AccountResponse = z.output<typeof accountResponse>;
 export type ApiKeyResponse = z.output<typeof apiKeyResponse>;
 export type NewApiKeyResponse = z.output<typeof newApiKeyResponse>;
 export type SourceResponse = z.output<typeof sourceResponse>;
-export type RouteResponse = z.output<typeof routeResponse>;
 export type EventListItemResponse = z.output<typeof eventListItemResponse>;
 export type EventDetailResponse = z.output<typeof eventDetailResponse>;
 export type AttemptResponse = z.output<typeof attemptResponse>;

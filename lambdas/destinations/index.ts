@@ -7,7 +7,7 @@ import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
 import { subscribedTypes } from '../domain/portal';
 import { findBreaker, listBreakers, resetBreaker } from '../store/breakers';
 import { listEventTypes } from '../store/event-types';
-import { deleteRoute, listRoutes } from '../store/routes';
+import { deleteRoute, listRoutes } from '../routes/record';
 import {
   endpointCapRefusal,
   mayManage,

@@ -1,7 +1,7 @@
 import { planSubscription, subscribedTypes } from '../domain/portal';
 import { newId } from '../shared/secrets';
-import type { RouteRecord } from '../store/records';
-import { deleteRoute, insertRoute, listRoutes } from '../store/routes';
+import type { RouteRecord } from '../routes/record';
+import { deleteRoute, insertRoute, listRoutes } from '../routes/record';
 
 /** The routes that feed an endpoint outbound events: those of any source-less route to it. */
 export const endpointRoutes = (routes: readonly RouteRecord[], destinationId: string) =>

@@ -1,4 +1,4 @@
-import { deleteRoute, listRoutes } from '../store/routes';
+import { deleteRoute, listRoutes } from '../routes/record';
 import { deleteSource, findSource } from '../store/sources';
 import type { NotFound } from './outcomes';
 

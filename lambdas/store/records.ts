@@ -11,7 +11,7 @@ const timestamp = z.string();
  * and JSON numbers do not (a filter holding 5e-324 was a 500), and nothing queries inside such a
  * document. Reads decode it; entity writes encode it (lambdas/store/entity.ts).
  */
-const jsonText = <T extends z.ZodMiniType>(shape: T) =>
+export const jsonText = <T extends z.ZodMiniType>(shape: T) =>
   z.codec(z.string(), shape, { decode: (text) => JSON.parse(text) as z.input<T>, encode: (value) => JSON.stringify(value) });
 
 export const accountRecord = z.object({
@@ -74,22 +74,6 @@ export const sourceLookupRecord = z.object({
   verification: z._default(z.nullable(verificationConfig), null),
 });
 export type SourceLookupRecord = z.infer<typeof sourceLookupRecord>;
-
-export const routeRecord = z.object({
-  id: z.string(),
-  account_id: z.string(),
-  source_id: z.nullable(z.string()),
-  destination_id: z.string(),
-  event_type_pattern: z.nullable(z.string()),
-  active: z.boolean(),
-  /** `portal`: made by the consumer portal, which may remove it again; matches outbound events only. */
-  managed_by: z.optional(z.nullable(z.literal('portal'))),
-  /** A payload filter (lambdas/domain/payload-filter.ts), validated when written; absent or null: none. */
-  filter: z.optional(z.nullable(jsonText(z.record(z.string(), z.unknown())))),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-export type RouteRecord = z.infer<typeof routeRecord>;
 
 const deliveryState = z.object({
   status: z.enum(DELIVERY_STATUSES),

@@ -3,7 +3,8 @@ import { destinationRecord, type DestinationRecord } from '../destinations/recor
 import { getItem, queryAll } from './table';
 import { accountEntity } from './accounts';
 import { ACCOUNT_SK, accountPartition, routingPrefix, routingRange } from './keys';
-import { accountRecord, breakerRecord, routeRecord, type AccountRecord, type RouteRecord } from './records';
+import { routeRecord, type RouteRecord } from '../routes/record';
+import { accountRecord, breakerRecord, type AccountRecord } from './records';
 import { cache, forgetRoutingTable } from './routing-stamp';
 import * as z from 'zod/mini';
 

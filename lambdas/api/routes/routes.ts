@@ -1,46 +1,11 @@
-import * as z from 'zod';
-import { invalid, notFound } from '../../domain/errors';
-import { isValidPattern } from '../../domain/routing';
-import { newId } from '../../shared/secrets';
-import { findDestination } from '../../destinations/record';
-import type { RouteRecord } from '../../store/records';
-import { deleteRoute, findRoute, insertRoute, listRoutes, updateRoute } from '../../store/routes';
-import { findSource } from '../../store/sources';
-import { exampleRoute, ids } from '../examples';
-import { presentRoute } from '../presenters';
+import { changeRoute, createRoute, findRoute, listRoutes, removeRoute } from '../../routes';
+import { createRouteBody, exampleRoute, FILTER_ERRORS, patternErrors, presentRoute, routeResponse, updateRouteBody } from '../../routes/shapes';
+import { notFound } from '../../domain/errors';
+import { ids } from '../examples';
+import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import type { Route } from '../router';
-import { FILTER_ERRORS, routeFilterInput } from '../route-filter';
-import { named, routeResponse } from '../schemas';
-import { parseJsonBody, parsePathId, textField, uuidField } from '../validation';
-
-const eventTypePattern = textField('event_type_pattern')
-  .refine(isValidPattern, { error: () => 'event_type_pattern may contain * only as its last character' })
-  .nullable()
-  .optional()
-  .describe('An exact type, or text ending in `*` (`payment.*`); null or absent: every type.');
-
-const createRouteBody = named(
-  'CreateRouteRequest',
-  z.strictObject({
-    destination_id: uuidField('destination_id'),
-    source_id: uuidField('source_id').nullable().optional().describe('null or absent: every source, and outbound events.'),
-    event_type_pattern: eventTypePattern,
-    active: z.boolean().optional().describe('Default true.'),
-    filter: routeFilterInput,
-  }),
-);
-
-const updateRouteBody = named(
-  'UpdateRouteRequest',
-  z.strictObject({
-    active: z.boolean().optional(),
-    event_type_pattern: eventTypePattern,
-    filter: routeFilterInput,
-  }),
-);
-
-const patternErrors = ['event_type_pattern may contain * only as its last character', 'event_type_pattern must be at most 200 characters'];
+import { parseJsonBody, parsePathId } from '../validation';
 
 export const routeRoutes: Route[] = [
   {
@@ -70,28 +35,8 @@ export const routeRoutes: Route[] = [
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createRouteBody);
-      const accountId = principal.accountId;
-      // References are checked inside the caller's account: another account's ids do not exist here.
-      if (!(await findDestination(accountId, body.destination_id))) {
-        throw invalid('destination_id does not match a destination of this account');
-      }
-      if (body.source_id && !(await findSource(accountId, body.source_id))) {
-        throw invalid('source_id does not match a source of this account');
-      }
-      const at = now.toISOString();
-      const record: RouteRecord = {
-        id: newId(),
-        account_id: accountId,
-        source_id: body.source_id ?? null,
-        destination_id: body.destination_id,
-        event_type_pattern: body.event_type_pattern ?? null,
-        active: body.active ?? true,
-        filter: body.filter ?? null,
-        created_at: at,
-        updated_at: at,
-      };
-      await insertRoute(record);
-      return { status: 201, data: presentRoute(record) };
+      const { route } = settled(await createRoute(principal.accountId, body, now));
+      return { status: 201, data: presentRoute(route) };
     },
   },
   {
@@ -135,15 +80,9 @@ export const routeRoutes: Route[] = [
       errors: { 400: [...patternErrors, ...FILTER_ERRORS, 'active must be a boolean', 'unknown field: destination_id'] },
     },
     handle: async ({ request, params, principal, now }) => {
-      const id = parsePathId(params.id);
       const body = parseJsonBody(request, updateRouteBody);
-      const changes: Partial<RouteRecord> = { updated_at: now.toISOString() };
-      if (body.active !== undefined) changes.active = body.active;
-      if (body.event_type_pattern !== undefined) changes.event_type_pattern = body.event_type_pattern;
-      if (body.filter !== undefined) changes.filter = body.filter;
-      const updated = await updateRoute(principal.accountId, id, changes);
-      if (!updated) throw notFound();
-      return { status: 200, data: presentRoute(updated) };
+      const { route } = settled(await changeRoute(principal.accountId, parsePathId(params.id), body, now));
+      return { status: 200, data: presentRoute(route) };
     },
   },
   {
@@ -157,9 +96,7 @@ export const routeRoutes: Route[] = [
       responses: { 204: noContent('Deleted.') },
     },
     handle: async ({ params, principal }) => {
-      const id = parsePathId(params.id);
-      if (!(await findRoute(principal.accountId, id))) throw notFound();
-      await deleteRoute(principal.accountId, id);
+      settled(await removeRoute(principal.accountId, parsePathId(params.id)));
       return { status: 204 };
     },
   },

@@ -1,7 +1,25 @@
-import { defineEntity } from './entity';
-import { accountPartition, routingPrefix } from './keys';
-import { routeRecord, type RouteRecord } from './records';
-import { markRoutingChanged } from './routing-stamp';
+import * as z from 'zod/mini';
+import { defineEntity } from '../store/entity';
+import { accountPartition, routingPrefix } from '../store/keys';
+import { jsonText } from '../store/records';
+import { markRoutingChanged } from '../store/routing-stamp';
+
+/** A route as stored: which events (by source, type and payload) go to which destination. */
+export const routeRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  source_id: z.nullable(z.string()),
+  destination_id: z.string(),
+  event_type_pattern: z.nullable(z.string()),
+  active: z.boolean(),
+  /** `portal`: made by the consumer portal, which may remove it again; matches outbound events only. */
+  managed_by: z.optional(z.nullable(z.literal('portal'))),
+  /** A payload filter (lambdas/domain/payload-filter.ts), validated when written; absent or null: none. */
+  filter: z.optional(z.nullable(jsonText(z.record(z.string(), z.unknown())))),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type RouteRecord = z.infer<typeof routeRecord>;
 
 /** In the routing range, so the routing table's one query reads it. */
 const routeKey = (accountId: string, routeId: string) => ({ pk: accountPartition(accountId), sk: `${routingPrefix.routes}${routeId}` });
