@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { EVENT_STATUSES } from '../domain/event-status';
-import { isReservedType } from '../domain/operational-events';
 import { isEventTypeName, PORTAL_SESSION_SECONDS } from '../domain/portal';
 import {
   attemptResponse,
@@ -10,12 +9,10 @@ import {
   eventListItemResponse,
   named,
 } from './schemas';
-import { hasControlChars, textField, uuidField } from './validation';
+import { uuidField } from './validation';
 
 /** Shapes of the consumer portal (issue 16): its sessions, the event type catalog and the portal API. */
 
-export const EVENT_TYPE_MESSAGE = 'name must be 1 to 200 letters, digits or . _ : / - (starting with a letter or digit)';
-export const RESERVED_EVENT_TYPE_NAME_MESSAGE = 'name must not start with hookgate. (reserved for operational events)';
 
 
 export const eventTypeName = (field: string, message: string) =>
@@ -52,39 +49,6 @@ export const portalSessionResponse = named(
     expires_at: timestamp,
   }),
   'A link to the consumer portal for one customer, on your verified custom domain when you have one.',
-);
-
-// ------------------------------------------------------------------ event type catalog
-
-const jsonSchemaObject = z
-  .record(z.string(), z.unknown())
-  .refine((v) => JSON.stringify(v).length <= 65_536, { error: () => 'schema must be at most 65536 bytes of JSON' })
-  .describe('A JSON Schema of the payload, shown to your customers. At most 64 KB.');
-
-export const createEventTypeBody = named(
-  'CreateEventTypeRequest',
-  z.strictObject({
-    name: eventTypeName('name', EVENT_TYPE_MESSAGE)
-      .refine((name) => !isReservedType(name), { error: () => RESERVED_EVENT_TYPE_NAME_MESSAGE })
-      .describe('The exact `event_type` you publish, such as `invoice.paid`.'),
-    description: textField('description', 1000)
-      .refine((v) => !hasControlChars(v))
-      .nullable()
-      .optional(),
-    schema: jsonSchemaObject.nullable().optional(),
-  }),
-  'Creates the type, or replaces the description and schema of an existing one.',
-);
-
-export const eventTypeResponse = named(
-  'EventType',
-  z.strictObject({
-    name: z.string(),
-    description: z.string().nullable(),
-    schema: z.record(z.string(), z.unknown()).nullable(),
-    created_at: timestamp,
-    updated_at: timestamp,
-  }),
 );
 
 // ------------------------------------------------------------------ the portal API
@@ -155,6 +119,5 @@ export const portalEventQuery = z.object({
   event_type: z.string().min(1).max(200).optional(),
 });
 
-export type EventTypeResponse = z.output<typeof eventTypeResponse>;
 export type PortalEventListItemResponse = z.output<typeof portalEventListItemResponse>;
 export type PortalEventResponse = z.output<typeof portalEventResponse>;

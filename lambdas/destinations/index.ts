@@ -6,7 +6,7 @@ import { newId, newSigningSecret } from '../shared/secrets';
 import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
 import { subscribedTypes } from '../domain/portal';
 import { findBreaker, listBreakers, resetBreaker } from '../store/breakers';
-import { listEventTypes } from '../store/event-types';
+import { listEventTypes } from '../event-types/record';
 import { deleteRoute, listRoutes } from '../routes/record';
 import {
   endpointCapRefusal,

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { deleteItem, getItem, putNew, queryPrefix, updateExisting } from './table';
+import { deleteItem, getItem, putItem, putNew, queryPrefix, updateExisting } from './table';
 
 export type Key = { pk: string; sk: string };
 type Attributes = Record<string, unknown>;
@@ -40,6 +40,8 @@ export function defineEntity<T extends Attributes, Ids extends unknown[]>(defini
     find: (...ids: Ids) => getItem(key(...ids), schema),
     /** False when the key was already taken. */
     create: (record: T, at?: Key) => putNew(item(record, at)),
+    /** Creates or replaces the whole item. */
+    put: (record: T, at?: Key) => putItem(item(record, at)),
     update: (ids: Ids, changes: Partial<T>, removals: string[] = [], when: Attributes = {}) =>
       updateExisting(key(...ids), encodeChanges(changes), schema, removals, when),
     remove: (...ids: Ids) => deleteItem(key(...ids)),

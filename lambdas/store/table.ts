@@ -54,6 +54,11 @@ export async function putNew(item: Key & Item): Promise<boolean> {
   }
 }
 
+/** Puts an item whether or not it exists. */
+export async function putItem(item: Key & Item): Promise<void> {
+  await documentClient().send(new PutCommand({ TableName: tableName(), Item: item }));
+}
+
 export async function deleteItem(key: Key): Promise<void> {
   await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: key }));
 }

@@ -1,26 +1,9 @@
-import { notFound } from '../../domain/errors';
-import { isEventTypeName } from '../../domain/portal';
-import { deleteEventType, findEventType, listEventTypes, putEventType, type EventTypeRecord } from '../../store/event-types';
-import { createEventTypeBody, EVENT_TYPE_MESSAGE, eventTypeResponse, RESERVED_EVENT_TYPE_NAME_MESSAGE, type EventTypeResponse } from '../portal-schemas';
+import { listEventTypes, putEventType, removeEventType } from '../../event-types';
+import { createEventTypeBody, EVENT_TYPE_MESSAGE, eventTypeResponse, exampleEventType, presentEventType, RESERVED_EVENT_TYPE_NAME_MESSAGE } from '../../event-types/shapes';
+import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import type { Route } from '../router';
 import { parseJsonBody } from '../validation';
-
-export const presentEventType = (t: EventTypeRecord): EventTypeResponse => ({
-  name: t.name,
-  description: t.description,
-  schema: t.schema_json === null ? null : (JSON.parse(t.schema_json) as Record<string, unknown>),
-  created_at: t.created_at,
-  updated_at: t.updated_at,
-});
-
-const exampleEventType = {
-  name: 'invoice.paid',
-  description: 'An invoice was paid in full.',
-  schema: { type: 'object', properties: { invoice: { type: 'string' }, total: { type: 'integer' } }, required: ['invoice'] },
-  created_at: '2026-06-01T12:00:00.000Z',
-  updated_at: '2026-06-01T12:00:00.000Z',
-} satisfies EventTypeResponse;
 
 export const eventTypeRoutes: Route[] = [
   {
@@ -41,18 +24,8 @@ export const eventTypeRoutes: Route[] = [
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createEventTypeBody);
-      const at = now.toISOString();
-      const record: EventTypeRecord = {
-        account_id: principal.accountId,
-        name: body.name,
-        description: body.description ?? null,
-        schema_json: body.schema ? JSON.stringify(body.schema) : null,
-        created_at: at,
-        updated_at: at,
-      };
-      const created = await putEventType(record);
-      const stored = created ? record : ((await findEventType(principal.accountId, body.name)) ?? record);
-      return { status: created ? 201 : 200, data: presentEventType(stored) };
+      const { kind, eventType } = await putEventType(principal.accountId, body, now);
+      return { status: kind === 'created' ? 201 : 200, data: presentEventType(eventType) };
     },
   },
   {
@@ -80,9 +53,7 @@ export const eventTypeRoutes: Route[] = [
       errors: { 404: ['Not found'] },
     },
     handle: async ({ params, principal }) => {
-      const name = params.name ?? '';
-      if (!isEventTypeName(name) || !(await findEventType(principal.accountId, name))) throw notFound();
-      await deleteEventType(principal.accountId, name);
+      settled(await removeEventType(principal.accountId, params.name ?? ''));
       return { status: 204 };
     },
   },

@@ -32,13 +32,13 @@ import { resendToEndpoint, sendTestEvent } from '../../pipeline/portal-delivery'
 import { findBrandSettings } from '../../store/brand-settings';
 import { findCustomerEvent, listCustomerEvents } from '../../store/customer-events';
 import { findEventDetail } from '../../store/events';
-import { listEventTypes } from '../../store/event-types';
+import { listEventTypes } from '../../event-types';
+import { eventTypeResponse, presentEventType } from '../../event-types/shapes';
 import { presentAttempt, presentEventDetail } from '../event-presenters';
 import { exampleAttempt, exampleBrandSettings, exampleOutboundDetail, ids } from '../examples';
 import { settled } from '../outcomes';
 import type { PortalPrincipal } from '../portal-auth';
 import {
-  eventTypeResponse,
   portalEventListItemResponse,
   portalEventQuery,
   portalEventWithAttemptsResponse,
@@ -51,7 +51,6 @@ import { json, jsonBody, list, noContent, page } from '../route-doc';
 import type { Route } from '../router';
 import { eventCursor, parseJsonBody, parsePathId, parseWith } from '../validation';
 import { presentBrandSettings } from './brand-settings';
-import { presentEventType } from './event-types';
 
 /**
  * The consumer portal's API: every route takes the portal link's secret only (`Bearer ps_…`), and
