@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { checkDestinationUrl, isForbiddenAddress } from '../domain/address-policy';
 import { resolveHost, type Resolver } from './dns';
+import type { AttemptOutcome } from '../domain/vocabulary';
 
 // Delivers one webhook to a customer URL with an SSRF guard, one deadline and a capped response body.
 // Modelled on svix's webhook_http_client: every resolved address is checked (IPv4-mapped IPv6 is
@@ -12,7 +13,7 @@ import { resolveHost, type Resolver } from './dns';
 // DNS lookup, so DNS rebinding cannot swap the answer), and redirects are never followed.
 // Nothing here logs: headers and bodies carry signatures and customer secrets.
 
-export type DeliveryOutcome = 'success' | 'http_error' | 'timeout' | 'network_error' | 'blocked';
+export type DeliveryOutcome = AttemptOutcome;
 
 export interface DeliveryRequest {
   url: string;

@@ -1,5 +1,4 @@
 import * as z from 'zod';
-import { EVENT_STATUSES } from '../domain/event-status';
 import { isEventTypeName, PORTAL_SESSION_SECONDS } from '../domain/portal';
 import {
   attemptResponse,
@@ -10,6 +9,7 @@ import {
   named,
 } from './schemas';
 import { uuidField } from './validation';
+import { EVENT_STATUSES } from '../domain/vocabulary';
 
 /** Shapes of the consumer portal (issue 16): its sessions, the event type catalog and the portal API. */
 

@@ -1,18 +1,10 @@
 import * as z from 'zod';
 import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
-import { DELIVERY_STATUSES, EVENT_STATUSES, REPLAYABLE_STATUSES, type EventStatus } from '../domain/event-status';
+import { REPLAYABLE_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { isCustomerId } from '../domain/portal';
 import { PLANS } from '../domain/plans';
-import { PROVIDERS } from '../domain/provider-signatures';
-import {
-  DOMAIN_STATUSES,
-  EXPORT_FORMATS,
-  EXPORT_STATUSES,
-  OUTCOMES,
-  TLS_STATUSES,
-} from '../store/records';
-import { REPLAY_JOB_STATUSES } from '../store/replay-jobs';
+import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, DOMAIN_STATUSES, EVENT_STATUSES, type EventStatus, EXPORT_FORMATS, EXPORT_STATUSES, PROVIDERS, REPLAY_JOB_STATUSES, TLS_STATUSES } from '../domain/vocabulary';
 
 /**
  * The OpenAPI document is generated from the very zod schemas the handlers parse with and the
@@ -57,7 +49,7 @@ export const errorResponse = named(
 const uuid = z.uuid();
 const timestamp = z.iso.datetime();
 const nullableTimestamp = timestamp.nullable();
-const direction = z.enum(['inbound', 'outbound']);
+const direction = z.enum(DIRECTIONS);
 const eventStatus = named('EventStatus', z.enum(EVENT_STATUSES), 'Event status; terminal: delivered, dead_letter, replayed.');
 
 export const accountResponse = named(
@@ -195,7 +187,7 @@ export const attemptResponse = named(
     event_id: uuid,
     destination_id: uuid,
     attempt_number: z.int().min(1),
-    outcome: z.enum(OUTCOMES),
+    outcome: z.enum(ATTEMPT_OUTCOMES),
     response_status: z.int().nullable(),
     response_body: z.string().describe('The first 4 KB of the answer.'),
     error: z.string().nullable(),

@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
-import { SIGNATURE_SCHEMES } from '../domain/signing-secret';
 import { breakerEntity } from '../store/breakers';
 import { defineEntity } from '../store/entity';
 import { accountPartition, routingPrefix } from '../store/keys';
 import { markRoutingChanged } from '../store/routing-stamp';
 import { queryAll } from '../store/table';
+import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
 
 /**
  * A destination as stored: the one declaration its settings (./changes.ts), API shapes (./shapes.ts)

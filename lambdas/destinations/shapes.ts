@@ -3,7 +3,6 @@ import { autoDisableHours, DEFAULT_AUTO_DISABLE_HOURS, MAX_AUTO_DISABLE_HOURS } 
 import { RETRY_SCHEDULE_LIMITS, scheduleFor } from '../domain/backoff';
 import { HEALTH_STATES, healthState, type BreakerState } from '../domain/breaker';
 import { unsendableHeaderMessage } from '../domain/header-values';
-import { SIGNATURE_SCHEMES } from '../domain/signing-secret';
 import { config } from '../shared/config';
 import { exampleSigningSecret, ids, at } from '../api/examples';
 import { eventTypeName } from '../api/portal-schemas';
@@ -11,6 +10,7 @@ import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
 import { hasControlChars, isHeaderName, sendableHeaderRule, textField } from '../api/validation';
 import { accountCapMessage, customerCapMessage, DEFAULT_ENDPOINT_CAPS } from './changes';
 import type { DestinationRecord } from './record';
+import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
 
 /**
  * A destination's API shapes, in the management API and the consumer portal: what a caller may

@@ -1,4 +1,4 @@
-import type { DeliveryStatus, EventStatus } from './event-status';
+import type { DeliveryStatus, EventStatus } from './vocabulary';
 
 /** A bulk replay stops after this many events; the same request again continues with the rest. */
 export const REPLAY_JOB_LIMIT = 100_000;

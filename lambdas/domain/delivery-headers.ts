@@ -1,5 +1,6 @@
 import { webhookIdOf } from './ids';
 import { hookgateSignature, standardWebhooksSignature } from './signing';
+import type { Direction } from './vocabulary';
 
 export interface DeliveryHeaderInput {
   /** The id receivers de-duplicate on: a replay chain's first event's (the event's own when it is no copy). */
@@ -38,7 +39,7 @@ export type ShownHeaderInput = Omit<DeliveryHeaderInput, 'body' | 'timestamp' | 
 
 /** The facts of a delivery's headers that do not change from try to try. */
 export function headerFacts(
-  event: { id: string; webhook_id?: string | null; event_type: string | null; direction: 'inbound' | 'outbound' },
+  event: { id: string; webhook_id?: string | null; event_type: string | null; direction: Direction },
   storedContentType: string | null,
   destination: { signature_scheme: DeliveryHeaderInput['scheme']; auth: DeliveryHeaderInput['auth'] },
   version: string,

@@ -1,9 +1,10 @@
 import { nextRetry, type RetryDecision } from './backoff';
 import type { BreakerGate } from './breaker';
 import { statusAfter } from './delivery-plan';
-import { isTerminalDelivery, type EventStatus } from './event-status';
+import { isTerminalDelivery } from './event-status';
 import type { DeliveryState, EndReason } from './progress';
 import { reachesCustomer } from './routing';
+import type { AttemptOutcome, EventStatus } from './vocabulary';
 
 /**
  * The decisions of one delivery try, as pure functions (model: svix-server's worker, which types each
@@ -66,7 +67,7 @@ const hasLiveClaim = (delivery: DeliveryState, now: Date, leaseMs: number) =>
 
 /** What a settled try leads to. */
 export interface TryOutcome {
-  outcome: 'success' | 'http_error' | 'timeout' | 'network_error' | 'blocked';
+  outcome: AttemptOutcome;
   responseStatus: number | null;
   retryAfterSeconds: number | null;
 }

@@ -1,6 +1,7 @@
-import { aggregateStatus, type EventStatus } from './event-status';
+import { aggregateStatus } from './event-status';
 import type { DeliveryState } from './progress';
 import { reachesCustomer, routeMatches, type RoutedEvent, type RouteRule } from './routing';
+import type { EventStatus } from './vocabulary';
 
 /** What planning needs of a destination. */
 export interface PlannedDestination {

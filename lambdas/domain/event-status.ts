@@ -1,18 +1,6 @@
-/** Event and delivery statuses (spec part 3) and how one event's status follows its deliveries. */
-export const EVENT_STATUSES = [
-  'received',
-  'accepted',
-  'queued',
-  'delivering',
-  'delivered',
-  'retry_scheduled',
-  'dead_letter',
-  'replayed',
-] as const;
-export type EventStatus = (typeof EVENT_STATUSES)[number];
+import type { DeliveryStatus, EventStatus } from './vocabulary';
 
-export const DELIVERY_STATUSES = ['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter'] as const;
-export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+/** How one event's status follows its deliveries (spec part 3). */
 
 export const TERMINAL_EVENT_STATUSES: readonly EventStatus[] = ['delivered', 'dead_letter', 'replayed'];
 

@@ -1,5 +1,6 @@
-import { aggregateStatus, isTerminalDelivery, type EventStatus } from './event-status';
+import { aggregateStatus, isTerminalDelivery } from './event-status';
 import type { DeliveryState } from './progress';
+import type { EventStatus } from './vocabulary';
 
 /**
  * The consumer portal's rules (issue 16): who a customer is, how long a link lives, what a customer

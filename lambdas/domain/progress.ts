@@ -1,4 +1,5 @@
-import { isTerminalDelivery, type DeliveryStatus, type EventStatus } from './event-status';
+import { isTerminalDelivery } from './event-status';
+import type { DeliveryStatus, EventStatus } from './vocabulary';
 
 /** Why a delivery ended without exhausting its tries. */
 export const END_REASONS = [

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { payloadHash } from './payload-hash';
+import type { Provider, SECRET_PROVIDERS } from './vocabulary';
 
 /**
  * Inbound webhook signature verification, the way each provider's own SDK / docs sign.
@@ -12,11 +13,8 @@ import { payloadHash } from './payload-hash';
  * (no sign, no leading zeros, at most 12 digits) and within TOLERANCE_SECONDS of `now`, both ways.
  */
 
-export const PROVIDERS = ['stripe', 'github', 'shopify', 'slack', 'standard_webhooks', 'hmac_sha256'] as const;
-export type Provider = (typeof PROVIDERS)[number];
-
 export type VerificationConfig =
-  | { provider: 'stripe' | 'github' | 'shopify' | 'slack' | 'standard_webhooks'; secret: string }
+  | { provider: (typeof SECRET_PROVIDERS)[number]; secret: string }
   | { provider: 'hmac_sha256'; secret: string; header: string; encoding: 'hex' | 'base64'; prefix?: string };
 
 /** `reason` is for logs and metrics only; never send it to the caller. Always one of VERIFY_FAILURE_REASONS. */

@@ -1,5 +1,6 @@
-import { SETTLED_STATUSES, type EventStatus } from './event-status';
+import { SETTLED_STATUSES } from './event-status';
 import { firstIdAt } from './time-bounds';
+import type { EventStatus } from './vocabulary';
 
 export const DAY_MS = 86_400_000;
 const DAY_SECONDS = 86_400;

@@ -1,5 +1,3 @@
-export const SIGNATURE_SCHEMES = ['hookgate', 'standard_webhooks'] as const;
-export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 
 /** Standard Webhooks keys are `whsec_` + base64 of 24 to 64 random bytes; the HMAC key is the decoded part. */
 export function isStandardWebhooksSecret(secret: string): boolean {

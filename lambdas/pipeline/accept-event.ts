@@ -1,7 +1,6 @@
 import { scheduleFor } from '../domain/backoff';
 import { payloadHash } from '../domain/payload-hash';
 import { planDeliveries, statusAfter } from '../domain/delivery-plan';
-import type { EventStatus } from '../domain/event-status';
 import { sideItemExpiresAt } from '../domain/retention';
 import { enqueueDeliveries, type DeliveryTask } from '../adapters/delivery-queue';
 import { parseJsonPayload } from '../domain/payload-filter';
@@ -15,10 +14,11 @@ import { logCustomerEvent } from '../store/customer-events';
 import { deleteUnqueuedEvent, findEvent, insertEvent } from '../store/events';
 import type { EventBodyRecord, EventRecord } from '../store/records';
 import { loadCurrentRoutingTable, type RoutingTable } from '../store/routing-table';
+import type { Direction, EventStatus } from '../domain/vocabulary';
 
 export interface NewEvent {
   accountId: string;
-  direction: 'inbound' | 'outbound';
+  direction: Direction;
   sourceId: string | null;
   eventType: string | null;
   /** The customer an outbound event is addressed to; null: none (every inbound event). */

@@ -5,6 +5,7 @@ import { log } from '../shared/log';
 import { listEventPages } from '../store/event-lists';
 import { claimExportJob, findClaimableJobs, finishExportJob } from '../store/exports';
 import type { ExportFilters, ExportJobRecord } from '../store/records';
+import { type Direction, DIRECTIONS } from '../domain/vocabulary';
 
 /** A worker that started a job this long ago is presumed dead (the export function's timeout is shorter). */
 export const STALE_CLAIM_MS = 20 * 60 * 1000;
@@ -55,7 +56,7 @@ async function runJob(job: ExportJobRecord, now: () => Date): Promise<void> {
  * dates (ids are time-ordered), a filter for the status, and both directions merged by id.
  */
 async function* exportRows(accountId: string, filters: ExportFilters): AsyncGenerator<ExportRow> {
-  const directions = filters.direction ? [filters.direction] : (['inbound', 'outbound'] as const);
+  const directions = filters.direction ? [filters.direction] : DIRECTIONS;
   const streams = directions.map((direction) => listPages(accountId, direction, filters)[Symbol.asyncIterator]());
   const heads = await Promise.all(streams.map((stream) => stream.next()));
   for (;;) {
@@ -73,7 +74,7 @@ async function* exportRows(accountId: string, filters: ExportFilters): AsyncGene
   }
 }
 
-async function* listPages(accountId: string, direction: 'inbound' | 'outbound', filters: ExportFilters): AsyncGenerator<ExportRow> {
+async function* listPages(accountId: string, direction: Direction, filters: ExportFilters): AsyncGenerator<ExportRow> {
   const range = {
     newestFirst: true,
     from: filters.date_from ? firstIdAt(Date.parse(filters.date_from)) : undefined,

@@ -1,6 +1,6 @@
 import type { Refusal } from '../domain/errors';
-import type { EventStatus } from '../domain/event-status';
 import type { AcceptResult } from './accept-event';
+import type { EventStatus } from '../domain/vocabulary';
 
 /** An event as the caller is told of it. */
 export interface EventRef {

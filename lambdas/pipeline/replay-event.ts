@@ -8,6 +8,7 @@ import { changeEvent, findEventWithBody } from '../store/events';
 import type { EventBodyRecord, EventRecord } from '../store/records';
 import { acceptEvent } from './accept-event';
 import { refused, type EventRef, type NotFound, type Refused } from './outcomes';
+import type { Direction } from '../domain/vocabulary';
 
 export type ReplayOutcome = { kind: 'accepted'; replay: EventRef } | NotFound | Refused;
 
@@ -20,7 +21,7 @@ export type ReplayOutcome = { kind: 'accepted'; replay: EventRef } | NotFound | 
  */
 export async function replayEvent(
   accountId: string,
-  direction: 'inbound' | 'outbound',
+  direction: Direction,
   eventId: string,
   now: Date,
   destinationId?: string,

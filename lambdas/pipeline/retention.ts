@@ -2,23 +2,8 @@ import { isSweepable, sideItemExpiresAt, sweepCutoffBound } from '../domain/rete
 import { deletePayload } from '../adapters/payloads';
 import { log } from '../shared/log';
 import { changeEvent } from '../store/events';
-import {
-  accountIdsAfter,
-  clearCheckpoint,
-  deleteDedupeIfOwned,
-  deleteSettledStatusItem,
-  deleteSideItems,
-  listEventsOldestFirst,
-  readAccountRetention,
-  readCheckpoint,
-  readEventParts,
-  recordTtlWindow,
-  setDedupeExpiry,
-  setSideItemExpiry,
-  writeCheckpoint,
-  type Direction,
-  type SweepCursor,
-} from '../store/retention';
+import { accountIdsAfter, clearCheckpoint, deleteDedupeIfOwned, deleteSettledStatusItem, deleteSideItems, listEventsOldestFirst, readAccountRetention, readCheckpoint, readEventParts, recordTtlWindow, setDedupeExpiry, setSideItemExpiry, writeCheckpoint, type SweepCursor } from '../store/retention';
+import type { Direction } from '../domain/vocabulary';
 
 /** Events read from the list index per query. */
 export const SWEEP_PAGE_SIZE = 100;

@@ -1,6 +1,7 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ENV, METRICS, metricsService } from './resource-definitions';
 import { debugLogging, log, runningInLambda } from './log';
+import type { Direction } from '../domain/vocabulary';
 
 /**
  * CloudWatch metrics in Embedded Metric Format through Powertools Metrics: recorded during an
@@ -73,7 +74,7 @@ export function flushMetrics(): void {
 }
 
 /** An event was persisted and queued (ingest, publish or replay). */
-export function recordIngested(direction: 'inbound' | 'outbound'): void {
+export function recordIngested(direction: Direction): void {
   countMetric(METRICS.names.ingested, { direction });
 }
 

@@ -2,7 +2,6 @@ import { PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-d
 import * as z from 'zod/mini';
 import { customerView } from '../domain/portal';
 import { sideItemExpiresAt } from '../domain/retention';
-import type { EventStatus } from '../domain/event-status';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { defineEntity } from './entity';
@@ -10,6 +9,7 @@ import { eventEntity } from './events';
 import { accountPartition } from './keys';
 import { eventRecord, type EventRecord } from './records';
 import { batchGet } from './table';
+import type { EventStatus } from '../domain/vocabulary';
 
 /**
  * A customer's event log: one entry per outbound event that has deliveries to the customer's

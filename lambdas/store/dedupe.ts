@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import { defineEntity } from './entity';
 import { accountPartition } from './keys';
+import type { Direction } from '../domain/vocabulary';
 
 /**
  * A claimed external id, in a partition of its own per (account, scope hash) so claims never meet an
@@ -14,7 +15,7 @@ export const dedupeEntity = defineEntity({
 });
 
 /** Provider delivery ids are de-duplicated per source (inbound) or per account (outbound). */
-export function dedupeKey(direction: 'inbound' | 'outbound', scopeId: string, externalId: string): string {
+export function dedupeKey(direction: Direction, scopeId: string, externalId: string): string {
   return createHash('sha256').update(`${direction}\n${scopeId}\n${externalId}`).digest('hex');
 }
 

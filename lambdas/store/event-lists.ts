@@ -7,6 +7,7 @@ import { config } from '../shared/config';
 import { eventEntity, LIST_SHARDS, listPartition } from './events';
 import { eventRecord, type EventRecord } from './records';
 import { batchGet } from './table';
+import type { Direction } from '../domain/vocabulary';
 
 /**
  * The list index (TABLE.globalIndexes[0]) holds an account's events of one direction, spread over
@@ -31,7 +32,6 @@ type ListedKeys = z.infer<typeof listedKeys>;
 export const eventListItem = z.extend(listedKeys, { status: eventRecord.shape.status, attempts_count: eventRecord.shape.attempts_count });
 export type EventListItem = z.infer<typeof eventListItem>;
 
-export type Direction = 'inbound' | 'outbound';
 
 export interface ListRange {
   newestFirst: boolean;

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { PLANS } from '../domain/plans';
+import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES, EXPORT_FORMATS, EXPORT_STATUSES, DOMAIN_STATUSES, SECRET_PROVIDERS, TLS_STATUSES } from '../domain/vocabulary';
 
 /** Stored shapes, validated on every read. Responses are built from these in the API layer. */
 const timestamp = z.string();
@@ -44,7 +44,7 @@ export type ApiKeyLookupRecord = z.infer<typeof apiKeyLookupRecord>;
 
 /** A source's provider signature check; the secret is write-only (never in a response or a log). */
 export const verificationConfig = z.union([
-  z.object({ provider: z.enum(['stripe', 'github', 'shopify', 'slack', 'standard_webhooks']), secret: z.string() }),
+  z.object({ provider: z.enum(SECRET_PROVIDERS), secret: z.string() }),
   z.object({
     provider: z.literal('hmac_sha256'),
     secret: z.string(),
@@ -102,7 +102,7 @@ export type BreakerRecord = z.infer<typeof breakerRecord>;
 export const eventRecord = z.object({
   id: z.string(),
   account_id: z.string(),
-  direction: z.enum(['inbound', 'outbound']),
+  direction: z.enum(DIRECTIONS),
   source_id: z.nullable(z.string()),
   event_type: z.nullable(z.string()),
   external_event_id: z.nullable(z.string()),
@@ -142,14 +142,12 @@ export const eventBodyRecord = z.object({
 });
 export type EventBodyRecord = z.infer<typeof eventBodyRecord>;
 
-export const OUTCOMES = ['success', 'http_error', 'timeout', 'network_error', 'blocked'] as const;
-
 export const attemptRecord = z.object({
   id: z.string(),
   event_id: z.string(),
   destination_id: z.string(),
   attempt_number: z.int(),
-  outcome: z.enum(OUTCOMES),
+  outcome: z.enum(ATTEMPT_OUTCOMES),
   response_status: z.nullable(z.int()),
   response_body: z.string(),
   error: z.nullable(z.string()),
@@ -158,11 +156,8 @@ export const attemptRecord = z.object({
 });
 export type AttemptRecord = z.infer<typeof attemptRecord>;
 
-export const EXPORT_STATUSES = ['queued', 'processing', 'ready', 'failed'] as const;
-export const EXPORT_FORMATS = ['json', 'csv'] as const;
-
 export const exportFilters = z.object({
-  direction: z.optional(z.enum(['inbound', 'outbound'])),
+  direction: z.optional(z.enum(DIRECTIONS)),
   status: z.optional(z.enum(EVENT_STATUSES)),
   date_from: z.optional(timestamp),
   date_to: z.optional(timestamp),
@@ -196,10 +191,8 @@ export const brandSettingsRecord = z.object({
 });
 export type BrandSettingsRecord = z.infer<typeof brandSettingsRecord>;
 
-export const DOMAIN_STATUSES = ['pending_verification', 'verified', 'failed'] as const;
 /** A deleted domain whose AWS resources the provisioner is removing: never shown, its hostname still held. */
 export const DELETING = 'deleting';
-export const TLS_STATUSES = ['pending', 'issued', 'failed'] as const;
 
 export const dnsRecord = z.object({ type: z.string(), name: z.string(), value: z.string() });
 export type DnsRecordValue = z.infer<typeof dnsRecord>;

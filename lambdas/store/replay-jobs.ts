@@ -1,7 +1,6 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { replayJobExpiresAt } from '../domain/bulk-replay';
-import { EVENT_STATUSES } from '../domain/event-status';
 import { isExpired } from '../domain/retention';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
@@ -10,6 +9,7 @@ import { defineEntity } from './entity';
 import { eventPartition } from './events';
 import { accountPartition } from './keys';
 import { isConditionFailure, queryAll } from './table';
+import { DIRECTIONS, EVENT_STATUSES, REPLAY_JOB_STATUSES } from '../domain/vocabulary';
 
 /**
  * Bulk replay jobs (issue 15), declared in one place: the item's key, its schema, and the attributes
@@ -24,10 +24,8 @@ const claimKey = (accountId: string, eventId: string, jobId: string) => ({ pk: e
 const WORK = { queued: 'REPLAYS#queued', running: 'REPLAYS#running' } as const;
 const workSortKey = (at: string, job: { account_id: string; id: string }) => `${at}#${job.account_id}#${job.id}`;
 
-export const REPLAY_JOB_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
-
 export const replayFilters = z.object({
-  direction: z.enum(['inbound', 'outbound']),
+  direction: z.enum(DIRECTIONS),
   status: z.array(z.enum(EVENT_STATUSES)),
   destination_id: z.optional(z.string()),
   source_id: z.optional(z.string()),

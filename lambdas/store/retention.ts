@@ -8,16 +8,17 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { TABLE } from '../shared/resource-definitions';
-import { EVENT_STATUSES, SETTLED_STATUSES, type EventStatus } from '../domain/event-status';
+import { SETTLED_STATUSES } from '../domain/event-status';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { eventEntity, eventItemKind, readEventPartition as readStoredEvent } from './events';
-import { walkListIndex, type Direction } from './event-lists';
+import { walkListIndex } from './event-lists';
 import { accountEntity, ACCOUNTS_WORK_PARTITION } from './accounts';
 import { dedupeEntity } from './dedupe';
 import { defineEntity, type Key } from './entity';
 import { eventRecord, type EventRecord } from './records';
 import { isConditionFailure } from './table';
+import { type Direction, DIRECTIONS, EVENT_STATUSES, type EventStatus } from '../domain/vocabulary';
 
 /**
  * Key queries and deletes for the retention sweeper. Everything here is idempotent: deleting what is
@@ -271,7 +272,7 @@ export const SWEEPER_CHECKPOINT_KEY = { pk: 'SWEEPER', sk: 'CHECKPOINT' } as con
 export const sweepCursor = z.object({
   account_id: z.string(),
   phase: z.enum(['delete', 'resync']),
-  direction: z.enum(['inbound', 'outbound']),
+  direction: z.enum(DIRECTIONS),
   /** The last event handled in this phase and direction; null to start at the oldest. */
   after: z.nullable(z.string()),
   /** The account's retention when the cursor was written; a different window restarts the account. */

@@ -6,7 +6,6 @@ import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payloadKey, putPayload } from '../../lambdas/adapters/payloads';
-import type { EventStatus } from '../../lambdas/domain/event-status';
 import { uuidv7 } from '../../lambdas/domain/ids';
 import { handler as sweeper } from '../../lambdas/handlers/sweeper';
 import { claimExternalId, dedupeKey } from '../../lambdas/store/dedupe';
@@ -17,6 +16,7 @@ import { startGateway, type Gateway } from '../../local/gateway';
 import { startChildGateway } from '../fixtures/child-gateway';
 import { createAccount, httpClient, type Call } from '../fixtures/http-client';
 import { eventually } from '../fixtures/sink';
+import type { EventStatus } from '../../lambdas/domain/vocabulary';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;

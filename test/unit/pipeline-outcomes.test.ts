@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { Refusal } from '../../lambdas/domain/errors';
-import type { EventStatus } from '../../lambdas/domain/event-status';
+import type { EventStatus } from '../../lambdas/domain/vocabulary';
 
 const acceptEvent = vi.fn();
 const findSourceByToken = vi.fn();

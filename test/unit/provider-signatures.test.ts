@@ -2,16 +2,8 @@ import { createHash, createHmac } from 'node:crypto';
 import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import {
-  PROVIDERS,
-  TOLERANCE_SECONDS,
-  VERIFY_FAILURE_REASONS,
-  deliveryIdFor,
-  verifySignature,
-  type Provider,
-  type VerificationConfig,
-  type VerifyResult,
-} from '../../lambdas/domain/provider-signatures';
+import { TOLERANCE_SECONDS, VERIFY_FAILURE_REASONS, deliveryIdFor, verifySignature, type VerificationConfig, type VerifyResult } from '../../lambdas/domain/provider-signatures';
+import { PROVIDERS, type Provider } from '../../lambdas/domain/vocabulary';
 
 type Headers = Record<string, string>;
 

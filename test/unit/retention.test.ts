@@ -11,7 +11,6 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { EVENT_STATUSES } from '../../lambdas/domain/event-status';
 import { uuidv7 } from '../../lambdas/domain/ids';
 import { sweepClock } from '../../lambdas/handlers/sweeper';
 import { cutoffBound, DAY_MS, isSweepable } from '../../lambdas/domain/retention';
@@ -20,6 +19,7 @@ import { resetConfigForTests } from '../../lambdas/shared/config';
 import { listShard } from '../../lambdas/store/events';
 import { batchDeleteKeys, SWEEPER_CHECKPOINT_KEY } from '../../lambdas/store/retention';
 import { UNIT_ENV } from '../fixtures/apigw';
+import { EVENT_STATUSES } from '../../lambdas/domain/vocabulary';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const s3 = mockClient(S3Client);

@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { invalid, notFound } from '../../domain/errors';
-import { EVENT_STATUSES } from '../../domain/event-status';
 import { payloadUrl, readStoredBody } from '../../adapters/payloads';
 import { replayEvent } from '../../pipeline/replay-event';
 import { listEvents } from '../../store/event-lists';
@@ -20,6 +19,7 @@ import type { Route } from '../router';
 import { CUSTOMER_MESSAGE, customerField, eventListItemResponse, eventWithAttemptsResponse, named, replayResponse, type ReplayResponse } from '../schemas';
 import { eventCursor, parseJsonBody, parsePathId, parseWith, timestampField, uuidField } from '../validation';
 import { firstIdAt, lastIdAt } from '../../domain/time-bounds';
+import { type Direction, EVENT_STATUSES } from '../../domain/vocabulary';
 
 const listQuery = z.object({
   limit: z.coerce.number().int().min(1).max(200).optional().describe('Page size, 1..200; default 50.'),
@@ -47,7 +47,7 @@ const replayBody = named(
 const cursor = eventCursor('v1');
 
 /** List, detail and replay of one direction's events; inbound at /v1/events, outbound at /v1/outbound-events. */
-export function eventRoutes(basePath: string, direction: 'inbound' | 'outbound'): Route[] {
+export function eventRoutes(basePath: string, direction: Direction): Route[] {
   const inbound = direction === 'inbound';
   const noun = inbound ? 'Event' : 'OutboundEvent';
   const tag = inbound ? 'Events' : 'Outbound events';

@@ -1,19 +1,19 @@
 import * as z from 'zod';
 import { BUCKETS } from '../../shared/resource-definitions';
 import { gone, invalid, notFound } from '../../domain/errors';
-import { EVENT_STATUSES } from '../../domain/event-status';
 import { encoderFor } from '../../domain/export-rows';
 import { exportExpiresAt, isExpired } from '../../domain/retention';
 import { downloadUrl } from '../../adapters/export-files';
 import { startJobWorker } from '../../adapters/job-trigger';
 import { newId } from '../../shared/secrets';
 import { findExportJob, insertExportJob, listExportJobs } from '../../store/exports';
-import { EXPORT_FORMATS, type ExportJobRecord } from '../../store/records';
+import { type ExportJobRecord } from '../../store/records';
 import { exampleExportJob, exampleReadyExportJob, ids } from '../examples';
 import { json, jsonBody, list, redirect } from '../route-doc';
 import type { Route } from '../router';
 import { exportJobResponse, named, type ExportJobResponse } from '../schemas';
 import { JOB_LIST_ERRORS, jobListQuery, parseJsonBody, parsePathId, parseWith, timestampField } from '../validation';
+import { DIRECTIONS, EVENT_STATUSES, EXPORT_FORMATS } from '../../domain/vocabulary';
 
 const createExportBody = named(
   'CreateExportRequest',
@@ -21,7 +21,7 @@ const createExportBody = named(
     format: z.enum(EXPORT_FORMATS).optional().describe('Default `json`.'),
     filters: z
       .strictObject({
-        direction: z.enum(['inbound', 'outbound']).optional(),
+        direction: z.enum(DIRECTIONS).optional(),
         status: z.enum(EVENT_STATUSES).optional(),
         date_from: timestampField('filters.date_from').optional().describe('ISO 8601; inclusive bound on `created_at`.'),
         date_to: timestampField('filters.date_to').optional().describe('ISO 8601; inclusive bound on `created_at`.'),

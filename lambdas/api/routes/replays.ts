@@ -12,11 +12,12 @@ import { json, jsonBody, list } from '../route-doc';
 import type { Route } from '../router';
 import { named, replayableStatus, replayDryRunResponse, replayJobResponse, type ReplayJobResponse } from '../schemas';
 import { JOB_LIST_ERRORS, jobListQuery, parseJsonBody, parsePathId, parseWith, textField, timestampField, uuidField } from '../validation';
+import { DIRECTIONS } from '../../domain/vocabulary';
 
 const createReplayBody = named(
   'CreateReplayRequest',
   z.strictObject({
-    direction: z.enum(['inbound', 'outbound']),
+    direction: z.enum(DIRECTIONS),
     status: z
       .array(replayableStatus)
       .min(1)
