@@ -4,6 +4,7 @@ import { afterFailure, afterSuccess, breakerGate, takeProbe, type BreakerState }
 import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
 import { checkArrival, decideClaim, settleTry, withClaim, withEnd, withSettlement, withWait } from '../domain/delivery-phases';
 import type { EndReason } from '../domain/progress';
+import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
 import { activeSecrets } from '../domain/signing';
 import type { DeliveryTask } from '../adapters/delivery-queue';
 import type { DeliveryResult } from '../adapters/http-sender';
@@ -21,8 +22,8 @@ import { changeEvent, findEventWithBody, insertAttempt } from '../store/events';
 import type { AttemptRecord, DestinationRecord, EventBodyRecord, EventRecord } from '../store/records';
 import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routing-table';
 
-/** What the queue should do with the task's message afterwards: drop it, or bring it back at `until`. */
-export type TaskResult = { kind: 'done' } | { kind: 'wait'; until: Date; /** The send slot it waits for (rate limits). */ rateSlot?: number };
+/** What the queue should do with the task's message afterwards: drop it, or bring it back (as `queueWait` decides). */
+export type TaskResult = { kind: 'done' } | ({ kind: 'wait' } & TaskWait);
 
 export interface DeliverDeps {
   send: (request: {
@@ -37,8 +38,6 @@ export interface DeliverDeps {
 
 /** A try in flight belongs to its worker until the worker's Lambda would have timed out. */
 const LEASE_MS = DELIVERY_QUEUE.consumerTimeoutSeconds * 1000;
-/** A message that arrives up to this early is delivered rather than put back. */
-const EARLY_TOLERANCE_MS = 1000;
 /** A probe holds its destination's breaker for its own timeout plus this margin (its settle writes). */
 const PROBE_MARGIN_MS = 5_000;
 const DISABLED_BY_GONE = 'the endpoint answered 410 Gone';
@@ -59,22 +58,38 @@ interface Claimed {
   sendAt?: number;
 }
 
-type Prepared = TaskResult | { kind: 'claimed'; claimed: Claimed };
+/**
+ * Not yet, with no try spent (breaker, rate limit): the wait is stored as the delivery's due time, so
+ * the reconciler does not take it for lost. `event` and `now` are what the decision was made on.
+ */
+interface Hold {
+  kind: 'hold';
+  wait: TaskWait;
+  event: EventRecord;
+  now: Date;
+}
+
+type Prepared = TaskResult | Hold | { kind: 'claimed'; claimed: Claimed };
 
 /**
- * One delivery task, in three phases: prepare (read, decide, claim), send, settle (attempt, outcome,
- * breaker). Idempotent against duplicate messages: a settled or already-claimed delivery is left alone.
+ * One delivery task, in phases: prepare (read, decide, claim), then either hold (store the wait) or
+ * send and settle (attempt, outcome, breaker). Idempotent against duplicate messages: a settled or
+ * already-claimed delivery is left alone.
  */
 export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promise<TaskResult> {
   const now = deps.now();
-  // A long wait hops from message to message; until it is over there is nothing to read.
-  if (task.not_before !== undefined && task.not_before - now.getTime() > EARLY_TOLERANCE_MS) {
-    return { kind: 'wait', until: new Date(task.not_before), rateSlot: task.rate_slot };
-  }
+  const carried = carriedWait(task, now);
+  if (carried) return { kind: 'wait', ...carried };
   const prepared = await prepare(task, now, deps.now);
-  if (prepared.kind !== 'claimed') return prepared;
-  const result = await send(prepared.claimed, deps);
-  return settle(task, prepared.claimed, result, deps);
+  switch (prepared.kind) {
+    case 'done':
+    case 'wait':
+      return prepared;
+    case 'hold':
+      return hold(task, prepared);
+    case 'claimed':
+      return settle(task, prepared.claimed, await send(prepared.claimed, deps), deps);
+  }
 }
 
 async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promise<Prepared> {
@@ -102,8 +117,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       await endDelivery(task, loaded.event, decision.reason);
       return { kind: 'done' };
     case 'wait':
-      // Held by the breaker: the new due time is stored, so the reconciler does not take the delivery for lost.
-      return holdDelivery(task, loaded.event, decision.until, now);
+      return { kind: 'hold', wait: { until: decision.until }, event: loaded.event, now };
     case 'claim': {
       if (!destination) return { kind: 'done' };
       let sendAt: number | undefined;
@@ -115,7 +129,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       if (decision.probe) {
         const probe = await changeBreaker(accountId, destinationId, breaker, (current) => takeProbe(current, now, destination.timeout_ms + PROBE_MARGIN_MS));
         const gate = breakerGate(probe.breaker, now);
-        if (!probe.changed && gate.kind === 'wait') return holdDelivery(task, loaded.event, gate.until, now);
+        if (!probe.changed && gate.kind === 'wait') return { kind: 'hold', wait: { until: gate.until }, event: loaded.event, now };
       }
       const claim = await changeEvent(accountId, eventId, (event) => withClaim(event, destinationId, now, LEASE_MS), loaded.event);
       if (!claim?.changed) return { kind: 'done' };
@@ -128,23 +142,22 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
 /**
  * A rate-limited destination's delivery takes its send slot (one per delivery, kept across the queue
  * hops that wait for it): sent at that time (the send waits for it, so nothing between spreads the
- * sends unevenly), or, when it is further off, a wait with no try spent and its due time stored, so
- * the reconciler does not take it for lost.
+ * sends unevenly), or, when it is further off, held with the slot.
  */
-async function pace(task: DeliveryTask, event: EventRecord, limit: number, clock: () => Date): Promise<TaskResult | { kind: 'send'; at: number }> {
+async function pace(task: DeliveryTask, event: EventRecord, limit: number, clock: () => Date): Promise<Hold | { kind: 'send'; at: number }> {
   // The time now, not the task's arrival: a slot taken for a moment already past would be sent at once, with others.
   const carried = task.rate_slot !== undefined && !isStaleSlot(task.rate_slot, clock()) ? task.rate_slot : undefined;
   const slot = carried ?? (await takeSendSlot(task.account_id, task.destination_id, limit, clock()));
   const now = clock();
   const plan = planSlot(slot, now);
   if (plan.kind === 'send') return { kind: 'send', at: slot };
-  const held = await holdDelivery(task, event, plan.until, now);
-  return held.kind === 'wait' ? { ...held, rateSlot: slot } : held;
+  return { kind: 'hold', wait: { until: plan.until, slot }, event, now };
 }
 
-async function holdDelivery(task: DeliveryTask, event: EventRecord, until: Date, now: Date): Promise<TaskResult> {
-  const held = await changeEvent(task.account_id, task.event_id, (current) => withWait(current, task.destination_id, until, now, LEASE_MS), event);
-  return held?.changed ? { kind: 'wait', until } : { kind: 'done' };
+/** A delivery settled or claimed meanwhile has no wait to store, and its task is done. */
+async function hold(task: DeliveryTask, { wait, event, now }: Hold): Promise<TaskResult> {
+  const held = await changeEvent(task.account_id, task.event_id, (current) => withWait(current, task.destination_id, wait.until, now, LEASE_MS), event);
+  return held?.changed ? { kind: 'wait', ...wait } : { kind: 'done' };
 }
 
 async function endDelivery(task: DeliveryTask, event: EventRecord, reason: EndReason): Promise<void> {
