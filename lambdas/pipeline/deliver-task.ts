@@ -1,6 +1,7 @@
 import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { scheduleFor } from '../domain/backoff';
-import { afterFailure, afterSuccess, breakerGate, takeProbe, type BreakerState } from '../domain/breaker';
+import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
+import { afterFailure, afterSuccess, breakerGate, breakerTransition, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
 import { checkArrival, decideClaim, settleTry, withClaim, withEnd, withSettlement, withWait } from '../domain/delivery-phases';
 import type { EndReason } from '../domain/progress';
@@ -16,7 +17,7 @@ import { newId } from '../shared/secrets';
 import { changeBreaker } from '../store/breakers';
 import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
-import { noticeBreaker, noticeDeadLetter, noticeDisabled } from './delivery-notices';
+import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
 import { disableDestination } from '../store/destinations';
 import { changeEvent, findEventWithBody, insertAttempt } from '../store/events';
 import type { AttemptRecord, DestinationRecord, EventBodyRecord, EventRecord } from '../store/records';
@@ -207,11 +208,15 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
   const settled = await changeEvent(accountId, eventId, (event) => withSettlement(event, destinationId, claimed.claimedAt, settlement.next), claimed.event);
 
   if (settlement.disable) {
-    await disableDestination(accountId, destinationId, DISABLED_BY_GONE, attemptedAt);
-    log.warn('destination disabled: its endpoint answered 410 Gone', { account_id: accountId, destination_id: destinationId });
-    await noticeDisabled(claimed.event, claimed.destination, DISABLED_BY_GONE, claimed.breaker.failing_since, attemptedAt);
+    await disable(claimed, DISABLED_BY_GONE, claimed.breaker.failing_since, attemptedAt);
   } else {
-    await updateBreaker(task, claimed, result.outcome === 'success', attemptedAt);
+    const breaker = await updateBreaker(task, claimed, result.outcome === 'success', attemptedAt);
+    if (breaker) {
+      await noticeBreaker(claimed.event, claimed.destination, breaker, attemptedAt);
+      const failingSince = breaker.after.failing_since;
+      const reason = claimed.destination.active ? autoDisableReason(autoDisableHours(claimed.destination), failingSince, attemptedAt) : null;
+      if (reason) await disable(claimed, reason, failingSince, attemptedAt);
+    }
   }
 
   const deadLettered = settlement.next.status === 'dead_letter';
@@ -230,33 +235,35 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
   return settlement.retry.retry ? { kind: 'wait', until: new Date(attemptedAt.getTime() + settlement.retry.delaySeconds * 1000) } : { kind: 'done' };
 }
 
-/** The try is recorded already: a breaker write that fails costs the breaker one data point, not the delivery. */
-async function updateBreaker(task: DeliveryTask, claimed: Claimed, succeeded: boolean, at: Date): Promise<void> {
-  const { breaker: known, probe } = claimed;
+/**
+ * The breaker after the try, as stored. The try is recorded already: a breaker write that fails costs
+ * the breaker one data point, not the delivery (undefined: nothing to announce or disable on).
+ */
+async function updateBreaker(task: DeliveryTask, claimed: Claimed, succeeded: boolean, at: Date): Promise<BreakerUpdate | undefined> {
   const settings = config().breaker;
-  const seen: { transition: 'opened' | 'recovered' | null; state: BreakerState; failingSince: string | null } = {
-    transition: null,
-    state: known,
-    failingSince: known.failing_since,
-  };
+  let written: { breaker: BreakerState; previous: BreakerState };
   try {
-    await changeBreaker(task.account_id, task.destination_id, known, (current) => {
-      const change = succeeded ? afterSuccess(current, at, settings) : afterFailure(current, at, settings, probe);
-      seen.transition = change?.transition ?? null;
-      seen.state = change?.next ?? current;
-      seen.failingSince = current.failing_since;
-      return change?.next;
-    });
+    written = await changeBreaker(task.account_id, task.destination_id, claimed.breaker, (current) =>
+      (succeeded ? afterSuccess(current, at, settings) : afterFailure(current, at, settings, claimed.probe))?.next,
+    );
   } catch (error) {
     log.error('breaker update failed', { account_id: task.account_id, destination_id: task.destination_id }, error);
-    return;
+    return undefined;
   }
-  const { transition } = seen;
-  await noticeBreaker(claimed.event, claimed.destination, transition, seen.state, seen.failingSince, at);
-  if (!transition) return;
-  recordBreakerTransition(transition);
-  log.warn(transition === 'opened' ? 'destination breaker opened' : 'destination breaker closed', {
-    account_id: task.account_id,
-    destination_id: task.destination_id,
-  });
+  const transition = breakerTransition(written.previous, written.breaker);
+  if (transition) {
+    recordBreakerTransition(transition);
+    log.warn(transition === 'opened' ? 'destination breaker opened' : 'destination breaker closed', {
+      account_id: task.account_id,
+      destination_id: task.destination_id,
+    });
+  }
+  return { before: written.previous, after: written.breaker, transition };
+}
+
+/** Hookgate switches a destination off (a 410, or failures for too long) and says so. */
+async function disable({ event, destination }: Claimed, reason: string, failingSince: string | null, at: Date): Promise<void> {
+  await disableDestination(event.account_id, destination.id, reason, at);
+  log.warn('destination disabled', { account_id: event.account_id, destination_id: destination.id, reason });
+  await noticeDisabled(event, destination, reason, failingSince, at);
 }

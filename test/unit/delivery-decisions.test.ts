@@ -3,6 +3,7 @@ import {
   afterFailure,
   afterSuccess,
   breakerGate,
+  breakerTransition,
   CLOSED_BREAKER,
   DEFAULT_BREAKER,
   healthState,
@@ -149,6 +150,15 @@ describe('circuit breaker', () => {
   it('writes nothing for a failure on an open breaker that was not its probe (a try begun before it opened)', () => {
     const open = failTimes(3).state;
     expect(afterFailure(open, NOW, settings, false)).toBeUndefined();
+  });
+
+  it.each<[string, Partial<BreakerState>, Partial<BreakerState>, ReturnType<typeof breakerTransition>]>([
+    ['closed → open opened', {}, { state: 'open' }, 'opened'],
+    ['open → closed recovered', { state: 'open' }, {}, 'recovered'],
+    ['open → open (a failed probe) is no news', { state: 'open' }, { state: 'open', reopen_count: 1 }, null],
+    ['closed → closed (a failure under the threshold) is no news', {}, { consecutive_failures: 1 }, null],
+  ])('transition: %s', (_, before, after, expected) => {
+    expect(breakerTransition({ ...CLOSED_BREAKER, ...before }, { ...CLOSED_BREAKER, ...after })).toBe(expected);
   });
 
   it('writes nothing for a success on a healthy breaker, except a stamp a minute', () => {
