@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import { defineEntity } from './entity';
 import { accountPartition } from './keys';
@@ -12,11 +11,6 @@ export const dedupeEntity = defineEntity({
   schema: z.object({ event_id: z.string(), expires_at: z.optional(z.number()) }),
   key: (accountId: string, scopeHash: string) => ({ pk: `${accountPartition(accountId)}#DEDUP#${scopeHash}`, sk: 'DEDUP' }),
 });
-
-/** Provider delivery ids are de-duplicated per source (inbound) or per account (outbound). */
-export function dedupeKey(direction: 'inbound' | 'outbound', scopeId: string, externalId: string): string {
-  return createHash('sha256').update(`${direction}\n${scopeId}\n${externalId}`).digest('hex');
-}
 
 /**
  * Claims an external id for an event. Returns undefined when this event got it, or the id of the
