@@ -1,6 +1,6 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import * as z from 'zod/mini';
-import { MAX_MESSAGE_DELAY_SECONDS } from '../domain/queue-wait';
+import { MAX_MESSAGE_DELAY_SECONDS, type QueueWait } from '../domain/queue-wait';
 import { config } from '../shared/config';
 import { sqsClient } from './aws-clients';
 
@@ -49,7 +49,17 @@ export async function enqueueDeliveries(tasks: DeliveryTask[], delaySeconds: num
   }
 }
 
-/** Hides a received message for a short wait; SQS then hands it to a worker again. */
+/**
+ * Carries out how a received task waits (as `queueWait` decided): its message hidden again, or a new
+ * delayed message carrying the wait, after which the received one is done (deleted). The new one is
+ * sent before the old one is deleted, so a crash in between leaves a duplicate, which the claim ignores.
+ */
+export async function waitInQueue(receiptHandle: string, task: DeliveryTask, wait: QueueWait): Promise<void> {
+  if (wait.kind === 'visibility') return postponeMessage(receiptHandle, wait.seconds);
+  await enqueueDeliveries([{ ...task, ...wait.carried }], wait.delaySeconds);
+}
+
+/** Hides a received message for a while; SQS then hands it to a worker again. */
 export async function postponeMessage(receiptHandle: string, seconds: number): Promise<void> {
   await sqsClient().send(
     new ChangeMessageVisibilityCommand({

@@ -72,7 +72,17 @@ export function takeProbe(breaker: BreakerState, now: Date, leaseMs: number): Br
   return { ...breaker, probe_until: new Date(now.getTime() + leaseMs).toISOString() };
 }
 
-export type BreakerChange = { next: BreakerState; transition: 'opened' | 'recovered' | null };
+export type BreakerTransition = 'opened' | 'recovered' | null;
+export type BreakerChange = { next: BreakerState; transition: BreakerTransition };
+
+/** What a change of the breaker tells the account: it opened, or an open one closed (a re-open after a failed probe is neither). */
+export function breakerTransition(before: BreakerState, after: BreakerState): BreakerTransition {
+  if (before.state === 'closed' && after.state === 'open') return 'opened';
+  if (before.state === 'open' && after.state === 'closed') return 'recovered';
+  return null;
+}
+
+const change = (before: BreakerState, next: BreakerState): BreakerChange => ({ next, transition: breakerTransition(before, next) });
 
 /**
  * The breaker after a failed try, or undefined when there is nothing to write: a try that was not the
@@ -91,19 +101,18 @@ export function afterFailure(breaker: BreakerState, now: Date, settings: Breaker
   if (breaker.state === 'open') {
     if (!probe) return undefined;
     const reopenCount = breaker.reopen_count + 1;
-    return { next: { ...failed, reopen_count: reopenCount, open_until: openUntil(now, reopenCount, settings) }, transition: null };
+    return change(breaker, { ...failed, reopen_count: reopenCount, open_until: openUntil(now, reopenCount, settings) });
   }
-  if (failed.consecutive_failures < settings.threshold) return { next: failed, transition: null };
-  return { next: { ...failed, state: 'open', reopen_count: 0, open_until: openUntil(now, 0, settings) }, transition: 'opened' };
+  if (failed.consecutive_failures < settings.threshold) return change(breaker, failed);
+  return change(breaker, { ...failed, state: 'open', reopen_count: 0, open_until: openUntil(now, 0, settings) });
 }
 
 /** The breaker after a successful try, or undefined when nothing worth a write changed. */
 export function afterSuccess(breaker: BreakerState, now: Date, settings: BreakerSettings): BreakerChange | undefined {
   const at = now.toISOString();
-  if (breaker.state === 'open') return { next: { ...CLOSED_BREAKER, last_success_at: at, last_failure_at: breaker.last_failure_at }, transition: 'recovered' };
   const stampAge = now.getTime() - Date.parse(breaker.last_success_at ?? '');
-  if (breaker.consecutive_failures === 0 && stampAge < settings.successStampSeconds * 1000) return undefined;
-  return { next: { ...CLOSED_BREAKER, last_success_at: at, last_failure_at: breaker.last_failure_at }, transition: null };
+  if (breaker.state === 'closed' && breaker.consecutive_failures === 0 && stampAge < settings.successStampSeconds * 1000) return undefined;
+  return change(breaker, { ...CLOSED_BREAKER, last_success_at: at, last_failure_at: breaker.last_failure_at });
 }
 
 function openUntil(now: Date, reopenCount: number, settings: BreakerSettings): string {

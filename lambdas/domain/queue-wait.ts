@@ -1,25 +1,54 @@
 /**
- * How a delivery task waits in the queue. A message hidden with a visibility timeout counts as in
- * flight, and a standard queue stops handing out messages at about 120,000 in flight: a big outage
- * parking its retries that way would stall every tenant. So a task waits as a new message sent with a
- * delay (not in flight, receive count back to 0), hopping again when a wait is longer than a delay can
- * be. Only short waits reuse the received message: at 1,000 failing deliveries a second they hold at
- * most 1,000 × VISIBILITY_WAIT_MAX_SECONDS messages in flight.
+ * How a delivery task waits in the queue: the one place that turns "not before `until`" into SQS
+ * terms (the deliver handler's adapter carries it out). A message hidden with a visibility timeout
+ * counts as in flight, and a standard queue stops handing out messages at about 120,000 in flight: a
+ * big outage parking its retries that way would stall every tenant. So a task waits as a new message
+ * sent with a delay (not in flight, receive count back to 0), hopping again when a wait is longer than
+ * a delay can be. Only short waits reuse the received message: at 1,000 failing deliveries a second
+ * they hold at most 1,000 × VISIBILITY_WAIT_MAX_SECONDS messages in flight, and no visibility change
+ * comes near SQS's 12-hour cap.
  */
 export const VISIBILITY_WAIT_MAX_SECONDS = 2;
 /** Longest delay a queue message may carry (SQS DelaySeconds). */
 export const MAX_MESSAGE_DELAY_SECONDS = 900;
 /**
  * A message received this often is re-sent rather than hidden again, so waiting alone never brings a
- * healthy task near the redrive policy's maxReceiveCount (which must stay above this plus the
- * handler failures a poison message is allowed).
+ * healthy task near the redrive policy's maxReceiveCount (which counts every receive, and must stay
+ * above this plus the handler failures a poison message is allowed).
  */
 export const VISIBILITY_WAIT_MAX_RECEIVES = 2;
+/** A task that arrives up to this early is tried rather than put back: queue delays are whole seconds. */
+export const EARLY_TOLERANCE_MS = 1000;
 
-export type WaitPlan = { kind: 'visibility'; seconds: number } | { kind: 'resend'; delaySeconds: number };
+/** A task that has nothing to do before `until`; `slot` is the send slot (epoch ms) it holds meanwhile (rate limits). */
+export interface TaskWait {
+  until: Date;
+  slot?: number;
+}
 
-export function waitPlan(seconds: number, receiveCount: number): WaitPlan {
-  const wait = Math.max(0, Math.ceil(seconds));
-  if (wait <= VISIBILITY_WAIT_MAX_SECONDS && receiveCount <= VISIBILITY_WAIT_MAX_RECEIVES) return { kind: 'visibility', seconds: wait };
-  return { kind: 'resend', delaySeconds: Math.min(wait, MAX_MESSAGE_DELAY_SECONDS) };
+/** What a task's message carries of an earlier wait (the delivery task's own fields). */
+export interface CarriedWait {
+  not_before?: number;
+  rate_slot?: number;
+}
+
+export type QueueWait =
+  /** The received message is hidden for `seconds` and comes back (reported as not done). */
+  | { kind: 'visibility'; seconds: number }
+  /** A new message, delayed, carries the wait; the received one is done. */
+  | { kind: 'resend'; delaySeconds: number; carried: CarriedWait };
+
+export function queueWait(wait: TaskWait, now: Date, receiveCount: number): QueueWait {
+  const seconds = Math.max(0, Math.ceil((wait.until.getTime() - now.getTime()) / 1000));
+  // A task waiting for its send slot must carry the slot, which only a new message can.
+  if (seconds <= VISIBILITY_WAIT_MAX_SECONDS && receiveCount <= VISIBILITY_WAIT_MAX_RECEIVES && wait.slot === undefined) {
+    return { kind: 'visibility', seconds };
+  }
+  return { kind: 'resend', delaySeconds: Math.min(seconds, MAX_MESSAGE_DELAY_SECONDS), carried: { not_before: wait.until.getTime(), rate_slot: wait.slot } };
+}
+
+/** The wait a task's message still carries, or undefined once it is (nearly) over: until then there is nothing to read. */
+export function carriedWait(carried: CarriedWait, now: Date): TaskWait | undefined {
+  if (carried.not_before === undefined || carried.not_before - now.getTime() <= EARLY_TOLERANCE_MS) return undefined;
+  return { until: new Date(carried.not_before), slot: carried.rate_slot };
 }

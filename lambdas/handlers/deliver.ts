@@ -1,8 +1,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { waitPlan } from '../domain/queue-wait';
-import { deliveryTask, enqueueDeliveries, postponeMessage } from '../adapters/delivery-queue';
+import { queueWait } from '../domain/queue-wait';
+import { deliveryTask, postponeMessage, waitInQueue } from '../adapters/delivery-queue';
 import { createHttpSender } from '../adapters/http-sender';
 import { deliverTask } from '../pipeline/deliver-task';
 import { log, withLogKeys } from '../shared/log';
@@ -33,16 +33,9 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   // Records run concurrently: each one's lines carry its own account.
   const result = await withLogKeys({ account_id: task.account_id }, () => deliverTask(task, { send, now: () => new Date() }));
   if (result.kind === 'done') return;
-  const plan = waitPlan((result.until.getTime() - Date.now()) / 1000, Number(record.attributes.ApproximateReceiveCount));
-  // A task waiting for its send slot must carry the slot, which only a new message can.
-  if (plan.kind === 'visibility' && result.rateSlot === undefined) {
-    await postponeMessage(record.receiptHandle, plan.seconds);
-    throw new RetryLater(plan.seconds);
-  }
-  // A new, delayed message holds no in-flight slot while it waits; this one is then done (deleted).
-  // Sent before this one is deleted, so a crash in between leaves a duplicate, which the claim ignores.
-  const delaySeconds = plan.kind === 'resend' ? plan.delaySeconds : plan.seconds;
-  await enqueueDeliveries([{ ...task, not_before: result.until.getTime(), rate_slot: result.rateSlot }], delaySeconds);
+  const wait = queueWait(result, new Date(), Number(record.attributes.ApproximateReceiveCount));
+  await waitInQueue(record.receiptHandle, task, wait);
+  if (wait.kind === 'visibility') throw new RetryLater(wait.seconds);
 }
 
 /** A record that failed for another reason than "not yet" is logged (its id only): it comes back, or goes to the DLQ. */

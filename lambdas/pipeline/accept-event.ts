@@ -1,5 +1,6 @@
 import { scheduleFor } from '../domain/backoff';
 import { payloadHash } from '../domain/payload-hash';
+import { dedupeKeyOf } from '../domain/dedupe';
 import { planDeliveries, statusAfter } from '../domain/delivery-plan';
 import { sideItemExpiresAt } from '../domain/retention';
 import { enqueueDeliveries, type DeliveryTask } from '../adapters/delivery-queue';
@@ -9,7 +10,7 @@ import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { recordIngested } from '../shared/metrics';
 import { newId } from '../shared/secrets';
-import { claimExternalId, dedupeKey } from '../store/dedupe';
+import { claimExternalId } from '../store/dedupe';
 import { logCustomerEvent } from '../store/customer-events';
 import { deleteUnqueuedEvent, findEvent, insertEvent } from '../store/events';
 import type { EventBodyRecord, EventRecord } from '../store/records';
@@ -93,10 +94,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     replayed_by: null,
     dedupe_key: null,
   };
-  const dedupe =
-    input.externalEventId !== null && input.replayOf === undefined
-      ? dedupeKey(input.direction, input.sourceId ?? input.accountId, input.externalEventId)
-      : null;
+  const dedupe = dedupeKeyOf(event);
   event.dedupe_key = dedupe;
 
   const stored = await storeBody(input, id);

@@ -1,9 +1,11 @@
 import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { scheduleFor } from '../domain/backoff';
-import { afterFailure, afterSuccess, breakerGate, takeProbe, type BreakerState } from '../domain/breaker';
+import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
+import { afterFailure, afterSuccess, breakerGate, breakerTransition, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
 import { checkArrival, decideClaim, settleTry, withClaim, withEnd, withSettlement, withWait } from '../domain/delivery-phases';
 import type { EndReason } from '../domain/progress';
+import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
 import { activeSecrets } from '../domain/signing';
 import type { DeliveryTask } from '../adapters/delivery-queue';
 import type { DeliveryResult } from '../adapters/http-sender';
@@ -15,15 +17,15 @@ import { newId } from '../shared/secrets';
 import { changeBreaker } from '../store/breakers';
 import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
-import { noticeBreaker, noticeDeadLetter, noticeDisabled } from './delivery-notices';
+import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
 import { disableDestination } from '../destinations/record';
 import { changeEvent, findEventWithBody, insertAttempt } from '../store/events';
 import type { DestinationRecord } from '../destinations/record';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from '../store/records';
 import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routing-table';
 
-/** What the queue should do with the task's message afterwards: drop it, or bring it back at `until`. */
-export type TaskResult = { kind: 'done' } | { kind: 'wait'; until: Date; /** The send slot it waits for (rate limits). */ rateSlot?: number };
+/** What the queue should do with the task's message afterwards: drop it, or bring it back (as `queueWait` decides). */
+export type TaskResult = { kind: 'done' } | ({ kind: 'wait' } & TaskWait);
 
 export interface DeliverDeps {
   send: (request: {
@@ -38,8 +40,6 @@ export interface DeliverDeps {
 
 /** A try in flight belongs to its worker until the worker's Lambda would have timed out. */
 const LEASE_MS = DELIVERY_QUEUE.consumerTimeoutSeconds * 1000;
-/** A message that arrives up to this early is delivered rather than put back. */
-const EARLY_TOLERANCE_MS = 1000;
 /** A probe holds its destination's breaker for its own timeout plus this margin (its settle writes). */
 const PROBE_MARGIN_MS = 5_000;
 const DISABLED_BY_GONE = 'the endpoint answered 410 Gone';
@@ -60,22 +60,38 @@ interface Claimed {
   sendAt?: number;
 }
 
-type Prepared = TaskResult | { kind: 'claimed'; claimed: Claimed };
+/**
+ * Not yet, with no try spent (breaker, rate limit): the wait is stored as the delivery's due time, so
+ * the reconciler does not take it for lost. `event` and `now` are what the decision was made on.
+ */
+interface Hold {
+  kind: 'hold';
+  wait: TaskWait;
+  event: EventRecord;
+  now: Date;
+}
+
+type Prepared = TaskResult | Hold | { kind: 'claimed'; claimed: Claimed };
 
 /**
- * One delivery task, in three phases: prepare (read, decide, claim), send, settle (attempt, outcome,
- * breaker). Idempotent against duplicate messages: a settled or already-claimed delivery is left alone.
+ * One delivery task, in phases: prepare (read, decide, claim), then either hold (store the wait) or
+ * send and settle (attempt, outcome, breaker). Idempotent against duplicate messages: a settled or
+ * already-claimed delivery is left alone.
  */
 export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promise<TaskResult> {
   const now = deps.now();
-  // A long wait hops from message to message; until it is over there is nothing to read.
-  if (task.not_before !== undefined && task.not_before - now.getTime() > EARLY_TOLERANCE_MS) {
-    return { kind: 'wait', until: new Date(task.not_before), rateSlot: task.rate_slot };
-  }
+  const carried = carriedWait(task, now);
+  if (carried) return { kind: 'wait', ...carried };
   const prepared = await prepare(task, now, deps.now);
-  if (prepared.kind !== 'claimed') return prepared;
-  const result = await send(prepared.claimed, deps);
-  return settle(task, prepared.claimed, result, deps);
+  switch (prepared.kind) {
+    case 'done':
+    case 'wait':
+      return prepared;
+    case 'hold':
+      return hold(task, prepared);
+    case 'claimed':
+      return settle(task, prepared.claimed, await send(prepared.claimed, deps), deps);
+  }
 }
 
 async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promise<Prepared> {
@@ -103,8 +119,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       await endDelivery(task, loaded.event, decision.reason);
       return { kind: 'done' };
     case 'wait':
-      // Held by the breaker: the new due time is stored, so the reconciler does not take the delivery for lost.
-      return holdDelivery(task, loaded.event, decision.until, now);
+      return { kind: 'hold', wait: { until: decision.until }, event: loaded.event, now };
     case 'claim': {
       if (!destination) return { kind: 'done' };
       let sendAt: number | undefined;
@@ -116,7 +131,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       if (decision.probe) {
         const probe = await changeBreaker(accountId, destinationId, breaker, (current) => takeProbe(current, now, destination.timeout_ms + PROBE_MARGIN_MS));
         const gate = breakerGate(probe.breaker, now);
-        if (!probe.changed && gate.kind === 'wait') return holdDelivery(task, loaded.event, gate.until, now);
+        if (!probe.changed && gate.kind === 'wait') return { kind: 'hold', wait: { until: gate.until }, event: loaded.event, now };
       }
       const claim = await changeEvent(accountId, eventId, (event) => withClaim(event, destinationId, now, LEASE_MS), loaded.event);
       if (!claim?.changed) return { kind: 'done' };
@@ -129,23 +144,22 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
 /**
  * A rate-limited destination's delivery takes its send slot (one per delivery, kept across the queue
  * hops that wait for it): sent at that time (the send waits for it, so nothing between spreads the
- * sends unevenly), or, when it is further off, a wait with no try spent and its due time stored, so
- * the reconciler does not take it for lost.
+ * sends unevenly), or, when it is further off, held with the slot.
  */
-async function pace(task: DeliveryTask, event: EventRecord, limit: number, clock: () => Date): Promise<TaskResult | { kind: 'send'; at: number }> {
+async function pace(task: DeliveryTask, event: EventRecord, limit: number, clock: () => Date): Promise<Hold | { kind: 'send'; at: number }> {
   // The time now, not the task's arrival: a slot taken for a moment already past would be sent at once, with others.
   const carried = task.rate_slot !== undefined && !isStaleSlot(task.rate_slot, clock()) ? task.rate_slot : undefined;
   const slot = carried ?? (await takeSendSlot(task.account_id, task.destination_id, limit, clock()));
   const now = clock();
   const plan = planSlot(slot, now);
   if (plan.kind === 'send') return { kind: 'send', at: slot };
-  const held = await holdDelivery(task, event, plan.until, now);
-  return held.kind === 'wait' ? { ...held, rateSlot: slot } : held;
+  return { kind: 'hold', wait: { until: plan.until, slot }, event, now };
 }
 
-async function holdDelivery(task: DeliveryTask, event: EventRecord, until: Date, now: Date): Promise<TaskResult> {
-  const held = await changeEvent(task.account_id, task.event_id, (current) => withWait(current, task.destination_id, until, now, LEASE_MS), event);
-  return held?.changed ? { kind: 'wait', until } : { kind: 'done' };
+/** A delivery settled or claimed meanwhile has no wait to store, and its task is done. */
+async function hold(task: DeliveryTask, { wait, event, now }: Hold): Promise<TaskResult> {
+  const held = await changeEvent(task.account_id, task.event_id, (current) => withWait(current, task.destination_id, wait.until, now, LEASE_MS), event);
+  return held?.changed ? { kind: 'wait', ...wait } : { kind: 'done' };
 }
 
 async function endDelivery(task: DeliveryTask, event: EventRecord, reason: EndReason): Promise<void> {
@@ -195,11 +209,15 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
   const settled = await changeEvent(accountId, eventId, (event) => withSettlement(event, destinationId, claimed.claimedAt, settlement.next), claimed.event);
 
   if (settlement.disable) {
-    await disableDestination(accountId, destinationId, DISABLED_BY_GONE, attemptedAt);
-    log.warn('destination disabled: its endpoint answered 410 Gone', { account_id: accountId, destination_id: destinationId });
-    await noticeDisabled(claimed.event, claimed.destination, DISABLED_BY_GONE, claimed.breaker.failing_since, attemptedAt);
+    await disable(claimed, DISABLED_BY_GONE, claimed.breaker.failing_since, attemptedAt);
   } else {
-    await updateBreaker(task, claimed, result.outcome === 'success', attemptedAt);
+    const breaker = await updateBreaker(task, claimed, result.outcome === 'success', attemptedAt);
+    if (breaker) {
+      await noticeBreaker(claimed.event, claimed.destination, breaker, attemptedAt);
+      const failingSince = breaker.after.failing_since;
+      const reason = claimed.destination.active ? autoDisableReason(autoDisableHours(claimed.destination), failingSince, attemptedAt) : null;
+      if (reason) await disable(claimed, reason, failingSince, attemptedAt);
+    }
   }
 
   const deadLettered = settlement.next.status === 'dead_letter';
@@ -218,33 +236,35 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
   return settlement.retry.retry ? { kind: 'wait', until: new Date(attemptedAt.getTime() + settlement.retry.delaySeconds * 1000) } : { kind: 'done' };
 }
 
-/** The try is recorded already: a breaker write that fails costs the breaker one data point, not the delivery. */
-async function updateBreaker(task: DeliveryTask, claimed: Claimed, succeeded: boolean, at: Date): Promise<void> {
-  const { breaker: known, probe } = claimed;
+/**
+ * The breaker after the try, as stored. The try is recorded already: a breaker write that fails costs
+ * the breaker one data point, not the delivery (undefined: nothing to announce or disable on).
+ */
+async function updateBreaker(task: DeliveryTask, claimed: Claimed, succeeded: boolean, at: Date): Promise<BreakerUpdate | undefined> {
   const settings = config().breaker;
-  const seen: { transition: 'opened' | 'recovered' | null; state: BreakerState; failingSince: string | null } = {
-    transition: null,
-    state: known,
-    failingSince: known.failing_since,
-  };
+  let written: { breaker: BreakerState; previous: BreakerState };
   try {
-    await changeBreaker(task.account_id, task.destination_id, known, (current) => {
-      const change = succeeded ? afterSuccess(current, at, settings) : afterFailure(current, at, settings, probe);
-      seen.transition = change?.transition ?? null;
-      seen.state = change?.next ?? current;
-      seen.failingSince = current.failing_since;
-      return change?.next;
-    });
+    written = await changeBreaker(task.account_id, task.destination_id, claimed.breaker, (current) =>
+      (succeeded ? afterSuccess(current, at, settings) : afterFailure(current, at, settings, claimed.probe))?.next,
+    );
   } catch (error) {
     log.error('breaker update failed', { account_id: task.account_id, destination_id: task.destination_id }, error);
-    return;
+    return undefined;
   }
-  const { transition } = seen;
-  await noticeBreaker(claimed.event, claimed.destination, transition, seen.state, seen.failingSince, at);
-  if (!transition) return;
-  recordBreakerTransition(transition);
-  log.warn(transition === 'opened' ? 'destination breaker opened' : 'destination breaker closed', {
-    account_id: task.account_id,
-    destination_id: task.destination_id,
-  });
+  const transition = breakerTransition(written.previous, written.breaker);
+  if (transition) {
+    recordBreakerTransition(transition);
+    log.warn(transition === 'opened' ? 'destination breaker opened' : 'destination breaker closed', {
+      account_id: task.account_id,
+      destination_id: task.destination_id,
+    });
+  }
+  return { before: written.previous, after: written.breaker, transition };
+}
+
+/** Hookgate switches a destination off (a 410, or failures for too long) and says so. */
+async function disable({ event, destination }: Claimed, reason: string, failingSince: string | null, at: Date): Promise<void> {
+  await disableDestination(event.account_id, destination.id, reason, at);
+  log.warn('destination disabled', { account_id: event.account_id, destination_id: destination.id, reason });
+  await noticeDisabled(event, destination, reason, failingSince, at);
 }

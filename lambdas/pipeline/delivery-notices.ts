@@ -1,5 +1,4 @@
-import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
-import type { BreakerState } from '../domain/breaker';
+import type { BreakerState, BreakerTransition } from '../domain/breaker';
 import {
   breakerOpened,
   breakerRecovered,
@@ -11,15 +10,14 @@ import {
 } from '../domain/operational-events';
 import { isRouted } from '../domain/routing';
 import { log } from '../shared/log';
-import { disableDestination } from '../destinations/record';
 import type { DestinationRecord } from '../destinations/record';
 import type { EventRecord } from '../store/records';
 import { loadCurrentRoutingTable } from '../store/routing-table';
 import { acceptEvent } from './accept-event';
 
 /**
- * What a settled try tells the account (operational events) and does to its destination
- * (auto-disable). Called only when something changed, so a healthy delivery never comes here.
+ * What a settled try tells the account (operational events). Called only when something changed, so
+ * a healthy delivery never comes here.
  */
 
 /**
@@ -59,20 +57,16 @@ export async function noticeDisabled(cause: EventRecord, destination: Destinatio
   if (mayAnnounce(cause)) await announce(cause.account_id, destinationDisabled(destination, reason, failingSince, at), at);
 }
 
-/** After the breaker was written: announce its transition, and disable a destination that has failed for too long. */
-export async function noticeBreaker(
-  cause: EventRecord,
-  destination: DestinationRecord,
-  transition: 'opened' | 'recovered' | null,
-  breaker: BreakerState,
-  failingSinceBefore: string | null,
-  at: Date,
-): Promise<void> {
-  if (transition === 'opened' && mayAnnounce(cause)) await announce(cause.account_id, breakerOpened(destination, breaker, at), at);
-  if (transition === 'recovered' && mayAnnounce(cause)) await announce(cause.account_id, breakerRecovered(destination, failingSinceBefore, at), at);
-  const reason = destination.active ? autoDisableReason(autoDisableHours(destination), breaker.failing_since, at) : null;
-  if (!reason) return;
-  await disableDestination(cause.account_id, destination.id, reason, at);
-  log.warn('destination disabled: it failed for too long', { account_id: cause.account_id, destination_id: destination.id });
-  await noticeDisabled(cause, destination, reason, breaker.failing_since, at);
+/** A destination's breaker as a settled try left it, and what changed. */
+export interface BreakerUpdate {
+  before: BreakerState;
+  after: BreakerState;
+  transition: BreakerTransition;
+}
+
+/** A breaker that opened or recovered: say so. */
+export async function noticeBreaker(cause: EventRecord, destination: DestinationRecord, { before, after, transition }: BreakerUpdate, at: Date): Promise<void> {
+  if (!transition || !mayAnnounce(cause)) return;
+  const notice = transition === 'opened' ? breakerOpened(destination, after, at) : breakerRecovered(destination, before.failing_since, at);
+  await announce(cause.account_id, notice, at);
 }

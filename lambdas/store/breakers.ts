@@ -29,19 +29,20 @@ async function readBreaker(accountId: string, destinationId: string): Promise<Ve
  * Optimistic concurrency on a destination's breaker, as on events: `decide` sees the breaker and
  * returns the next one (or undefined to leave it); a write that lost a race reads again and decides
  * again. `known` is the breaker as the caller's routing table had it, so the common case is one write.
- * Returns the breaker as stored and whether this call changed it.
+ * Returns the breaker as stored, whether this call changed it, and the breaker `decide` last saw
+ * (what the change was made on).
  */
 export async function changeBreaker(
   accountId: string,
   destinationId: string,
   known: Versioned,
   decide: (current: BreakerState) => BreakerState | undefined,
-): Promise<{ breaker: BreakerState; changed: boolean }> {
+): Promise<{ breaker: BreakerState; changed: boolean; previous: BreakerState }> {
   let current = known;
   // Concurrent failures of one destination contend only until the breaker opens (then they write nothing).
   for (let round = 0; round < 25; round++) {
     const next = decide(current);
-    if (!next) return { breaker: current, changed: false };
+    if (!next) return { breaker: current, changed: false, previous: current };
     try {
       await documentClient().send(
         new PutCommand({
@@ -56,7 +57,7 @@ export async function changeBreaker(
         }),
       );
       forgetRoutingTable(accountId);
-      return { breaker: next, changed: true };
+      return { breaker: next, changed: true, previous: current };
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
       current = await readBreaker(accountId, destinationId);

@@ -1,8 +1,6 @@
-import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import { defineEntity } from './entity';
 import { accountPartition } from './keys';
-import type { Direction } from '../domain/vocabulary';
 
 /**
  * A claimed external id, in a partition of its own per (account, scope hash) so claims never meet an
@@ -13,11 +11,6 @@ export const dedupeEntity = defineEntity({
   schema: z.object({ event_id: z.string(), expires_at: z.optional(z.number()) }),
   key: (accountId: string, scopeHash: string) => ({ pk: `${accountPartition(accountId)}#DEDUP#${scopeHash}`, sk: 'DEDUP' }),
 });
-
-/** Provider delivery ids are de-duplicated per source (inbound) or per account (outbound). */
-export function dedupeKey(direction: Direction, scopeId: string, externalId: string): string {
-  return createHash('sha256').update(`${direction}\n${scopeId}\n${externalId}`).digest('hex');
-}
 
 /**
  * Claims an external id for an event. Returns undefined when this event got it, or the id of the

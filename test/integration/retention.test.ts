@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { payloadKey, putPayload } from '../../lambdas/adapters/payloads';
 import { uuidv7 } from '../../lambdas/domain/ids';
 import { handler as sweeper } from '../../lambdas/handlers/sweeper';
-import { claimExternalId, dedupeKey } from '../../lambdas/store/dedupe';
+import { dedupeKeyOf } from '../../lambdas/domain/dedupe';
+import { claimExternalId } from '../../lambdas/store/dedupe';
 import { insertAttempt, insertEvent } from '../../lambdas/store/events';
 import type { EventBodyRecord, EventRecord } from '../../lambdas/store/records';
 import { createLocalClients, type LocalClients } from '../../local/aws-clients';
@@ -92,6 +93,10 @@ function deliveriesFor(status: EventStatus, attempts: number, createdAt: string)
   }
 }
 
+/** The de-duplication key of an inbound event written by `writeEvent` (no source). */
+const inboundKey = (accountId: string, externalId: string) =>
+  dedupeKeyOf({ account_id: accountId, direction: 'inbound', source_id: null, external_event_id: externalId, replay_of: null });
+
 /** Writes an event (status, body, attempts; optionally an S3 payload and a de-duplication claim) created `ageMs` before NOW. */
 async function writeEvent(accountId: string, spec: OldEvent): Promise<string> {
   const createdMs = NOW - spec.ageMs;
@@ -99,7 +104,7 @@ async function writeEvent(accountId: string, spec: OldEvent): Promise<string> {
   const createdAt = new Date(createdMs).toISOString();
   const attempts = spec.attempts ?? 0;
   const direction = spec.direction ?? 'inbound';
-  const dedupe = spec.externalId ? dedupeKey(direction, accountId, spec.externalId) : null;
+  const dedupe = dedupeKeyOf({ account_id: accountId, direction, source_id: null, external_event_id: spec.externalId ?? null, replay_of: null });
   const event: EventRecord = {
     id,
     account_id: accountId,
@@ -217,7 +222,7 @@ describe('retention sweep (injected clock)', () => {
     };
     const { ids, key, accountId } = free;
     const payload = payloadKey(accountId, ids.delivered!);
-    const dedupeItemKey = { pk: `ACCT#${accountId}#DEDUP#${dedupeKey('inbound', accountId, 'evt_1')}`, sk: 'DEDUP' };
+    const dedupeItemKey = { pk: `ACCT#${accountId}#DEDUP#${inboundKey(accountId, 'evt_1')}`, sk: 'DEDUP' };
     // Past its window a settled event is gone for every reader at once, though its items are still
     // stored until TTL (in AWS) or the sweeper (here, where nothing expires items) deletes them.
     expect(await statusOf(key, ids.delivered!)).toBe(404);
@@ -318,7 +323,7 @@ describe('TTLs follow a retention change', () => {
     const attempts = after.filter((i) => String(i.sk).startsWith('ATT#'));
     expect(attempts).toHaveLength(2);
     for (const attempt of attempts) expect(attempt.expires_at).toBe(seconds(Date.parse(String(attempt.attempted_at))) + 37 * 86_400);
-    const claim = await rawItem(`ACCT#${accountId}#DEDUP#${dedupeKey('inbound', accountId, 'evt_up')}`, 'DEDUP');
+    const claim = await rawItem(`ACCT#${accountId}#DEDUP#${inboundKey(accountId, 'evt_up')}`, 'DEDUP');
     expect(claim).toMatchObject({ event_id: settledId, expires_at: seconds(createdMs) + 37 * 86_400 });
     // An unsettled event gets no TTL yet, but carries the new window for when it settles.
     const waiting = (await partition(accountId, waitingId)).find((i) => i.sk === 'EVENT');

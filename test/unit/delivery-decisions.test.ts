@@ -3,6 +3,7 @@ import {
   afterFailure,
   afterSuccess,
   breakerGate,
+  breakerTransition,
   CLOSED_BREAKER,
   DEFAULT_BREAKER,
   healthState,
@@ -10,7 +11,7 @@ import {
   type BreakerState,
 } from '../../lambdas/domain/breaker';
 import { decideClaim, settleTry, withClaim, withEnd, withSettlement, withWait, type ClaimInput } from '../../lambdas/domain/delivery-phases';
-import { waitPlan } from '../../lambdas/domain/queue-wait';
+import { carriedWait, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState, eventRecord } from '../fixtures/records';
 
 const NOW = new Date('2026-11-23T12:00:00.000Z');
@@ -151,6 +152,15 @@ describe('circuit breaker', () => {
     expect(afterFailure(open, NOW, settings, false)).toBeUndefined();
   });
 
+  it.each<[string, Partial<BreakerState>, Partial<BreakerState>, ReturnType<typeof breakerTransition>]>([
+    ['closed → open opened', {}, { state: 'open' }, 'opened'],
+    ['open → closed recovered', { state: 'open' }, {}, 'recovered'],
+    ['open → open (a failed probe) is no news', { state: 'open' }, { state: 'open', reopen_count: 1 }, null],
+    ['closed → closed (a failure under the threshold) is no news', {}, { consecutive_failures: 1 }, null],
+  ])('transition: %s', (_, before, after, expected) => {
+    expect(breakerTransition({ ...CLOSED_BREAKER, ...before }, { ...CLOSED_BREAKER, ...after })).toBe(expected);
+  });
+
   it('writes nothing for a success on a healthy breaker, except a stamp a minute', () => {
     const healthy = { ...CLOSED_BREAKER, last_success_at: iso(-10) };
     expect(afterSuccess(healthy, NOW, settings)).toBeUndefined();
@@ -161,15 +171,35 @@ describe('circuit breaker', () => {
 });
 
 describe('how a task waits in the queue', () => {
-  it.each([
-    [0, 1, { kind: 'visibility', seconds: 0 }],
-    [1.2, 1, { kind: 'visibility', seconds: 2 }],
-    [2, 2, { kind: 'visibility', seconds: 2 }],
-    [2, 3, { kind: 'resend', delaySeconds: 2 }],
-    [30, 1, { kind: 'resend', delaySeconds: 30 }],
-    [3600, 1, { kind: 'resend', delaySeconds: 900 }],
-    [86_400, 1, { kind: 'resend', delaySeconds: 900 }],
-  ] as const)('%s s on receive %s → %j', (seconds, receives, expected) => {
-    expect(waitPlan(seconds, receives)).toEqual(expected);
+  const resend = (delaySeconds: number, waitSeconds: number, slot?: number): QueueWait => ({
+    kind: 'resend',
+    delaySeconds,
+    carried: { not_before: at(waitSeconds).getTime(), rate_slot: slot },
+  });
+  it.each<[number, number, number | undefined, QueueWait]>([
+    [0, 1, undefined, { kind: 'visibility', seconds: 0 }],
+    [-5, 1, undefined, { kind: 'visibility', seconds: 0 }],
+    [1.2, 1, undefined, { kind: 'visibility', seconds: 2 }],
+    [2, 2, undefined, { kind: 'visibility', seconds: 2 }],
+    [2, 3, undefined, resend(2, 2)],
+    [30, 1, undefined, resend(30, 30)],
+    [3600, 1, undefined, resend(900, 3600)],
+    [86_400, 1, undefined, resend(900, 86_400)],
+    // A slot travels in the message only: even a short wait for it is a new message.
+    [1, 1, NOW.getTime() + 3000, resend(1, 1, NOW.getTime() + 3000)],
+    [600, 1, NOW.getTime() + 602_000, resend(600, 600, NOW.getTime() + 602_000)],
+  ])('%s s on receive %s, slot %s → %j', (seconds, receives, slot, expected) => {
+    expect(queueWait({ until: at(seconds), slot }, NOW, receives)).toEqual(expected);
+  });
+
+  it.each<[string, { not_before?: number; rate_slot?: number }, ReturnType<typeof carriedWait>]>([
+    ['nothing carried', {}, undefined],
+    ['a wait that is over', { not_before: at(-10).getTime() }, undefined],
+    ['a wait within the early tolerance', { not_before: at(1).getTime() }, undefined],
+    ['a wait still on', { not_before: at(1.5).getTime() }, { until: at(1.5) }],
+    ['a wait for a slot', { not_before: at(600).getTime(), rate_slot: at(602).getTime() }, { until: at(600), slot: at(602).getTime() }],
+    ['a slot whose wait is over', { not_before: at(0).getTime(), rate_slot: at(2).getTime() }, undefined],
+  ])('carried wait: %s', (_, carried, expected) => {
+    expect(carriedWait(carried, NOW)).toEqual(expected);
   });
 });
