@@ -351,9 +351,11 @@ export const endpointErrors = [
 
 /** An endpoint as its customer sees it, with the event types it receives. */
 export function presentEndpoint(d: DestinationRecord, breaker: BreakerState, types: string[]): PortalEndpointResponse {
-  const shown = presentDestination(d, breaker);
-  const picked = Object.fromEntries(Object.keys(ENDPOINT_FIELDS).map((field) => [field, shown[field as keyof typeof ENDPOINT_FIELDS]]));
-  return { ...(picked as Pick<DestinationResponse, keyof typeof ENDPOINT_FIELDS>), event_types: types };
+  return { ...endpointPart(presentDestination(d, breaker)), event_types: types };
+}
+
+function endpointPart(shown: DestinationResponse): Pick<DestinationResponse, keyof typeof ENDPOINT_FIELDS> {
+  return Object.fromEntries(Object.keys(ENDPOINT_FIELDS).map((field) => [field, shown[field as keyof typeof ENDPOINT_FIELDS]])) as Pick<DestinationResponse, keyof typeof ENDPOINT_FIELDS>;
 }
 
 /** An endpoint with its secret, and until when a rotated-out secret still signs. */
@@ -389,18 +391,7 @@ export const exampleDestinationWithSecret = {
   signing_secret: exampleSigningSecret,
 } satisfies DestinationWithSecretResponse;
 
-export const exampleEndpoint = {
-  id: exampleDestination.id,
-  name: exampleDestination.name,
-  url: exampleDestination.url,
-  active: true,
-  disabled_reason: null,
-  health: exampleDestination.health,
-  signature_scheme: 'hookgate',
-  created_at: exampleDestination.created_at,
-  updated_at: exampleDestination.updated_at,
-  event_types: ['invoice.paid'],
-} satisfies PortalEndpointResponse;
+export const exampleEndpoint = { ...endpointPart(exampleDestination), event_types: ['invoice.paid'] } satisfies PortalEndpointResponse;
 export const exampleEndpointWithSecret = {
   ...exampleEndpoint,
   signing_secret: exampleSigningSecret,
