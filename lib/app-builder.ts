@@ -9,7 +9,7 @@ import { StatefulStack } from './stateful-stack';
  * Feature flags the stacks are written against. Given as `context`, so cdk.json or --context
  * still wins, and tests that build the app through createApp() get the same templates as synth.
  */
-export const FEATURE_FLAGS = {
+const FEATURE_FLAGS = {
   '@aws-cdk/aws-iam:minimizePolicies': true,
   '@aws-cdk/core:checkSecretUsage': true,
   '@aws-cdk/core:enablePartitionLiterals': true,

@@ -22,7 +22,7 @@ export interface FindingPattern {
  * The prefix must be a reference to one resource: no `*` in it, and no literal `arn:` (which
  * could be `table/*` or `bucket-*`).
  */
-export const GRANT_WILDCARD_PATTERNS: readonly FindingPattern[] = [
+const GRANT_WILDCARD_PATTERNS: readonly FindingPattern[] = [
   {
     rule: 'AwsSolutions-IAM5',
     finding: /^Resource::(?!.*arn:)[^*]+\/index\/\*$/,

@@ -49,7 +49,7 @@ const API_THROTTLE = { burstLimit: 500, rateLimit: 1000 } as const;
  * management calls answers 429 on its own route and never takes ingest's. The HTTP API has no per-key
  * usage plans: per tenant, only the plan's limits and these per-route ones hold (docs/operations.md).
  */
-export const ROUTE_THROTTLES = {
+const ROUTE_THROTTLES = {
   'POST /ingest/{token}': { rateLimit: 1000, burstLimit: 500 },
   'ANY /{proxy+}': { rateLimit: 200, burstLimit: 100 },
   'ANY /': { rateLimit: 10, burstLimit: 10 },

@@ -19,7 +19,7 @@ export interface RouteMatch {
 }
 
 export const LOCAL_ACCOUNT_ID = '123456789012';
-export const LOCAL_API_ID = 'local';
+const LOCAL_API_ID = 'local';
 
 const TEXTUAL_TYPES = new Set(['application/json', 'application/xml', 'application/x-www-form-urlencoded']);
 

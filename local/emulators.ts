@@ -3,7 +3,7 @@ import type { EmulatorWorkerData, EmulatorWorkerMessage } from './emulator-worke
 import { startWorker } from './worker-thread';
 
 /** Every emulator binds here; nothing is exposed beyond the machine. */
-export const EMULATOR_HOST = '127.0.0.1';
+const EMULATOR_HOST = '127.0.0.1';
 
 export interface Emulators {
   dynamodb: { endpoint: string };

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
 /** API Gateway HTTP API's payload limit. */
-export const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
+const MAX_REQUEST_BYTES = 10 * 1024 * 1024;
 
 export type BodyResult = { ok: true; body: Buffer } | { ok: false; reason: 'too_large' };
 

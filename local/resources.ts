@@ -51,7 +51,7 @@ function globalIndexes(): GlobalSecondaryIndex[] {
 }
 
 /** Creates the table unless a previous run on the same data dir already did. TTL is skipped: dynalite has none. */
-export async function ensureTable(client: DynamoDBClient): Promise<string> {
+async function ensureTable(client: DynamoDBClient): Promise<string> {
   const TableName = TABLE.logicalName;
   try {
     const { Table } = await client.send(new DescribeTableCommand({ TableName }));
@@ -94,7 +94,7 @@ async function createQueue(client: SQSClient, QueueName: string, Attributes: Rec
   return QueueUrl;
 }
 
-export async function ensureQueues(
+async function ensureQueues(
   client: SQSClient,
 ): Promise<Pick<LocalResources, 'deliveryQueueUrl' | 'deliveryQueueArn' | 'deliveryDlqUrl'>> {
   const deliveryDlqUrl = await createQueue(client, DELIVERY_DLQ.logicalName, {
@@ -111,7 +111,7 @@ export async function ensureQueues(
   return { deliveryQueueUrl, deliveryQueueArn: await queueArn(client, deliveryQueueUrl), deliveryDlqUrl };
 }
 
-export async function ensureBucket(client: S3Client, Bucket: string): Promise<string> {
+async function ensureBucket(client: S3Client, Bucket: string): Promise<string> {
   try {
     await client.send(new HeadBucketCommand({ Bucket }));
   } catch (err) {

@@ -1,6 +1,6 @@
 import type { RouteMatch } from './apigw-event';
 
-export type RouteTarget = 'api' | 'ingest';
+type RouteTarget = 'api' | 'ingest';
 
 export interface ResolvedRoute extends RouteMatch {
   target: RouteTarget;

@@ -52,7 +52,7 @@ export interface ScheduledBatch {
 }
 
 /** The group of a message on an SQS fair queue; messages sent without one share the group "". */
-export function messageGroup(message: Message): string {
+function messageGroup(message: Message): string {
   return message.Attributes?.MessageGroupId ?? '';
 }
 

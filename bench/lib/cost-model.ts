@@ -23,7 +23,7 @@ export interface MeterSnapshot {
  * at its local size plus these fields (minus the local time and level prefix). JSON lines (EMF metric
  * documents) are counted as printed.
  */
-export const LAMBDA_LOG_CONTEXT_BYTES =
+const LAMBDA_LOG_CONTEXT_BYTES =
   JSON.stringify({
     level: 'INFO',
     message: '',
@@ -43,10 +43,10 @@ const PLATFORM_LINES = [
   'END RequestId: 8f5e2f9c-3b1d-4e7a-9c2b-5d6e7f8a9b0c',
   'REPORT RequestId: 8f5e2f9c-3b1d-4e7a-9c2b-5d6e7f8a9b0c\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 512 MB\tMax Memory Used: 98 MB\t\nXRAY TraceId: 1-6738a1b2-3c4d5e6f7a8b9c0d1e2f3a4b\tSegmentId: 1a2b3c4d5e6f7a8b\tSampled: true\t',
 ];
-export const PLATFORM_BYTES_PER_INVOCATION =
+const PLATFORM_BYTES_PER_INVOCATION =
   PLATFORM_LINES.reduce((sum, line) => sum + line.length, 0) + PLATFORM_LINES.length * LOG_EVENT_OVERHEAD_BYTES;
 /** One access-log line per HTTP API request, with the fields of ACCESS_LOG_FORMAT in lib/service-stack.ts. */
-export const ACCESS_LOG_BYTES_PER_REQUEST =
+const ACCESS_LOG_BYTES_PER_REQUEST =
   JSON.stringify({
     requestId: 'dGhpcy1pcy1hbi1pZA=',
     requestTime: '21/Nov/2026:14:03:54 +0000',
@@ -61,7 +61,7 @@ export const ACCESS_LOG_BYTES_PER_REQUEST =
     integrationError: '-',
   }).length + LOG_EVENT_OVERHEAD_BYTES;
 
-export interface CostLine {
+interface CostLine {
   service: string;
   item: string;
   /** Per webhook. */

@@ -26,7 +26,7 @@ function numberSize(value: number | bigint | string): number {
   return Math.ceil(Math.max(1, digits.length) / 2) + 1;
 }
 
-export function valueSize(value: unknown): number {
+function valueSize(value: unknown): number {
   if (value === null) return 1;
   switch (typeof value) {
     case 'string':
@@ -80,7 +80,7 @@ export function itemSize(item: Item | undefined): number {
 export const writeUnits = (size: number) => Math.max(1, Math.ceil(size / 1024));
 export const readUnits = (size: number, consistent: boolean) => Math.max(1, Math.ceil(size / 4096)) * (consistent ? 1 : 0.5);
 
-export interface IndexDefinition {
+interface IndexDefinition {
   indexName: string;
   partitionKey: string;
   sortKey: string;
@@ -88,11 +88,11 @@ export interface IndexDefinition {
   nonKeyAttributes: readonly string[];
 }
 
-export const TABLE_KEYS = [TABLE.partitionKey, TABLE.sortKey] as const;
-export const INDEXES: readonly IndexDefinition[] = TABLE.globalIndexes;
+const TABLE_KEYS = [TABLE.partitionKey, TABLE.sortKey] as const;
+const INDEXES: readonly IndexDefinition[] = TABLE.globalIndexes;
 
 /** The item as the index stores it, or undefined when it does not project into the index. */
-export function projectInto(index: IndexDefinition, item: Item | undefined): Item | undefined {
+function projectInto(index: IndexDefinition, item: Item | undefined): Item | undefined {
   if (!item) return undefined;
   if (item[index.partitionKey] === undefined || item[index.sortKey] === undefined) return undefined;
   if (index.projection === 'ALL') return item;

@@ -155,7 +155,7 @@ export function providerHeaders(body: string): Record<string, string> {
   };
 }
 
-export interface Arrival {
+interface Arrival {
   seq: number;
   sentAt: number;
   at: number;

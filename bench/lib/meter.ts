@@ -19,7 +19,7 @@ import { indexWrites, itemCategory, itemSize, keyOf, readUnits, writeUnits } fro
 
 type Item = Record<string, unknown>;
 
-export interface Units {
+interface Units {
   rru: number;
   wru: number;
 }
@@ -60,7 +60,7 @@ export interface LogTally {
 }
 
 const invocationContext = new AsyncLocalStorage<{ fn: string }>();
-export const currentFunction = (): string => invocationContext.getStore()?.fn ?? 'outside';
+const currentFunction = (): string => invocationContext.getStore()?.fn ?? 'outside';
 
 const INDEX_LABEL: Record<string, string> = { gsi1: 'gsi1 (list index)', gsi2: 'gsi2 (work index)' };
 const SUPPORTS_CAPACITY = new Set(['GetItem', 'PutItem', 'UpdateItem', 'DeleteItem', 'Query', 'Scan', 'BatchGetItem', 'BatchWriteItem']);

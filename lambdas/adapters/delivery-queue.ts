@@ -21,7 +21,7 @@ export const deliveryTask = z.object({
 export type DeliveryTask = z.infer<typeof deliveryTask>;
 
 /** SQS caps a message's visibility timeout at 12 hours. */
-export const MAX_VISIBILITY_SECONDS = 43_200;
+const MAX_VISIBILITY_SECONDS = 43_200;
 
 /**
  * Sends tasks in batches of ten; throws if any task could not be sent (the reconciler will resend).

@@ -9,7 +9,7 @@ export type TxtResolver = (name: string) => Promise<string[]>;
 /** What node:dns gives: one array of character strings (each at most 255 bytes) per record. */
 export type RawTxtLookup = (name: string) => Promise<string[][]>;
 
-export const TXT_LOOKUP_TIMEOUT_MS = 5_000;
+const TXT_LOOKUP_TIMEOUT_MS = 5_000;
 // No such name, or a name without TXT records: both simply mean "no record".
 const NO_RECORDS = new Set(['ENOTFOUND', 'ENODATA']);
 
@@ -42,7 +42,7 @@ export function txtResolverFrom(lookup: RawTxtLookup, timeoutMs = TXT_LOOKUP_TIM
 }
 
 /** The system's resolvers, with c-ares' own timeout and retries kept under our overall bound. */
-export function systemTxtResolver(timeoutMs = TXT_LOOKUP_TIMEOUT_MS): TxtResolver {
+function systemTxtResolver(timeoutMs = TXT_LOOKUP_TIMEOUT_MS): TxtResolver {
   return txtResolverFrom(async (name) => {
     const resolver = new Resolver({ timeout: Math.floor(timeoutMs / 3), tries: 2 });
     try {

@@ -3,7 +3,7 @@ import { config } from '../shared/config';
 /** The S3 client loads on first use only, so the api function does not load it for every request. */
 const s3 = () => import('./s3');
 
-export const DOWNLOAD_URL_SECONDS = 300;
+const DOWNLOAD_URL_SECONDS = 300;
 
 export const exportKey = (accountId: string, jobId: string, extension: string) => `exports/${accountId}/${jobId}.${extension}`;
 

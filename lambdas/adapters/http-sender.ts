@@ -13,7 +13,7 @@ import type { AttemptOutcome } from '../domain/vocabulary';
 // DNS lookup, so DNS rebinding cannot swap the answer), and redirects are never followed.
 // Nothing here logs: headers and bodies carry signatures and customer secrets.
 
-export type DeliveryOutcome = AttemptOutcome;
+type DeliveryOutcome = AttemptOutcome;
 
 export interface DeliveryRequest {
   url: string;

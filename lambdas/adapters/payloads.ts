@@ -5,7 +5,7 @@ import { config } from '../shared/config';
 const s3 = () => import('./s3');
 
 /** How long a body's download link lives: long enough to follow it, short enough not to be shared. */
-export const BODY_URL_SECONDS = 300;
+const BODY_URL_SECONDS = 300;
 
 /** Bodies larger than this go to the payload bucket; the event keeps a pointer (DynamoDB items cap at 400 KB). */
 export const INLINE_BODY_LIMIT_BYTES = 300 * 1024;
@@ -16,7 +16,7 @@ export async function putPayload(key: string, body: Buffer, contentType: string 
   await (await s3()).putObject(config().payloadBucket, key, body, contentType ?? 'application/octet-stream');
 }
 
-export async function getPayload(key: string): Promise<Buffer> {
+async function getPayload(key: string): Promise<Buffer> {
   return (await s3()).getObjectBytes(config().payloadBucket, key);
 }
 

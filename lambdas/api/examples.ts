@@ -34,7 +34,7 @@ export const ids = {
 export const at = '2026-06-01T12:00:00.000Z';
 const later = '2026-06-01T12:00:01.250Z';
 const pathToken = 'QgIM6d3YOJLrpzOIX6xL-pR4-KLGii46cFOUHnOYM_E';
-export const exampleApiKey = 'hk_K3tlHJI3GmqSkUBeBew2VAhj_7qHB_tiCB_utY4UFoI';
+const exampleApiKey = 'hk_K3tlHJI3GmqSkUBeBew2VAhj_7qHB_tiCB_utY4UFoI';
 export const exampleSigningSecret = 'whsec_tZYWtAcaUq+08oVDZEpZi7eAgu1INz1420uIwUbV3rQ=';
 const verificationToken = 'hgv_tU0_445xMfxJb8v4ns4yp_W3CZ4LyJtK';
 export const exampleInboundBody = '{"id":"evt_123","amount":4200}';

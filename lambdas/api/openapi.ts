@@ -12,10 +12,10 @@ import { durationMs, errorResponse } from './schemas';
  * committed as `docs/openapi.json` (`npm run openapi`); a test keeps the two identical.
  */
 
-export const OPENAPI_VERSION = '3.1.0';
-export const API_VERSION = '1.0.0';
+const OPENAPI_VERSION = '3.1.0';
+const API_VERSION = '1.0.0';
 
-export type JsonObject = { [key: string]: unknown };
+type JsonObject = { [key: string]: unknown };
 
 /** A route of the API function, or an operation served elsewhere (ingest), with its documentation. */
 export interface DocumentedOperation {
@@ -41,7 +41,7 @@ export interface OpenApiDocument {
 }
 
 /** The servers of the committed document; the served one names the gateway's own public URL. */
-export const DEFAULT_SERVERS: ServerObject[] = [
+const DEFAULT_SERVERS: ServerObject[] = [
   { url: 'http://127.0.0.1:3000', description: 'The local gateway (`npm start`); in AWS, the service stack’s `ApiUrl` output.' },
 ];
 

@@ -73,7 +73,7 @@ export const portalEventListItemResponse = named(
   '`status` and `attempts_count` count the customer’s own deliveries only.',
 );
 
-export const portalEventResponse = named(
+const portalEventResponse = named(
   'PortalEvent',
   eventDetailResponse.pick({
     id: true,
@@ -119,5 +119,4 @@ export const portalEventQuery = z.object({
   event_type: z.string().min(1).max(200).optional(),
 });
 
-export type PortalEventListItemResponse = z.output<typeof portalEventListItemResponse>;
 export type PortalEventResponse = z.output<typeof portalEventResponse>;

@@ -24,7 +24,7 @@ export const TAGS = {
   Probes: 'Liveness and readiness.',
   Meta: 'This document.',
 } as const;
-export type Tag = keyof typeof TAGS;
+type Tag = keyof typeof TAGS;
 
 /** A `{data, duration_ms}` answer (with `next_cursor` beside `data` for a page of events). */
 export interface JsonResponseDoc {
@@ -44,12 +44,12 @@ export interface RedirectDoc {
   example: string;
 }
 /** A JSON document that is not enveloped (the OpenAPI document itself). */
-export interface RawJsonDoc {
+interface RawJsonDoc {
   kind: 'raw_json';
   description: string;
 }
 /** A file served as it is (the portal's page, script and style sheet). */
-export interface StaticDoc {
+interface StaticDoc {
   kind: 'static';
   description: string;
   contentType: string;
@@ -74,7 +74,7 @@ export interface HeaderDoc {
   maxLength?: number;
 }
 
-export type ErrorStatus = 400 | 401 | 403 | 404 | 410 | 413;
+type ErrorStatus = 400 | 401 | 403 | 404 | 410 | 413;
 
 export interface RouteDoc {
   operationId: string;

@@ -7,16 +7,16 @@ import type { RouteDoc } from './route-doc';
 import type { HostCaller } from '../domain/domain-ownership';
 import { servedOnHost } from '../pipeline/host-binding';
 
-export interface RouteContext {
+interface RouteContext {
   request: ApiRequest;
   params: Record<string, string>;
   now: Date;
 }
-export interface AuthedContext extends RouteContext {
+interface AuthedContext extends RouteContext {
   principal: Principal;
 }
 /** A consumer portal request: one customer of one account, never an API key's powers. */
-export interface PortalContext extends RouteContext {
+interface PortalContext extends RouteContext {
   portal: PortalPrincipal;
 }
 
@@ -51,7 +51,7 @@ function matchPath(pattern: string, path: string): Record<string, string> | unde
 }
 
 /** A wrong method on a known path is a 404 as well (contract), so only exact matches count. */
-export function findRoute(routes: Route[], method: string, path: string): Match | undefined {
+function findRoute(routes: Route[], method: string, path: string): Match | undefined {
   for (const route of routes) {
     if (route.method !== method) continue;
     const params = matchPath(route.path, path);

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
-import { REPLAYABLE_STATUSES } from '../domain/event-status';
+import { SETTLED_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { isCustomerId } from '../domain/portal';
 import { PLANS } from '../domain/plans';
@@ -259,10 +259,10 @@ export const exportJobResponse = named(
   }),
 );
 
-export const replayableStatus = z.enum(REPLAYABLE_STATUSES as readonly EventStatus[] as [EventStatus, ...EventStatus[]]);
+export const replayableStatus = z.enum(SETTLED_STATUSES as readonly EventStatus[] as [EventStatus, ...EventStatus[]]);
 
 /** What a bulk replay selects, as stored on its job and as its request takes it (less `dry_run`). */
-export const replayFilterFields = {
+const replayFilterFields = {
   direction,
   status: z.array(replayableStatus).describe('Event statuses to replay. Default `["dead_letter"]`.'),
   destination_id: uuid.optional(),

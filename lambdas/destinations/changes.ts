@@ -8,7 +8,7 @@ import type { DestinationRecord } from './record';
  * its customers through the portal. Pure, so both callers share every rule and each rule is a table.
  */
 
-export const DEFAULT_TIMEOUT_MS = 15_000;
+const DEFAULT_TIMEOUT_MS = 15_000;
 
 /** A destination's settings: everything but its ids and timestamps. */
 export type DestinationSettings = Omit<DestinationRecord, 'id' | 'account_id' | 'created_at' | 'updated_at'>;

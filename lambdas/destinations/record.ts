@@ -11,11 +11,10 @@ import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
  * and the delivery path read their fields from. Validated on every read.
  */
 
-export const destinationAuth = z.discriminatedUnion('type', [
+const destinationAuth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('bearer'), token: z.string() }),
   z.object({ type: z.literal('header'), name: z.string(), value: z.string() }),
 ]);
-export type DestinationAuth = z.infer<typeof destinationAuth>;
 
 export const destinationRecord = z.object({
   id: z.string(),

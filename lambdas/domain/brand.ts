@@ -1,5 +1,5 @@
 /** The brand fields an account can set, and what a field reads as while it is not set. */
-export const BRAND_FIELDS = ['company_name', 'logo_url', 'primary_color', 'accent_color', 'docs_title'] as const;
+const BRAND_FIELDS = ['company_name', 'logo_url', 'primary_color', 'accent_color', 'docs_title'] as const;
 export type BrandField = (typeof BRAND_FIELDS)[number];
 export type BrandValues = Record<BrandField, string | null>;
 

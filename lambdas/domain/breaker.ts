@@ -48,7 +48,7 @@ export const CLOSED_BREAKER: BreakerState = {
 
 /** What a delivery may do now, as far as its destination's breaker is concerned. */
 /** While a probe is out, the held deliveries look again this often. */
-export const PROBE_RECHECK_SECONDS = 5;
+const PROBE_RECHECK_SECONDS = 5;
 
 export type BreakerGate = { kind: 'pass' } | { kind: 'probe' } | { kind: 'wait'; until: Date; reason: 'breaker_open' | 'probe_in_flight' };
 

@@ -44,5 +44,5 @@ export function selectForReplay(event: ReplayCandidate, selection: ReplaySelecti
 export const leaseUntil = (now: Date, leaseSeconds: number) => new Date(now.getTime() + leaseSeconds * 1000).toISOString();
 
 /** A finished job is kept this long for GET /v1/replays, then TTL deletes it. */
-export const REPLAY_JOB_KEEP_DAYS = 30;
+const REPLAY_JOB_KEEP_DAYS = 30;
 export const replayJobExpiresAt = (completedAtIso: string) => Math.floor(Date.parse(completedAtIso) / 1000) + REPLAY_JOB_KEEP_DAYS * 86_400;

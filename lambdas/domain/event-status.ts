@@ -2,13 +2,11 @@ import type { DeliveryStatus, EventStatus } from './vocabulary';
 
 /** How one event's status follows its deliveries (spec part 3). */
 
-export const TERMINAL_EVENT_STATUSES: readonly EventStatus[] = ['delivered', 'dead_letter', 'replayed'];
-
-/** Statuses from which a replay may start: terminal ones, and `accepted` (nothing was ever in flight). */
-export const REPLAYABLE_STATUSES: readonly EventStatus[] = [...TERMINAL_EVENT_STATUSES, 'accepted'];
-
-/** Nothing will happen to the event any more without a user's action: safe for retention to delete. */
-export const SETTLED_STATUSES: readonly EventStatus[] = REPLAYABLE_STATUSES;
+/**
+ * Nothing will happen to the event any more without a user's action: the terminal statuses, and
+ * `accepted` (nothing was ever in flight). A replay may start from these, and retention may delete them.
+ */
+export const SETTLED_STATUSES: readonly EventStatus[] = ['delivered', 'dead_letter', 'replayed', 'accepted'];
 
 export const isTerminalDelivery = (status: DeliveryStatus) => status === 'delivered' || status === 'dead_letter';
 

@@ -1,7 +1,7 @@
 import { domainToASCII, domainToUnicode } from 'node:url';
 
 /** RFC 1035 limits: a name of at most 253 characters (no trailing dot), labels of 1..63. */
-export const MAX_HOSTNAME_LENGTH = 253;
+const MAX_HOSTNAME_LENGTH = 253;
 const MAX_LABEL_LENGTH = 63;
 // LDH rule (RFC 1123): letters, digits and hyphens, neither first nor last. Input is lower-cased first.
 const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
@@ -41,7 +41,7 @@ function isValidALabel(label: string): boolean {
 }
 
 /** The DNS name where the customer publishes the verification token. */
-export const VERIFICATION_RECORD_PREFIX = '_hookgate-challenge';
+const VERIFICATION_RECORD_PREFIX = '_hookgate-challenge';
 export const verificationRecordName = (hostname: string) => `${VERIFICATION_RECORD_PREFIX}.${hostname}`;
 
 /**

@@ -7,13 +7,13 @@
  */
 export const OPERATIONAL_PREFIX = 'hookgate.';
 
-export const OPERATIONAL_TYPES = {
+const OPERATIONAL_TYPES = {
   deadLettered: 'hookgate.delivery.dead_lettered',
   opened: 'hookgate.destination.opened',
   recovered: 'hookgate.destination.recovered',
   disabled: 'hookgate.destination.disabled',
 } as const;
-export type OperationalType = (typeof OPERATIONAL_TYPES)[keyof typeof OPERATIONAL_TYPES];
+type OperationalType = (typeof OPERATIONAL_TYPES)[keyof typeof OPERATIONAL_TYPES];
 
 /** Hookgate's own events, which carry the prefix exactly as Hookgate writes it: what routing and the loop guard look for. */
 export const isOperationalType = (eventType: string | null) => eventType !== null && eventType.startsWith(OPERATIONAL_PREFIX);

@@ -16,7 +16,7 @@ export const MAX_BODY_BYTES = 5 * 1024 * 1024;
  * 10 KB), the request context, cookies, query string. Generous, so an accepted body never depends
  * on the headers that came with it.
  */
-export const EVENT_HEADROOM_BYTES = 128 * 1024;
+const EVENT_HEADROOM_BYTES = 128 * 1024;
 
 /** The most a body may weigh inside the Lambda event, encoded: 6,160,384 bytes. */
 export const MAX_ENCODED_BODY_BYTES = LAMBDA_PAYLOAD_LIMIT_BYTES - EVENT_HEADROOM_BYTES;
@@ -25,7 +25,7 @@ export const MAX_ENCODED_BODY_BYTES = LAMBDA_PAYLOAD_LIMIT_BYTES - EVENT_HEADROO
 export const MAX_BINARY_BODY_BYTES = Math.floor((MAX_ENCODED_BODY_BYTES - 2) / 4) * 3;
 
 /** Kept free in a response for its status, headers and `duration_ms` around the rendered JSON body. */
-export const RESPONSE_HEADROOM_BYTES = 16 * 1024;
+const RESPONSE_HEADROOM_BYTES = 16 * 1024;
 
 /** Bytes of `text` once written as a JSON string literal, quotes included (what Lambda carries). */
 export const jsonStringBytes = (text: string): number => Buffer.byteLength(JSON.stringify(text), 'utf8');

@@ -3,7 +3,7 @@ import { invalid } from './errors';
 export const PLANS = ['free', 'pro', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 
-export const DEFAULT_RETENTION_DAYS: Record<Plan, number> = { free: 1, pro: 30, enterprise: 90 };
+const DEFAULT_RETENTION_DAYS: Record<Plan, number> = { free: 1, pro: 30, enterprise: 90 };
 export const MAX_RETENTION_DAYS = 3650;
 
 /**

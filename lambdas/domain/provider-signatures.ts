@@ -36,7 +36,7 @@ export const VERIFY_FAILURE_REASONS = [
   'signature_mismatch', // no presented signature matches
   'internal_error', // should be unreachable; verification fails closed
 ] as const;
-export type VerifyFailureReason = (typeof VERIFY_FAILURE_REASONS)[number];
+type VerifyFailureReason = (typeof VERIFY_FAILURE_REASONS)[number];
 
 /** Signature headers longer than this are refused as malformed before any parsing. */
 const MAX_SIGNATURE_HEADER_LENGTH = 8192;

@@ -8,7 +8,7 @@
  * they hold at most 1,000 × VISIBILITY_WAIT_MAX_SECONDS messages in flight, and no visibility change
  * comes near SQS's 12-hour cap.
  */
-export const VISIBILITY_WAIT_MAX_SECONDS = 2;
+const VISIBILITY_WAIT_MAX_SECONDS = 2;
 /** Longest delay a queue message may carry (SQS DelaySeconds). */
 export const MAX_MESSAGE_DELAY_SECONDS = 900;
 /**

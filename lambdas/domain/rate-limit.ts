@@ -13,12 +13,12 @@ export const slotIntervalMs = (limitPerSecond: number) => 1000 / limitPerSecond;
 export const SEND_LEAD_MS = 250;
 
 /** A slot this close is waited for in process; a later one waits in the queue (no in-flight slot held for long). */
-export const INLINE_SLOT_WAIT_MS = 3000;
+const INLINE_SLOT_WAIT_MS = 3000;
 /**
  * A task waiting in the queue comes back this long before its slot and sleeps the rest: queue delays
  * are whole seconds and a little late, and deliveries that all came back late would send together.
  */
-export const QUEUE_LEAD_MS = 2000;
+const QUEUE_LEAD_MS = 2000;
 
 export type SlotPlan = { kind: 'send' } | { kind: 'wait'; until: Date };
 
@@ -29,6 +29,6 @@ export function planSlot(slot: number, now: Date): SlotPlan {
 }
 
 /** A task back from the queue this long after its slot lost its turn (the queue was late): sent now it would crowd the next ones, so it queues again. */
-export const STALE_SLOT_MS = 100;
+const STALE_SLOT_MS = 100;
 
 export const isStaleSlot = (slot: number, now: Date) => now.getTime() - slot > STALE_SLOT_MS;

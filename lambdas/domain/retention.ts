@@ -8,7 +8,7 @@ const DAY_SECONDS = 86_400;
 export const TTL_MARGIN_DAYS = 7;
 
 /** Events created before this instant are out of the account's window. */
-export function retentionCutoffMs(now: Date, retentionDays: number): number {
+function retentionCutoffMs(now: Date, retentionDays: number): number {
   return now.getTime() - retentionDays * DAY_MS;
 }
 

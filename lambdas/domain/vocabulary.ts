@@ -34,7 +34,6 @@ export const SECRET_PROVIDERS = ['stripe', 'github', 'shopify', 'slack', 'standa
 
 /** How deliveries are signed. */
 export const SIGNATURE_SCHEMES = ['hookgate', 'standard_webhooks'] as const;
-export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 
 export const EXPORT_STATUSES = ['queued', 'processing', 'ready', 'failed'] as const;
 export const EXPORT_FORMATS = ['json', 'csv'] as const;

@@ -3,7 +3,7 @@ import { defineEntity } from '../store/entity';
 import { accountPartition } from '../store/keys';
 
 /** An entry of the account's event type catalog; the JSON Schema is kept as its JSON text. */
-export const eventTypeRecord = z.object({
+const eventTypeRecord = z.object({
   account_id: z.string(),
   name: z.string(),
   description: z.nullable(z.string()),

@@ -7,7 +7,7 @@ import { refused, type EventRef, type NotFound, type Refused } from './outcomes'
 
 export type PortalSendOutcome = { kind: 'accepted'; event: EventRef } | NotFound | Refused;
 
-export const TEST_EVENT_TYPE = 'webhook.test';
+const TEST_EVENT_TYPE = 'webhook.test';
 
 /**
  * A test event for one endpoint, from the consumer portal: a new outbound event whose only delivery

@@ -19,12 +19,12 @@ import {
 import { DELETING, type CustomDomainRecord } from '../store/records';
 
 /** Domains looked at per run; the rest wait for the next run (every 5 minutes). */
-export const DOMAINS_PER_RUN = 50;
+const DOMAINS_PER_RUN = 50;
 
 /** ACM states after which the certificate will never be issued. */
 const CERTIFICATE_DEAD = new Set(['FAILED', 'VALIDATION_TIMED_OUT', 'REVOKED', 'EXPIRED', 'INACTIVE']);
 
-export type DomainOutcome = 'requested' | 'waiting' | 'issued' | 'failed' | 'removed' | 'skipped' | 'error';
+type DomainOutcome = 'requested' | 'waiting' | 'issued' | 'failed' | 'removed' | 'skipped' | 'error';
 
 export interface ProvisionReport {
   examined: number;
@@ -47,7 +47,7 @@ const sameRecord = (a: CustomDomainRecord['tls_validation_record'], b: CustomDom
  *   ISSUED → CreateDomainName (REGIONAL) → dns_target stored → CreateApiMapping ($default) → issued
  *   FAILED / timed out / revoked … → failed, with ACM's reason
  */
-export async function provisionDomain(
+async function provisionDomain(
   initial: CustomDomainRecord,
   opts: { apiId: string; now: () => Date },
 ): Promise<DomainOutcome> {
@@ -98,7 +98,7 @@ export async function provisionDomain(
  * deletes only once nothing uses it), then its items, which frees the hostname. Each step tolerates
  * one already done, so a failed step is simply retried on the next run.
  */
-export async function tearDownDomain(domain: CustomDomainRecord, opts: { apiId: string }): Promise<DomainOutcome> {
+async function tearDownDomain(domain: CustomDomainRecord, opts: { apiId: string }): Promise<DomainOutcome> {
   if (domain.certificate_arn) {
     await removeDomainName(domain.domain, domain.certificate_arn, opts.apiId);
     await deleteCertificate(domain.certificate_arn);

@@ -1,6 +1,6 @@
 import { invalid } from '../domain/errors';
 import { webhookIdOf } from '../domain/ids';
-import { REPLAYABLE_STATUSES } from '../domain/event-status';
+import { SETTLED_STATUSES } from '../domain/event-status';
 import { copyPayload, payloadKey } from '../adapters/payloads';
 import { newId } from '../shared/secrets';
 import { findDestination } from '../destinations/record';
@@ -28,7 +28,7 @@ export async function replayEvent(
 ): Promise<ReplayOutcome> {
   const loaded = await findEventWithBody(accountId, eventId);
   if (!loaded || loaded.event.direction !== direction) return { kind: 'not_found' };
-  if (!REPLAYABLE_STATUSES.includes(loaded.event.status)) return refused(invalid('event is not in a terminal status'));
+  if (!SETTLED_STATUSES.includes(loaded.event.status)) return refused(invalid('event is not in a terminal status'));
   if (destinationId !== undefined && !(await findDestination(accountId, destinationId))) {
     return refused(invalid('destination_id does not match a destination of this account'));
   }
@@ -41,7 +41,7 @@ export async function replayEvent(
 /** The original becomes `replayed`, naming its copy (and the bulk replay that made it, if one did). */
 export async function markReplayed(accountId: string, eventId: string, copyId: string, jobId: string | null): Promise<void> {
   await changeEvent(accountId, eventId, (current) =>
-    REPLAYABLE_STATUSES.includes(current.status) ? { ...current, status: 'replayed', replayed_by: copyId, replay_job: jobId } : undefined,
+    SETTLED_STATUSES.includes(current.status) ? { ...current, status: 'replayed', replayed_by: copyId, replay_job: jobId } : undefined,
   );
 }
 

@@ -18,8 +18,8 @@ import {
 } from '../store/replay-jobs';
 import { copyEvent, markReplayed } from './replay-event';
 
-export const REPLAY_FAILED_MESSAGE = 'replay failed: create a new replay with the same filters to continue (events already replayed no longer match)';
-export const REPLAY_DESTINATION_GONE = 'the destination was deleted before the replay ran';
+const REPLAY_FAILED_MESSAGE = 'replay failed: create a new replay with the same filters to continue (events already replayed no longer match)';
+const REPLAY_DESTINATION_GONE = 'the destination was deleted before the replay ran';
 /** Left for the last page and the final write before the function's timeout. */
 const SAFETY_MARGIN_MS = 60_000;
 const PAGE_SIZE = 100;

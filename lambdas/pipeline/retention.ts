@@ -6,7 +6,7 @@ import { accountIdsAfter, clearCheckpoint, deleteDedupeIfOwned, deleteSettledSta
 import type { Direction } from '../domain/vocabulary';
 
 /** Events read from the list index per query. */
-export const SWEEP_PAGE_SIZE = 100;
+const SWEEP_PAGE_SIZE = 100;
 
 type Phase = SweepCursor['phase'];
 /** The work on one account, in order: deletes first (fewer events left to re-time), then the TTL resync. */

@@ -8,7 +8,7 @@ export const newApiKey = (): string => `hk_${randomBytes(32).toString('base64url
 
 export const hashApiKey = (key: string): string => createHash('sha256').update(key, 'utf8').digest('hex');
 
-export const API_KEY_PREFIX_LENGTH = 10;
+const API_KEY_PREFIX_LENGTH = 10;
 export const apiKeyPrefix = (key: string): string => key.slice(0, API_KEY_PREFIX_LENGTH);
 
 /** `whsec_` + base64 of 32 random bytes: usable by both the Hookgate and Standard Webhooks schemes. */

@@ -16,14 +16,14 @@ import type { EventStatus } from '../domain/vocabulary';
  * endpoints, in a partition per (account, customer). The entry names the endpoints the event was
  * planned for, so the portal shows those deliveries only; the status is read from the event itself.
  */
-export const customerEventEntry = z.object({
+const customerEventEntry = z.object({
   event_id: z.string(),
   customer: z.string(),
   event_type: z.nullable(z.string()),
   destination_ids: z.array(z.string()),
   created_at: z.string(),
 });
-export type CustomerEventEntry = z.infer<typeof customerEventEntry>;
+type CustomerEventEntry = z.infer<typeof customerEventEntry>;
 
 /** A partition per (account, customer), sorted by event id (UUIDv7): newest first is a reverse query. */
 const logPartition = (accountId: string, customer: string) => `${accountPartition(accountId)}#CUST#${customer}#EVENTS`;

@@ -31,5 +31,3 @@ export async function claimExternalId(
   }
   throw new Error('external id claim kept racing with deletion');
 }
-
-export const releaseExternalId = (accountId: string, key: string) => dedupeEntity.remove(accountId, key);

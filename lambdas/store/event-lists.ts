@@ -29,9 +29,7 @@ const listedKeys = z.pick(eventRecord, {
 });
 type ListedKeys = z.infer<typeof listedKeys>;
 
-export const eventListItem = z.extend(listedKeys, { status: eventRecord.shape.status, attempts_count: eventRecord.shape.attempts_count });
-export type EventListItem = z.infer<typeof eventListItem>;
-
+export type EventListItem = ListedKeys & Pick<EventRecord, 'status' | 'attempts_count'>;
 
 export interface ListRange {
   newestFirst: boolean;

@@ -8,7 +8,7 @@ import { accountPartition, LOOKUP_SK } from './keys';
 import { batchGet } from './table';
 
 /** A portal link's session: only the SHA-256 of its secret is stored, as for API keys. */
-export const portalSessionRecord = z.object({
+const portalSessionRecord = z.object({
   id: z.string(),
   account_id: z.string(),
   customer: z.string(),

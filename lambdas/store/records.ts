@@ -43,7 +43,7 @@ export const apiKeyLookupRecord = z.object({
 export type ApiKeyLookupRecord = z.infer<typeof apiKeyLookupRecord>;
 
 /** A source's provider signature check; the secret is write-only (never in a response or a log). */
-export const verificationConfig = z.union([
+const verificationConfig = z.union([
   z.object({ provider: z.enum(SECRET_PROVIDERS), secret: z.string() }),
   z.object({
     provider: z.literal('hmac_sha256'),
@@ -53,7 +53,6 @@ export const verificationConfig = z.union([
     prefix: z.optional(z.string()),
   }),
 ]);
-export type VerificationConfigRecord = z.infer<typeof verificationConfig>;
 
 export const sourceRecord = z.object({
   id: z.string(),
@@ -156,7 +155,7 @@ export const attemptRecord = z.object({
 });
 export type AttemptRecord = z.infer<typeof attemptRecord>;
 
-export const exportFilters = z.object({
+const exportFilters = z.object({
   direction: z.optional(z.enum(DIRECTIONS)),
   status: z.optional(z.enum(EVENT_STATUSES)),
   date_from: z.optional(timestamp),
@@ -194,7 +193,7 @@ export type BrandSettingsRecord = z.infer<typeof brandSettingsRecord>;
 /** A deleted domain whose AWS resources the provisioner is removing: never shown, its hostname still held. */
 export const DELETING = 'deleting';
 
-export const dnsRecord = z.object({ type: z.string(), name: z.string(), value: z.string() });
+const dnsRecord = z.object({ type: z.string(), name: z.string(), value: z.string() });
 export type DnsRecordValue = z.infer<typeof dnsRecord>;
 
 export const customDomainRecord = z.object({

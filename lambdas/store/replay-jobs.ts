@@ -24,7 +24,7 @@ const claimKey = (accountId: string, eventId: string, jobId: string) => ({ pk: e
 const WORK = { queued: 'REPLAYS#queued', running: 'REPLAYS#running' } as const;
 const workSortKey = (at: string, job: { account_id: string; id: string }) => `${at}#${job.account_id}#${job.id}`;
 
-export const replayFilters = z.object({
+const replayFilters = z.object({
   direction: z.enum(DIRECTIONS),
   status: z.array(z.enum(EVENT_STATUSES)),
   destination_id: z.optional(z.string()),
@@ -35,7 +35,7 @@ export const replayFilters = z.object({
 });
 export type ReplayFilters = z.infer<typeof replayFilters>;
 
-export const replayJobRecord = z.object({
+const replayJobRecord = z.object({
   id: z.string(),
   account_id: z.string(),
   status: z.enum(REPLAY_JOB_STATUSES),

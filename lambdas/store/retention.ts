@@ -269,7 +269,7 @@ async function setExpiresAt(key: Key, expiresAt: number, ownerEventId?: string):
 /** Where a run that ran out of time stopped: one item, which only the sweeper reads or writes. */
 export const SWEEPER_CHECKPOINT_KEY = { pk: 'SWEEPER', sk: 'CHECKPOINT' } as const;
 
-export const sweepCursor = z.object({
+const sweepCursor = z.object({
   account_id: z.string(),
   phase: z.enum(['delete', 'resync']),
   direction: z.enum(DIRECTIONS),
@@ -280,7 +280,7 @@ export const sweepCursor = z.object({
 });
 export type SweepCursor = z.infer<typeof sweepCursor>;
 
-export const sweepCheckpoint = z.object({
+const sweepCheckpoint = z.object({
   /** The last account that was fully swept in the current pass; null before the first. */
   last_account_id: z.nullable(z.string()),
   /** Position inside the account after `last_account_id`, when the run stopped part-way through it. */

@@ -27,7 +27,7 @@ export interface AlarmsProps {
 }
 
 /** The window every rate alarm looks at. */
-export const RATE_WINDOW = Duration.minutes(5);
+const RATE_WINDOW = Duration.minutes(5);
 /** A function alarms when more than this share of its invocations failed within the window… */
 export const FUNCTION_ERROR_RATE_PERCENT = 5;
 /** …and at least this many did: one failed run of a once-a-minute job is not an incident. */
@@ -40,7 +40,7 @@ export const API_MIN_5XX = 5;
  * A standard queue stops handing out messages at about 120,000 in flight; the alarm leaves a margin to
  * act (docs/operations.md). Waits are delayed messages, not in-flight ones, so a healthy queue stays far below.
  */
-export const IN_FLIGHT_ALARM_THRESHOLD = 100_000;
+const IN_FLIGHT_ALARM_THRESHOLD = 100_000;
 
 const CLOUDWATCH = new iam.ServicePrincipal('cloudwatch.amazonaws.com');
 

@@ -10,12 +10,12 @@ import { ENV } from '../../lambdas/shared/resource-definitions';
 import { lambdaBuildOptions } from './lambda-bundle';
 
 /** Repository root, from this module's own location (lib/constructs/ → ../../). */
-export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** One file per Lambda entry in lambdas/handlers/, each exporting `handler`. */
-export type HandlerName = 'api' | 'ingest' | 'deliver' | 'reconciler' | 'export' | 'sweeper' | 'domain-provisioner';
+type HandlerName = 'api' | 'ingest' | 'deliver' | 'reconciler' | 'export' | 'sweeper' | 'domain-provisioner';
 
-export function handlerEntry(name: HandlerName): string {
+function handlerEntry(name: HandlerName): string {
   return fileURLToPath(new URL(`../../lambdas/handlers/${name}.ts`, import.meta.url));
 }
 

@@ -17,7 +17,7 @@ export interface Figures {
   badInput5xx: number;
 }
 
-export const EMPTY_FIGURES: Figures = { faultsInjected: 0, badInputsTried: 0, accepted: 0, delivered: 0, lost: 0, badInput5xx: 0 };
+const EMPTY_FIGURES: Figures = { faultsInjected: 0, badInputsTried: 0, accepted: 0, delivered: 0, lost: 0, badInput5xx: 0 };
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -31,7 +31,7 @@ const updateAccountBody = named(
   }),
 );
 
-export const SIGNUP_CLOSED = 'sign-up is closed on this deployment: an operator creates accounts';
+const SIGNUP_CLOSED = 'sign-up is closed on this deployment: an operator creates accounts';
 
 const retentionErrors = ['retention_days can only be set on the enterprise plan', 'retention_days must be at most 3650'];
 

@@ -59,7 +59,7 @@ const findShownDomain = async (accountId: string, domainId: string) => {
   return shown(domain) ? domain : undefined;
 };
 
-export function presentCustomDomain(d: ShownDomain): CustomDomainResponse {
+function presentCustomDomain(d: ShownDomain): CustomDomainResponse {
   return {
     id: d.id,
     domain: d.domain,

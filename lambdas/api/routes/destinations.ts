@@ -1,6 +1,6 @@
 import { notFound } from '../../domain/errors';
 import { ACCOUNT_ACTOR } from '../../destinations/changes';
-import { changeDestination, createDestination, findManagedDestination, listManagedDestinations, removeDestination, showDestination } from '../../destinations';
+import { changeDestination, createDestination, findManagedDestination, listManagedDestinations, removeDestination, showDestination, withHealth } from '../../destinations';
 import {
   CAP_ERRORS,
   createDestinationBody,
@@ -15,7 +15,6 @@ import {
   updateDestinationBody,
 } from '../../destinations/shapes';
 import { CLOSED_BREAKER } from '../../domain/breaker';
-import { findBreaker } from '../../store/breakers';
 import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import type { Route } from '../router';
@@ -102,7 +101,8 @@ export const destinationRoutes: Route[] = [
       const current = await findManagedDestination(principal.accountId, id, ACCOUNT_ACTOR);
       if (!current) throw notFound();
       const { destination } = settled(await changeDestination(current, body, ACCOUNT_ACTOR, now));
-      return { status: 200, data: presentDestination(destination, await findBreaker(principal.accountId, id)) };
+      const shown = await withHealth(destination);
+      return { status: 200, data: presentDestination(shown.destination, shown.breaker) };
     },
   },
   {

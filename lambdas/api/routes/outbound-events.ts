@@ -12,7 +12,7 @@ import { batchItemResponse, CUSTOMER_MESSAGE, customerField, duplicateResponse, 
 import { issueMessage, parseJsonBody, sendableHeaderRule, textField } from '../validation';
 import { eventRoutes } from './events';
 
-export const MAX_BATCH_EVENTS = 100;
+const MAX_BATCH_EVENTS = 100;
 /** Publishes of one batch run this many at a time: enough to overlap AWS round trips, not a stampede. */
 const BATCH_CONCURRENCY = 10;
 

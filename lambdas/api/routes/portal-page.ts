@@ -12,7 +12,7 @@ import { PORTAL_PATH } from './portal-sessions';
  * lets an account embed the page in its own https site; framing gives nothing to a page that does
  * not hold the link, whose secret is the whole credential.
  */
-export const PORTAL_CSP = [
+const PORTAL_CSP = [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
