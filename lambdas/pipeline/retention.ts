@@ -1,19 +1,15 @@
 import { isSweepable, sideItemExpiresAt, sweepCutoffBound } from '../domain/retention';
 import { deletePayload } from '../adapters/payloads';
 import { log } from '../shared/log';
-import { changeEvent } from '../store/events';
+import { accountIdsAfter, readAccountRetention, recordTtlWindow } from '../store/accounts';
+import { deleteDedupeIfOwned, setDedupeExpiry } from '../store/dedupe';
+import { changeEvent, deleteSettledStatusItem } from '../store/events';
 import {
-  accountIdsAfter,
   clearCheckpoint,
-  deleteDedupeIfOwned,
-  deleteSettledStatusItem,
   deleteSideItems,
   listEventsOldestFirst,
-  readAccountRetention,
   readCheckpoint,
   readEventParts,
-  recordTtlWindow,
-  setDedupeExpiry,
   setSideItemExpiry,
   writeCheckpoint,
   type Direction,

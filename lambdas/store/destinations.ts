@@ -3,7 +3,7 @@ import { breakerEntity } from './breakers';
 import { defineEntity } from './entity';
 import { accountPartition, routingPrefix } from './keys';
 import { destinationRecord, type DestinationRecord } from './records';
-import { markRoutingChanged } from './routing-table';
+import { markRoutingChanged } from './accounts';
 import { queryAll } from './table';
 
 /** In the routing range, so the routing table's one query reads it. */

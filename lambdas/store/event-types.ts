@@ -1,10 +1,6 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { documentClient } from '../adapters/aws-clients';
-import { config } from '../shared/config';
 import { defineEntity } from './entity';
 import { accountPartition } from './keys';
-import { isConditionFailure } from './table';
 
 /** An entry of the account's event type catalog; the JSON Schema is kept as its JSON text. */
 export const eventTypeRecord = z.object({
@@ -32,17 +28,9 @@ const eventTypeEntity = defineEntity({
  * it was new. The create is conditional, so of two racing creates one is told it replaced.
  */
 export async function putEventType(record: EventTypeRecord): Promise<boolean> {
-  const item = eventTypeEntity.item(record);
-  try {
-    await documentClient().send(new PutCommand({ TableName: config().tableName, Item: item, ConditionExpression: 'attribute_not_exists(pk)' }));
-    return true;
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  if (await eventTypeEntity.create(record)) return true;
   const existing = await findEventType(record.account_id, record.name);
-  await documentClient().send(
-    new PutCommand({ TableName: config().tableName, Item: { ...item, created_at: existing?.created_at ?? record.created_at } }),
-  );
+  await eventTypeEntity.put({ ...record, created_at: existing?.created_at ?? record.created_at });
   return false;
 }
 

@@ -1,7 +1,7 @@
 import { defineEntity } from './entity';
 import { accountPartition, routingPrefix } from './keys';
 import { routeRecord, type RouteRecord } from './records';
-import { markRoutingChanged } from './routing-table';
+import { markRoutingChanged } from './accounts';
 
 /** In the routing range, so the routing table's one query reads it. */
 const routeKey = (accountId: string, routeId: string) => ({ pk: accountPartition(accountId), sk: `${routingPrefix.routes}${routeId}` });

@@ -1,11 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
-import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { ForgetfulCache } from './forgetful-cache';
 import { getItem, queryAll } from './table';
-import { accountEntity } from './accounts';
-import { ACCOUNT_SK, accountPartition, routingPrefix, routingRange } from './keys';
+import { ACCOUNT_SK, accountKey, accountPartition, routingPrefix, routingRange } from './keys';
 import {
   accountRecord,
   breakerRecord,
@@ -42,6 +39,7 @@ export function reloadRoutingTable(accountId: string): Promise<RoutingTable | un
   return loadRoutingTable(accountId);
 }
 
+/** The account's routing stamp, which accounts.ts raises (markRoutingChanged). */
 const routingStamp = z.object({ routing_version: z.optional(z.int()) });
 
 /**
@@ -49,7 +47,7 @@ const routingStamp = z.object({ routing_version: z.optional(z.int()) });
  * cached table serves only if it is at least as new as the stamp read now. One small consistent read.
  */
 export async function loadCurrentRoutingTable(accountId: string): Promise<RoutingTable | undefined> {
-  const [cached, stamp] = await Promise.all([loadRoutingTable(accountId), getItem(accountEntity.key(accountId), routingStamp)]);
+  const [cached, stamp] = await Promise.all([loadRoutingTable(accountId), getItem(accountKey(accountId), routingStamp)]);
   if (!stamp) return undefined;
   if (cached && cached.version >= (stamp.routing_version ?? 0)) return cached;
   return reloadRoutingTable(accountId);
@@ -57,24 +55,6 @@ export async function loadCurrentRoutingTable(accountId: string): Promise<Routin
 
 export function forgetRoutingTable(accountId: string): void {
   cache.forget(accountId);
-}
-
-/**
- * Raises the account's routing stamp after a destination or route write, so every process's next
- * accept sees the change. After the write, never before: a table read that sees the new stamp reads
- * the ACCOUNT item first and the changed item after it, so it has the change.
- */
-export async function markRoutingChanged(accountId: string): Promise<void> {
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: config().tableName,
-      Key: accountEntity.key(accountId),
-      UpdateExpression: 'ADD routing_version :one',
-      ConditionExpression: 'attribute_exists(pk)',
-      ExpressionAttributeValues: { ':one': 1 },
-    }),
-  );
-  forgetRoutingTable(accountId);
 }
 
 /** The account item, its destinations, their breakers and its routes sort together: one query reads them all. */
