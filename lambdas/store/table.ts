@@ -49,7 +49,7 @@ export const ITEM_EXISTS: Condition = { expression: 'attribute_exists(pk)' };
 export const ITEM_ABSENT: Condition = { expression: 'attribute_not_exists(pk)' };
 
 /** `field = value` for each entry, joined with AND, as a condition on the attributes `fields` name. */
-export function attributesEqual(fields: Item): Condition {
+function attributesEqual(fields: Item): Condition {
   const names: Record<string, string> = {};
   const values: Item = {};
   const clauses = Object.entries(fields).map(([field, value], i) => {
@@ -174,7 +174,7 @@ export async function deleteItem(key: Key, options: { condition?: Condition; ret
 }
 
 /** What an update does: attributes to set, to remove, and numbers to add to (created at 0). */
-export interface Changes {
+interface Changes {
   set?: Item;
   remove?: string[];
   add?: Record<string, number>;
@@ -288,7 +288,7 @@ const BATCH_GET_LIMIT = 100;
 const BATCH_WRITE_LIMIT = 25;
 
 /** How a batch retries what DynamoDB left unprocessed: `attempts` requests at most, backing off between. */
-export interface Retries {
+interface Retries {
   attempts?: number;
   /** The first wait; each later one doubles it. */
   backoffMs?: number;
@@ -337,7 +337,7 @@ export async function batchGet<T>(
 }
 
 /** One write of a batch: an item to put whole, or a key to delete. */
-export type BatchWrite = { put: Key & Item } | { delete: Key };
+type BatchWrite = { put: Key & Item } | { delete: Key };
 type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Key } };
 
 /**
