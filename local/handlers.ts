@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { documentClient, sqsClient } from '../lambdas/adapters/aws-clients';
+import { sqsClient } from '../lambdas/adapters/aws-clients';
+import { documentClient } from '../lambdas/store/client';
 import { skipSigning } from './aws-clients';
 import type {
   APIGatewayProxyEventV2,

@@ -1,6 +1,6 @@
 /**
  * Counts every AWS call the handlers make, by function, service and operation, through SDK middleware
- * on the exact client instances the handlers use (lambdas/adapters/aws-clients.ts), and times every
+ * on the exact client instances the handlers use (lambdas/adapters/aws-clients.ts, lambdas/store/client.ts), and times every
  * handler invocation. An AsyncLocalStorage tells which function a call or a log line belongs to.
  *
  * DynamoDB units are computed from the items (./ddb-units.ts) with a shadow copy of the table: the
@@ -13,7 +13,8 @@ import { performance } from 'node:perf_hooks';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
-import { documentClient, sqsClient } from '../../lambdas/adapters/aws-clients';
+import { sqsClient } from '../../lambdas/adapters/aws-clients';
+import { documentClient } from '../../lambdas/store/client';
 import { s3Client } from '../../lambdas/adapters/s3';
 import { indexWrites, itemCategory, itemSize, keyOf, readUnits, writeUnits } from './ddb-units';
 

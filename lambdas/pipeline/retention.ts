@@ -1,8 +1,19 @@
 import { isSweepable, sideItemExpiresAt, sweepCutoffBound } from '../domain/retention';
 import { deletePayload } from '../adapters/payloads';
 import { log } from '../shared/log';
-import { changeEvent } from '../store/events';
-import { accountIdsAfter, clearCheckpoint, deleteDedupeIfOwned, deleteSettledStatusItem, deleteSideItems, listEventsOldestFirst, readAccountRetention, readCheckpoint, readEventParts, recordTtlWindow, setDedupeExpiry, setSideItemExpiry, writeCheckpoint, type SweepCursor } from '../store/retention';
+import { accountIdsAfter, readAccountRetention, recordTtlWindow } from '../store/accounts';
+import { deleteDedupeIfOwned, setDedupeExpiry } from '../store/dedupe';
+import { changeEvent, deleteSettledStatusItem } from '../store/events';
+import {
+  clearCheckpoint,
+  deleteSideItems,
+  listEventsOldestFirst,
+  readCheckpoint,
+  readEventParts,
+  setSideItemExpiry,
+  writeCheckpoint,
+  type SweepCursor,
+} from '../store/retention';
 import type { Direction } from '../domain/vocabulary';
 
 /** Events read from the list index per query. */

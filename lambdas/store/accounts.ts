@@ -1,7 +1,9 @@
-import { ACCOUNT_SK, accountPartition } from './keys';
+import * as z from 'zod/mini';
+import { accountKey } from './keys';
 import { defineEntity } from './entity';
 import { accountRecord, type AccountRecord } from './records';
-import { forgetRoutingTable } from './routing-stamp';
+import { forgetRoutingTable } from './routing-cache';
+import { getItem, INDEX, ITEM_EXISTS, queryEach, updateItem } from './table';
 
 /** The partition background jobs walk to visit every account (sparse work index). */
 export const ACCOUNTS_WORK_PARTITION = 'ACCOUNTS';
@@ -10,9 +12,9 @@ export const ACCOUNTS_WORK_PARTITION = 'ACCOUNTS';
  * Accounts are also listed in the sparse work index, so background jobs can visit each one.
  * `ttl_retention_days` is the window the account's TTLs were written for: a retention change leaves it
  * behind `retention_days`, and the sweeper re-times the account's TTLs and then records the new window.
- * The account item opens the routing range (keys.ts), which routing-table.ts reads.
+ * The account item opens the routing range (keys.ts), which routing-table.ts reads; `routing_version`
+ * is its routing stamp, raised here after every destination or route write.
  */
-const accountKey = (accountId: string) => ({ pk: accountPartition(accountId), sk: ACCOUNT_SK });
 export const accountEntity = defineEntity({
   name: 'account',
   schema: accountRecord,
@@ -34,4 +36,51 @@ export async function updateAccount(
   const updated = await accountEntity.update([accountId], changes);
   forgetRoutingTable(accountId);
   return updated;
+}
+
+/**
+ * Raises the account's routing stamp after a destination or route write, so every process's next
+ * accept sees the change. After the write, never before: a table read that sees the new stamp reads
+ * the ACCOUNT item first and the changed item after it, so it has the change.
+ */
+export async function markRoutingChanged(accountId: string): Promise<void> {
+  await updateItem(accountKey(accountId), { add: { routing_version: 1 } }, { condition: ITEM_EXISTS });
+  forgetRoutingTable(accountId);
+}
+
+/** Account ids in id order, strictly after `after`, one index page at a time (the sweeper's walk). */
+export async function* accountIdsAfter(after: string | undefined, pageSize = 100): AsyncGenerator<string> {
+  const walk = queryEach(
+    {
+      IndexName: INDEX.work,
+      KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk > :after' : 'gsi2pk = :pk',
+      ExpressionAttributeValues: after ? { ':pk': ACCOUNTS_WORK_PARTITION, ':after': after } : { ':pk': ACCOUNTS_WORK_PARTITION },
+    },
+    pageSize,
+  );
+  for await (const item of walk) {
+    if (typeof item.gsi2sk === 'string') yield item.gsi2sk;
+  }
+}
+
+const accountRetention = z.object({
+  retention_days: z.int(),
+  /** The window the account's TTLs were last written for; absent on accounts older than the sweeper. */
+  ttl_retention_days: z.optional(z.int()),
+});
+export type AccountRetention = z.infer<typeof accountRetention>;
+
+export const readAccountRetention = (accountId: string): Promise<AccountRetention | undefined> => getItem(accountKey(accountId), accountRetention);
+
+/**
+ * Records that the account's TTLs now follow `days`; only if the account still has that window, so a
+ * plan change that landed during the resync leaves the account marked for another one.
+ */
+export async function recordTtlWindow(accountId: string, days: number): Promise<boolean> {
+  const recorded = await updateItem(
+    accountKey(accountId),
+    { set: { ttl_retention_days: days } },
+    { condition: { expression: 'retention_days = :days', values: { ':days': days } } },
+  );
+  return recorded !== false;
 }

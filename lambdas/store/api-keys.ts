@@ -1,10 +1,7 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../adapters/aws-clients';
-import { config } from '../shared/config';
 import { defineEntity } from './entity';
 import { accountPartition, LOOKUP_SK } from './keys';
 import { apiKeyLookupRecord, apiKeyRecord, type ApiKeyLookupRecord, type ApiKeyRecord } from './records';
-import { batchGet, isConditionFailure } from './table';
+import { batchGet, ITEM_EXISTS, updateItem } from './table';
 
 /** The record lives in the account's partition; a lookup item keyed by the hash finds it on each request. */
 const apiKeyKey = (accountId: string, keyId: string) => ({ pk: accountPartition(accountId), sk: `APIKEY#${keyId}` });
@@ -65,17 +62,6 @@ export async function revokeApiKey(accountId: string, keyId: string): Promise<bo
 export async function touchApiKey(lookup: ApiKeyLookupRecord, now: Date, intervalMs: number): Promise<void> {
   const last = lookup.last_used_at ? Date.parse(lookup.last_used_at) : 0;
   if (now.getTime() - last < intervalMs) return;
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: apiKeyLookupEntity.key(lookup.key_hash),
-        UpdateExpression: 'SET last_used_at = :now',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeValues: { ':now': now.toISOString() },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  // A key revoked meanwhile fails the condition: nothing to record.
+  await updateItem(apiKeyLookupEntity.key(lookup.key_hash), { set: { last_used_at: now.toISOString() } }, { condition: ITEM_EXISTS });
 }

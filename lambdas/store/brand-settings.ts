@@ -1,10 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { documentClient } from '../adapters/aws-clients';
 import type { BrandField } from '../domain/brand';
-import { config } from '../shared/config';
 import { defineEntity } from './entity';
 import { accountPartition } from './keys';
 import { brandSettingsRecord, type BrandSettingsRecord } from './records';
+import { updateItem } from './table';
 
 /** One item per account, outside the routing range. Written only by the merge below, never put whole. */
 const brandSettingsEntity = defineEntity({
@@ -25,33 +23,11 @@ export async function mergeBrandSettings(
   changes: Partial<Record<BrandField, string | null>>,
   now: Date,
 ): Promise<BrandSettingsRecord> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = {
-    ':entity': brandSettingsEntity.name,
-    ':account': accountId,
-    ':now': now.toISOString(),
-  };
-  const sets = ['entity = :entity', 'account_id = :account', 'updated_at = :now'];
-  const removes: string[] = [];
-  Object.entries(changes).forEach(([field, value], i) => {
-    if (value === undefined) return;
-    names[`#f${i}`] = field;
-    if (value === null) {
-      removes.push(`#f${i}`);
-    } else {
-      values[`:f${i}`] = value;
-      sets.push(`#f${i} = :f${i}`);
-    }
-  });
-  const out = await documentClient().send(
-    new UpdateCommand({
-      TableName: config().tableName,
-      Key: brandSettingsEntity.key(accountId),
-      UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
-      ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
-      ExpressionAttributeValues: values,
-      ReturnValues: 'ALL_NEW',
-    }),
-  );
-  return brandSettingsEntity.schema.parse(out.Attributes);
+  const set: Record<string, unknown> = { entity: brandSettingsEntity.name, account_id: accountId, updated_at: now.toISOString() };
+  const remove: string[] = [];
+  for (const [field, value] of Object.entries(changes)) {
+    if (value === null) remove.push(field);
+    else if (value !== undefined) set[field] = value;
+  }
+  return brandSettingsEntity.schema.parse(await updateItem(brandSettingsEntity.key(accountId), { set, remove }, { returnValues: 'ALL_NEW' }));
 }

@@ -1,12 +1,9 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
-import { documentClient } from '../adapters/aws-clients';
-import { config } from '../shared/config';
 import { defineEntity } from './entity';
 import { accountPartition, routingPrefix } from './keys';
 import { breakerRecord, type BreakerRecord } from './records';
-import { forgetRoutingTable } from './routing-stamp';
-import { isConditionFailure } from './table';
+import { forgetRoutingTable } from './routing-cache';
+import { ITEM_ABSENT, putItem } from './table';
 
 type Versioned = BreakerState & { version: number };
 
@@ -43,25 +40,18 @@ export async function changeBreaker(
   for (let round = 0; round < 25; round++) {
     const next = decide(current);
     if (!next) return { breaker: current, changed: false, previous: current };
-    try {
-      await documentClient().send(
-        new PutCommand({
-          TableName: config().tableName,
-          Item: breakerEntity.item(
-            { destination_id: destinationId, ...next, version: current.version + 1 } satisfies BreakerRecord,
-            breakerEntity.key(accountId, destinationId),
-          ),
-          ...(current.version === 0
-            ? { ConditionExpression: 'attribute_not_exists(pk)' }
-            : { ConditionExpression: 'version = :v', ExpressionAttributeValues: { ':v': current.version } }),
-        }),
-      );
+    const written = await putItem(
+      breakerEntity.item(
+        { destination_id: destinationId, ...next, version: current.version + 1 } satisfies BreakerRecord,
+        breakerEntity.key(accountId, destinationId),
+      ),
+      current.version === 0 ? ITEM_ABSENT : { expression: 'version = :v', values: { ':v': current.version } },
+    );
+    if (written) {
       forgetRoutingTable(accountId);
       return { breaker: next, changed: true, previous: current };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      current = await readBreaker(accountId, destinationId);
     }
+    current = await readBreaker(accountId, destinationId);
   }
   throw new Error(`breaker of destination ${destinationId} kept changing under us`);
 }

@@ -1,6 +1,3 @@
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE } from '../shared/resource-definitions';
-import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { defineEntity, type Key } from './entity';
 import { accountPartition, LOOKUP_SK } from './keys';
@@ -11,7 +8,7 @@ import {
   type CustomDomainRecord,
   type DomainLookupRecord,
 } from './records';
-import { isConditionFailure, putNew } from './table';
+import { deleteItem, INDEX, putItem, putNew, queryAll, updateItem, type Condition } from './table';
 import { ForgetfulCache } from './forgetful-cache';
 import { hostnameStanding, VERIFIED_ELSEWHERE } from '../domain/domain-ownership';
 
@@ -39,47 +36,15 @@ export const domainLookupEntity = defineEntity({
 /** Work index partitions of the TLS provisioner: domains to set up, and deleted domains to tear down. */
 export const DOMAIN_WORK = { tlsPending: 'DOMAINS#tls_pending', deleting: 'DOMAINS#deleting' } as const;
 
-const tableName = () => config().tableName;
-
-/** SET/REMOVE on an item, only when `condition` holds; the item after the update, or undefined. */
+/** Sets and removes attributes of a domain, only when `condition` holds; the domain after the update, or undefined. */
 async function conditionalUpdate(
   key: Key,
-  changes: Record<string, unknown>,
-  condition: { expression: string; values: Record<string, unknown> },
-  removals: string[] = [],
+  set: Record<string, unknown>,
+  condition: Condition,
+  remove: string[] = [],
 ): Promise<CustomDomainRecord | undefined> {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ...condition.values };
-  const sets = Object.entries(changes).map(([field, value], i) => {
-    names[`#s${i}`] = field;
-    values[`:s${i}`] = value;
-    return `#s${i} = :s${i}`;
-  });
-  const removes = removals.map((field, i) => {
-    names[`#r${i}`] = field;
-    return `#r${i}`;
-  });
-  // Condition expressions name attributes as #a_<name>.
-  for (const match of condition.expression.matchAll(/#a_(\w+)/g)) names[match[0]] = match[1] ?? '';
-  try {
-    const out = await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: [sets.length ? `SET ${sets.join(', ')}` : '', removes.length ? `REMOVE ${removes.join(', ')}` : '']
-          .filter(Boolean)
-          .join(' '),
-        ConditionExpression: condition.expression,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return customDomainEntity.schema.parse(out.Attributes);
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const updated = await updateItem(key, { set, remove }, { condition, returnValues: 'ALL_NEW' });
+  return updated === false ? undefined : customDomainEntity.schema.parse(updated);
 }
 
 /** The hostname's lookup, pointing at `record`; `created_at` is when the lookup was written (its claim). */
@@ -88,20 +53,10 @@ const lookupItem = (record: Pick<CustomDomainRecord, 'domain' | 'account_id' | '
 
 /** Points the hostname's lookup at `record`, but only while it still points at `previous`. */
 async function replaceLookup(record: CustomDomainRecord, previous: DomainLookupRecord, now: Date): Promise<boolean> {
-  try {
-    await documentClient().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: lookupItem(record, now),
-        ConditionExpression: 'account_id = :account AND domain_id = :domain',
-        ExpressionAttributeValues: { ':account': previous.account_id, ':domain': previous.domain_id },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return putItem(lookupItem(record, now), {
+    expression: 'account_id = :account AND domain_id = :domain',
+    values: { ':account': previous.account_id, ':domain': previous.domain_id },
+  });
 }
 
 /** The lookup of a hostname and what it stands for (see `hostnameStanding`). */
@@ -187,7 +142,7 @@ async function markDomainVerified(domain: CustomDomainRecord, now: Date): Promis
       gsi2pk: DOMAIN_WORK.tlsPending,
       gsi2sk: workKey(at, domain),
     },
-    { expression: '#a_status = :pending', values: { ':pending': 'pending_verification' } },
+    { expression: '#status = :pending', values: { ':pending': 'pending_verification' } },
   );
   if (verified) hostOwners.forget(domain.domain);
   return verified;
@@ -218,7 +173,7 @@ export const failRegistration = (domain: CustomDomainRecord, now: Date): Promise
   conditionalUpdate(
     domainKey(domain.account_id, domain.id),
     { status: 'failed', verification_error: VERIFIED_ELSEWHERE, updated_at: now.toISOString() },
-    { expression: '#a_status = :pending', values: { ':pending': 'pending_verification' } },
+    { expression: '#status = :pending', values: { ':pending': 'pending_verification' } },
   );
 
 /** Keeps the domain pending and records why the last check did not verify it. */
@@ -230,7 +185,7 @@ export function recordVerificationFailure(
   return conditionalUpdate(
     domainKey(domain.account_id, domain.id),
     { verification_error: message, updated_at: now.toISOString() },
-    { expression: '#a_status = :pending', values: { ':pending': 'pending_verification' } },
+    { expression: '#status = :pending', values: { ':pending': 'pending_verification' } },
   );
 }
 
@@ -241,26 +196,11 @@ export const listTlsPendingDomains = (limit: number) => listDomainWork(DOMAIN_WO
 export const listDomainsToTearDown = (limit: number) => listDomainWork(DOMAIN_WORK.deleting, limit);
 
 async function listDomainWork(partition: string, limit: number): Promise<Array<{ accountId: string; domainId: string }>> {
-  const found: Array<{ accountId: string; domainId: string }> = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: TABLE.globalIndexes[1].indexName,
-        KeyConditionExpression: 'gsi2pk = :pk',
-        ExpressionAttributeValues: { ':pk': partition },
-        Limit: limit - found.length,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const [, accountId, domainId] = String(item.gsi2sk).split('#');
-      if (accountId && domainId) found.push({ accountId, domainId });
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey && found.length < limit);
-  return found;
+  const items = await queryAll({ IndexName: INDEX.work, KeyConditionExpression: 'gsi2pk = :pk', ExpressionAttributeValues: { ':pk': partition } }, limit);
+  return items.flatMap((item) => {
+    const [, accountId, domainId] = String(item.gsi2sk).split('#');
+    return accountId && domainId ? [{ accountId, domainId }] : [];
+  });
 }
 
 export type TlsChanges = Partial<
@@ -280,30 +220,13 @@ export function updateTlsProgress(
   return conditionalUpdate(
     domainKey(domain.account_id, domain.id),
     { ...changes, updated_at: now.toISOString() },
-    { expression: '#a_tls_status = :tlsPending AND #a_status = :verified', values: { ':tlsPending': 'pending', ':verified': 'verified' } },
+    { expression: '#tls_status = :tlsPending AND #status = :verified', values: { ':tlsPending': 'pending', ':verified': 'verified' } },
     settled ? ['gsi2pk', 'gsi2sk'] : [],
   );
 }
 
 /** Deletes a delete-only item when `condition` holds; false when it did not (or the item is gone). */
-async function deleteWhen(key: Key, condition: string, values: Record<string, unknown>): Promise<boolean> {
-  try {
-    await documentClient().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: key,
-        ConditionExpression: condition,
-        ExpressionAttributeValues: values,
-        // Conditions name the status as #status (a reserved word).
-        ...(condition.includes('#status') ? { ExpressionAttributeNames: { '#status': 'status' } } : {}),
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
+const deleteWhen = async (key: Key, condition: Condition): Promise<boolean> => (await deleteItem(key, { condition })) !== false;
 
 /**
  * The domain item, then the hostname's lookup while it still points at this registration (a pending
@@ -311,17 +234,17 @@ async function deleteWhen(key: Key, condition: string, values: Record<string, un
  * verification takes over a minute later (`hostnameStanding`), and never a domain whose hostname
  * someone else could take.
  */
-async function removeItems(domain: CustomDomainRecord, condition: string, values: Record<string, unknown>): Promise<boolean> {
-  if (!(await deleteWhen(domainKey(domain.account_id, domain.id), condition, values))) return false;
+async function removeItems(domain: CustomDomainRecord, condition: Condition): Promise<boolean> {
+  if (!(await deleteWhen(domainKey(domain.account_id, domain.id), condition))) return false;
   await releaseLookup(domain);
   return true;
 }
 
 /** Deletes the hostname's lookup while it points at `domain`. */
 async function releaseLookup(domain: CustomDomainRecord): Promise<void> {
-  await deleteWhen(lookupKey(domain.domain), 'account_id = :account AND domain_id = :domain', {
-    ':account': domain.account_id,
-    ':domain': domain.id,
+  await deleteWhen(lookupKey(domain.domain), {
+    expression: 'account_id = :account AND domain_id = :domain',
+    values: { ':account': domain.account_id, ':domain': domain.id },
   });
   hostOwners.forget(domain.domain);
 }
@@ -332,11 +255,11 @@ async function releaseLookup(domain: CustomDomainRecord): Promise<void> {
  * again and tear it down instead).
  */
 export const deleteUnprovisionedDomain = (domain: CustomDomainRecord): Promise<boolean> =>
-  removeItems(domain, 'attribute_type(certificate_arn, :null)', { ':null': 'NULL' });
+  removeItems(domain, { expression: 'attribute_type(certificate_arn, :null)', values: { ':null': 'NULL' } });
 
 /** Deletes a domain the provisioner has torn down, and frees its hostname. */
 export const deleteTornDownDomain = (domain: CustomDomainRecord): Promise<boolean> =>
-  removeItems(domain, '#status = :deleting', { ':deleting': DELETING });
+  removeItems(domain, { expression: '#status = :deleting', values: { ':deleting': DELETING } });
 
 /**
  * Marks a domain with a certificate as deleted and puts it in the provisioner's work index, which
@@ -347,6 +270,6 @@ export function markDomainDeleting(domain: CustomDomainRecord, now: Date): Promi
   return conditionalUpdate(
     domainKey(domain.account_id, domain.id),
     { status: DELETING, updated_at: at, gsi2pk: DOMAIN_WORK.deleting, gsi2sk: workKey(at, domain) },
-    { expression: '#a_certificate_arn = :arn', values: { ':arn': domain.certificate_arn } },
+    { expression: '#certificate_arn = :arn', values: { ':arn': domain.certificate_arn } },
   );
 }

@@ -1,14 +1,11 @@
-import { PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { customerView } from '../domain/portal';
 import { sideItemExpiresAt } from '../domain/retention';
-import { documentClient } from '../adapters/aws-clients';
-import { config } from '../shared/config';
 import { defineEntity } from './entity';
 import { eventEntity } from './events';
 import { accountPartition } from './keys';
 import { eventRecord, type EventRecord } from './records';
-import { batchGet } from './table';
+import { batchGet, putItem, queryPage, type Query, type StartKey } from './table';
 import type { EventStatus } from '../domain/vocabulary';
 
 /**
@@ -62,13 +59,8 @@ export async function logCustomerEvent(event: EventRecord, customerOf: (destinat
         destination_ids: destinationIds.sort(),
         created_at: event.created_at,
       };
-      return documentClient().send(
-        new PutCommand({
-          TableName: config().tableName,
-          // The TTL follows the event's retention, which the entry does not hold.
-          Item: { ...customerEventEntity.item(entry, customerEventEntity.key(event.account_id, customer, event.id)), expires_at: expiresAt },
-        }),
-      );
+      // The TTL follows the event's retention, which the entry does not hold.
+      return putItem({ ...customerEventEntity.item(entry, customerEventEntity.key(event.account_id, customer, event.id)), expires_at: expiresAt });
     }),
   );
 }
@@ -105,23 +97,20 @@ export async function listCustomerEvents(
 ): Promise<{ items: CustomerLogItem[]; nextAfter: string | null }> {
   const partition = logPartition(accountId, customer);
   const items: CustomerLogItem[] = [];
-  let startKey: Record<string, unknown> | undefined = query.after ? customerEventEntity.key(accountId, customer, query.after) : undefined;
+  let startKey: StartKey | undefined = query.after ? customerEventEntity.key(accountId, customer, query.after) : undefined;
   let lastSeen: string | null = null;
+  const log: Query =
+    query.event_type === undefined
+      ? { KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': partition }, ScanIndexForward: false }
+      : {
+          KeyConditionExpression: 'pk = :pk',
+          FilterExpression: 'event_type = :type',
+          ExpressionAttributeValues: { ':pk': partition, ':type': query.event_type },
+          ScanIndexForward: false,
+        };
   for (let page = 0; page < MAX_PAGES; page++) {
-    const input: QueryCommandInput = {
-      TableName: config().tableName,
-      KeyConditionExpression: 'pk = :pk',
-      ExpressionAttributeValues: { ':pk': partition },
-      ScanIndexForward: false,
-      Limit: query.limit + 1,
-      ExclusiveStartKey: startKey,
-    };
-    if (query.event_type !== undefined) {
-      input.FilterExpression = 'event_type = :type';
-      input.ExpressionAttributeValues = { ':pk': partition, ':type': query.event_type };
-    }
-    const out = await documentClient().send(new QueryCommand(input));
-    const entries = (out.Items ?? []).map((item) => customerEventEntry.parse(item));
+    const out = await queryPage(log, { limit: query.limit + 1, startKey });
+    const entries = out.items.map((item) => customerEventEntry.parse(item));
     const events = new Map(
       (await batchGet(entries.map((e) => eventEntity.key(accountId, e.event_id)), eventRecord)).map((e) => [e.id, e]),
     );
@@ -135,7 +124,7 @@ export async function listCustomerEvents(
       if (query.status !== undefined && view.status !== query.status) continue;
       items.push({ entry, event, view });
     }
-    startKey = out.LastEvaluatedKey;
+    startKey = out.next;
     if (!startKey) return { items, nextAfter: null };
     lastSeen = typeof startKey.sk === 'string' ? startKey.sk : lastSeen;
   }

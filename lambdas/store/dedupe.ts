@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { defineEntity } from './entity';
 import { accountPartition } from './keys';
+import { allOf, deleteItem, ITEM_EXISTS, updateItem } from './table';
 
 /**
  * A claimed external id, in a partition of its own per (account, scope hash) so claims never meet an
@@ -30,4 +31,18 @@ export async function claimExternalId(
     if (existing) return existing.event_id;
   }
   throw new Error('external id claim kept racing with deletion');
+}
+
+/** While the claim still names this event: the id may have been claimed again since. */
+const heldBy = (eventId: string) => ({ expression: 'event_id = :id', values: { ':id': eventId } });
+
+/** Re-times an event's claim (the sweeper, after a retention change), only while it names this event. */
+export async function setDedupeExpiry(accountId: string, key: string, eventId: string, expiresAt: number): Promise<boolean> {
+  const updated = await updateItem(dedupeEntity.key(accountId, key), { set: { expires_at: expiresAt } }, { condition: allOf(ITEM_EXISTS, heldBy(eventId)) });
+  return updated !== false;
+}
+
+/** Deletes an event's claim (the sweeper, with the event), only while it names this event. */
+export async function deleteDedupeIfOwned(accountId: string, key: string, eventId: string): Promise<void> {
+  await deleteItem(dedupeEntity.key(accountId, key), { condition: heldBy(eventId) });
 }

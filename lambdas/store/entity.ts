@@ -40,11 +40,15 @@ export function defineEntity<T extends Attributes, Ids extends unknown[]>(defini
     find: (...ids: Ids) => getItem(key(...ids), schema),
     /** False when the key was already taken. */
     create: (record: T, at?: Key) => putNew(item(record, at)),
-    /** Creates or replaces the whole item. */
-    put: (record: T, at?: Key) => putItem(item(record, at)),
+    /** Writes the record whole, whatever the key held. */
+    put: async (record: T, at?: Key): Promise<void> => {
+      await putItem(item(record, at));
+    },
     update: (ids: Ids, changes: Partial<T>, removals: string[] = [], when: Attributes = {}) =>
       updateExisting(key(...ids), encodeChanges(changes), schema, removals, when),
-    remove: (...ids: Ids) => deleteItem(key(...ids)),
+    remove: async (...ids: Ids): Promise<void> => {
+      await deleteItem(key(...ids));
+    },
     /** Newest first (ids are UUIDv7). */
     list: (accountId: string, max = Infinity) => {
       if (!collection) throw new Error(`${name} items are not listed by account`);

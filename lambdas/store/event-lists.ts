@@ -1,16 +1,12 @@
-import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { TABLE } from '../shared/resource-definitions';
 import { isExpired } from '../domain/retention';
-import { documentClient } from '../adapters/aws-clients';
-import { config } from '../shared/config';
 import { eventEntity, LIST_SHARDS, listPartition } from './events';
 import { eventRecord, type EventRecord } from './records';
-import { batchGet } from './table';
+import { batchGet, INDEX, queryEach } from './table';
 import type { Direction } from '../domain/vocabulary';
 
 /**
- * The list index (TABLE.globalIndexes[0]) holds an account's events of one direction, spread over
+ * The list index (INDEX.list) holds an account's events of one direction, spread over
  * LIST_SHARDS partitions by id so no account's writes meet one partition's limit, and merged here by
  * id (UUIDv7, so by time). It projects only what never changes after ingest, so a status change writes
  * nothing to it; a page's statuses come from the status items (one consistent BatchGet), which makes
@@ -47,7 +43,6 @@ export interface ListRange {
   customer?: string;
 }
 
-const LIST_INDEX = TABLE.globalIndexes[0].indexName;
 const LOWEST = '0';
 const HIGHEST = 'g';
 
@@ -75,27 +70,21 @@ async function* walkShard(accountId: string, direction: Direction, shard: number
     values[`:${field}`] = range[field];
     filters.push(`#${field} = :${field}`);
   }
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const out = await documentClient().send(
-      new QueryCommand({
-        TableName: config().tableName,
-        IndexName: LIST_INDEX,
-        KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :low AND :high',
-        ExpressionAttributeValues: values,
-        ...(filters.length > 0 && { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names }),
-        ScanIndexForward: !range.newestFirst,
-        Limit: pageSize,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const { id } = listedId.parse(item);
-      if (id === range.after || id === range.below) continue;
-      yield { id, item };
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
+  const walk = queryEach(
+    {
+      IndexName: INDEX.list,
+      KeyConditionExpression: 'gsi1pk = :pk AND gsi1sk BETWEEN :low AND :high',
+      ExpressionAttributeValues: values,
+      ...(filters.length > 0 && { FilterExpression: filters.join(' AND '), ExpressionAttributeNames: names }),
+      ScanIndexForward: !range.newestFirst,
+    },
+    pageSize,
+  );
+  for await (const item of walk) {
+    const { id } = listedId.parse(item);
+    if (id === range.after || id === range.below) continue;
+    yield { id, item };
+  }
 }
 
 /** Every shard's entries merged into one ordered walk (each shard is read only as far as needed). */
@@ -116,30 +105,17 @@ export async function* walkListIndex(accountId: string, direction: Direction, ra
   }
 }
 
-const listedState = z.pick(eventRecord, { id: true, status: true, attempts_count: true });
+const listedState = z.extend(z.pick(eventRecord, { id: true, status: true, attempts_count: true }), { expires_at: z.optional(z.number()) });
 
 /** The status items of listed events, consistently: exact statuses, and events past their window left out. */
 async function withStatuses(accountId: string, listed: ListedKeys[]): Promise<EventListItem[]> {
-  const found = new Map<string, { status: EventListItem['status']; attempts_count: number }>();
-  const table = config().tableName;
   const now = new Date();
-  for (let start = 0; start < listed.length; start += 100) {
-    let pending: Array<Record<string, unknown>> = listed.slice(start, start + 100).map((e) => eventEntity.key(accountId, e.id));
-    for (let round = 0; pending.length > 0; round++) {
-      if (round === 5) throw new Error('DynamoDB left keys unprocessed after retries');
-      const out = await documentClient().send(
-        new BatchGetCommand({
-          RequestItems: { [table]: { Keys: pending, ConsistentRead: true, ProjectionExpression: 'id, #s, attempts_count, expires_at', ExpressionAttributeNames: { '#s': 'status' } } },
-        }),
-      );
-      for (const item of out.Responses?.[table] ?? []) {
-        if (isExpired(item.expires_at, now)) continue;
-        const { id, status, attempts_count } = listedState.parse(item);
-        found.set(id, { status, attempts_count });
-      }
-      pending = (out.UnprocessedKeys?.[table]?.Keys as Array<Record<string, unknown>> | undefined) ?? [];
-    }
-  }
+  const states = await batchGet(
+    listed.map((e) => eventEntity.key(accountId, e.id)),
+    listedState,
+    { consistent: true, projection: ['id', 'status', 'attempts_count', 'expires_at'] },
+  );
+  const found = new Map(states.filter((state) => !isExpired(state.expires_at, now)).map(({ id, status, attempts_count }) => [id, { status, attempts_count }]));
   return listed.flatMap((e) => {
     const state = found.get(e.id);
     return state ? [{ ...e, ...state }] : [];
@@ -182,7 +158,7 @@ export async function* listEventRecordPages(
   let ids: string[] = [];
   const flush = async () => {
     const now = new Date();
-    const found = await batchGet(ids.map((id) => eventEntity.key(accountId, id)), storedStatus, true);
+    const found = await batchGet(ids.map((id) => eventEntity.key(accountId, id)), storedStatus, { consistent: true });
     const byId = new Map(found.filter((item) => !isExpired(item.expires_at, now)).map(({ expires_at: _, ...event }) => [event.id, event]));
     const page = { events: ids.flatMap((id) => byId.get(id) ?? []), lastScanned: ids.at(-1) ?? '' };
     ids = [];

@@ -1,11 +1,7 @@
-import { BatchWriteCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { progressDueAt } from '../domain/progress';
 import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
-import { TABLE } from '../shared/resource-definitions';
-import { documentClient } from '../adapters/aws-clients';
-import { config } from '../shared/config';
-import { defineEntity } from './entity';
+import { defineEntity, type Key } from './entity';
 import { accountPartition } from './keys';
 import {
   attemptRecord,
@@ -15,10 +11,7 @@ import {
   type EventBodyRecord,
   type EventRecord,
 } from './records';
-import { isConditionFailure, queryAll } from './table';
-
-
-const tableName = () => config().tableName;
+import { batchDelete, batchWrite, deleteItem, getRawItem, INDEX, ITEM_EXISTS, putItem, queryAll, queryPage, updateItem } from './table';
 
 /**
  * Events live in their own partitions (one per event) so no account partition takes their writes:
@@ -107,23 +100,12 @@ export async function insertEvent(event: EventRecord, body: EventBodyRecord): Pr
     ...eventBodyEntity.item(body, eventBodyEntity.key(event.account_id, event.id)),
     expires_at: sideItemExpiresAt(event.received_at, event.retention_days),
   };
-  let pending: Array<{ PutRequest: { Item: Record<string, unknown> } }> = [
-    { PutRequest: { Item: eventEntity.item(event) } },
-    { PutRequest: { Item: bodyItem } },
-  ];
-  for (let round = 0; pending.length > 0; round++) {
-    if (round === 5) throw new Error('DynamoDB left event writes unprocessed after retries');
-    const out = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-    pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    if (pending.length > 0) await new Promise((resolve) => setTimeout(resolve, 25 * 2 ** round));
-  }
+  await batchWrite([{ put: eventEntity.item(event) }, { put: bodyItem }], { attempts: 5 });
 }
 
 /** Removes an event that was written but never enqueued (a duplicate that lost the de-duplication race). */
 export async function deleteUnqueuedEvent(accountId: string, eventId: string): Promise<void> {
-  for (const key of [statusKey(accountId, eventId), eventBodyEntity.key(accountId, eventId)]) {
-    await documentClient().send(new DeleteCommand({ TableName: tableName(), Key: key }));
-  }
+  for (const key of [statusKey(accountId, eventId), eventBodyEntity.key(accountId, eventId)]) await deleteItem(key);
 }
 
 /**
@@ -133,8 +115,7 @@ export async function deleteUnqueuedEvent(accountId: string, eventId: string): P
 const liveStatus = (item: Record<string, unknown> | undefined) => (item && !isExpired(item.expires_at, new Date()) ? eventRecord.parse(item) : undefined);
 
 export async function findEvent(accountId: string, eventId: string): Promise<EventRecord | undefined> {
-  const out = await documentClient().send(new GetCommand({ TableName: tableName(), Key: statusKey(accountId, eventId), ConsistentRead: true }));
-  return liveStatus(out.Item);
+  return liveStatus(await getRawItem(statusKey(accountId, eventId)));
 }
 
 /** The event and its body in one strongly consistent query (the two items sort next to each other). */
@@ -142,16 +123,13 @@ export async function findEventWithBody(
   accountId: string,
   eventId: string,
 ): Promise<{ event: EventRecord; body: EventBodyRecord } | undefined> {
-  const out = await documentClient().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :body AND :event',
-      ExpressionAttributeValues: { ':pk': eventPartition(accountId, eventId), ':body': BODY_SK, ':event': STATUS_SK },
-      ConsistentRead: true,
-    }),
-  );
-  const bodyItem = out.Items?.find((item) => eventItemKind(item) === 'body');
-  const event = liveStatus(out.Items?.find((item) => eventItemKind(item) === 'status'));
+  const { items } = await queryPage({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :body AND :event',
+    ExpressionAttributeValues: { ':pk': eventPartition(accountId, eventId), ':body': BODY_SK, ':event': STATUS_SK },
+    ConsistentRead: true,
+  });
+  const bodyItem = items.find((item) => eventItemKind(item) === 'body');
+  const event = liveStatus(items.find((item) => eventItemKind(item) === 'status'));
   if (!bodyItem || !event) return undefined;
   return { event, body: eventBodyRecord.parse(bodyItem) };
 }
@@ -197,33 +175,18 @@ export async function changeEvent(
     const next = decide(current);
     if (!next) return { event: current, changed: false };
     const stored = { ...next, version: current.version + 1 };
-    try {
-      await documentClient().send(
-        new PutCommand({
-          TableName: tableName(),
-          Item: eventEntity.item(stored),
-          ConditionExpression: 'version = :v',
-          ExpressionAttributeValues: { ':v': current.version },
-        }),
-      );
+    if (await putItem(eventEntity.item(stored), { expression: 'version = :v', values: { ':v': current.version } })) {
       return { event: stored, changed: true };
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
     }
   }
   throw new Error(`event ${eventId} kept changing under us`);
 }
 
 export async function insertAttempt(accountId: string, attempt: AttemptRecord, retentionDays: number): Promise<void> {
-  await documentClient().send(
-    new PutCommand({
-      TableName: tableName(),
-      Item: {
-        ...attemptEntity.item(attempt, attemptEntity.key(accountId, attempt.event_id, attempt.id)),
-        expires_at: sideItemExpiresAt(attempt.attempted_at, retentionDays),
-      },
-    }),
-  );
+  await putItem({
+    ...attemptEntity.item(attempt, attemptEntity.key(accountId, attempt.event_id, attempt.id)),
+    expires_at: sideItemExpiresAt(attempt.attempted_at, retentionDays),
+  });
 }
 
 /**
@@ -233,7 +196,7 @@ export async function insertAttempt(accountId: string, attempt: AttemptRecord, r
 export async function overdueEvents(shard: number, cutoff: string, max: number): Promise<Array<{ accountId: string; eventId: string }>> {
   const items = await queryAll(
     {
-      IndexName: TABLE.globalIndexes[1].indexName,
+      IndexName: INDEX.work,
       KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
       ExpressionAttributeValues: { ':pk': reconcilePartition(shard), ':cutoff': cutoff },
     },
@@ -243,4 +206,32 @@ export async function overdueEvents(shard: number, cutoff: string, max: number):
     const match = /^ACCT#([^#]+)#EVT#([^#]+)$/.exec(String(item.pk));
     return match?.[1] && match[2] ? [{ accountId: match[1], eventId: match[2] }] : [];
   });
+}
+
+// The sweeper's writes (pipeline/retention.ts decides; store/retention.ts reads what it decides on).
+
+/**
+ * Deletes items of events' partitions other than status items (bodies, attempts, and the replay
+ * claims that live beside them), in batches. The sweeper deletes these first and the status item
+ * last, so a run that stops part-way leaves an event it will find again; it can afford one more
+ * attempt than ingest, which answers a caller.
+ */
+export const deleteEventSideItems = (keys: Key[]) => batchDelete(keys, { attempts: 6 });
+
+/** Re-times an item of an event's partition, never creating one. False when it is gone. */
+export async function setEventItemExpiry(key: Key, expiresAt: number): Promise<boolean> {
+  return (await updateItem(key, { set: { expires_at: expiresAt } }, { condition: ITEM_EXISTS })) !== false;
+}
+
+/**
+ * Deletes an event's status item, the last item of an event to go, unless it is unsettled (a status
+ * read from the eventually consistent index can be stale). True when this call removed it.
+ */
+export async function deleteSettledStatusItem(accountId: string, eventId: string): Promise<boolean> {
+  const values = Object.fromEntries(SETTLED_STATUSES.map((status, i) => [`:s${i}`, status]));
+  const removed = await deleteItem(statusKey(accountId, eventId), {
+    condition: { expression: `attribute_not_exists(pk) OR #status IN (${Object.keys(values).join(', ')})`, values },
+    returnOld: true,
+  });
+  return removed !== false && removed !== undefined;
 }

@@ -1,14 +1,10 @@
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { BUCKETS, TABLE } from '../shared/resource-definitions';
+import { BUCKETS } from '../shared/resource-definitions';
 import { exportExpiresAt } from '../domain/retention';
-import { documentClient } from '../adapters/aws-clients';
-import { config } from '../shared/config';
 import { defineEntity } from './entity';
 import { accountPartition } from './keys';
 import { exportJobRecord, type ExportJobRecord } from './records';
-import { isConditionFailure } from './table';
+import { INDEX, queryPage, updateItem } from './table';
 
-const tableName = () => config().tableName;
 /** Work index partitions: jobs waiting for a worker, and jobs a worker holds (to recover a dead one). */
 const WORK = { queued: 'EXPORTS#queued', processing: 'EXPORTS#processing' } as const;
 const workKey = (at: string, job: { account_id: string; id: string }) => `${at}#${job.account_id}#${job.id}`;
@@ -51,30 +47,25 @@ export async function claimExportJob(
   staleBefore: Date,
 ): Promise<ExportJobRecord | undefined> {
   const startedAt = now.toISOString();
-  try {
-    const out = await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: jobKey(accountId, jobId),
-        UpdateExpression: 'SET #status = :processing, started_at = :now, gsi2pk = :work, gsi2sk = :workKey',
-        ConditionExpression: '#status = :queued OR (#status = :processing AND started_at < :stale)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':processing': 'processing',
-          ':queued': 'queued',
-          ':now': startedAt,
-          ':stale': staleBefore.toISOString(),
-          ':work': WORK.processing,
-          ':workKey': workKey(startedAt, { account_id: accountId, id: jobId }),
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return exportJobEntity.schema.parse(out.Attributes);
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const claimed = await updateItem(
+    jobKey(accountId, jobId),
+    {
+      set: {
+        status: 'processing',
+        started_at: startedAt,
+        gsi2pk: WORK.processing,
+        gsi2sk: workKey(startedAt, { account_id: accountId, id: jobId }),
+      },
+    },
+    {
+      condition: {
+        expression: '#status = :queued OR (#status = :processing AND started_at < :stale)',
+        values: { ':queued': 'queued', ':processing': 'processing', ':stale': staleBefore.toISOString() },
+      },
+      returnValues: 'ALL_NEW',
+    },
+  );
+  return claimed === false ? undefined : exportJobEntity.schema.parse(claimed);
 }
 
 /** Ends a job this worker holds (the same `started_at`), and takes it out of the work index. */
@@ -83,31 +74,20 @@ export async function finishExportJob(
   outcome: { status: 'ready'; row_count: number; object_key: string } | { status: 'failed'; error_message: string },
   now: Date,
 ): Promise<boolean> {
-  const values: Record<string, unknown> = { ':status': outcome.status, ':now': now.toISOString(), ':mine': job.started_at };
-  // The job goes with its file: a download after that is a 410, and TTL deletes the job for free.
-  values[':expires'] = exportExpiresAt(now.toISOString(), BUCKETS.exports.fileExpiryDays);
-  const sets = ['#status = :status', 'completed_at = :now', 'expires_at = :expires'];
-  for (const [field, value] of Object.entries(outcome)) {
-    if (field === 'status') continue;
-    values[`:${field}`] = value;
-    sets.push(`${field} = :${field}`);
-  }
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: jobKey(job.account_id, job.id),
-        UpdateExpression: `SET ${sets.join(', ')} REMOVE gsi2pk, gsi2sk`,
-        ConditionExpression: 'started_at = :mine',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false; // another worker took the job over meanwhile
-    throw error;
-  }
+  const finished = await updateItem(
+    jobKey(job.account_id, job.id),
+    {
+      set: {
+        ...outcome,
+        completed_at: now.toISOString(),
+        // The job goes with its file: a download after that is a 410, and TTL deletes the job for free.
+        expires_at: exportExpiresAt(now.toISOString(), BUCKETS.exports.fileExpiryDays),
+      },
+      remove: ['gsi2pk', 'gsi2sk'],
+    },
+    { condition: { expression: 'started_at = :mine', values: { ':mine': job.started_at } } },
+  );
+  return finished !== false; // false: another worker took the job over meanwhile
 }
 
 /** Jobs a worker may take: every queued one, and processing ones started before `staleBefore`. */
@@ -118,16 +98,11 @@ export async function findClaimableJobs(staleBefore: Date, limit: number): Promi
     { pk: WORK.processing, below: staleBefore.toISOString() },
   ];
   for (const range of ranges) {
-    const out = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: TABLE.globalIndexes[1].indexName,
-        KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :below',
-        ExpressionAttributeValues: { ':pk': range.pk, ':below': range.below },
-        Limit: limit,
-      }),
+    const { items } = await queryPage(
+      { IndexName: INDEX.work, KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :below', ExpressionAttributeValues: { ':pk': range.pk, ':below': range.below } },
+      { limit },
     );
-    for (const item of out.Items ?? []) {
+    for (const item of items) {
       const [, accountId, jobId] = String(item.gsi2sk).split('#');
       if (accountId && jobId && found.length < limit) found.push({ accountId, jobId });
     }

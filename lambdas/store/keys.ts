@@ -16,6 +16,8 @@ export const accountPartition = (accountId: string) => `ACCT#${accountId}`;
  * modules (which import it).
  */
 export const ACCOUNT_SK = 'ACCOUNT';
+/** The account item's key: accounts.ts writes it, routing-table.ts reads it with the range it opens. */
+export const accountKey = (accountId: string) => ({ pk: accountPartition(accountId), sk: ACCOUNT_SK });
 const ROUTING_PREFIX = `${ACCOUNT_SK}#`;
 export const routingPrefix = {
   destinations: `${ROUTING_PREFIX}DEST#`,

@@ -1,11 +1,8 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { documentClient } from '../adapters/aws-clients';
-import { config } from '../shared/config';
 import { apiKeyItemKey } from './api-keys';
 import { defineEntity } from './entity';
 import { accountPartition, LOOKUP_SK } from './keys';
-import { batchGet } from './table';
+import { batchGet, updateItem } from './table';
 
 /** A portal link's session: only the SHA-256 of its secret is stored, as for API keys. */
 const portalSessionRecord = z.object({
@@ -64,14 +61,10 @@ export async function currentLinkGeneration(accountId: string, customer: string)
 
 /** Ends every link of the customer made so far: raises its generation (creating the item the first time). */
 export async function revokePortalLinks(accountId: string, customer: string): Promise<void> {
-  await documentClient().send(
-    new UpdateCommand({
-      TableName: config().tableName,
-      Key: portalLinksEntity.key(accountId, customer),
-      UpdateExpression: 'SET entity = :entity, account_id = :account, customer = :customer ADD generation :one',
-      ExpressionAttributeValues: { ':entity': portalLinksEntity.name, ':account': accountId, ':customer': customer, ':one': 1 },
-    }),
-  );
+  await updateItem(portalLinksEntity.key(accountId, customer), {
+    set: { entity: portalLinksEntity.name, account_id: accountId, customer },
+    add: { generation: 1 },
+  });
 }
 
 const standingItem = z.object({ sk: z.string(), generation: z.optional(z.number()) });
@@ -84,7 +77,7 @@ const standingItem = z.object({ sk: z.string(), generation: z.optional(z.number(
 export async function findSessionStanding(session: PortalSessionRecord): Promise<{ keyActive: boolean; currentGeneration: number }> {
   const links = portalLinksEntity.key(session.account_id, session.customer);
   const apiKey = session.key_id ? apiKeyItemKey(session.account_id, session.key_id) : undefined;
-  const items = await batchGet(apiKey ? [links, apiKey] : [links], standingItem, true);
+  const items = await batchGet(apiKey ? [links, apiKey] : [links], standingItem, { consistent: true });
   return {
     keyActive: items.some((item) => item.sk === apiKey?.sk),
     currentGeneration: items.find((item) => item.sk === links.sk)?.generation ?? 0,

@@ -1,9 +1,6 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { SEND_LEAD_MS, slotIntervalMs } from '../domain/rate-limit';
-import { documentClient } from '../adapters/aws-clients';
-import { config } from '../shared/config';
 import { accountPartition } from './keys';
-import { isConditionFailure } from './table';
+import { updateItem } from './table';
 
 /**
  * A rate-limited destination's send schedule: one small item in a partition of its own, so its writes
@@ -23,35 +20,19 @@ export async function takeSendSlot(accountId: string, destinationId: string, lim
   const key = rateKey(accountId, destinationId);
   for (let round = 0; round < 10; round++) {
     const at = now.getTime();
-    try {
-      const queued = await documentClient().send(
-        new UpdateCommand({
-          TableName: config().tableName,
-          Key: key,
-          UpdateExpression: 'SET next_slot = next_slot + :interval',
-          ConditionExpression: 'next_slot > :now',
-          ExpressionAttributeValues: { ':interval': interval, ':now': at },
-          ReturnValues: 'UPDATED_NEW',
-        }),
-      );
-      return Number(queued.Attributes?.next_slot) - interval;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-    try {
-      await documentClient().send(
-        new UpdateCommand({
-          TableName: config().tableName,
-          Key: key,
-          UpdateExpression: 'SET next_slot = :next',
-          ConditionExpression: 'attribute_not_exists(next_slot) OR next_slot <= :now',
-          ExpressionAttributeValues: { ':next': at + SEND_LEAD_MS + interval, ':now': at },
-        }),
-      );
-      return at + SEND_LEAD_MS;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
+    // The condition holds only on an existing next_slot, so ADD moves it on rather than starting at 0.
+    const queued = await updateItem(
+      key,
+      { add: { next_slot: interval } },
+      { condition: { expression: 'next_slot > :now', values: { ':now': at } }, returnValues: 'UPDATED_NEW' },
+    );
+    if (queued) return Number(queued.next_slot) - interval;
+    const started = await updateItem(
+      key,
+      { set: { next_slot: at + SEND_LEAD_MS + interval } },
+      { condition: { expression: 'attribute_not_exists(next_slot) OR next_slot <= :now', values: { ':now': at } } },
+    );
+    if (started !== false) return at + SEND_LEAD_MS;
   }
   throw new Error(`send slots of destination ${destinationId} kept changing under us`);
 }

@@ -1,14 +1,10 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { replayJobExpiresAt } from '../domain/bulk-replay';
 import { isExpired } from '../domain/retention';
-import { documentClient } from '../adapters/aws-clients';
-import { config } from '../shared/config';
-import { TABLE } from '../shared/resource-definitions';
 import { defineEntity } from './entity';
 import { eventPartition } from './events';
 import { accountPartition } from './keys';
-import { isConditionFailure, queryAll } from './table';
+import { INDEX, queryAll, updateItem } from './table';
 import { DIRECTIONS, EVENT_STATUSES, REPLAY_JOB_STATUSES } from '../domain/vocabulary';
 
 /**
@@ -99,32 +95,26 @@ export async function claimReplayJob(
   lease: { token: string; until: string },
 ): Promise<ReplayJobRecord | undefined> {
   const nowIso = now.toISOString();
-  try {
-    const out = await documentClient().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: jobKey(accountId, jobId),
-        UpdateExpression:
-          'SET #status = :running, lease_token = :token, lease_until = :until, gsi2pk = :work, gsi2sk = :workKey',
-        ConditionExpression: '#status = :queued OR (#status = :running AND lease_until < :now)',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: {
-          ':running': 'running',
-          ':queued': 'queued',
-          ':now': nowIso,
-          ':token': lease.token,
-          ':until': lease.until,
-          ':work': WORK.running,
-          ':workKey': workSortKey(lease.until, { account_id: accountId, id: jobId }),
-        },
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return replayJobRecord.parse(out.Attributes);
-  } catch (error) {
-    if (isConditionFailure(error)) return undefined;
-    throw error;
-  }
+  const claimed = await updateItem(
+    jobKey(accountId, jobId),
+    {
+      set: {
+        status: 'running',
+        lease_token: lease.token,
+        lease_until: lease.until,
+        gsi2pk: WORK.running,
+        gsi2sk: workSortKey(lease.until, { account_id: accountId, id: jobId }),
+      },
+    },
+    {
+      condition: {
+        expression: '#status = :queued OR (#status = :running AND lease_until < :now)',
+        values: { ':queued': 'queued', ':running': 'running', ':now': nowIso },
+      },
+      returnValues: 'ALL_NEW',
+    },
+  );
+  return claimed === false ? undefined : replayJobRecord.parse(claimed);
 }
 
 /**
@@ -149,7 +139,7 @@ export async function findClaimableReplayJobs(now: Date, limit: number): Promise
   ] as const) {
     const items = await queryAll(
       {
-        IndexName: TABLE.globalIndexes[1].indexName,
+        IndexName: INDEX.work,
         KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :below',
         ExpressionAttributeValues: { ':pk': pk, ':below': below },
       },

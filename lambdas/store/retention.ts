@@ -1,97 +1,18 @@
-import {
-  BatchWriteCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
-import { TABLE } from '../shared/resource-definitions';
-import { SETTLED_STATUSES } from '../domain/event-status';
-import { documentClient } from '../adapters/aws-clients';
-import { config } from '../shared/config';
-import { eventEntity, eventItemKind, readEventPartition as readStoredEvent } from './events';
+import { deleteEventSideItems, eventItemKind, readEventPartition as readStoredEvent, setEventItemExpiry } from './events';
 import { walkListIndex } from './event-lists';
-import { accountEntity, ACCOUNTS_WORK_PARTITION } from './accounts';
-import { dedupeEntity } from './dedupe';
 import { defineEntity, type Key } from './entity';
 import { eventRecord, type EventRecord } from './records';
-import { isConditionFailure } from './table';
 import { type Direction, DIRECTIONS, EVENT_STATUSES, type EventStatus } from '../domain/vocabulary';
 
 /**
- * Key queries and deletes for the retention sweeper. Everything here is idempotent: deleting what is
- * already gone, or rewriting a TTL to the value it already has, is harmless, so a run that stopped
- * half-way can simply be repeated.
+ * What the retention sweeper reads, and its checkpoint. Every write of another type's items is made by
+ * the module that owns the type (events.ts, dedupe.ts, accounts.ts); the sweeper's side items reach
+ * events.ts through opaque references. Everything is idempotent: deleting what is already gone, or
+ * rewriting a TTL to the value it already has, is harmless, so a run that stopped half-way can simply
+ * be repeated.
  */
-type Item = Record<string, unknown>;
 export type { Direction };
-
-const tableName = () => config().tableName;
-const WORK_INDEX = TABLE.globalIndexes[1].indexName;
-const BATCH_WRITE_LIMIT = 25;
-const BATCH_WRITE_ROUNDS = 6;
-
-// ---------------------------------------------------------------------------------------------------
-// Accounts
-
-/** Account ids in id order, strictly after `after`, one index page at a time. */
-export async function* accountIdsAfter(after: string | undefined, pageSize = 100): AsyncGenerator<string> {
-  let startKey: Item | undefined;
-  do {
-    const out = await documentClient().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: WORK_INDEX,
-        KeyConditionExpression: after ? 'gsi2pk = :pk AND gsi2sk > :after' : 'gsi2pk = :pk',
-        ExpressionAttributeValues: after ? { ':pk': ACCOUNTS_WORK_PARTITION, ':after': after } : { ':pk': ACCOUNTS_WORK_PARTITION },
-        Limit: pageSize,
-        ExclusiveStartKey: startKey,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      if (typeof item.gsi2sk === 'string') yield item.gsi2sk;
-    }
-    startKey = out.LastEvaluatedKey;
-  } while (startKey);
-}
-
-const accountRetention = z.object({
-  retention_days: z.int(),
-  /** The window the account's TTLs were last written for; absent on accounts older than the sweeper. */
-  ttl_retention_days: z.optional(z.int()),
-});
-export type AccountRetention = z.infer<typeof accountRetention>;
-
-export async function readAccountRetention(accountId: string): Promise<AccountRetention | undefined> {
-  const out = await documentClient().send(
-    new GetCommand({ TableName: tableName(), Key: accountEntity.key(accountId), ConsistentRead: true }),
-  );
-  return out.Item ? accountRetention.parse(out.Item) : undefined;
-}
-
-/**
- * Records that the account's TTLs now follow `days`; only if the account still has that window, so a
- * plan change that landed during the resync leaves the account marked for another one.
- */
-export async function recordTtlWindow(accountId: string, days: number): Promise<boolean> {
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: accountEntity.key(accountId),
-        UpdateExpression: 'SET ttl_retention_days = :days',
-        ConditionExpression: 'retention_days = :days',
-        ExpressionAttributeValues: { ':days': days },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Events of one account (list index)
@@ -162,106 +83,9 @@ export async function readEventParts(accountId: string, eventId: string): Promis
   };
 }
 
-export const deleteSideItems = (items: readonly SideItem[]) => batchDeleteKeys(items.map((item) => keyOf(item.ref)));
+export const deleteSideItems = (items: readonly SideItem[]) => deleteEventSideItems(items.map((item) => keyOf(item.ref)));
 
-export const setSideItemExpiry = (item: SideItem, expiresAt: number) => setExpiresAt(keyOf(item.ref), expiresAt);
-
-/** Re-times an event's de-duplication item, only while it still names this event. */
-export const setDedupeExpiry = (accountId: string, dedupeKey: string, eventId: string, expiresAt: number) =>
-  setExpiresAt(dedupeEntity.key(accountId, dedupeKey), expiresAt, eventId);
-
-// ---------------------------------------------------------------------------------------------------
-// Deletes
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Deletes items by key, 25 per BatchWriteItem, retrying unprocessed ones with backoff. */
-export async function batchDeleteKeys(itemKeys: Key[], backoffMs = 25): Promise<void> {
-  for (let start = 0; start < itemKeys.length; start += BATCH_WRITE_LIMIT) {
-    let pending = itemKeys
-      .slice(start, start + BATCH_WRITE_LIMIT)
-      .map((key) => ({ DeleteRequest: { Key: { pk: key.pk, sk: key.sk } } }));
-    for (let round = 0; pending.length > 0; round++) {
-      if (round === BATCH_WRITE_ROUNDS) throw new Error('DynamoDB left deletes unprocessed after retries');
-      if (round > 0) await sleep(backoffMs * 2 ** (round - 1));
-      const out = await documentClient().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-      pending = (out.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    }
-  }
-}
-
-/**
- * Deletes an event's status item, the last item of an event to go, unless it is unsettled (a status
- * read from the eventually consistent index can be stale). True when this call removed it.
- */
-export async function deleteSettledStatusItem(accountId: string, eventId: string): Promise<boolean> {
-  const names: Record<string, string> = { '#status': 'status' };
-  const values: Item = {};
-  SETTLED_STATUSES.forEach((status, i) => (values[`:s${i}`] = status));
-  try {
-    const out = await documentClient().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: eventEntity.key(accountId, eventId),
-        ConditionExpression: `attribute_not_exists(pk) OR #status IN (${Object.keys(values).join(', ')})`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_OLD',
-      }),
-    );
-    return out.Attributes !== undefined;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
-
-/** Deletes a de-duplication item only while it still names this event (the id may have been claimed again). */
-export async function deleteDedupeIfOwned(accountId: string, dedupeKey: string, eventId: string): Promise<void> {
-  try {
-    await documentClient().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: dedupeEntity.key(accountId, dedupeKey),
-        ConditionExpression: 'event_id = :id',
-        ExpressionAttributeValues: { ':id': eventId },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------------
-// TTL rewrites
-
-/**
- * Sets `expires_at` on an existing item (never creates one). `ownerEventId` adds a condition that the
- * item still belongs to that event (for de-duplication items). False when the condition failed.
- */
-async function setExpiresAt(key: Key, expiresAt: number, ownerEventId?: string): Promise<boolean> {
-  const values: Item = { ':e': expiresAt };
-  let condition = 'attribute_exists(pk)';
-  if (ownerEventId !== undefined) {
-    condition += ' AND event_id = :id';
-    values[':id'] = ownerEventId;
-  }
-  try {
-    await documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: { pk: key.pk, sk: key.sk },
-        UpdateExpression: 'SET expires_at = :e',
-        ConditionExpression: condition,
-        ExpressionAttributeValues: values,
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
-}
+export const setSideItemExpiry = (item: SideItem, expiresAt: number) => setEventItemExpiry(keyOf(item.ref), expiresAt);
 
 // ---------------------------------------------------------------------------------------------------
 // Checkpoint
@@ -298,8 +122,6 @@ const checkpointEntity = defineEntity({
 
 export const readCheckpoint = (): Promise<SweepCheckpoint | undefined> => checkpointEntity.find();
 
-export async function writeCheckpoint(checkpoint: SweepCheckpoint): Promise<void> {
-  await documentClient().send(new PutCommand({ TableName: tableName(), Item: checkpointEntity.item({ ...checkpoint, cursor: checkpoint.cursor ?? null }) }));
-}
+export const writeCheckpoint = (checkpoint: SweepCheckpoint): Promise<void> => checkpointEntity.put({ ...checkpoint, cursor: checkpoint.cursor ?? null });
 
 export const clearCheckpoint = (): Promise<void> => checkpointEntity.remove();

@@ -1,11 +1,10 @@
 import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
 import { destinationRecord, type DestinationRecord } from '../destinations/record';
-import { getItem, queryAll } from './table';
-import { accountEntity } from './accounts';
-import { ACCOUNT_SK, accountPartition, routingPrefix, routingRange } from './keys';
 import { routeRecord, type RouteRecord } from '../routes/record';
+import { getItem, queryAll } from './table';
+import { ACCOUNT_SK, accountKey, accountPartition, routingPrefix, routingRange } from './keys';
 import { accountRecord, breakerRecord, type AccountRecord } from './records';
-import { cache, forgetRoutingTable } from './routing-stamp';
+import { cache, forgetRoutingTable } from './routing-cache';
 import * as z from 'zod/mini';
 
 export interface RoutingTable {
@@ -26,6 +25,7 @@ export function reloadRoutingTable(accountId: string): Promise<RoutingTable | un
   return loadRoutingTable(accountId);
 }
 
+/** The account's routing stamp, which accounts.ts raises (markRoutingChanged). */
 const routingStamp = z.object({ routing_version: z.optional(z.int()) });
 
 /**
@@ -33,7 +33,7 @@ const routingStamp = z.object({ routing_version: z.optional(z.int()) });
  * cached table serves only if it is at least as new as the stamp read now. One small consistent read.
  */
 export async function loadCurrentRoutingTable(accountId: string): Promise<RoutingTable | undefined> {
-  const [cached, stamp] = await Promise.all([loadRoutingTable(accountId), getItem(accountEntity.key(accountId), routingStamp)]);
+  const [cached, stamp] = await Promise.all([loadRoutingTable(accountId), getItem(accountKey(accountId), routingStamp)]);
   if (!stamp) return undefined;
   if (cached && cached.version >= (stamp.routing_version ?? 0)) return cached;
   return reloadRoutingTable(accountId);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { documentClient } from '../../lambdas/adapters/aws-clients';
+import { documentClient } from '../../lambdas/store/client';
 import { bootGatewayWithSink } from '../fixtures/gateway';
 import type { Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';

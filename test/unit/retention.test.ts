@@ -17,7 +17,8 @@ import { cutoffBound, DAY_MS, isSweepable } from '../../lambdas/domain/retention
 import { sweepRetention } from '../../lambdas/pipeline/retention';
 import { resetConfigForTests } from '../../lambdas/shared/config';
 import { listShard } from '../../lambdas/store/events';
-import { batchDeleteKeys, SWEEPER_CHECKPOINT_KEY } from '../../lambdas/store/retention';
+import { SWEEPER_CHECKPOINT_KEY } from '../../lambdas/store/retention';
+import { batchDelete } from '../../lambdas/store/table';
 import { UNIT_ENV } from '../fixtures/apigw';
 import { EVENT_STATUSES } from '../../lambdas/domain/vocabulary';
 
@@ -255,7 +256,7 @@ describe('deleting one event', () => {
   });
 });
 
-describe('batchDeleteKeys', () => {
+describe('batchDelete', () => {
   it('deletes in chunks of 25 and retries unprocessed items', async () => {
     const keys = Array.from({ length: 30 }, (_, i) => ({ pk: `p${i}`, sk: 'BODY' }));
     const unprocessed = [{ DeleteRequest: { Key: keys[3] } }, { DeleteRequest: { Key: keys[7] } }];
@@ -264,7 +265,7 @@ describe('batchDeleteKeys', () => {
       .resolvesOnce({ UnprocessedItems: { [TABLE]: unprocessed } })
       .resolvesOnce({ UnprocessedItems: {} })
       .resolves({});
-    await batchDeleteKeys(keys, 1);
+    await batchDelete(keys, { backoffMs: 1 });
     const calls = ddb.commandCalls(BatchWriteCommand).map((call) => call.args[0].input.RequestItems?.[TABLE] ?? []);
     expect(calls.map((requests) => requests.length)).toEqual([25, 2, 5]);
     expect(calls[1]).toEqual(unprocessed);
@@ -273,6 +274,6 @@ describe('batchDeleteKeys', () => {
   it('fails loudly rather than leaving items behind when DynamoDB keeps refusing', async () => {
     const keys = [{ pk: 'p', sk: 'BODY' }];
     ddb.on(BatchWriteCommand).resolves({ UnprocessedItems: { [TABLE]: [{ DeleteRequest: { Key: keys[0] } }] } });
-    await expect(batchDeleteKeys(keys, 0)).rejects.toThrow(/unprocessed/);
+    await expect(batchDelete(keys, { backoffMs: 0 })).rejects.toThrow(/unprocessed/);
   });
 });

@@ -1,0 +1,16 @@
+import { config } from '../shared/config';
+import { ForgetfulCache } from './forgetful-cache';
+import type { RoutingTable } from './routing-table';
+
+// The routing table's cache: the account, destination, route and breaker writers forget entries
+// here, and routing-table.ts reads through it, so no writer depends on the reader. Warm functions
+// reuse an account's routing table for HOOKGATE_ROUTE_CACHE_SECONDS (default 5 s). Each Lambda
+// function is its own process with its own cache, so what must not be stale is checked:
+// accepting an event compares the cached table with the account's routing stamp (loadCurrentRoutingTable),
+// and a delivery whose destination is missing from the cache reads again (reloadRoutingTable). Writes
+// through this process forget the entry at once, even when a read was in flight during the write.
+export const cache = new ForgetfulCache<RoutingTable | undefined>(() => config().routeCacheSeconds * 1000);
+
+export function forgetRoutingTable(accountId: string): void {
+  cache.forget(accountId);
+}

@@ -1,0 +1,59 @@
+import { ESLint } from 'eslint';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+// The project's own ESLint configuration, run on snippets and on the fixtures in test/fixtures/lint/
+// (which `npm run lint` skips: they break the rules on purpose), so a rule that goes missing from
+// eslint.config.js fails here instead of silently letting violations in.
+
+let eslint: ESLint;
+beforeAll(() => {
+  eslint = new ESLint({ ignore: false });
+});
+
+const ruleIds = (results: ESLint.LintResult[]) => results.flatMap((result) => result.messages.map((message) => message.ruleId));
+
+async function lintSnippet(code: string, filePath: string) {
+  return ruleIds(await eslint.lintText(code, { filePath }));
+}
+
+describe('DynamoDB only through the store toolkit', () => {
+  const rawCall = [
+    "import { GetCommand } from '@aws-sdk/lib-dynamodb';",
+    "import { documentClient } from './client';",
+    '',
+    "export const read = () => documentClient().send(new GetCommand({ TableName: 't', Key: { pk: 'a', sk: 'b' } }));",
+    '',
+  ].join('\n');
+
+  it.each([
+    ['a store module', 'lambdas/store/lint-fixture.ts', rawCall],
+    ['an API route', 'lambdas/api/routes/lint-fixture.ts', rawCall.replace("'./client'", "'../../store/client'")],
+    ['the pipeline', 'lambdas/pipeline/lint-fixture.ts', rawCall.replace("'./client'", "'../store/client'")],
+    ['a handler catching a condition failure', 'lambdas/handlers/lint-fixture.ts', "import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';\n\nexport const known = ConditionalCheckFailedException;\n"],
+  ])('fails a raw DynamoDB call in %s', async (_where, filePath, code) => {
+    expect(await lintSnippet(code, filePath)).toContain('no-restricted-imports');
+  });
+
+  it('allows it in the toolkit itself', async () => {
+    expect(await lintSnippet(rawCall, 'lambdas/store/table.ts')).toEqual([]);
+  });
+
+  it('stays quiet on a store module that uses the toolkit', async () => {
+    const code = "import { getItem } from './table';\n\nexport const read = (schema: Parameters<typeof getItem>[1]) => getItem({ pk: 'a', sk: 'b' }, schema);\n";
+    expect(await lintSnippet(code, 'lambdas/store/lint-fixture.ts')).toEqual([]);
+  });
+});
+
+describe('import cycles', () => {
+  it('fail lint on both modules of a cycle', async () => {
+    const results = await eslint.lintFiles(['test/fixtures/lint/cycle/*.ts']);
+    expect(results).toHaveLength(2);
+    for (const result of results) expect(ruleIds([result])).toEqual(['import-x/no-cycle']);
+  });
+
+  it('stay quiet on the same modules without the cycle', async () => {
+    const results = await eslint.lintFiles(['test/fixtures/lint/acyclic/*.ts']);
+    expect(results).toHaveLength(2);
+    expect(ruleIds(results)).toEqual([]);
+  });
+});
