@@ -9,7 +9,6 @@ import type {
   ExportJobResponse,
   NewApiKeyResponse,
   ReplayJobResponse,
-  SourceResponse,
 } from './schemas';
 
 /**
@@ -33,7 +32,6 @@ export const ids = {
 
 export const at = '2026-06-01T12:00:00.000Z';
 const later = '2026-06-01T12:00:01.250Z';
-const pathToken = 'QgIM6d3YOJLrpzOIX6xL-pR4-KLGii46cFOUHnOYM_E';
 export const exampleApiKey = 'hk_K3tlHJI3GmqSkUBeBew2VAhj_7qHB_tiCB_utY4UFoI';
 export const exampleSigningSecret = 'whsec_tZYWtAcaUq+08oVDZEpZi7eAgu1INz1420uIwUbV3rQ=';
 const verificationToken = 'hgv_tU0_445xMfxJb8v4ns4yp_W3CZ4LyJtK';
@@ -64,16 +62,6 @@ export const exampleApiKeyListed = {
   last_used_at: at,
 } satisfies ApiKeyResponse;
 
-export const exampleSource = {
-  id: ids.source,
-  account_id: ids.account,
-  name: 'stripe',
-  path_token: pathToken,
-  ingest_url: `https://api.hookgate.example.com/ingest/${pathToken}`,
-  verification: { provider: 'stripe', configured: true },
-  custom_domain_id: null,
-  created_at: at,
-} satisfies SourceResponse;
 
 
 

@@ -1,13 +1,12 @@
 import type { Accepted } from '../pipeline/outcomes';
 import type { ApiKeyWithUsage } from '../store/api-keys';
-import type { AccountRecord, ApiKeyRecord, SourceRecord } from '../store/records';
+import type { AccountRecord, ApiKeyRecord } from '../store/records';
 import type {
   AccountResponse,
   ApiKeyResponse,
   DuplicateResponse,
   NewApiKeyResponse,
   PublishedResponse,
-  SourceResponse,
 } from './schemas';
 
 /**
@@ -38,19 +37,6 @@ export const presentNewApiKey = (k: ApiKeyRecord, key: string): NewApiKeyRespons
   prefix: k.prefix,
   created_at: k.created_at,
 });
-
-export const presentSource = (s: SourceRecord, ingestBaseUrl: string): SourceResponse => ({
-  id: s.id,
-  account_id: s.account_id,
-  name: s.name,
-  path_token: s.path_token,
-  ingest_url: `${ingestBaseUrl}/ingest/${s.path_token}`,
-  verification: s.verification ? { provider: s.verification.provider, configured: true } : null,
-  custom_domain_id: s.custom_domain_id,
-  created_at: s.created_at,
-});
-
-
 
 export type PublishAnswer = { status: 201; data: PublishedResponse } | { status: 200; data: DuplicateResponse };
 

@@ -4,7 +4,6 @@ import { DELIVERY_STATUSES, EVENT_STATUSES, REPLAYABLE_STATUSES, type EventStatu
 import { END_REASONS } from '../domain/progress';
 import { isCustomerId } from '../domain/portal';
 import { PLANS } from '../domain/plans';
-import { PROVIDERS } from '../domain/provider-signatures';
 import {
   DOMAIN_STATUSES,
   EXPORT_FORMATS,
@@ -99,25 +98,6 @@ export const accountCreatedResponse = named(
   'AccountCreated',
   z.strictObject({ account: accountResponse, api_key: newApiKeyResponse }),
 );
-
-export const sourceResponse = named(
-  'Source',
-  z.strictObject({
-    id: uuid,
-    account_id: uuid,
-    name: z.string(),
-    path_token: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
-    ingest_url: z.url().describe('Absolute: the verified custom domain, or the public URL, plus `/ingest/<path_token>`.'),
-    verification: z
-      .strictObject({ provider: z.enum(PROVIDERS), configured: z.literal(true) })
-      .nullable()
-      .describe('The provider check, if any; the secret is write-only.'),
-    custom_domain_id: uuid.nullable(),
-    created_at: timestamp,
-  }),
-);
-
-
 
 export const eventListItemResponse = named(
   'EventListItem',
@@ -347,7 +327,6 @@ export const readyResponse = z.strictObject({ status: z.literal('ready') });
 export type AccountResponse = z.output<typeof accountResponse>;
 export type ApiKeyResponse = z.output<typeof apiKeyResponse>;
 export type NewApiKeyResponse = z.output<typeof newApiKeyResponse>;
-export type SourceResponse = z.output<typeof sourceResponse>;
 export type EventListItemResponse = z.output<typeof eventListItemResponse>;
 export type EventDetailResponse = z.output<typeof eventDetailResponse>;
 export type AttemptResponse = z.output<typeof attemptResponse>;

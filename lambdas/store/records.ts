@@ -42,39 +42,6 @@ export const apiKeyLookupRecord = z.object({
 });
 export type ApiKeyLookupRecord = z.infer<typeof apiKeyLookupRecord>;
 
-/** A source's provider signature check; the secret is write-only (never in a response or a log). */
-export const verificationConfig = z.union([
-  z.object({ provider: z.enum(['stripe', 'github', 'shopify', 'slack', 'standard_webhooks']), secret: z.string() }),
-  z.object({
-    provider: z.literal('hmac_sha256'),
-    secret: z.string(),
-    header: z.string(),
-    encoding: z.enum(['hex', 'base64']),
-    prefix: z.optional(z.string()),
-  }),
-]);
-export type VerificationConfigRecord = z.infer<typeof verificationConfig>;
-
-export const sourceRecord = z.object({
-  id: z.string(),
-  account_id: z.string(),
-  name: z.string(),
-  path_token: z.string(),
-  verification: z._default(z.nullable(verificationConfig), null),
-  custom_domain_id: z.nullable(z.string()),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-export type SourceRecord = z.infer<typeof sourceRecord>;
-
-/** What ingest needs, in the one item it reads by path token. */
-export const sourceLookupRecord = z.object({
-  account_id: z.string(),
-  source_id: z.string(),
-  verification: z._default(z.nullable(verificationConfig), null),
-});
-export type SourceLookupRecord = z.infer<typeof sourceLookupRecord>;
-
 const deliveryState = z.object({
   status: z.enum(DELIVERY_STATUSES),
   attempts: z.int(),
