@@ -22,9 +22,13 @@ const noDynamoOutsideStore = [
 const noShapesOutsideApi = { group: ['**/shapes'], message: 'API shapes are for lambdas/api/ only; share the record or a use case instead.' };
 
 // Feature modules: one folder per resource (record and entity, use cases, API shapes).
-const FEATURES = ['destinations', 'routes', 'sources'];
+const FEATURES = ['accounts', 'destinations', 'routes', 'sources'];
 const featureCode = FEATURES.map((f) => `lambdas/${f}/**/*.ts`);
 const featureShapes = FEATURES.map((f) => `lambdas/${f}/shapes.ts`);
+// Entity modules moved out of lambdas/store/ that still send raw DynamoDB commands: they keep them
+// until the store's toolkit (table.ts) covers those writes; remove each once it no longer does (and
+// the block below with the last one: ESLint refuses an empty `files`).
+const featureStoreHoldouts = ['lambdas/accounts/api-key-record.ts'];
 
 const miniNamespaceOnly = {
   selector: "ImportDeclaration[source.value=/^zod(\\/mini)?$/][importKind!='type'] > ImportSpecifier",
@@ -55,8 +59,12 @@ export default tseslint.config(
   },
   {
     files: ['lambdas/pipeline/**/*.ts', ...featureCode],
-    ignores: featureShapes,
+    ignores: [...featureShapes, ...featureStoreHoldouts],
     rules: { 'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer, noShapesOutsideApi, ...noDynamoOutsideStore] }] },
+  },
+  {
+    files: featureStoreHoldouts,
+    rules: { 'no-restricted-imports': ['error', { paths: [noHttpTypes], patterns: [noApiLayer, noShapesOutsideApi] }] },
   },
   {
     files: ['lambdas/**/*.ts'],

@@ -1,13 +1,10 @@
 import type {
-  AccountResponse,
-  ApiKeyResponse,
   AttemptResponse,
   BrandSettingsResponse,
   CustomDomainResponse,
   EventDetailResponse,
   EventListItemResponse,
   ExportJobResponse,
-  NewApiKeyResponse,
   ReplayJobResponse,
 } from './schemas';
 
@@ -32,38 +29,10 @@ export const ids = {
 
 export const at = '2026-06-01T12:00:00.000Z';
 const later = '2026-06-01T12:00:01.250Z';
-export const exampleApiKey = 'hk_K3tlHJI3GmqSkUBeBew2VAhj_7qHB_tiCB_utY4UFoI';
 export const exampleSigningSecret = 'whsec_tZYWtAcaUq+08oVDZEpZi7eAgu1INz1420uIwUbV3rQ=';
 const verificationToken = 'hgv_tU0_445xMfxJb8v4ns4yp_W3CZ4LyJtK';
 export const exampleInboundBody = '{"id":"evt_123","amount":4200}';
 export const exampleOutboundPayload = '{"invoice":"in_1","total":999}';
-
-export const exampleAccount = {
-  id: ids.account,
-  name: 'Acme',
-  plan: 'free',
-  retention_days: 1,
-  created_at: at,
-} satisfies AccountResponse;
-
-export const exampleNewApiKey = {
-  id: ids.apiKey,
-  name: 'bootstrap',
-  key: exampleApiKey,
-  prefix: exampleApiKey.slice(0, 10),
-  created_at: at,
-} satisfies NewApiKeyResponse;
-
-export const exampleApiKeyListed = {
-  id: ids.apiKey,
-  name: 'bootstrap',
-  prefix: exampleApiKey.slice(0, 10),
-  created_at: at,
-  last_used_at: at,
-} satisfies ApiKeyResponse;
-
-
-
 
 export const exampleInboundListItem = {
   id: ids.event,

@@ -3,7 +3,6 @@ import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
 import { DELIVERY_STATUSES, EVENT_STATUSES, REPLAYABLE_STATUSES, type EventStatus } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { isCustomerId } from '../domain/portal';
-import { PLANS } from '../domain/plans';
 import {
   DOMAIN_STATUSES,
   EXPORT_FORMATS,
@@ -58,46 +57,6 @@ const timestamp = z.iso.datetime();
 const nullableTimestamp = timestamp.nullable();
 const direction = z.enum(['inbound', 'outbound']);
 const eventStatus = named('EventStatus', z.enum(EVENT_STATUSES), 'Event status; terminal: delivered, dead_letter, replayed.');
-
-export const accountResponse = named(
-  'Account',
-  z.strictObject({
-    id: uuid,
-    name: z.string().nullable(),
-    plan: z.enum(PLANS),
-    retention_days: z.int().min(1),
-    created_at: timestamp,
-  }),
-);
-
-export const apiKeyResponse = named(
-  'ApiKey',
-  z.strictObject({
-    id: uuid,
-    name: z.string().nullable(),
-    prefix: z.string().describe('The first 10 characters of the key (`hk_` + 7), to tell keys apart.'),
-    created_at: timestamp,
-    last_used_at: nullableTimestamp.describe('One-minute resolution.'),
-  }),
-  'An API key as listed: never the key itself or its hash.',
-);
-
-export const newApiKeyResponse = named(
-  'NewApiKey',
-  z.strictObject({
-    id: uuid,
-    name: z.string().nullable(),
-    key: z.string().regex(/^hk_[A-Za-z0-9_-]{43}$/).describe('The key: shown once, only its SHA-256 is stored.'),
-    prefix: z.string(),
-    created_at: timestamp,
-  }),
-  'A newly created API key, with the key itself (the only time it is shown).',
-);
-
-export const accountCreatedResponse = named(
-  'AccountCreated',
-  z.strictObject({ account: accountResponse, api_key: newApiKeyResponse }),
-);
 
 export const eventListItemResponse = named(
   'EventListItem',
@@ -324,9 +283,6 @@ export const customDomainResponse = named(
 export const healthResponse = z.strictObject({ status: z.literal('ok') });
 export const readyResponse = z.strictObject({ status: z.literal('ready') });
 
-export type AccountResponse = z.output<typeof accountResponse>;
-export type ApiKeyResponse = z.output<typeof apiKeyResponse>;
-export type NewApiKeyResponse = z.output<typeof newApiKeyResponse>;
 export type EventListItemResponse = z.output<typeof eventListItemResponse>;
 export type EventDetailResponse = z.output<typeof eventDetailResponse>;
 export type AttemptResponse = z.output<typeof attemptResponse>;

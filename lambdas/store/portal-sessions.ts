@@ -2,7 +2,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { apiKeyItemKey } from './api-keys';
+import { apiKeyItemKey } from '../accounts/api-key-record';
 import { defineEntity } from './entity';
 import { accountPartition, LOOKUP_SK } from './keys';
 import { batchGet } from './table';

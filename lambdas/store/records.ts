@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import { DELIVERY_STATUSES, EVENT_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
-import { PLANS } from '../domain/plans';
 
 /** Stored shapes, validated on every read. Responses are built from these in the API layer. */
 const timestamp = z.string();
@@ -13,34 +12,6 @@ const timestamp = z.string();
  */
 export const jsonText = <T extends z.ZodMiniType>(shape: T) =>
   z.codec(z.string(), shape, { decode: (text) => JSON.parse(text) as z.input<T>, encode: (value) => JSON.stringify(value) });
-
-export const accountRecord = z.object({
-  id: z.string(),
-  name: z.nullable(z.string()),
-  plan: z.enum(PLANS),
-  retention_days: z.int(),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-export type AccountRecord = z.infer<typeof accountRecord>;
-
-export const apiKeyRecord = z.object({
-  id: z.string(),
-  account_id: z.string(),
-  name: z.nullable(z.string()),
-  prefix: z.string(),
-  key_hash: z.string(),
-  created_at: timestamp,
-});
-export type ApiKeyRecord = z.infer<typeof apiKeyRecord>;
-
-export const apiKeyLookupRecord = z.object({
-  account_id: z.string(),
-  key_id: z.string(),
-  key_hash: z.string(),
-  last_used_at: z.nullable(timestamp),
-});
-export type ApiKeyLookupRecord = z.infer<typeof apiKeyLookupRecord>;
 
 const deliveryState = z.object({
   status: z.enum(DELIVERY_STATUSES),

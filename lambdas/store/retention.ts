@@ -13,7 +13,7 @@ import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
 import { eventEntity, eventItemKind, readEventPartition as readStoredEvent } from './events';
 import { walkListIndex, type Direction } from './event-lists';
-import { accountEntity, ACCOUNTS_WORK_PARTITION } from './accounts';
+import { accountEntity, ACCOUNTS_WORK_PARTITION } from '../accounts/record';
 import { dedupeEntity } from './dedupe';
 import { defineEntity, type Key } from './entity';
 import { eventRecord, type EventRecord } from './records';

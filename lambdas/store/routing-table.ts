@@ -1,10 +1,10 @@
 import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
 import { destinationRecord, type DestinationRecord } from '../destinations/record';
 import { getItem, queryAll } from './table';
-import { accountEntity } from './accounts';
+import { accountEntity, accountRecord, type AccountRecord } from '../accounts/record';
 import { ACCOUNT_SK, accountPartition, routingPrefix, routingRange } from './keys';
 import { routeRecord, type RouteRecord } from '../routes/record';
-import { accountRecord, breakerRecord, type AccountRecord } from './records';
+import { breakerRecord } from './records';
 import { cache, forgetRoutingTable } from './routing-stamp';
 import * as z from 'zod/mini';
 
