@@ -1,7 +1,6 @@
 import type {
   AttemptResponse,
   BrandSettingsResponse,
-  CustomDomainResponse,
   EventDetailResponse,
   EventListItemResponse,
   ExportJobResponse,
@@ -30,7 +29,6 @@ export const ids = {
 export const at = '2026-06-01T12:00:00.000Z';
 const later = '2026-06-01T12:00:01.250Z';
 export const exampleSigningSecret = 'whsec_tZYWtAcaUq+08oVDZEpZi7eAgu1INz1420uIwUbV3rQ=';
-const verificationToken = 'hgv_tU0_445xMfxJb8v4ns4yp_W3CZ4LyJtK';
 export const exampleInboundBody = '{"id":"evt_123","amount":4200}';
 export const exampleOutboundPayload = '{"invoice":"in_1","total":999}';
 
@@ -150,18 +148,3 @@ export const exampleBrandSettings = {
   docs_title: 'Webhooks',
   updated_at: at,
 } satisfies BrandSettingsResponse;
-
-export const exampleCustomDomain = {
-  id: ids.customDomain,
-  domain: 'hooks.acme.com',
-  verification_token: verificationToken,
-  verification_record: { type: 'TXT', name: '_hookgate-challenge.hooks.acme.com', value: verificationToken },
-  status: 'pending_verification',
-  verification_error: null,
-  tls_status: 'pending',
-  tls_validation_record: null,
-  dns_target: null,
-  tls_error: null,
-  created_at: at,
-  verified_at: null,
-} satisfies CustomDomainResponse;

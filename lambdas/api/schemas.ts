@@ -3,13 +3,7 @@ import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
 import { DELIVERY_STATUSES, EVENT_STATUSES, REPLAYABLE_STATUSES, type EventStatus } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { isCustomerId } from '../domain/portal';
-import {
-  DOMAIN_STATUSES,
-  EXPORT_FORMATS,
-  EXPORT_STATUSES,
-  OUTCOMES,
-  TLS_STATUSES,
-} from '../store/records';
+import { EXPORT_FORMATS, EXPORT_STATUSES, OUTCOMES } from '../store/records';
 import { REPLAY_JOB_STATUSES } from '../store/replay-jobs';
 
 /**
@@ -260,26 +254,6 @@ export const brandSettingsResponse = named(
   'The effective settings: defaults filled in.',
 );
 
-const dnsRecordResponse = z.strictObject({ type: z.string(), name: z.string(), value: z.string() });
-
-export const customDomainResponse = named(
-  'CustomDomain',
-  z.strictObject({
-    id: uuid,
-    domain: z.string(),
-    verification_token: z.string(),
-    verification_record: z.strictObject({ type: z.literal('TXT'), name: z.string(), value: z.string() }),
-    status: z.enum(DOMAIN_STATUSES),
-    verification_error: z.string().nullable(),
-    tls_status: z.enum(TLS_STATUSES),
-    tls_validation_record: dnsRecordResponse.nullable(),
-    dns_target: z.string().nullable(),
-    tls_error: z.string().nullable(),
-    created_at: timestamp,
-    verified_at: nullableTimestamp,
-  }),
-);
-
 export const healthResponse = z.strictObject({ status: z.literal('ok') });
 export const readyResponse = z.strictObject({ status: z.literal('ready') });
 
@@ -293,4 +267,3 @@ export type BatchItemResponse = z.output<typeof batchItemResponse>;
 export type ExportJobResponse = z.output<typeof exportJobResponse>;
 export type ReplayJobResponse = z.output<typeof replayJobResponse>;
 export type BrandSettingsResponse = z.output<typeof brandSettingsResponse>;
-export type CustomDomainResponse = z.output<typeof customDomainResponse>;

@@ -2,8 +2,7 @@ import { invalid } from '../domain/errors';
 import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
 import { deleteRoute, listRoutes } from '../routes/record';
 import { newId, newPathToken } from '../shared/secrets';
-import { findCustomDomain, listCustomDomains } from '../store/custom-domains';
-import { DELETING, type CustomDomainRecord } from '../store/records';
+import { DELETING, findCustomDomain, listCustomDomains, type CustomDomainRecord } from '../custom-domains/record';
 import { deleteSource, findSource, insertSource, listSources as listSourceRecords, updateSource, type SourceRecord } from './record';
 
 /**

@@ -133,37 +133,3 @@ export const brandSettingsRecord = z.object({
   updated_at: timestamp,
 });
 export type BrandSettingsRecord = z.infer<typeof brandSettingsRecord>;
-
-export const DOMAIN_STATUSES = ['pending_verification', 'verified', 'failed'] as const;
-/** A deleted domain whose AWS resources the provisioner is removing: never shown, its hostname still held. */
-export const DELETING = 'deleting';
-export const TLS_STATUSES = ['pending', 'issued', 'failed'] as const;
-
-export const dnsRecord = z.object({ type: z.string(), name: z.string(), value: z.string() });
-export type DnsRecordValue = z.infer<typeof dnsRecord>;
-
-export const customDomainRecord = z.object({
-  id: z.string(),
-  account_id: z.string(),
-  domain: z.string(),
-  verification_token: z.string(),
-  status: z.enum([...DOMAIN_STATUSES, DELETING]),
-  verification_error: z.nullable(z.string()),
-  verified_at: z.nullable(timestamp),
-  tls_status: z.enum(TLS_STATUSES),
-  tls_error: z.nullable(z.string()),
-  certificate_arn: z.nullable(z.string()),
-  tls_validation_record: z.nullable(dnsRecord),
-  dns_target: z.nullable(z.string()),
-  api_mapping_done: z.boolean(),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-export type CustomDomainRecord = z.infer<typeof customDomainRecord>;
-
-export const domainLookupRecord = z.object({
-  account_id: z.string(),
-  domain_id: z.string(),
-  created_at: timestamp,
-});
-export type DomainLookupRecord = z.infer<typeof domainLookupRecord>;

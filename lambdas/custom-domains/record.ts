@@ -1,19 +1,48 @@
 import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import { TABLE } from '../shared/resource-definitions';
 import { documentClient } from '../adapters/aws-clients';
 import { config } from '../shared/config';
-import { defineEntity, type Key } from './entity';
-import { accountPartition, LOOKUP_SK } from './keys';
-import {
-  customDomainRecord,
-  DELETING,
-  domainLookupRecord,
-  type CustomDomainRecord,
-  type DomainLookupRecord,
-} from './records';
-import { isConditionFailure, putNew } from './table';
-import { ForgetfulCache } from './forgetful-cache';
+import { defineEntity, type Key } from '../store/entity';
+import { accountPartition, LOOKUP_SK } from '../store/keys';
+import { isConditionFailure, putNew } from '../store/table';
+import { ForgetfulCache } from '../store/forgetful-cache';
 import { hostnameStanding, VERIFIED_ELSEWHERE } from '../domain/domain-ownership';
+
+export const DOMAIN_STATUSES = ['pending_verification', 'verified', 'failed'] as const;
+/** A deleted domain whose AWS resources the provisioner is removing: never shown, its hostname still held. */
+export const DELETING = 'deleting';
+export const TLS_STATUSES = ['pending', 'issued', 'failed'] as const;
+
+export const dnsRecord = z.object({ type: z.string(), name: z.string(), value: z.string() });
+export type DnsRecordValue = z.infer<typeof dnsRecord>;
+
+/** A registration of a hostname by an account: its ownership check, then its TLS set-up (./provisioning.ts). */
+export const customDomainRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  domain: z.string(),
+  verification_token: z.string(),
+  status: z.enum([...DOMAIN_STATUSES, DELETING]),
+  verification_error: z.nullable(z.string()),
+  verified_at: z.nullable(z.string()),
+  tls_status: z.enum(TLS_STATUSES),
+  tls_error: z.nullable(z.string()),
+  certificate_arn: z.nullable(z.string()),
+  tls_validation_record: z.nullable(dnsRecord),
+  dns_target: z.nullable(z.string()),
+  api_mapping_done: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type CustomDomainRecord = z.infer<typeof customDomainRecord>;
+
+export const domainLookupRecord = z.object({
+  account_id: z.string(),
+  domain_id: z.string(),
+  created_at: z.string(),
+});
+export type DomainLookupRecord = z.infer<typeof domainLookupRecord>;
 
 /**
  * One item per domain in the account's partition (outside the routing range, so the routing table's
