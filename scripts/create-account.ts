@@ -12,10 +12,10 @@
  */
 import { parseArgs } from 'node:util';
 import { ENV } from '../lambdas/shared/resource-definitions';
-import { presentAccount, presentNewApiKey } from '../lambdas/api/presenters';
+import { presentAccount, presentNewApiKey } from '../lambdas/accounts/shapes';
 import { PLANS, type Plan } from '../lambdas/domain/plans';
 import { Refusal } from '../lambdas/domain/errors';
-import { createAccount } from '../lambdas/pipeline/create-account';
+import { createAccount } from '../lambdas/accounts';
 
 const { values } = parseArgs({
   options: { name: { type: 'string' }, plan: { type: 'string' }, 'retention-days': { type: 'string' } },

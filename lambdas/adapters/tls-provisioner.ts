@@ -8,7 +8,7 @@ import {
   GetApiMappingsCommand,
   GetDomainNameCommand,
 } from '@aws-sdk/client-apigatewayv2';
-import type { DnsRecordValue } from '../store/records';
+import type { DnsRecordValue } from '../custom-domains/record';
 
 /**
  * ACM and API Gateway, as the domain provisioner needs them. Permanent refusals become a

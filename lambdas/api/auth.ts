@@ -1,7 +1,7 @@
 import { unauthorized } from '../domain/errors';
 import type { ApiRequest } from './http';
 import { hashApiKey } from '../shared/secrets';
-import { findApiKeyByHash, touchApiKey } from '../store/api-keys';
+import { findApiKeyByHash, touchApiKey } from '../accounts/api-key-record';
 
 export interface Principal {
   accountId: string;

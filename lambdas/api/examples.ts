@@ -1,15 +1,10 @@
 import type {
-  AccountResponse,
-  ApiKeyResponse,
   AttemptResponse,
   BrandSettingsResponse,
-  CustomDomainResponse,
   EventDetailResponse,
   EventListItemResponse,
   ExportJobResponse,
-  NewApiKeyResponse,
   ReplayJobResponse,
-  SourceResponse,
 } from './schemas';
 
 /**
@@ -33,49 +28,9 @@ export const ids = {
 
 export const at = '2026-06-01T12:00:00.000Z';
 const later = '2026-06-01T12:00:01.250Z';
-const pathToken = 'QgIM6d3YOJLrpzOIX6xL-pR4-KLGii46cFOUHnOYM_E';
-const exampleApiKey = 'hk_K3tlHJI3GmqSkUBeBew2VAhj_7qHB_tiCB_utY4UFoI';
 export const exampleSigningSecret = 'whsec_tZYWtAcaUq+08oVDZEpZi7eAgu1INz1420uIwUbV3rQ=';
-const verificationToken = 'hgv_tU0_445xMfxJb8v4ns4yp_W3CZ4LyJtK';
 export const exampleInboundBody = '{"id":"evt_123","amount":4200}';
 export const exampleOutboundPayload = '{"invoice":"in_1","total":999}';
-
-export const exampleAccount = {
-  id: ids.account,
-  name: 'Acme',
-  plan: 'free',
-  retention_days: 1,
-  created_at: at,
-} satisfies AccountResponse;
-
-export const exampleNewApiKey = {
-  id: ids.apiKey,
-  name: 'bootstrap',
-  key: exampleApiKey,
-  prefix: exampleApiKey.slice(0, 10),
-  created_at: at,
-} satisfies NewApiKeyResponse;
-
-export const exampleApiKeyListed = {
-  id: ids.apiKey,
-  name: 'bootstrap',
-  prefix: exampleApiKey.slice(0, 10),
-  created_at: at,
-  last_used_at: at,
-} satisfies ApiKeyResponse;
-
-export const exampleSource = {
-  id: ids.source,
-  account_id: ids.account,
-  name: 'stripe',
-  path_token: pathToken,
-  ingest_url: `https://api.hookgate.example.com/ingest/${pathToken}`,
-  verification: { provider: 'stripe', configured: true },
-  custom_domain_id: null,
-  created_at: at,
-} satisfies SourceResponse;
-
-
 
 export const exampleInboundListItem = {
   id: ids.event,
@@ -193,18 +148,3 @@ export const exampleBrandSettings = {
   docs_title: 'Webhooks',
   updated_at: at,
 } satisfies BrandSettingsResponse;
-
-export const exampleCustomDomain = {
-  id: ids.customDomain,
-  domain: 'hooks.acme.com',
-  verification_token: verificationToken,
-  verification_record: { type: 'TXT', name: '_hookgate-challenge.hooks.acme.com', value: verificationToken },
-  status: 'pending_verification',
-  verification_error: null,
-  tls_status: 'pending',
-  tls_validation_record: null,
-  dns_target: null,
-  tls_error: null,
-  created_at: at,
-  verified_at: null,
-} satisfies CustomDomainResponse;

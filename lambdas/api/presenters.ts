@@ -1,57 +1,10 @@
 import type { Accepted } from '../pipeline/outcomes';
-import type { ApiKeyWithUsage } from '../store/api-keys';
-import type { AccountRecord, ApiKeyRecord, SourceRecord } from '../store/records';
-import type {
-  AccountResponse,
-  ApiKeyResponse,
-  DuplicateResponse,
-  NewApiKeyResponse,
-  PublishedResponse,
-  SourceResponse,
-} from './schemas';
+import type { DuplicateResponse, PublishedResponse } from './schemas';
 
 /**
  * Response shapes, typed by the schemas the OpenAPI document is generated from (./schemas).
  * Secrets, hashes and auth values stay out unless a function says otherwise.
  */
-export const presentAccount = (a: AccountRecord): AccountResponse => ({
-  id: a.id,
-  name: a.name,
-  plan: a.plan,
-  retention_days: a.retention_days,
-  created_at: a.created_at,
-});
-
-export const presentApiKey = (k: ApiKeyWithUsage): ApiKeyResponse => ({
-  id: k.id,
-  name: k.name,
-  prefix: k.prefix,
-  created_at: k.created_at,
-  last_used_at: k.last_used_at,
-});
-
-/** Only at creation does the caller see the key itself. */
-export const presentNewApiKey = (k: ApiKeyRecord, key: string): NewApiKeyResponse => ({
-  id: k.id,
-  name: k.name,
-  key,
-  prefix: k.prefix,
-  created_at: k.created_at,
-});
-
-export const presentSource = (s: SourceRecord, ingestBaseUrl: string): SourceResponse => ({
-  id: s.id,
-  account_id: s.account_id,
-  name: s.name,
-  path_token: s.path_token,
-  ingest_url: `${ingestBaseUrl}/ingest/${s.path_token}`,
-  verification: s.verification ? { provider: s.verification.provider, configured: true } : null,
-  custom_domain_id: s.custom_domain_id,
-  created_at: s.created_at,
-});
-
-
-
 export type PublishAnswer = { status: 201; data: PublishedResponse } | { status: 200; data: DuplicateResponse };
 
 /**

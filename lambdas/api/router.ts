@@ -5,7 +5,7 @@ import { authenticate, type Principal } from './auth';
 import { authenticatePortal, type PortalPrincipal } from './portal-auth';
 import type { RouteDoc } from './route-doc';
 import type { HostCaller } from '../domain/domain-ownership';
-import { servedOnHost } from '../pipeline/host-binding';
+import { servedOnHost } from '../custom-domains/host-binding';
 
 interface RouteContext {
   request: ApiRequest;

@@ -3,8 +3,7 @@ import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { isCustomerId } from '../domain/portal';
-import { PLANS } from '../domain/plans';
-import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, DOMAIN_STATUSES, EVENT_STATUSES, type EventStatus, EXPORT_FORMATS, EXPORT_STATUSES, PROVIDERS, REPLAY_JOB_STATUSES, TLS_STATUSES } from '../domain/vocabulary';
+import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES, type EventStatus, EXPORT_FORMATS, EXPORT_STATUSES, REPLAY_JOB_STATUSES } from '../domain/vocabulary';
 
 /**
  * The OpenAPI document is generated from the very zod schemas the handlers parse with and the
@@ -51,65 +50,6 @@ const timestamp = z.iso.datetime();
 const nullableTimestamp = timestamp.nullable();
 const direction = z.enum(DIRECTIONS);
 const eventStatus = named('EventStatus', z.enum(EVENT_STATUSES), 'Event status; terminal: delivered, dead_letter, replayed.');
-
-export const accountResponse = named(
-  'Account',
-  z.strictObject({
-    id: uuid,
-    name: z.string().nullable(),
-    plan: z.enum(PLANS),
-    retention_days: z.int().min(1),
-    created_at: timestamp,
-  }),
-);
-
-export const apiKeyResponse = named(
-  'ApiKey',
-  z.strictObject({
-    id: uuid,
-    name: z.string().nullable(),
-    prefix: z.string().describe('The first 10 characters of the key (`hk_` + 7), to tell keys apart.'),
-    created_at: timestamp,
-    last_used_at: nullableTimestamp.describe('One-minute resolution.'),
-  }),
-  'An API key as listed: never the key itself or its hash.',
-);
-
-export const newApiKeyResponse = named(
-  'NewApiKey',
-  z.strictObject({
-    id: uuid,
-    name: z.string().nullable(),
-    key: z.string().regex(/^hk_[A-Za-z0-9_-]{43}$/).describe('The key: shown once, only its SHA-256 is stored.'),
-    prefix: z.string(),
-    created_at: timestamp,
-  }),
-  'A newly created API key, with the key itself (the only time it is shown).',
-);
-
-export const accountCreatedResponse = named(
-  'AccountCreated',
-  z.strictObject({ account: accountResponse, api_key: newApiKeyResponse }),
-);
-
-export const sourceResponse = named(
-  'Source',
-  z.strictObject({
-    id: uuid,
-    account_id: uuid,
-    name: z.string(),
-    path_token: z.string().regex(/^[A-Za-z0-9_-]{43}$/),
-    ingest_url: z.url().describe('Absolute: the verified custom domain, or the public URL, plus `/ingest/<path_token>`.'),
-    verification: z
-      .strictObject({ provider: z.enum(PROVIDERS), configured: z.literal(true) })
-      .nullable()
-      .describe('The provider check, if any; the secret is write-only.'),
-    custom_domain_id: uuid.nullable(),
-    created_at: timestamp,
-  }),
-);
-
-
 
 export const eventListItemResponse = named(
   'EventListItem',
@@ -313,33 +253,9 @@ export const brandSettingsResponse = named(
   'The effective settings: defaults filled in.',
 );
 
-const dnsRecordResponse = z.strictObject({ type: z.string(), name: z.string(), value: z.string() });
-
-export const customDomainResponse = named(
-  'CustomDomain',
-  z.strictObject({
-    id: uuid,
-    domain: z.string(),
-    verification_token: z.string(),
-    verification_record: z.strictObject({ type: z.literal('TXT'), name: z.string(), value: z.string() }),
-    status: z.enum(DOMAIN_STATUSES),
-    verification_error: z.string().nullable(),
-    tls_status: z.enum(TLS_STATUSES),
-    tls_validation_record: dnsRecordResponse.nullable(),
-    dns_target: z.string().nullable(),
-    tls_error: z.string().nullable(),
-    created_at: timestamp,
-    verified_at: nullableTimestamp,
-  }),
-);
-
 export const healthResponse = z.strictObject({ status: z.literal('ok') });
 export const readyResponse = z.strictObject({ status: z.literal('ready') });
 
-export type AccountResponse = z.output<typeof accountResponse>;
-export type ApiKeyResponse = z.output<typeof apiKeyResponse>;
-export type NewApiKeyResponse = z.output<typeof newApiKeyResponse>;
-export type SourceResponse = z.output<typeof sourceResponse>;
 export type EventListItemResponse = z.output<typeof eventListItemResponse>;
 export type EventDetailResponse = z.output<typeof eventDetailResponse>;
 export type AttemptResponse = z.output<typeof attemptResponse>;
@@ -350,4 +266,3 @@ export type BatchItemResponse = z.output<typeof batchItemResponse>;
 export type ExportJobResponse = z.output<typeof exportJobResponse>;
 export type ReplayJobResponse = z.output<typeof replayJobResponse>;
 export type BrandSettingsResponse = z.output<typeof brandSettingsResponse>;
-export type CustomDomainResponse = z.output<typeof customDomainResponse>;

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { breakerEntity } from '../store/breakers';
 import { defineEntity } from '../store/entity';
 import { accountPartition, routingPrefix } from '../store/keys';
-import { markRoutingChanged } from '../store/accounts';
+import { markRoutingChanged } from '../accounts/record';
 import { queryAll } from '../store/table';
 import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
 

@@ -1,4 +1,4 @@
-import { provisionDomains } from '../pipeline/provision-domains';
+import { provisionDomains } from '../custom-domains/provisioning';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { observedHandler } from '../shared/observability';

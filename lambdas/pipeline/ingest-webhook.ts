@@ -4,9 +4,9 @@ import { isReservedType } from '../domain/operational-events';
 import { deliveryIdFor, verifySignature } from '../domain/provider-signatures';
 import { appendLogKeys, log } from '../shared/log';
 import { recordVerificationRejected } from '../shared/metrics';
-import { findSourceByToken } from '../store/sources';
+import { findSourceByToken } from '../sources/record';
 import { acceptEvent } from './accept-event';
-import { servedOnHost } from './host-binding';
+import { servedOnHost } from '../custom-domains/host-binding';
 import { acceptedOutcome, refused, type Accepted, type Refused } from './outcomes';
 
 /** Never stored: credentials meant for us or for the provider's own hop. */

@@ -1,7 +1,7 @@
 import { isSweepable, sideItemExpiresAt, sweepCutoffBound } from '../domain/retention';
 import { deletePayload } from '../adapters/payloads';
 import { log } from '../shared/log';
-import { accountIdsAfter, readAccountRetention, recordTtlWindow } from '../store/accounts';
+import { accountIdsAfter, readAccountRetention, recordTtlWindow } from '../accounts/record';
 import { deleteDedupeIfOwned, setDedupeExpiry } from '../store/dedupe';
 import { changeEvent, deleteSettledStatusItem } from '../store/events';
 import {

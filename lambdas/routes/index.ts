@@ -2,7 +2,7 @@ import { invalid } from '../domain/errors';
 import { findDestination } from '../destinations/record';
 import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
 import { newId } from '../shared/secrets';
-import { findSource } from '../store/sources';
+import { findSource } from '../sources/record';
 import { deleteRoute, findRoute, insertRoute, listRoutes, updateRoute, type RouteRecord } from './record';
 
 /**

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { defineEntity } from '../store/entity';
 import { accountPartition, routingPrefix } from '../store/keys';
 import { jsonText } from '../store/records';
-import { markRoutingChanged } from '../store/accounts';
+import { markRoutingChanged } from '../accounts/record';
 
 /** A route as stored: which events (by source, type and payload) go to which destination. */
 export const routeRecord = z.object({

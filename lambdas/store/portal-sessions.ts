@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { apiKeyItemKey } from './api-keys';
+import { apiKeyItemKey } from '../accounts/api-key-record';
 import { defineEntity } from './entity';
 import { accountPartition, LOOKUP_SK } from './keys';
 import { batchGet, updateItem } from './table';

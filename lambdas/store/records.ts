@@ -1,7 +1,6 @@
 import * as z from 'zod/mini';
 import { END_REASONS } from '../domain/progress';
-import { PLANS } from '../domain/plans';
-import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES, EXPORT_FORMATS, EXPORT_STATUSES, DOMAIN_STATUSES, SECRET_PROVIDERS, TLS_STATUSES } from '../domain/vocabulary';
+import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES, EXPORT_FORMATS, EXPORT_STATUSES } from '../domain/vocabulary';
 
 /** Stored shapes, validated on every read. Responses are built from these in the API layer. */
 const timestamp = z.string();
@@ -13,66 +12,6 @@ const timestamp = z.string();
  */
 export const jsonText = <T extends z.ZodMiniType>(shape: T) =>
   z.codec(z.string(), shape, { decode: (text) => JSON.parse(text) as z.input<T>, encode: (value) => JSON.stringify(value) });
-
-export const accountRecord = z.object({
-  id: z.string(),
-  name: z.nullable(z.string()),
-  plan: z.enum(PLANS),
-  retention_days: z.int(),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-export type AccountRecord = z.infer<typeof accountRecord>;
-
-export const apiKeyRecord = z.object({
-  id: z.string(),
-  account_id: z.string(),
-  name: z.nullable(z.string()),
-  prefix: z.string(),
-  key_hash: z.string(),
-  created_at: timestamp,
-});
-export type ApiKeyRecord = z.infer<typeof apiKeyRecord>;
-
-export const apiKeyLookupRecord = z.object({
-  account_id: z.string(),
-  key_id: z.string(),
-  key_hash: z.string(),
-  last_used_at: z.nullable(timestamp),
-});
-export type ApiKeyLookupRecord = z.infer<typeof apiKeyLookupRecord>;
-
-/** A source's provider signature check; the secret is write-only (never in a response or a log). */
-const verificationConfig = z.union([
-  z.object({ provider: z.enum(SECRET_PROVIDERS), secret: z.string() }),
-  z.object({
-    provider: z.literal('hmac_sha256'),
-    secret: z.string(),
-    header: z.string(),
-    encoding: z.enum(['hex', 'base64']),
-    prefix: z.optional(z.string()),
-  }),
-]);
-
-export const sourceRecord = z.object({
-  id: z.string(),
-  account_id: z.string(),
-  name: z.string(),
-  path_token: z.string(),
-  verification: z._default(z.nullable(verificationConfig), null),
-  custom_domain_id: z.nullable(z.string()),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-export type SourceRecord = z.infer<typeof sourceRecord>;
-
-/** What ingest needs, in the one item it reads by path token. */
-export const sourceLookupRecord = z.object({
-  account_id: z.string(),
-  source_id: z.string(),
-  verification: z._default(z.nullable(verificationConfig), null),
-});
-export type SourceLookupRecord = z.infer<typeof sourceLookupRecord>;
 
 const deliveryState = z.object({
   status: z.enum(DELIVERY_STATUSES),
@@ -189,35 +128,3 @@ export const brandSettingsRecord = z.object({
   updated_at: timestamp,
 });
 export type BrandSettingsRecord = z.infer<typeof brandSettingsRecord>;
-
-/** A deleted domain whose AWS resources the provisioner is removing: never shown, its hostname still held. */
-export const DELETING = 'deleting';
-
-const dnsRecord = z.object({ type: z.string(), name: z.string(), value: z.string() });
-export type DnsRecordValue = z.infer<typeof dnsRecord>;
-
-export const customDomainRecord = z.object({
-  id: z.string(),
-  account_id: z.string(),
-  domain: z.string(),
-  verification_token: z.string(),
-  status: z.enum([...DOMAIN_STATUSES, DELETING]),
-  verification_error: z.nullable(z.string()),
-  verified_at: z.nullable(timestamp),
-  tls_status: z.enum(TLS_STATUSES),
-  tls_error: z.nullable(z.string()),
-  certificate_arn: z.nullable(z.string()),
-  tls_validation_record: z.nullable(dnsRecord),
-  dns_target: z.nullable(z.string()),
-  api_mapping_done: z.boolean(),
-  created_at: timestamp,
-  updated_at: timestamp,
-});
-export type CustomDomainRecord = z.infer<typeof customDomainRecord>;
-
-export const domainLookupRecord = z.object({
-  account_id: z.string(),
-  domain_id: z.string(),
-  created_at: timestamp,
-});
-export type DomainLookupRecord = z.infer<typeof domainLookupRecord>;

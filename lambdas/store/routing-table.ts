@@ -1,9 +1,10 @@
 import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
 import { destinationRecord, type DestinationRecord } from '../destinations/record';
 import { routeRecord, type RouteRecord } from '../routes/record';
+import { accountRecord, type AccountRecord } from '../accounts/record';
 import { getItem, queryAll } from './table';
 import { ACCOUNT_SK, accountKey, accountPartition, routingPrefix, routingRange } from './keys';
-import { accountRecord, breakerRecord, type AccountRecord } from './records';
+import { breakerRecord } from './records';
 import { cache, forgetRoutingTable } from './routing-cache';
 import * as z from 'zod/mini';
 

@@ -355,7 +355,7 @@ describe('TLS provisioning against the local table (ACM and API Gateway mocked; 
       });
       acm.on(RequestCertificateCommand).resolves({ CertificateArn: certificateArn });
       acm.on(DescribeCertificateCommand).resolves(certificate('PENDING_VALIDATION'));
-      const { provisionDomains } = await import('../../lambdas/pipeline/provision-domains');
+      const { provisionDomains } = await import('../../lambdas/custom-domains/provisioning');
       await provisionDomains({ apiId: 'api123', now: () => new Date() });
 
       const pending = (await call('GET', `/v1/custom-domains/${d.id}`, { key: owner.key })).json.data;
@@ -407,7 +407,7 @@ describe('deleting a custom domain that has a certificate (ACM and API Gateway m
         DomainNameConfigurations: [{ ApiGatewayDomainName: 'd-out.execute-api.us-east-1.amazonaws.com', CertificateArn: certificateArn }],
       });
       apigw.on(CreateApiMappingCommand).resolves({});
-      const { provisionDomains } = await import('../../lambdas/pipeline/provision-domains');
+      const { provisionDomains } = await import('../../lambdas/custom-domains/provisioning');
       await provisionDomains({ apiId: 'api123', now: () => new Date() });
       expect((await call('GET', `/v1/custom-domains/${d.id}`, { key: owner.key })).json.data.tls_status).toBe('issued');
 

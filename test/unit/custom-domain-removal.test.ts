@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { domainRemoval, type DomainRemoval } from '../../lambdas/domain/custom-domain-removal';
+import { domainRemoval, type DomainRemoval } from '../../lambdas/custom-domains/removal';
 
 describe('how a custom domain is deleted', () => {
   it.each<[string, string | null, DomainRemoval]>([

@@ -33,8 +33,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { handler } from '../../lambdas/handlers/domain-provisioner';
 import { resetConfigForTests } from '../../lambdas/shared/config';
-import { customDomainEntity, DOMAIN_WORK, domainLookupEntity } from '../../lambdas/store/custom-domains';
-import type { CustomDomainRecord } from '../../lambdas/store/records';
+import { customDomainEntity, DOMAIN_WORK, domainLookupEntity } from '../../lambdas/custom-domains/record';
+import type { CustomDomainRecord } from '../../lambdas/custom-domains/record';
 import { UNIT_ENV } from '../fixtures/apigw';
 
 const ddb = mockClient(DynamoDBDocumentClient);

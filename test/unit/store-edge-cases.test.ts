@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetConfigForTests } from '../../lambdas/shared/config';
 import { batchGet, putNew, updateExisting } from '../../lambdas/store/table';
-import { touchApiKey } from '../../lambdas/store/api-keys';
+import { touchApiKey } from '../../lambdas/accounts/api-key-record';
 import { apiEvent, UNIT_ENV } from '../fixtures/apigw';
 
 const ddb = mockClient(DynamoDBDocumentClient);

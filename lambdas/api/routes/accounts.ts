@@ -1,39 +1,20 @@
-import * as z from 'zod';
-import { forbidden, notFound } from '../../domain/errors';
-import { MAX_RETENTION_DAYS, PLANS, resolveRetention } from '../../domain/plans';
-import { createAccount } from '../../pipeline/create-account';
-import { config } from '../../shared/config';
-import { findAccount, updateAccount } from '../../store/accounts';
-import { exampleAccount, exampleNewApiKey } from '../examples';
-import { presentAccount, presentNewApiKey } from '../presenters';
+import { notFound } from '../../domain/errors';
+import { changeAccount, createAccount, findAccount, SIGNUP_CLOSED, signUpRefusal } from '../../accounts';
+import {
+  accountCreatedResponse,
+  accountResponse,
+  createAccountBody,
+  exampleAccount,
+  exampleNewApiKey,
+  presentAccount,
+  presentNewApiKey,
+  retentionErrors,
+  updateAccountBody,
+} from '../../accounts/shapes';
 import { json, jsonBody } from '../route-doc';
 import type { Route } from '../router';
-import { accountCreatedResponse, accountResponse, named } from '../schemas';
-import { parseJsonBody, textField } from '../validation';
-
-const retentionDays = z.int().min(1).max(MAX_RETENTION_DAYS);
-
-const createAccountBody = named(
-  'CreateAccountRequest',
-  z.strictObject({
-    name: textField('name').optional(),
-    plan: z.enum(PLANS).optional(),
-    retention_days: retentionDays.optional().describe('Enterprise only (1..3650). Defaults: free 1, pro 30, enterprise 90.'),
-  }),
-);
-
-const updateAccountBody = named(
-  'UpdateAccountRequest',
-  z.strictObject({
-    name: textField('name').optional(),
-    plan: z.enum(PLANS).optional(),
-    retention_days: retentionDays.optional().describe('Enterprise only; a plan change without it resets the window to the new plan’s default.'),
-  }),
-);
-
-const SIGNUP_CLOSED = 'sign-up is closed on this deployment: an operator creates accounts';
-
-const retentionErrors = ['retention_days can only be set on the enterprise plan', 'retention_days must be at most 3650'];
+import { settled } from '../outcomes';
+import { parseJsonBody } from '../validation';
 
 export const accountRoutes: Route[] = [
   {
@@ -58,7 +39,8 @@ export const accountRoutes: Route[] = [
       },
     },
     handle: async ({ request, now }) => {
-      if (!config().signupOpen) throw forbidden(SIGNUP_CLOSED);
+      const closed = signUpRefusal();
+      if (closed) throw closed;
       const body = parseJsonBody(request, createAccountBody);
       const { account, apiKey, key } = await createAccount({ name: body.name, plan: body.plan, retentionDays: body.retention_days }, now);
       return { status: 201, data: { account: presentAccount(account), api_key: presentNewApiKey(apiKey, key) } };
@@ -98,23 +80,8 @@ export const accountRoutes: Route[] = [
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, updateAccountBody);
-      const current = await findAccount(principal.accountId);
-      if (!current) throw notFound();
-      const plan = body.plan ?? current.plan;
-      const retention_days = resolveRetention({
-        plan,
-        requestedDays: body.retention_days,
-        currentPlan: current.plan,
-        currentDays: current.retention_days,
-      });
-      const updated = await updateAccount(principal.accountId, {
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        plan,
-        retention_days,
-        updated_at: now.toISOString(),
-      });
-      if (!updated) throw notFound();
-      return { status: 200, data: presentAccount(updated) };
+      const { account } = settled(await changeAccount(principal.accountId, { name: body.name, plan: body.plan, retentionDays: body.retention_days }, now));
+      return { status: 200, data: presentAccount(account) };
     },
   },
 ];

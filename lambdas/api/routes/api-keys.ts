@@ -1,16 +1,9 @@
-import * as z from 'zod';
-import { notFound } from '../../domain/errors';
-import { apiKeyPrefix, hashApiKey, newApiKey, newId } from '../../shared/secrets';
-import { insertApiKey, listApiKeys, revokeApiKey } from '../../store/api-keys';
-import type { ApiKeyRecord } from '../../store/records';
-import { exampleApiKeyListed, exampleNewApiKey } from '../examples';
-import { presentApiKey, presentNewApiKey } from '../presenters';
+import { createApiKey, listApiKeys, revokeApiKey } from '../../accounts';
+import { apiKeyResponse, createApiKeyBody, exampleApiKeyListed, exampleNewApiKey, newApiKeyResponse, presentApiKey, presentNewApiKey } from '../../accounts/shapes';
+import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import type { Route } from '../router';
-import { apiKeyResponse, named, newApiKeyResponse } from '../schemas';
-import { parseJsonBody, parsePathId, textField } from '../validation';
-
-const createApiKeyBody = named('CreateApiKeyRequest', z.strictObject({ name: textField('name').optional() }));
+import { parseJsonBody, parsePathId } from '../validation';
 
 export const apiKeyRoutes: Route[] = [
   {
@@ -28,17 +21,8 @@ export const apiKeyRoutes: Route[] = [
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createApiKeyBody);
-      const key = newApiKey();
-      const record: ApiKeyRecord = {
-        id: newId(),
-        account_id: principal.accountId,
-        name: body.name ?? null,
-        prefix: apiKeyPrefix(key),
-        key_hash: hashApiKey(key),
-        created_at: now.toISOString(),
-      };
-      await insertApiKey(record);
-      return { status: 201, data: presentNewApiKey(record, key) };
+      const { apiKey, key } = await createApiKey(principal.accountId, body, now);
+      return { status: 201, data: presentNewApiKey(apiKey, key) };
     },
   },
   {
@@ -65,8 +49,7 @@ export const apiKeyRoutes: Route[] = [
       responses: { 204: noContent('Revoked.') },
     },
     handle: async ({ params, principal }) => {
-      const revoked = await revokeApiKey(principal.accountId, parsePathId(params.id));
-      if (!revoked) throw notFound();
+      settled(await revokeApiKey(principal.accountId, parsePathId(params.id)));
       return { status: 204 };
     },
   },

@@ -1,96 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import * as z from 'zod';
-import { invalid, notFound } from '../../domain/errors';
-import { MAX_VERIFIABLE_HOSTNAME_LENGTH, normalizeHostname, verificationRecordName } from '../../domain/hostname';
-import { txtResolver } from '../../adapters/dns-txt';
-import { newId } from '../../shared/secrets';
-import { domainRemoval } from '../../domain/custom-domain-removal';
+import { listDomains, registerDomain, removeDomain, showDomain, verifyDomain } from '../../custom-domains';
+import { createDomainBody, customDomainResponse, exampleCustomDomain, presentCustomDomain } from '../../custom-domains/shapes';
+import { notFound } from '../../domain/errors';
 import { VERIFIED_ELSEWHERE } from '../../domain/domain-ownership';
-import {
-  deleteUnprovisionedDomain,
-  findCustomDomain,
-  listCustomDomains,
-  markDomainDeleting,
-  failRegistration,
-  recordVerificationFailure,
-  registerCustomDomain,
-  verifiedElsewhere,
-  verifyRegistration,
-} from '../../store/custom-domains';
-import { DELETING, type CustomDomainRecord } from '../../store/records';
-import { exampleCustomDomain } from '../examples';
+import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import type { Route } from '../router';
-import { customDomainResponse, named, type CustomDomainResponse } from '../schemas';
 import { parseJsonBody, parsePathId } from '../validation';
-
-const INVALID_HOSTNAME = 'domain must be a valid hostname';
-
-const domainField = z
-  .string({ error: (issue) => (issue.input === undefined ? 'domain is required' : 'domain must be a string') })
-  .transform((value, ctx) => {
-    const result = normalizeHostname(value);
-    if (!result.ok) {
-      ctx.addIssue({ code: 'custom', message: INVALID_HOSTNAME });
-      return z.NEVER;
-    }
-    if (result.hostname.length > MAX_VERIFIABLE_HOSTNAME_LENGTH) {
-      ctx.addIssue({ code: 'custom', message: `domain must be at most ${MAX_VERIFIABLE_HOSTNAME_LENGTH} characters` });
-      return z.NEVER;
-    }
-    return result.hostname;
-  });
-
-const createDomainBody = named(
-  'CreateCustomDomainRequest',
-  z.strictObject({
-    domain: domainField.describe('A hostname such as `hooks.acme.com` (lower-cased, trailing dot removed; punycode for IDNs).'),
-  }),
-);
-
-/** `hgv_` + base64url of 24 random bytes: what the customer publishes in the TXT record. */
-const newVerificationToken = () => `hgv_${randomBytes(24).toString('base64url')}`;
-
-type ShownDomain = CustomDomainRecord & { status: Exclude<CustomDomainRecord['status'], typeof DELETING> };
-/** A deleted domain whose teardown is under way is gone for the API (its id is a 404). */
-const shown = (d: CustomDomainRecord | undefined): d is ShownDomain => d !== undefined && d.status !== DELETING;
-const findShownDomain = async (accountId: string, domainId: string) => {
-  const domain = await findCustomDomain(accountId, domainId);
-  return shown(domain) ? domain : undefined;
-};
-
-function presentCustomDomain(d: ShownDomain): CustomDomainResponse {
-  return {
-    id: d.id,
-    domain: d.domain,
-    verification_token: d.verification_token,
-    verification_record: { type: 'TXT', name: verificationRecordName(d.domain), value: d.verification_token },
-    status: d.status,
-    verification_error: d.verification_error,
-    tls_status: d.tls_status,
-    tls_validation_record: d.tls_validation_record,
-    dns_target: d.dns_target,
-    tls_error: d.tls_error,
-    created_at: d.created_at,
-    verified_at: d.verified_at,
-  };
-}
-
-/** Why a check did not verify the domain, in words the customer can act on. */
-function verificationFailure(domain: CustomDomainRecord, records: string[]): string {
-  const name = verificationRecordName(domain.domain);
-  return records.length === 0
-    ? `no TXT record found at ${name}`
-    : `the TXT records at ${name} do not contain the verification token`;
-}
-
-/** Verified when the TXT record holds the token (unless another registration wins meanwhile), else the reason kept on the domain. */
-async function checkTxtRecord(domain: CustomDomainRecord, now: Date): Promise<CustomDomainRecord | undefined> {
-  const records = await txtResolver()(verificationRecordName(domain.domain));
-  return records.some((r) => r.trim() === domain.verification_token)
-    ? verifyRegistration(domain, now)
-    : recordVerificationFailure(domain, verificationFailure(domain, records), now);
-}
 
 export const customDomainRoutes: Route[] = [
   {
@@ -118,26 +33,8 @@ export const customDomainRoutes: Route[] = [
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createDomainBody);
-      const at = now.toISOString();
-      const record: ShownDomain = {
-        id: newId(),
-        account_id: principal.accountId,
-        domain: body.domain,
-        verification_token: newVerificationToken(),
-        status: 'pending_verification',
-        verification_error: null,
-        verified_at: null,
-        tls_status: 'pending',
-        tls_error: null,
-        certificate_arn: null,
-        tls_validation_record: null,
-        dns_target: null,
-        api_mapping_done: false,
-        created_at: at,
-        updated_at: at,
-      };
-      if (!(await registerCustomDomain(record, now))) throw invalid('domain already registered');
-      return { status: 201, data: presentCustomDomain(record) };
+      const { domain } = settled(await registerDomain(principal.accountId, body.domain, now));
+      return { status: 201, data: presentCustomDomain(domain) };
     },
   },
   {
@@ -152,7 +49,7 @@ export const customDomainRoutes: Route[] = [
     },
     handle: async ({ principal }) => ({
       status: 200,
-      data: (await listCustomDomains(principal.accountId)).filter(shown).map(presentCustomDomain),
+      data: (await listDomains(principal.accountId)).map(presentCustomDomain),
     }),
   },
   {
@@ -166,7 +63,7 @@ export const customDomainRoutes: Route[] = [
       responses: { 200: json('The domain.', customDomainResponse, exampleCustomDomain) },
     },
     handle: async ({ params, principal }) => {
-      const domain = await findShownDomain(principal.accountId, parsePathId(params.id));
+      const domain = await showDomain(principal.accountId, parsePathId(params.id));
       if (!domain) throw notFound();
       return { status: 200, data: presentCustomDomain(domain) };
     },
@@ -193,14 +90,8 @@ export const customDomainRoutes: Route[] = [
       },
     },
     handle: async ({ params, principal, now }) => {
-      const domain = await findShownDomain(principal.accountId, parsePathId(params.id));
-      if (!domain) throw notFound();
-      if (domain.status !== 'pending_verification') return { status: 200, data: presentCustomDomain(domain) };
-      const updated = (await verifiedElsewhere(domain, now)) ? await failRegistration(domain, now) : await checkTxtRecord(domain, now);
-      // A concurrent change (a parallel verification, a deletion) won: show the domain as it now is.
-      const current = shown(updated) ? updated : await findShownDomain(principal.accountId, domain.id);
-      if (!current) throw notFound();
-      return { status: 200, data: presentCustomDomain(current) };
+      const { domain } = settled(await verifyDomain(principal.accountId, parsePathId(params.id), now));
+      return { status: 200, data: presentCustomDomain(domain) };
     },
   },
   {
@@ -216,13 +107,7 @@ export const customDomainRoutes: Route[] = [
       responses: { 204: noContent('Deleted.') },
     },
     handle: async ({ params, principal, now }) => {
-      const domain = await findShownDomain(principal.accountId, parsePathId(params.id));
-      if (!domain) throw notFound();
-      if (domainRemoval(domain) === 'delete_now' && (await deleteUnprovisionedDomain(domain))) return { status: 204 };
-      // It has a certificate, or the provisioner recorded one since it was read. A mark that finds the
-      // domain gone or changed lost to a concurrent delete, which has done the work.
-      const current = await findCustomDomain(principal.accountId, domain.id);
-      if (current && current.status !== DELETING) await markDomainDeleting(current, now);
+      settled(await removeDomain(principal.accountId, parsePathId(params.id), now));
       return { status: 204 };
     },
   },

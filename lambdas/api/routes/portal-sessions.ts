@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { PORTAL_SESSION_SECONDS, portalLinkBase, sessionValidUntil } from '../../domain/portal';
 import { hashApiKey, newId } from '../../shared/secrets';
-import { listCustomDomains } from '../../store/custom-domains';
+import { listCustomDomains } from '../../custom-domains/record';
 import { currentLinkGeneration, insertPortalSession, revokePortalLinks } from '../../store/portal-sessions';
 import { createPortalSessionBody, portalSessionResponse, revokePortalSessionsBody } from '../portal-schemas';
 import { CUSTOMER_MESSAGE } from '../schemas';

@@ -6,7 +6,7 @@ import { countReplayMatches } from '../../pipeline/replay-job';
 import { newId } from '../../shared/secrets';
 import { findDestination } from '../../destinations/record';
 import { findReplayJob, insertReplayJob, listReplayJobs, type ReplayFilters, type ReplayJobRecord } from '../../store/replay-jobs';
-import { findSource } from '../../store/sources';
+import { findSource } from '../../sources/record';
 import { exampleDoneReplayJob, exampleReplayJob, ids } from '../examples';
 import { json, jsonBody, list } from '../route-doc';
 import type { Route } from '../router';

@@ -1,82 +1,16 @@
-import * as z from 'zod';
-import { invalid, notFound } from '../../domain/errors';
+import { notFound } from '../../domain/errors';
+import { changeSource, createSource, listSources, removeSource, showSource, type ShownSource } from '../../sources';
+import { createSourceBody, domainErrors, exampleSource, presentSource, sourceResponse, updateSourceBody, verificationErrors } from '../../sources/shapes';
 import type { ApiRequest } from '../http';
-import { newId, newPathToken } from '../../shared/secrets';
-import { findCustomDomain, listCustomDomains } from '../../store/custom-domains';
-import { DELETING, type CustomDomainRecord, type SourceRecord } from '../../store/records';
-import { findSource, insertSource, listSources, updateSource } from '../../store/sources';
-import { exampleSource } from '../examples';
-import { presentSource } from '../presenters';
+import { settled } from '../outcomes';
 import { publicBaseUrl } from '../public-url';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import { removeSource } from '../../pipeline/remove-source';
 import type { Route } from '../router';
-import { named, sourceResponse, type SourceResponse } from '../schemas';
-import { parseJsonBody, parsePathId, textField, uuidField } from '../validation';
-import { verificationInput } from '../verification-input';
-
-const customDomainId = uuidField('custom_domain_id')
-  .nullable()
-  .optional()
-  .describe('One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it.');
-
-const createSourceBody = named(
-  'CreateSourceRequest',
-  z.strictObject({
-    name: textField('name'),
-    verification: verificationInput.optional(),
-    custom_domain_id: customDomainId,
-  }),
-);
-
-const updateSourceBody = named(
-  'UpdateSourceRequest',
-  z.strictObject({
-    name: textField('name').optional(),
-    verification: verificationInput.optional(),
-    custom_domain_id: customDomainId,
-  }),
-);
-
-const verificationErrors = [
-  'verification.provider must be one of: stripe, github, shopify, slack, standard_webhooks, hmac_sha256',
-  'verification.secret is required',
-  'verification.secret must be whsec_ followed by base64 of 24 to 64 bytes',
-  'verification.header is required',
-  'verification.header must be a valid HTTP header name',
-  'verification.encoding must be one of: hex, base64',
-  'unknown field: verification.header',
-];
-const domainErrors = ['invalid custom_domain_id', 'custom_domain_id does not match a custom domain of this account'];
-
-/** A source may be tied to any of the account's domains that has not failed nor been deleted; it serves once verified. */
-async function assertLinkableDomain(accountId: string, domainId: string): Promise<void> {
-  const domain = await findCustomDomain(accountId, domainId);
-  if (!domain || domain.status === 'failed' || domain.status === DELETING) {
-    throw invalid('custom_domain_id does not match a custom domain of this account');
-  }
-}
+import { parseJsonBody, parsePathId } from '../validation';
 
 /** The ingest URL's base: the source's custom domain once it is verified, else the gateway's own URL. */
-function ingestBase(request: ApiRequest, source: SourceRecord, domains: Map<string, CustomDomainRecord>): string {
-  const domain = source.custom_domain_id ? domains.get(source.custom_domain_id) : undefined;
-  return domain?.status === 'verified' ? `https://${domain.domain}` : publicBaseUrl(request);
-}
-
-async function domainsFor(accountId: string, sources: SourceRecord[]): Promise<Map<string, CustomDomainRecord>> {
-  const linked = sources.filter((s) => s.custom_domain_id !== null);
-  if (linked.length === 0) return new Map();
-  if (linked.length === 1 && linked[0]?.custom_domain_id) {
-    const domain = await findCustomDomain(accountId, linked[0].custom_domain_id);
-    return new Map(domain ? [[domain.id, domain]] : []);
-  }
-  return new Map((await listCustomDomains(accountId)).map((d) => [d.id, d]));
-}
-
-async function present(request: ApiRequest, accountId: string, sources: SourceRecord[]): Promise<SourceResponse[]> {
-  const domains = await domainsFor(accountId, sources);
-  return sources.map((s) => presentSource(s, ingestBase(request, s, domains)));
-}
+const present = (request: ApiRequest, { source, ingestHost }: ShownSource) =>
+  presentSource(source, ingestHost ? `https://${ingestHost}` : publicBaseUrl(request));
 
 export const sourceRoutes: Route[] = [
   {
@@ -97,20 +31,8 @@ export const sourceRoutes: Route[] = [
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createSourceBody);
-      if (body.custom_domain_id) await assertLinkableDomain(principal.accountId, body.custom_domain_id);
-      const at = now.toISOString();
-      const record: SourceRecord = {
-        id: newId(),
-        account_id: principal.accountId,
-        name: body.name,
-        path_token: newPathToken(),
-        verification: body.verification ?? null,
-        custom_domain_id: body.custom_domain_id ?? null,
-        created_at: at,
-        updated_at: at,
-      };
-      await insertSource(record);
-      return { status: 201, data: (await present(request, principal.accountId, [record]))[0] };
+      const { source } = settled(await createSource(principal.accountId, body, now));
+      return { status: 201, data: present(request, source) };
     },
   },
   {
@@ -125,7 +47,7 @@ export const sourceRoutes: Route[] = [
     },
     handle: async ({ request, principal }) => ({
       status: 200,
-      data: await present(request, principal.accountId, await listSources(principal.accountId)),
+      data: (await listSources(principal.accountId)).map((s) => present(request, s)),
     }),
   },
   {
@@ -144,16 +66,8 @@ export const sourceRoutes: Route[] = [
     handle: async ({ request, params, principal, now }) => {
       const id = parsePathId(params.id);
       const body = parseJsonBody(request, updateSourceBody);
-      const current = await findSource(principal.accountId, id);
-      if (!current) throw notFound();
-      if (body.custom_domain_id) await assertLinkableDomain(principal.accountId, body.custom_domain_id);
-      const changes: Parameters<typeof updateSource>[1] = { updated_at: now.toISOString() };
-      if (body.name !== undefined) changes.name = body.name;
-      if (body.verification !== undefined) changes.verification = body.verification;
-      if (body.custom_domain_id !== undefined) changes.custom_domain_id = body.custom_domain_id;
-      const updated = await updateSource(current, changes);
-      if (!updated) throw notFound();
-      return { status: 200, data: (await present(request, principal.accountId, [updated]))[0] };
+      const { source } = settled(await changeSource(principal.accountId, id, body, now));
+      return { status: 200, data: present(request, source) };
     },
   },
   {
@@ -167,9 +81,9 @@ export const sourceRoutes: Route[] = [
       responses: { 200: json('The source.', sourceResponse, exampleSource) },
     },
     handle: async ({ request, params, principal }) => {
-      const source = await findSource(principal.accountId, parsePathId(params.id));
-      if (!source) throw notFound();
-      return { status: 200, data: (await present(request, principal.accountId, [source]))[0] };
+      const shown = await showSource(principal.accountId, parsePathId(params.id));
+      if (!shown) throw notFound();
+      return { status: 200, data: present(request, shown) };
     },
   },
   {
@@ -184,8 +98,7 @@ export const sourceRoutes: Route[] = [
       responses: { 204: noContent('Deleted.') },
     },
     handle: async ({ params, principal }) => {
-      const outcome = await removeSource(principal.accountId, parsePathId(params.id));
-      if (outcome.kind === 'not_found') throw notFound();
+      settled(await removeSource(principal.accountId, parsePathId(params.id)));
       return { status: 204 };
     },
   },

@@ -9,14 +9,15 @@ import {
 } from '../adapters/tls-provisioner';
 import { log } from '../shared/log';
 import {
+  DELETING,
   deleteTornDownDomain,
   findCustomDomain,
   listDomainsToTearDown,
   listTlsPendingDomains,
   updateTlsProgress,
+  type CustomDomainRecord,
   type TlsChanges,
-} from '../store/custom-domains';
-import { DELETING, type CustomDomainRecord } from '../store/records';
+} from './record';
 
 /** Domains looked at per run; the rest wait for the next run (every 5 minutes). */
 const DOMAINS_PER_RUN = 50;

@@ -1,5 +1,5 @@
 import { customDomainHostname, servesOnHost, type HostCaller } from '../domain/domain-ownership';
-import { findHostOwner } from '../store/custom-domains';
+import { findHostOwner } from './record';
 
 /**
  * Whether a request on `host` may be served for `caller`: a verified custom domain serves only the

@@ -1,7 +1,27 @@
-import { defineEntity } from './entity';
-import { accountPartition, LOOKUP_SK } from './keys';
-import { apiKeyLookupRecord, apiKeyRecord, type ApiKeyLookupRecord, type ApiKeyRecord } from './records';
-import { batchGet, ITEM_EXISTS, updateItem } from './table';
+import * as z from 'zod/mini';
+import { defineEntity } from '../store/entity';
+import { accountPartition, LOOKUP_SK } from '../store/keys';
+import { batchGet, ITEM_EXISTS, updateItem } from '../store/table';
+
+/** An API key as stored: only the key's hash and its prefix, never the key. */
+export const apiKeyRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  name: z.nullable(z.string()),
+  prefix: z.string(),
+  key_hash: z.string(),
+  created_at: z.string(),
+});
+export type ApiKeyRecord = z.infer<typeof apiKeyRecord>;
+
+/** What authentication reads by the key's hash, and when the key was last used. */
+export const apiKeyLookupRecord = z.object({
+  account_id: z.string(),
+  key_id: z.string(),
+  key_hash: z.string(),
+  last_used_at: z.nullable(z.string()),
+});
+export type ApiKeyLookupRecord = z.infer<typeof apiKeyLookupRecord>;
 
 /** The record lives in the account's partition; a lookup item keyed by the hash finds it on each request. */
 const apiKeyKey = (accountId: string, keyId: string) => ({ pk: accountPartition(accountId), sk: `APIKEY#${keyId}` });

@@ -1,8 +1,43 @@
+import * as z from 'zod/mini';
 import { config } from '../shared/config';
-import { ForgetfulCache } from './forgetful-cache';
-import { defineEntity } from './entity';
-import { accountPartition, LOOKUP_SK } from './keys';
-import { sourceLookupRecord, sourceRecord, type SourceLookupRecord, type SourceRecord } from './records';
+import { ForgetfulCache } from '../store/forgetful-cache';
+import { defineEntity } from '../store/entity';
+import { accountPartition, LOOKUP_SK } from '../store/keys';
+import { SECRET_PROVIDERS } from '../domain/vocabulary';
+
+/** A source's provider signature check; the secret is write-only (never in a response or a log). */
+export const verificationConfig = z.union([
+  z.object({ provider: z.enum(SECRET_PROVIDERS), secret: z.string() }),
+  z.object({
+    provider: z.literal('hmac_sha256'),
+    secret: z.string(),
+    header: z.string(),
+    encoding: z.enum(['hex', 'base64']),
+    prefix: z.optional(z.string()),
+  }),
+]);
+export type VerificationConfigRecord = z.infer<typeof verificationConfig>;
+
+/** A source as stored: where third parties post webhooks (by path token), and how ingest checks them. */
+export const sourceRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  name: z.string(),
+  path_token: z.string(),
+  verification: z._default(z.nullable(verificationConfig), null),
+  custom_domain_id: z.nullable(z.string()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type SourceRecord = z.infer<typeof sourceRecord>;
+
+/** What ingest needs, in the one item it reads by path token. */
+export const sourceLookupRecord = z.object({
+  account_id: z.string(),
+  source_id: z.string(),
+  verification: z._default(z.nullable(verificationConfig), null),
+});
+export type SourceLookupRecord = z.infer<typeof sourceLookupRecord>;
 
 const sourceKey = (accountId: string, sourceId: string) => ({ pk: accountPartition(accountId), sk: `SOURCE#${sourceId}` });
 const sourceEntity = defineEntity({

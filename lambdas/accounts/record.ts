@@ -1,9 +1,20 @@
 import * as z from 'zod/mini';
-import { accountKey } from './keys';
-import { defineEntity } from './entity';
-import { accountRecord, type AccountRecord } from './records';
-import { forgetRoutingTable } from './routing-cache';
-import { getItem, INDEX, ITEM_EXISTS, queryEach, updateItem } from './table';
+import { PLANS } from '../domain/plans';
+import { accountKey } from '../store/keys';
+import { defineEntity } from '../store/entity';
+import { forgetRoutingTable } from '../store/routing-cache';
+import { getItem, INDEX, ITEM_EXISTS, queryEach, updateItem } from '../store/table';
+
+/** An account as stored: the tenant every other item is scoped to. */
+export const accountRecord = z.object({
+  id: z.string(),
+  name: z.nullable(z.string()),
+  plan: z.enum(PLANS),
+  retention_days: z.int(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type AccountRecord = z.infer<typeof accountRecord>;
 
 /** The partition background jobs walk to visit every account (sparse work index). */
 export const ACCOUNTS_WORK_PARTITION = 'ACCOUNTS';

@@ -1,16 +1,44 @@
+import * as z from 'zod/mini';
 import { config } from '../shared/config';
-import { defineEntity, type Key } from './entity';
-import { accountPartition, LOOKUP_SK } from './keys';
-import {
-  customDomainRecord,
-  DELETING,
-  domainLookupRecord,
-  type CustomDomainRecord,
-  type DomainLookupRecord,
-} from './records';
-import { deleteItem, INDEX, putItem, putNew, queryAll, updateItem, type Condition } from './table';
-import { ForgetfulCache } from './forgetful-cache';
+import { defineEntity, type Key } from '../store/entity';
+import { accountPartition, LOOKUP_SK } from '../store/keys';
+import { deleteItem, INDEX, putItem, putNew, queryAll, updateItem, type Condition } from '../store/table';
+import { ForgetfulCache } from '../store/forgetful-cache';
 import { hostnameStanding, VERIFIED_ELSEWHERE } from '../domain/domain-ownership';
+import { DOMAIN_STATUSES, TLS_STATUSES } from '../domain/vocabulary';
+
+/** A deleted domain whose AWS resources the provisioner is removing: never shown, its hostname still held. */
+export const DELETING = 'deleting';
+
+export const dnsRecord = z.object({ type: z.string(), name: z.string(), value: z.string() });
+export type DnsRecordValue = z.infer<typeof dnsRecord>;
+
+/** A registration of a hostname by an account: its ownership check, then its TLS set-up (./provisioning.ts). */
+export const customDomainRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  domain: z.string(),
+  verification_token: z.string(),
+  status: z.enum([...DOMAIN_STATUSES, DELETING]),
+  verification_error: z.nullable(z.string()),
+  verified_at: z.nullable(z.string()),
+  tls_status: z.enum(TLS_STATUSES),
+  tls_error: z.nullable(z.string()),
+  certificate_arn: z.nullable(z.string()),
+  tls_validation_record: z.nullable(dnsRecord),
+  dns_target: z.nullable(z.string()),
+  api_mapping_done: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type CustomDomainRecord = z.infer<typeof customDomainRecord>;
+
+export const domainLookupRecord = z.object({
+  account_id: z.string(),
+  domain_id: z.string(),
+  created_at: z.string(),
+});
+export type DomainLookupRecord = z.infer<typeof domainLookupRecord>;
 
 /**
  * One item per domain in the account's partition (outside the routing range, so the routing table's
