@@ -7,7 +7,7 @@ import { findAccount, updateAccount } from '../../store/accounts';
 import { exampleAccount, exampleNewApiKey } from '../examples';
 import { presentAccount, presentNewApiKey } from '../presenters';
 import { json, jsonBody } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { accountCreatedResponse, accountResponse, named } from '../schemas';
 import { parseJsonBody, textField } from '../validation';
 
@@ -36,7 +36,7 @@ export const SIGNUP_CLOSED = 'sign-up is closed on this deployment: an operator 
 const retentionErrors = ['retention_days can only be set on the enterprise plan', 'retention_days must be at most 3650'];
 
 export const accountRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/accounts',
     auth: 'none',
@@ -63,8 +63,8 @@ export const accountRoutes: Route[] = [
       const { account, apiKey, key } = await createAccount({ name: body.name, plan: body.plan, retentionDays: body.retention_days }, now);
       return { status: 201, data: { account: presentAccount(account), api_key: presentNewApiKey(apiKey, key) } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/account',
     auth: 'api_key',
@@ -79,8 +79,8 @@ export const accountRoutes: Route[] = [
       if (!account) throw notFound();
       return { status: 200, data: presentAccount(account) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH',
     path: '/v1/account',
     auth: 'api_key',
@@ -116,5 +116,5 @@ export const accountRoutes: Route[] = [
       if (!updated) throw notFound();
       return { status: 200, data: presentAccount(updated) };
     },
-  },
+  }),
 ];

@@ -6,14 +6,14 @@ import type { ApiKeyRecord } from '../../store/records';
 import { exampleApiKeyListed, exampleNewApiKey } from '../examples';
 import { presentApiKey, presentNewApiKey } from '../presenters';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { apiKeyResponse, named, newApiKeyResponse } from '../schemas';
 import { parseJsonBody, parsePathId, textField } from '../validation';
 
 const createApiKeyBody = named('CreateApiKeyRequest', z.strictObject({ name: textField('name').optional() }));
 
 export const apiKeyRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/api-keys',
     auth: 'api_key',
@@ -40,8 +40,8 @@ export const apiKeyRoutes: Route[] = [
       await insertApiKey(record);
       return { status: 201, data: presentNewApiKey(record, key) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/api-keys',
     auth: 'api_key',
@@ -52,8 +52,8 @@ export const apiKeyRoutes: Route[] = [
       responses: { 200: list('The account’s keys: never the key or its hash.', apiKeyResponse, [exampleApiKeyListed]) },
     },
     handle: async ({ principal }) => ({ status: 200, data: (await listApiKeys(principal.accountId)).map(presentApiKey) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/api-keys/:id',
     auth: 'api_key',
@@ -69,5 +69,5 @@ export const apiKeyRoutes: Route[] = [
       if (!revoked) throw notFound();
       return { status: 204 };
     },
-  },
+  }),
 ];

@@ -20,7 +20,7 @@ import {
 import { DELETING, type CustomDomainRecord } from '../../store/records';
 import { exampleCustomDomain } from '../examples';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { customDomainResponse, named, type CustomDomainResponse } from '../schemas';
 import { parseJsonBody, parsePathId } from '../validation';
 
@@ -93,7 +93,7 @@ async function checkTxtRecord(domain: CustomDomainRecord, now: Date): Promise<Cu
 }
 
 export const customDomainRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/custom-domains',
     auth: 'api_key',
@@ -139,8 +139,8 @@ export const customDomainRoutes: Route[] = [
       if (!(await registerCustomDomain(record, now))) throw invalid('domain already registered');
       return { status: 201, data: presentCustomDomain(record) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/custom-domains',
     auth: 'api_key',
@@ -154,8 +154,8 @@ export const customDomainRoutes: Route[] = [
       status: 200,
       data: (await listCustomDomains(principal.accountId)).filter(shown).map(presentCustomDomain),
     }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/custom-domains/:id',
     auth: 'api_key',
@@ -170,8 +170,8 @@ export const customDomainRoutes: Route[] = [
       if (!domain) throw notFound();
       return { status: 200, data: presentCustomDomain(domain) };
     },
-  },
-  {
+  }),
+  defineRoute({
     /**
      * Checks the TXT record now. Found: verified (TLS set-up starts). Not found: still a 200, the
      * domain unchanged and `verification_error` saying why, so clients can simply poll this endpoint.
@@ -202,8 +202,8 @@ export const customDomainRoutes: Route[] = [
       if (!current) throw notFound();
       return { status: 200, data: presentCustomDomain(current) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/custom-domains/:id',
     auth: 'api_key',
@@ -225,5 +225,5 @@ export const customDomainRoutes: Route[] = [
       if (current && current.status !== DELETING) await markDomainDeleting(current, now);
       return { status: 204 };
     },
-  },
+  }),
 ];

@@ -11,7 +11,7 @@ import { exampleDestination, exampleDestinationWithSecret } from '../examples';
 import { settled } from '../outcomes';
 import { presentDestination, presentDestinationWithSecret } from '../presenters';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { CUSTOMER_MESSAGE, customerField, destinationResponse, destinationWithSecretResponse, named } from '../schemas';
 import { autoDisableInput, DELIVERY_SETTINGS_ERRORS, rateLimitInput, retryScheduleInput } from '../delivery-settings';
 import { hasControlChars, isHeaderName, parseJsonBody, parsePathId, parseWith, sendableHeaderRule, textField } from '../validation';
@@ -127,7 +127,7 @@ export const CAP_ERRORS = {
 };
 
 export const destinationRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/destinations',
     auth: 'api_key',
@@ -150,8 +150,8 @@ export const destinationRoutes: Route[] = [
       const { destination } = settled(await createDestination(principal.accountId, body, ACCOUNT_ACTOR, now));
       return { status: 201, data: presentDestinationWithSecret(destination, CLOSED_BREAKER) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/destinations',
     auth: 'api_key',
@@ -169,8 +169,8 @@ export const destinationRoutes: Route[] = [
       const listed = customer === undefined ? destinations : destinations.filter((d) => d.customer === customer);
       return { status: 200, data: listed.map((d) => presentDestination(d, breakers.get(d.id) ?? CLOSED_BREAKER)) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/destinations/:id',
     auth: 'api_key',
@@ -186,8 +186,8 @@ export const destinationRoutes: Route[] = [
       if (!destination) throw notFound();
       return { status: 200, data: presentDestinationWithSecret(destination, breaker) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH',
     path: '/v1/destinations/:id',
     auth: 'api_key',
@@ -209,8 +209,8 @@ export const destinationRoutes: Route[] = [
       const { destination } = settled(await changeDestination(current, body, ACCOUNT_ACTOR, now));
       return { status: 200, data: presentDestination(destination, await findBreaker(principal.accountId, id)) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/destinations/:id',
     auth: 'api_key',
@@ -228,5 +228,5 @@ export const destinationRoutes: Route[] = [
       settled(await removeDestination(current, ACCOUNT_ACTOR));
       return { status: 204 };
     },
-  },
+  }),
 ];

@@ -3,7 +3,7 @@ import { isEventTypeName } from '../../domain/portal';
 import { deleteEventType, findEventType, listEventTypes, putEventType, type EventTypeRecord } from '../../store/event-types';
 import { createEventTypeBody, EVENT_TYPE_MESSAGE, eventTypeResponse, RESERVED_EVENT_TYPE_NAME_MESSAGE, type EventTypeResponse } from '../portal-schemas';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { parseJsonBody } from '../validation';
 
 export const presentEventType = (t: EventTypeRecord): EventTypeResponse => ({
@@ -23,7 +23,7 @@ const exampleEventType = {
 } satisfies EventTypeResponse;
 
 export const eventTypeRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/event-types',
     auth: 'api_key',
@@ -54,8 +54,8 @@ export const eventTypeRoutes: Route[] = [
       const stored = created ? record : ((await findEventType(principal.accountId, body.name)) ?? record);
       return { status: created ? 201 : 200, data: presentEventType(stored) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/event-types',
     auth: 'api_key',
@@ -66,8 +66,8 @@ export const eventTypeRoutes: Route[] = [
       responses: { 200: list('Every type, by name.', eventTypeResponse, [exampleEventType]) },
     },
     handle: async ({ principal }) => ({ status: 200, data: (await listEventTypes(principal.accountId)).map(presentEventType) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/event-types/:name',
     auth: 'api_key',
@@ -85,5 +85,5 @@ export const eventTypeRoutes: Route[] = [
       await deleteEventType(principal.accountId, name);
       return { status: 204 };
     },
-  },
+  }),
 ];

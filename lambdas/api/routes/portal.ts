@@ -38,7 +38,7 @@ import {
   type PortalEventResponse,
 } from '../portal-schemas';
 import { json, jsonBody, list, noContent, page } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { eventCursor, parseJsonBody, parsePathId, parseWith } from '../validation';
 import { CAP_ERRORS } from './destinations';
 import { presentBrandSettings } from './brand-settings';
@@ -126,7 +126,7 @@ const endpointErrors = [
 ];
 
 export const portalApiRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'GET',
     path: '/v1/portal/session',
     auth: 'portal_session',
@@ -153,8 +153,8 @@ export const portalApiRoutes: Route[] = [
       const brand = { company_name, logo_url, primary_color, accent_color, docs_title };
       return { status: 200, data: { customer: portal.customer, expires_at: portal.validUntil, brand } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/portal/event-types',
     auth: 'portal_session',
@@ -169,8 +169,8 @@ export const portalApiRoutes: Route[] = [
       },
     },
     handle: async ({ portal }) => ({ status: 200, data: (await listEventTypes(portal.accountId)).map(presentEventType) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/portal/endpoints',
     auth: 'portal_session',
@@ -190,8 +190,8 @@ export const portalApiRoutes: Route[] = [
       const data = mine.map((d) => presentEndpoint(d, breakers.get(d.id) ?? CLOSED_BREAKER, subscribedTypes(endpointRoutes(routes, d.id))));
       return { status: 200, data };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/portal/endpoints',
     auth: 'portal_session',
@@ -209,8 +209,8 @@ export const portalApiRoutes: Route[] = [
       const { destination } = settled(await createDestination(portal.accountId, body, actorOf(portal), now));
       return { status: 201, data: await endpointDetail(portal, destination) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/portal/endpoints/:id',
     auth: 'portal_session',
@@ -221,8 +221,8 @@ export const portalApiRoutes: Route[] = [
       responses: { 200: json('The endpoint.', portalEndpointWithSecretResponse, exampleEndpointWithSecret) },
     },
     handle: async ({ params, portal }) => ({ status: 200, data: await endpointDetail(portal, await endpointOf(portal, parsePathId(params.id))) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH',
     path: '/v1/portal/endpoints/:id',
     auth: 'portal_session',
@@ -242,8 +242,8 @@ export const portalApiRoutes: Route[] = [
       const { destination } = settled(await changeDestination(current, body, actorOf(portal), now));
       return { status: 200, data: await endpointDetail(portal, destination) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/portal/endpoints/:id',
     auth: 'portal_session',
@@ -258,8 +258,8 @@ export const portalApiRoutes: Route[] = [
       settled(await removeDestination(await endpointOf(portal, parsePathId(params.id)), actorOf(portal)));
       return { status: 204 };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/portal/endpoints/:id/rotate-secret',
     auth: 'portal_session',
@@ -280,8 +280,8 @@ export const portalApiRoutes: Route[] = [
       const { destination } = settled(await rotateSigningSecret(current, actorOf(portal), now));
       return { status: 200, data: await endpointDetail(portal, destination) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/portal/endpoints/:id/test',
     auth: 'portal_session',
@@ -297,8 +297,8 @@ export const portalApiRoutes: Route[] = [
       const event = await sendTestEvent(portal.accountId, endpoint, now);
       return { status: 202, data: { event_id: event.id, status: 'queued' } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/portal/events',
     auth: 'portal_session',
@@ -333,8 +333,8 @@ export const portalApiRoutes: Route[] = [
       }));
       return { status: 200, data, extra: { next_cursor: found.nextAfter ? cursor.encode(found.nextAfter) : null } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/portal/events/:id',
     auth: 'portal_session',
@@ -379,8 +379,8 @@ export const portalApiRoutes: Route[] = [
       const attempts = detail.attempts.filter((a) => entry.destination_ids.includes(a.destination_id)).map(presentAttempt);
       return { status: 200, data: { event, attempts } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/portal/events/:id/resend',
     auth: 'portal_session',
@@ -405,5 +405,5 @@ export const portalApiRoutes: Route[] = [
       if (outcome.kind === 'refused') throw outcome.reason;
       return { status: 202, data: { event_id: outcome.event.id, status: 'queued' } };
     },
-  },
+  }),
 ];

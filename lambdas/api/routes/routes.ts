@@ -9,7 +9,7 @@ import { findSource } from '../../store/sources';
 import { exampleRoute, ids } from '../examples';
 import { presentRoute } from '../presenters';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { FILTER_ERRORS, routeFilterInput } from '../route-filter';
 import { named, routeResponse } from '../schemas';
 import { parseJsonBody, parsePathId, textField, uuidField } from '../validation';
@@ -43,7 +43,7 @@ const updateRouteBody = named(
 const patternErrors = ['event_type_pattern may contain * only as its last character', 'event_type_pattern must be at most 200 characters'];
 
 export const routeRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/routes',
     auth: 'api_key',
@@ -93,8 +93,8 @@ export const routeRoutes: Route[] = [
       await insertRoute(record);
       return { status: 201, data: presentRoute(record) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/routes',
     auth: 'api_key',
@@ -105,8 +105,8 @@ export const routeRoutes: Route[] = [
       responses: { 200: list('The account’s routes, newest first.', routeResponse, [exampleRoute]) },
     },
     handle: async ({ principal }) => ({ status: 200, data: (await listRoutes(principal.accountId)).map(presentRoute) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/routes/:id',
     auth: 'api_key',
@@ -121,8 +121,8 @@ export const routeRoutes: Route[] = [
       if (!route) throw notFound();
       return { status: 200, data: presentRoute(route) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH',
     path: '/v1/routes/:id',
     auth: 'api_key',
@@ -145,8 +145,8 @@ export const routeRoutes: Route[] = [
       if (!updated) throw notFound();
       return { status: 200, data: presentRoute(updated) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/routes/:id',
     auth: 'api_key',
@@ -162,5 +162,5 @@ export const routeRoutes: Route[] = [
       await deleteRoute(principal.accountId, id);
       return { status: 204 };
     },
-  },
+  }),
 ];

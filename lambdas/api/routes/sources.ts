@@ -10,7 +10,7 @@ import { presentSource } from '../presenters';
 import { publicBaseUrl } from '../public-url';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import { removeSource } from '../../pipeline/remove-source';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { named, sourceResponse, type SourceResponse } from '../schemas';
 import { parseJsonBody, parsePathId, textField, uuidField } from '../validation';
 import { verificationInput } from '../verification-input';
@@ -78,8 +78,12 @@ async function present(request: ApiRequest, accountId: string, sources: SourceRe
   return sources.map((s) => presentSource(s, ingestBase(request, s, domains)));
 }
 
+async function presentOne(request: ApiRequest, accountId: string, source: SourceRecord): Promise<SourceResponse> {
+  return presentSource(source, ingestBase(request, source, await domainsFor(accountId, [source])));
+}
+
 export const sourceRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/sources',
     auth: 'api_key',
@@ -110,10 +114,10 @@ export const sourceRoutes: Route[] = [
         updated_at: at,
       };
       await insertSource(record);
-      return { status: 201, data: (await present(request, principal.accountId, [record]))[0] };
+      return { status: 201, data: await presentOne(request, principal.accountId, record) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/sources',
     auth: 'api_key',
@@ -127,8 +131,8 @@ export const sourceRoutes: Route[] = [
       status: 200,
       data: await present(request, principal.accountId, await listSources(principal.accountId)),
     }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH',
     path: '/v1/sources/:id',
     auth: 'api_key',
@@ -153,10 +157,10 @@ export const sourceRoutes: Route[] = [
       if (body.custom_domain_id !== undefined) changes.custom_domain_id = body.custom_domain_id;
       const updated = await updateSource(current, changes);
       if (!updated) throw notFound();
-      return { status: 200, data: (await present(request, principal.accountId, [updated]))[0] };
+      return { status: 200, data: await presentOne(request, principal.accountId, updated) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/sources/:id',
     auth: 'api_key',
@@ -169,10 +173,10 @@ export const sourceRoutes: Route[] = [
     handle: async ({ request, params, principal }) => {
       const source = await findSource(principal.accountId, parsePathId(params.id));
       if (!source) throw notFound();
-      return { status: 200, data: (await present(request, principal.accountId, [source]))[0] };
+      return { status: 200, data: await presentOne(request, principal.accountId, source) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/sources/:id',
     auth: 'api_key',
@@ -188,5 +192,5 @@ export const sourceRoutes: Route[] = [
       if (outcome.kind === 'not_found') throw notFound();
       return { status: 204 };
     },
-  },
+  }),
 ];
