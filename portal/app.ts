@@ -1,3 +1,12 @@
+import type {
+  Attempt,
+  EventType,
+  PortalEndpoint,
+  PortalEndpointWithSecret,
+  PortalEvent,
+  PortalEventListItem,
+  PortalSessionInfo,
+} from '../clients/typescript/src/generated';
 import { SIGNATURE_SNIPPETS, STANDARD_WEBHOOKS_SNIPPETS } from './snippets';
 
 /**
@@ -7,57 +16,7 @@ import { SIGNATURE_SNIPPETS, STANDARD_WEBHOOKS_SNIPPETS } from './snippets';
  * sessionStorage at once so it leaves the address bar and the history.
  */
 
-type Health = { state: string; consecutive_failures: number; last_success_at: string | null; last_failure_at: string | null };
-type Endpoint = {
-  id: string;
-  name: string;
-  url: string;
-  active: boolean;
-  disabled_reason: string | null;
-  health: Health;
-  signature_scheme: string;
-  event_types: string[];
-  signing_secret?: string;
-  previous_secret_expires_at?: string | null;
-};
-type EventType = { name: string; description: string | null; schema: Record<string, unknown> | null };
-type LogItem = { id: string; event_type: string | null; status: string; attempts_count: number; created_at: string; endpoint_ids: string[] };
-type Delivery = {
-  destination_id: string;
-  status: string;
-  attempts: number;
-  next_attempt_at: string | null;
-  end_reason: string | null;
-  request_headers: Record<string, string> | null;
-};
-type Attempt = {
-  id: string;
-  destination_id: string;
-  attempt_number: number;
-  outcome: string;
-  response_status: number | null;
-  response_body: string;
-  error: string | null;
-  attempted_at: string;
-  duration_ms: number;
-};
-type PortalEvent = {
-  id: string;
-  event_type: string | null;
-  body: string | null;
-  body_encoding: string | null;
-  body_url: string | null;
-  status: string;
-  created_at: string;
-  replay_of: string | null;
-  content_type: string | null;
-  deliveries: Delivery[];
-};
-type Session = {
-  customer: string;
-  expires_at: string;
-  brand: { company_name: string | null; logo_url: string | null; primary_color: string | null; accent_color: string | null; docs_title: string | null };
-};
+type Delivery = PortalEvent['deliveries'][number];
 
 const TOKEN_KEY = 'portal-session';
 const SETTLED = ['delivered', 'dead_letter', 'accepted', 'replayed'];
@@ -178,7 +137,7 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<{ d
 const root = document.getElementById('app') as HTMLElement;
 const view = h('main', { id: 'view' });
 const notice = h('p', { id: 'notice', role: 'status' });
-let session: Session | undefined;
+let session: PortalSessionInfo | undefined;
 let catalog: EventType[] = [];
 let stopPolling: (() => void) | undefined;
 
@@ -217,7 +176,7 @@ function logo(src: string): HTMLImageElement {
   return img;
 }
 
-function applyShell({ brand, customer }: Session) {
+function applyShell({ brand, customer }: PortalSessionInfo) {
   const style = document.documentElement.style;
   if (brand.primary_color) style.setProperty('--primary', brand.primary_color);
   if (brand.accent_color) style.setProperty('--accent', brand.accent_color);
@@ -305,7 +264,7 @@ const checkedTypes = (form: HTMLElement) =>
   [...form.querySelectorAll<HTMLInputElement>('input[name=event_type]:checked')].map((input) => input.value);
 
 async function endpointsScreen() {
-  const { data: endpoints } = await api<Endpoint[]>('GET', '/endpoints');
+  const { data: endpoints } = await api<PortalEndpoint[]>('GET', '/endpoints');
   const rows = endpoints.map((e) => [
     h('a', { href: `#/endpoints/${e.id}` }, e.name),
     h('span', { class: 'url' }, e.url),
@@ -327,7 +286,7 @@ async function endpointsScreen() {
     event.preventDefault();
     try {
       const types = checkedTypes(form);
-      const { data } = await api<Endpoint>('POST', '/endpoints', { url: url.value, ...(name.value ? { name: name.value } : {}), event_types: types });
+      const { data } = await api<PortalEndpointWithSecret>('POST', '/endpoints', { url: url.value, ...(name.value ? { name: name.value } : {}), event_types: types });
       location.hash = `#/endpoints/${data.id}`;
     } catch (error) {
       say((error as Error).message, 'error');
@@ -343,7 +302,7 @@ async function endpointsScreen() {
 }
 
 async function endpointScreen(id: string) {
-  const { data: e } = await api<Endpoint>('GET', `/endpoints/${encodeURIComponent(id)}`);
+  const { data: e } = await api<PortalEndpointWithSecret>('GET', `/endpoints/${encodeURIComponent(id)}`);
   const patch = async (body: unknown, message: string) => {
     try {
       await api('PATCH', `/endpoints/${e.id}`, body);
@@ -379,7 +338,7 @@ async function endpointScreen(id: string) {
     );
     if (!sure) return;
     try {
-      const { data } = await api<Endpoint>('POST', `/endpoints/${e.id}/rotate-secret`);
+      const { data } = await api<PortalEndpointWithSecret>('POST', `/endpoints/${e.id}/rotate-secret`);
       e.signing_secret = data.signing_secret;
       secret.textContent = data.signing_secret ?? '';
       reveal.disabled = true;
@@ -459,7 +418,7 @@ async function logScreen() {
     if (status.value) query.set('status', status.value);
     if (type.value) query.set('event_type', type.value);
     if (!reset && cursor) query.set('cursor', cursor);
-    const page = await api<LogItem[]>('GET', `/events?${query.toString()}`);
+    const page = await api<PortalEventListItem[]>('GET', `/events?${query.toString()}`);
     if (reset) body.replaceChildren();
     for (const item of page.data) {
       const cells = [h('a', { href: `#/events/${item.id}` }, when(item.created_at)), item.event_type ?? '—', badge(item.status), String(item.attempts_count)];
@@ -515,7 +474,7 @@ function requestHeaders(deliveries: Delivery[], names: Map<string, string>): HTM
 async function eventScreen(id: string) {
   const [{ data }, { data: endpoints }] = await Promise.all([
     api<{ event: PortalEvent; attempts: Attempt[] }>('GET', `/events/${encodeURIComponent(id)}`),
-    api<Endpoint[]>('GET', '/endpoints'),
+    api<PortalEndpoint[]>('GET', '/endpoints'),
   ]);
   const names = new Map(endpoints.map((e) => [e.id, e.name]));
   const { event, attempts } = data;
@@ -576,7 +535,7 @@ function snippetList(snippets: typeof SIGNATURE_SNIPPETS): HTMLElement[] {
 }
 
 async function docsScreen() {
-  const [{ data: types }, { data: endpoints }] = await Promise.all([api<EventType[]>('GET', '/event-types'), api<Endpoint[]>('GET', '/endpoints')]);
+  const [{ data: types }, { data: endpoints }] = await Promise.all([api<EventType[]>('GET', '/event-types'), api<PortalEndpoint[]>('GET', '/endpoints')]);
   const standard = endpoints.filter((e) => e.signature_scheme === 'standard_webhooks').length;
   // The scheme most of the customer's endpoints use comes first: that is the code they need.
   const standardFirst = standard > endpoints.length - standard;
@@ -624,7 +583,7 @@ async function start(linkIgnored = false) {
   }
   root.replaceChildren(state('loading', 'Loading…', 'Opening your webhooks.'));
   try {
-    const [info, types] = await Promise.all([api<Session>('GET', '/session'), api<EventType[]>('GET', '/event-types')]);
+    const [info, types] = await Promise.all([api<PortalSessionInfo>('GET', '/session'), api<EventType[]>('GET', '/event-types')]);
     session = info.data;
     catalog = types.data;
   } catch {

@@ -40,7 +40,13 @@ export type ApiResult =
   | { status: 204 }
   | { status: 302; location: string }
   /** A body served as it is, outside the envelope (the OpenAPI document). */
-  | { status: number; raw: { contentType: string; body: string; headers?: Record<string, string> } };
+  | { status: number; raw: RawBody };
+
+export interface RawBody {
+  contentType: string;
+  body: string;
+  headers?: Record<string, string>;
+}
 
 export function toApiRequest(event: APIGatewayProxyEventV2): ApiRequest {
   const body = event.body ? Buffer.from(event.body, event.isBase64Encoded ? 'base64' : 'utf8') : Buffer.alloc(0);

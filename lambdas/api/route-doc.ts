@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import type { RawBody } from './http';
 
 /**
  * The documentation a route carries beside its handler. It names the handler's own zod schemas
@@ -27,10 +28,10 @@ export const TAGS = {
 type Tag = keyof typeof TAGS;
 
 /** A `{data, duration_ms}` answer (with `next_cursor` beside `data` for a page of events). */
-export interface JsonResponseDoc {
+export interface JsonResponseDoc<T extends z.ZodType = z.ZodType> {
   kind: 'json';
   description: string;
-  data: z.ZodType;
+  data: T;
   example: unknown;
   page?: boolean;
 }
@@ -76,7 +77,28 @@ export interface HeaderDoc {
 
 type ErrorStatus = 400 | 401 | 403 | 404 | 410 | 413;
 
-export interface RouteDoc {
+export type ResponseDocs = { [status: number]: ResponseDoc };
+
+/** The shape a page of events answers beside `data`. */
+export type PageExtra = { next_cursor: string | null };
+
+type ResultFor<S, D> = D extends JsonResponseDoc<infer T>
+  ? D extends { page: true }
+    ? { status: S; data: z.output<T>; extra: PageExtra }
+    : { status: S; data: z.output<T> }
+  : D extends NoContentDoc
+    ? { status: 204 }
+    : D extends RedirectDoc
+      ? { status: 302; location: string }
+      : { status: S; raw: RawBody };
+
+/**
+ * What a handler may answer, read from its documented responses: each status with the data its
+ * schema describes, so a handler cannot drift from the document generated from the same route.
+ */
+export type ResultOf<R extends ResponseDocs> = { [S in keyof R & number]: ResultFor<S, R[S]> }[keyof R & number];
+
+export interface RouteDoc<R extends ResponseDocs = ResponseDocs> {
   operationId: string;
   summary: string;
   description?: string;
@@ -85,7 +107,7 @@ export interface RouteDoc {
   /** The handler's own query schema. */
   query?: z.ZodObject;
   headers?: readonly HeaderDoc[];
-  responses: { [status: number]: ResponseDoc };
+  responses: R;
   /**
    * Exact error messages this operation answers, beyond those the generator adds for every route of
    * its kind (401 `Unauthorized` with an API key; 400 `invalid id` and 404 `Not found` with an id in
@@ -95,7 +117,7 @@ export interface RouteDoc {
 }
 
 /** A `{data}` answer; the example is type-checked against the schema. */
-export const json = <T extends z.ZodType>(description: string, data: T, example: z.output<T>): JsonResponseDoc => ({
+export const json = <T extends z.ZodType>(description: string, data: T, example: z.output<T>): JsonResponseDoc<T> => ({
   kind: 'json',
   description,
   data,
@@ -103,7 +125,7 @@ export const json = <T extends z.ZodType>(description: string, data: T, example:
 });
 
 /** A list answer. */
-export const list = <T extends z.ZodType>(description: string, item: T, example: Array<z.output<T>>): JsonResponseDoc => ({
+export const list = <T extends z.ZodType>(description: string, item: T, example: Array<z.output<T>>): JsonResponseDoc<z.ZodArray<T>> => ({
   kind: 'json',
   description,
   data: z.array(item),
@@ -111,7 +133,11 @@ export const list = <T extends z.ZodType>(description: string, item: T, example:
 });
 
 /** A page of events: `next_cursor` beside `data`. */
-export const page = <T extends z.ZodType>(description: string, item: T, example: Array<z.output<T>>): JsonResponseDoc => ({
+export const page = <T extends z.ZodType>(
+  description: string,
+  item: T,
+  example: Array<z.output<T>>,
+): JsonResponseDoc<z.ZodArray<T>> & { page: true } => ({
   ...list(description, item, example),
   page: true,
 });

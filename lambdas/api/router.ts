@@ -3,7 +3,7 @@ import type { ApiRequest, ApiResult } from './http';
 import { appendLogKeys } from '../shared/log';
 import { authenticate, type Principal } from './auth';
 import { authenticatePortal, type PortalPrincipal } from './portal-auth';
-import type { RouteDoc } from './route-doc';
+import type { ResponseDocs, ResultOf, RouteDoc } from './route-doc';
 import type { HostCaller } from '../domain/domain-ownership';
 import { servedOnHost } from '../custom-domains/host-binding';
 
@@ -29,6 +29,36 @@ export type Route =
   | { method: string; path: string; auth: 'none'; signUp?: true; doc: RouteDoc; handle: (ctx: RouteContext) => Promise<ApiResult> }
   | { method: string; path: string; auth: 'api_key'; doc: RouteDoc; handle: (ctx: AuthedContext) => Promise<ApiResult> }
   | { method: string; path: string; auth: 'portal_session'; doc: RouteDoc; handle: (ctx: PortalContext) => Promise<ApiResult> };
+
+interface Contexts {
+  none: RouteContext;
+  api_key: AuthedContext;
+  portal_session: PortalContext;
+}
+
+/**
+ * The handler's type once `R` is inferred from the doc: being a conditional type, TypeScript types the
+ * handler's answer against the doc's own schemas, so literals such as `status: 'queued'` stay literal.
+ * A handler without parameters is typed before the doc is read: it names its context (`_ctx`).
+ */
+type Settled<C, R extends ResponseDocs> = R extends unknown ? (ctx: C) => Promise<ResultOf<R>> : never;
+
+/**
+ * A route whose handler may answer only what its `doc.responses` document, with the data their
+ * schemas describe. Generic over the credential rather than a union of the three kinds, which would
+ * leave the handler's answer without a contextual type.
+ */
+export function defineRoute<R extends ResponseDocs, K extends keyof Contexts>(route: {
+  method: string;
+  path: string;
+  auth: K;
+  signUp?: K extends 'none' ? true : never;
+  doc: RouteDoc<R>;
+  handle: Settled<Contexts[K], R>;
+}): Route;
+export function defineRoute(route: Route): Route {
+  return route;
+}
 
 type Match = { route: Route; params: Record<string, string> };
 

@@ -259,7 +259,6 @@ export const readyResponse = z.strictObject({ status: z.literal('ready') });
 export type EventListItemResponse = z.output<typeof eventListItemResponse>;
 export type EventDetailResponse = z.output<typeof eventDetailResponse>;
 export type AttemptResponse = z.output<typeof attemptResponse>;
-export type ReplayResponse = z.output<typeof replayResponse>;
 export type PublishedResponse = z.output<typeof publishedResponse>;
 export type DuplicateResponse = z.output<typeof duplicateResponse>;
 export type BatchItemResponse = z.output<typeof batchItemResponse>;

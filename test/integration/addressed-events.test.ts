@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
-import { createAccount } from '../fixtures/http-client';
+import { createAccount, typedClient } from '../fixtures/http-client';
 import { addEventTypes, openPortalSession } from '../fixtures/portal';
 import { addDestination, addRoute, eventDetail } from '../fixtures/setup';
 import { eventually } from '../fixtures/sink';
@@ -74,8 +74,8 @@ describe('addressed outbound events', () => {
     const listed = await call('GET', '/v1/outbound-events?customer=cus_A', { key });
     expect(listed.status).toBe(200);
     expect((listed.json.data as Array<{ id: string; customer: string }>).map((e) => [e.id, e.customer])).toEqual([[forA, 'cus_A']]);
-    const all = await call('GET', '/v1/outbound-events', { key });
-    expect((all.json.data as Array<{ id: string; customer: string | null }>).map((e) => e.customer)).toEqual([null, 'cus_B', 'cus_A']);
+    const all = await typedClient(call, key).outboundEvents.list();
+    expect(all.data.map((e) => e.customer)).toEqual([null, 'cus_B', 'cus_A']);
     expect((await call('GET', '/v1/outbound-events?customer=has%20space', { key })).status).toBe(400);
   });
 
@@ -123,9 +123,9 @@ describe('addressed outbound events', () => {
     await eventually(async () => receivedBy(A.path).length, (n) => n >= 4);
     expect(receivedBy(A.path)).toEqual(Array(4).fill({ invoice: 'in_r' }));
     expect(receivedBy(B.path)).toEqual([]);
-    const listed = await call('GET', '/v1/outbound-events?customer=cus_A', { key });
-    expect((listed.json.data as unknown[]).length).toBe(5);
-    expect((await call('GET', '/v1/outbound-events?customer=cus_B', { key })).json.data).toEqual([]);
+    const hookgate = typedClient(call, key);
+    expect((await hookgate.outboundEvents.list({ customer: 'cus_A' })).data.length).toBe(5);
+    expect((await hookgate.outboundEvents.list({ customer: 'cus_B' })).data).toEqual([]);
   });
 
   it('the publish refuses a customer that is not a customer id, singly and in a batch', async () => {

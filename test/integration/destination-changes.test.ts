@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { DestinationAuth } from '../../clients/typescript/src/index';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { createAccount } from '../fixtures/http-client';
 import { addEventTypes, openPortalSession } from '../fixtures/portal';
@@ -46,7 +47,7 @@ async function health(secret: string, id: string) {
 }
 
 describe('a new URL drops the auth the account set', () => {
-  it.each([
+  it.each<[string, DestinationAuth, string, string]>([
     ['bearer', { type: 'bearer', token: 'account-token' }, 'authorization', 'Bearer account-token'],
     ['header', { type: 'header', name: 'X-Api-Key', value: 'account-key' }, 'x-api-key', 'account-key'],
   ])('when the customer changes the URL in its portal (%s auth)', async (label, auth, header, value) => {

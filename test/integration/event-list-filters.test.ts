@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway } from '../fixtures/gateway';
-import type { Call } from '../fixtures/http-client';
+import { typedClient, type Call } from '../fixtures/http-client';
 import { accountWithSource, ingest } from '../fixtures/setup';
 
 let env: Awaited<ReturnType<typeof bootGateway>>;
@@ -38,9 +38,10 @@ describe('finding an event in the lists', () => {
   it('filters outbound events the same way, and refuses bad bounds', async () => {
     const { key } = await accountWithSource(call);
     const before = new Date(Date.now() - 60_000).toISOString();
-    const published = await call('POST', '/v1/outbound-events', { key, body: { payload: '{}', external_event_id: 'ord-7' } });
-    await call('POST', '/v1/outbound-events', { key, body: { payload: '{}', external_event_id: 'ord-8' } });
-    expect(await listed(key, `/v1/outbound-events?external_event_id=ord-7&date_from=${before}`)).toEqual([published.json.data.id]);
+    const hookgate = typedClient(call, key);
+    const published = await hookgate.outboundEvents.publish({ payload: '{}', external_event_id: 'ord-7' });
+    await hookgate.outboundEvents.publish({ payload: '{}', external_event_id: 'ord-8' });
+    expect(await listed(key, `/v1/outbound-events?external_event_id=ord-7&date_from=${before}`)).toEqual([published.id]);
 
     for (const [query, message] of [
       ['date_from=yesterday', 'date_from must be an ISO 8601 timestamp'],

@@ -1,7 +1,7 @@
 import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
-import { createAccount } from '../fixtures/http-client';
+import { createAccount, typedClient } from '../fixtures/http-client';
 import { openPortalSession } from '../fixtures/portal';
 import { addDestination, addRoute, eventDetail } from '../fixtures/setup';
 import { eventually, type ReceivedRequest } from '../fixtures/sink';
@@ -9,7 +9,7 @@ import { eventually, type ReceivedRequest } from '../fixtures/sink';
 const { call, sink } = gatewayWithSinkForFile();
 
 const detail = (key: string, id: string) => eventDetail(call, key, id, '/v1/outbound-events');
-const settled = (key: string, id: string) => eventually(() => detail(key, id), (d) => ['delivered', 'replayed'].includes(d.event.status as string));
+const settled = (key: string, id: string) => eventually(() => detail(key, id), (d) => ['delivered', 'replayed'].includes(d.event.status));
 
 /** The deliveries of one event (its own id in `X-Hookgate-Event-Id`) to one path. */
 const deliveriesOf = (eventId: string, path: string): ReceivedRequest[] =>
@@ -23,15 +23,13 @@ describe('a replayed copy keeps its original’s webhook id', () => {
     await addRoute(call, key, { destination_id: plain.id });
     await addRoute(call, key, { destination_id: standard.id });
 
-    const published = await call('POST', '/v1/outbound-events', { key, body: { payload: '{"invoice":"in_1"}', customer: 'cus_1' } });
-    const original = published.json.data.id as string;
+    const hookgate = typedClient(call, key);
+    const { id: original } = await hookgate.outboundEvents.publish({ payload: '{"invoice":"in_1"}', customer: 'cus_1' });
     await settled(key, original);
 
-    const single = await call('POST', `/v1/outbound-events/${original}/replay`, { key });
-    const copy = single.json.data.replay_event_id as string;
+    const { replay_event_id: copy } = await hookgate.outboundEvents.replay(original);
     await settled(key, copy);
-    const again = await call('POST', `/v1/outbound-events/${copy}/replay`, { key });
-    const chained = again.json.data.replay_event_id as string;
+    const { replay_event_id: chained } = await hookgate.outboundEvents.replay(copy);
     await settled(key, chained);
 
     const bulk = await call('POST', '/v1/replays', { key, body: { direction: 'outbound', status: ['delivered'] } });

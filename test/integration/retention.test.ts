@@ -16,6 +16,7 @@ import { createLocalClients, type LocalClients } from '../../local/aws-clients';
 import { startGateway, type Gateway } from '../../local/gateway';
 import { startChildGateway } from '../fixtures/child-gateway';
 import { createAccount, httpClient, type Call } from '../fixtures/http-client';
+import { eventRecord } from '../fixtures/records';
 import { eventually } from '../fixtures/sink';
 import type { EventStatus } from '../../lambdas/domain/vocabulary';
 
@@ -105,14 +106,12 @@ async function writeEvent(accountId: string, spec: OldEvent): Promise<string> {
   const attempts = spec.attempts ?? 0;
   const direction = spec.direction ?? 'inbound';
   const dedupe = dedupeKeyOf({ account_id: accountId, direction, source_id: null, external_event_id: spec.externalId ?? null, replay_of: null });
-  const event: EventRecord = {
+  const event = eventRecord({
     id,
     account_id: accountId,
     direction,
-    source_id: null,
     event_type: 'test.retention',
     external_event_id: spec.externalId ?? null,
-    customer: null,
     status: spec.status,
     attempts_count: attempts,
     created_by: 'test',
@@ -121,10 +120,9 @@ async function writeEvent(accountId: string, spec: OldEvent): Promise<string> {
     deliveries: deliveriesFor(spec.status, attempts, createdAt),
     version: 0,
     retention_days: spec.retentionDays,
-    replay_of: null,
     replayed_by: spec.status === 'replayed' ? uuidv7(createdMs + 60_000, randomBytes(10)) : null,
     dedupe_key: dedupe,
-  };
+  });
   const common = { body_size: 2, content_type: 'application/json', headers: {}, payload_hash: 'sha256:test' };
   let body: EventBodyRecord = { ...common, body: Buffer.from('{}') };
   if (spec.payload) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGatewayWithSink } from '../fixtures/gateway';
-import type { Call } from '../fixtures/http-client';
+import { typedClient, type Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, type Sink } from '../fixtures/sink';
 
@@ -20,7 +20,7 @@ describe('per-destination retry schedule', () => {
   it('follows the destination’s own steps, try by try, and dead-letters after its last step', async () => {
     const { key, source } = await accountWithSource(call);
     const dest = await addDestination(call, key, { url: `${sink.url}/fail/steps`, retry_schedule: [0, 1, 3] });
-    expect((await call('GET', `/v1/destinations/${dest.id}`, { key })).json.data.retry_schedule).toEqual([0, 1, 3]);
+    expect((await typedClient(call, key).destinations.get(dest.id)).retry_schedule).toEqual([0, 1, 3]);
     await addRoute(call, key, { destination_id: dest.id });
 
     const id = (await ingest(call, source.path_token, '{"n":1}')).json.data.id as string;

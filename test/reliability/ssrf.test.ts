@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { newId, newSigningSecret } from '../../lambdas/shared/secrets';
 import { insertDestination } from '../../lambdas/destinations/record';
-import type { DestinationRecord } from '../../lambdas/destinations/record';
 import { bootGateway } from '../fixtures/gateway';
 import { createAccount, type Call } from '../fixtures/http-client';
+import { destinationRecord } from '../fixtures/records';
 import { eventDetail, ingest } from '../fixtures/setup';
 import { eventually } from '../fixtures/sink';
 import { startTrap } from './helpers';
@@ -129,24 +128,7 @@ describe('refused when a destination is created or its URL changed', () => {
 describe('blocked when sent, with no connection made', () => {
   /** A destination row written straight to the table (bypassing the create-time check), with a route for `type`. */
   async function storedDestination(url: string, type: string): Promise<string> {
-    const at = new Date().toISOString();
-    const record: DestinationRecord = {
-      id: newId(),
-      account_id: accountId,
-      name: `stored ${type}`,
-      url,
-      active: true,
-      auth: null,
-      timeout_ms: 2000,
-      signature_scheme: 'hookgate',
-      signing_secret: newSigningSecret(),
-      previous_signing_secret: null,
-      previous_secret_expires_at: null,
-      disabled_reason: null,
-      customer: null,
-      created_at: at,
-      updated_at: at,
-    };
+    const record = destinationRecord({ account_id: accountId, name: `stored ${type}`, url });
     await insertDestination(record);
     const route = await call('POST', '/v1/routes', { key, body: { destination_id: record.id, event_type_pattern: type } });
     expect(route.status).toBe(201);

@@ -1,11 +1,12 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import type { Context, SQSRecord } from 'aws-lambda';
+import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { resetConfigForTests } from '../../lambdas/shared/config';
 import { UNIT_ENV } from '../fixtures/apigw';
 import { ACCOUNT_ID, deliveryState, eventPartitionItems, eventRecord } from '../fixtures/records';
+import { sqsRecord } from '../fixtures/sqs';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const sqs = mockClient(SQSClient);
@@ -21,20 +22,6 @@ beforeEach(() => {
   vi.spyOn(console, 'warn').mockImplementation(() => undefined);
 });
 
-function record(messageId: string, body: string, receiveCount = 1): SQSRecord {
-  return {
-    messageId,
-    receiptHandle: `rh-${messageId}`,
-    body,
-    attributes: { ApproximateReceiveCount: String(receiveCount), SentTimestamp: '0', SenderId: 'x', ApproximateFirstReceiveTimestamp: '0' },
-    messageAttributes: {},
-    md5OfBody: '',
-    eventSource: 'aws:sqs',
-    eventSourceARN: 'arn:aws:sqs:us-east-1:000000000000:hookgate-delivery',
-    awsRegion: 'us-east-1',
-  };
-}
-
 const task = (eventId: string) =>
   JSON.stringify({ v: 1, account_id: ACCOUNT_ID, event_id: eventId, destination_id: 'd' });
 
@@ -46,10 +33,10 @@ describe('deliver handler', () => {
     const result = await handler(
       {
         Records: [
-          record('m-ok', task('01a1fe4e-0000-7000-8000-000000000001')),
-          record('m-not-json', '{not json'),
-          record('m-wrong-shape', JSON.stringify({ hello: 'world' })),
-          record('m-ok-2', task('01a1fe4e-0000-7000-8000-000000000002')),
+          sqsRecord('m-ok', task('01a1fe4e-0000-7000-8000-000000000001')),
+          sqsRecord('m-not-json', '{not json'),
+          sqsRecord('m-wrong-shape', JSON.stringify({ hello: 'world' })),
+          sqsRecord('m-ok-2', task('01a1fe4e-0000-7000-8000-000000000002')),
         ],
       },
       {} as Context,
@@ -68,8 +55,8 @@ describe('deliver handler', () => {
     ddb.on(QueryCommand).callsFake(() => new Promise((resolve) => setTimeout(() => resolve({ Items: [] }), 20)));
     const { handler } = await import('../../lambdas/handlers/deliver');
     const [a, b] = await Promise.all([
-      handler({ Records: [record('a-poison', 'nope'), record('a-ok', task('01a1fe4e-0000-7000-8000-00000000000a'))] }, {} as Context),
-      handler({ Records: [record('b-ok', task('01a1fe4e-0000-7000-8000-00000000000b')), record('b-poison', '{')] }, {} as Context),
+      handler({ Records: [sqsRecord('a-poison', 'nope'), sqsRecord('a-ok', task('01a1fe4e-0000-7000-8000-00000000000a'))] }, {} as Context),
+      handler({ Records: [sqsRecord('b-ok', task('01a1fe4e-0000-7000-8000-00000000000b')), sqsRecord('b-poison', '{')] }, {} as Context),
     ]);
     expect(a.batchItemFailures).toEqual([{ itemIdentifier: 'a-poison' }]);
     expect(b.batchItemFailures).toEqual([{ itemIdentifier: 'b-poison' }]);
@@ -86,7 +73,7 @@ describe('deliver handler', () => {
     ddb.on(QueryCommand).resolves({ Items: eventPartitionItems(event) });
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     const { handler } = await import('../../lambdas/handlers/deliver');
-    const result = await handler({ Records: [record('m-early', task(eventId))] }, {} as Context);
+    const result = await handler({ Records: [sqsRecord('m-early', task(eventId))] }, {} as Context);
     // The old message is done (deleted): waiting as a delayed message holds no in-flight slot.
     expect(result.batchItemFailures).toEqual([]);
     expect(sqs.commandCalls(ChangeMessageVisibilityCommand)).toHaveLength(0);
@@ -102,7 +89,7 @@ describe('deliver handler', () => {
     const { handler } = await import('../../lambdas/handlers/deliver');
     const body = JSON.stringify({ ...JSON.parse(task('01a1fe4e-0000-7000-8000-000000000004')), not_before: notBefore });
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
-    const result = await handler({ Records: [record('m-hop', body)] }, {} as Context);
+    const result = await handler({ Records: [sqsRecord('m-hop', body)] }, {} as Context);
     expect(result.batchItemFailures).toEqual([]);
     expect(ddb.calls()).toHaveLength(0);
     const entry = sqs.commandCalls(SendMessageBatchCommand)[0]?.args[0].input.Entries?.[0];
@@ -120,12 +107,12 @@ describe('deliver handler', () => {
     sqs.on(ChangeMessageVisibilityCommand).resolves({});
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     const { handler } = await import('../../lambdas/handlers/deliver');
-    const fresh = await handler({ Records: [record('m-short', task(eventId))] }, {} as Context);
+    const fresh = await handler({ Records: [sqsRecord('m-short', task(eventId))] }, {} as Context);
     expect(fresh.batchItemFailures).toEqual([{ itemIdentifier: 'm-short' }]);
     expect(sqs.commandCalls(ChangeMessageVisibilityCommand)[0]?.args[0].input.VisibilityTimeout).toBe(2);
 
     sqs.resetHistory();
-    const often = await handler({ Records: [record('m-often', task(eventId), 3)] }, {} as Context);
+    const often = await handler({ Records: [sqsRecord('m-often', task(eventId), 3)] }, {} as Context);
     expect(often.batchItemFailures).toEqual([]);
     expect(sqs.commandCalls(ChangeMessageVisibilityCommand)).toHaveLength(0);
     expect(sqs.commandCalls(SendMessageBatchCommand)).toHaveLength(1);

@@ -12,12 +12,12 @@ import {
   updateAccountBody,
 } from '../../accounts/shapes';
 import { json, jsonBody } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { settled } from '../outcomes';
 import { parseJsonBody } from '../validation';
 
 export const accountRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/accounts',
     auth: 'none',
@@ -45,8 +45,8 @@ export const accountRoutes: Route[] = [
       const { account, apiKey, key } = await createAccount({ name: body.name, plan: body.plan, retentionDays: body.retention_days }, now);
       return { status: 201, data: { account: presentAccount(account), api_key: presentNewApiKey(apiKey, key) } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/account',
     auth: 'api_key',
@@ -61,8 +61,8 @@ export const accountRoutes: Route[] = [
       if (!account) throw notFound();
       return { status: 200, data: presentAccount(account) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH',
     path: '/v1/account',
     auth: 'api_key',
@@ -83,5 +83,5 @@ export const accountRoutes: Route[] = [
       const { account } = settled(await changeAccount(principal.accountId, { name: body.name, plan: body.plan, retentionDays: body.retention_days }, now));
       return { status: 200, data: presentAccount(account) };
     },
-  },
+  }),
 ];

@@ -2,11 +2,11 @@ import { createApiKey, listApiKeys, revokeApiKey } from '../../accounts';
 import { apiKeyResponse, createApiKeyBody, exampleApiKeyListed, exampleNewApiKey, newApiKeyResponse, presentApiKey, presentNewApiKey } from '../../accounts/shapes';
 import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { parseJsonBody, parsePathId } from '../validation';
 
 export const apiKeyRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/api-keys',
     auth: 'api_key',
@@ -24,8 +24,8 @@ export const apiKeyRoutes: Route[] = [
       const { apiKey, key } = await createApiKey(principal.accountId, body, now);
       return { status: 201, data: presentNewApiKey(apiKey, key) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/api-keys',
     auth: 'api_key',
@@ -36,8 +36,8 @@ export const apiKeyRoutes: Route[] = [
       responses: { 200: list('The account’s keys: never the key or its hash.', apiKeyResponse, [exampleApiKeyListed]) },
     },
     handle: async ({ principal }) => ({ status: 200, data: (await listApiKeys(principal.accountId)).map(presentApiKey) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/api-keys/:id',
     auth: 'api_key',
@@ -52,5 +52,5 @@ export const apiKeyRoutes: Route[] = [
       settled(await revokeApiKey(principal.accountId, parsePathId(params.id)));
       return { status: 204 };
     },
-  },
+  }),
 ];

@@ -4,7 +4,7 @@ import { findBrandSettings, mergeBrandSettings } from '../../store/brand-setting
 import type { BrandSettingsRecord } from '../../store/records';
 import { exampleBrandSettings } from '../examples';
 import { json, jsonBody } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { brandSettingsResponse, named, type BrandSettingsResponse } from '../schemas';
 import { hasControlChars, parseJsonBody } from '../validation';
 
@@ -47,7 +47,7 @@ export const presentBrandSettings = (record: BrandSettingsRecord | undefined): B
 });
 
 export const brandSettingsRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'GET',
     path: '/v1/brand-settings',
     auth: 'api_key',
@@ -62,8 +62,8 @@ export const brandSettingsRoutes: Route[] = [
       status: 200,
       data: presentBrandSettings(await findBrandSettings(principal.accountId)),
     }),
-  },
-  {
+  }),
+  defineRoute({
     // A merge, as Stripe's updates are: fields left out keep their value.
     method: 'POST',
     path: '/v1/brand-settings',
@@ -99,5 +99,5 @@ export const brandSettingsRoutes: Route[] = [
           : await mergeBrandSettings(principal.accountId, body, now);
       return { status: 200, data: presentBrandSettings(record) };
     },
-  },
+  }),
 ];

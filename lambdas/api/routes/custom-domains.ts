@@ -4,11 +4,11 @@ import { notFound } from '../../domain/errors';
 import { VERIFIED_ELSEWHERE } from '../../domain/domain-ownership';
 import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { parseJsonBody, parsePathId } from '../validation';
 
 export const customDomainRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/custom-domains',
     auth: 'api_key',
@@ -36,8 +36,8 @@ export const customDomainRoutes: Route[] = [
       const { domain } = settled(await registerDomain(principal.accountId, body.domain, now));
       return { status: 201, data: presentCustomDomain(domain) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/custom-domains',
     auth: 'api_key',
@@ -51,8 +51,8 @@ export const customDomainRoutes: Route[] = [
       status: 200,
       data: (await listDomains(principal.accountId)).map(presentCustomDomain),
     }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/custom-domains/:id',
     auth: 'api_key',
@@ -67,8 +67,8 @@ export const customDomainRoutes: Route[] = [
       if (!domain) throw notFound();
       return { status: 200, data: presentCustomDomain(domain) };
     },
-  },
-  {
+  }),
+  defineRoute({
     /**
      * Checks the TXT record now. Found: verified (TLS set-up starts). Not found: still a 200, the
      * domain unchanged and `verification_error` saying why, so clients can simply poll this endpoint.
@@ -93,8 +93,8 @@ export const customDomainRoutes: Route[] = [
       const { domain } = settled(await verifyDomain(principal.accountId, parsePathId(params.id), now));
       return { status: 200, data: presentCustomDomain(domain) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/custom-domains/:id',
     auth: 'api_key',
@@ -110,5 +110,5 @@ export const customDomainRoutes: Route[] = [
       settled(await removeDomain(principal.accountId, parsePathId(params.id), now));
       return { status: 204 };
     },
-  },
+  }),
 ];

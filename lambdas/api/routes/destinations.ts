@@ -17,12 +17,12 @@ import {
 import { CLOSED_BREAKER } from '../../domain/breaker';
 import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { CUSTOMER_MESSAGE } from '../schemas';
 import { parseJsonBody, parsePathId, parseWith } from '../validation';
 
 export const destinationRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/destinations',
     auth: 'api_key',
@@ -45,8 +45,8 @@ export const destinationRoutes: Route[] = [
       const { destination } = settled(await createDestination(principal.accountId, body, ACCOUNT_ACTOR, now));
       return { status: 201, data: presentDestinationWithSecret(destination, CLOSED_BREAKER) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/destinations',
     auth: 'api_key',
@@ -63,8 +63,8 @@ export const destinationRoutes: Route[] = [
       const listed = await listManagedDestinations(principal.accountId, ACCOUNT_ACTOR, customer);
       return { status: 200, data: listed.map(({ destination, breaker }) => presentDestination(destination, breaker)) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/destinations/:id',
     auth: 'api_key',
@@ -80,8 +80,8 @@ export const destinationRoutes: Route[] = [
       if (!shown) throw notFound();
       return { status: 200, data: presentDestinationWithSecret(shown.destination, shown.breaker) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH',
     path: '/v1/destinations/:id',
     auth: 'api_key',
@@ -104,8 +104,8 @@ export const destinationRoutes: Route[] = [
       const shown = await withHealth(destination);
       return { status: 200, data: presentDestination(shown.destination, shown.breaker) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/destinations/:id',
     auth: 'api_key',
@@ -123,5 +123,5 @@ export const destinationRoutes: Route[] = [
       settled(await removeDestination(current, ACCOUNT_ACTOR));
       return { status: 204 };
     },
-  },
+  }),
 ];

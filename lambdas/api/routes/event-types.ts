@@ -2,11 +2,11 @@ import { listEventTypes, putEventType, removeEventType } from '../../event-types
 import { createEventTypeBody, EVENT_TYPE_MESSAGE, eventTypeResponse, exampleEventType, presentEventType, RESERVED_EVENT_TYPE_NAME_MESSAGE } from '../../event-types/shapes';
 import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { parseJsonBody } from '../validation';
 
 export const eventTypeRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/event-types',
     auth: 'api_key',
@@ -27,8 +27,8 @@ export const eventTypeRoutes: Route[] = [
       const { kind, eventType } = await putEventType(principal.accountId, body, now);
       return { status: kind === 'created' ? 201 : 200, data: presentEventType(eventType) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/event-types',
     auth: 'api_key',
@@ -39,8 +39,8 @@ export const eventTypeRoutes: Route[] = [
       responses: { 200: list('Every type, by name.', eventTypeResponse, [exampleEventType]) },
     },
     handle: async ({ principal }) => ({ status: 200, data: (await listEventTypes(principal.accountId)).map(presentEventType) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/event-types/:name',
     auth: 'api_key',
@@ -56,5 +56,5 @@ export const eventTypeRoutes: Route[] = [
       settled(await removeEventType(principal.accountId, params.name ?? ''));
       return { status: 204 };
     },
-  },
+  }),
 ];

@@ -15,8 +15,8 @@ import {
 } from '../examples';
 import { fitsLambdaResponse } from '../http';
 import { json, jsonBody, page as eventPage } from '../route-doc';
-import type { Route } from '../router';
-import { CUSTOMER_MESSAGE, customerField, eventListItemResponse, eventWithAttemptsResponse, named, replayResponse, type ReplayResponse } from '../schemas';
+import { defineRoute, type Route } from '../router';
+import { CUSTOMER_MESSAGE, customerField, eventListItemResponse, eventWithAttemptsResponse, named, replayResponse } from '../schemas';
 import { eventCursor, parseJsonBody, parsePathId, parseWith, timestampField, uuidField } from '../validation';
 import { firstIdAt, lastIdAt } from '../../domain/time-bounds';
 import { type Direction, EVENT_STATUSES } from '../../domain/vocabulary';
@@ -55,7 +55,7 @@ export function eventRoutes(basePath: string, direction: Direction): Route[] {
   const exampleDetail = inbound ? exampleInboundDetail : exampleOutboundDetail;
   const exampleId = inbound ? ids.event : ids.outboundEvent;
   return [
-    {
+    defineRoute({
       method: 'GET',
       path: basePath,
       auth: 'api_key',
@@ -104,8 +104,8 @@ export function eventRoutes(basePath: string, direction: Direction): Route[] {
           extra: { next_cursor: page.nextAfter ? cursor.encode(page.nextAfter) : null },
         };
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'GET',
       path: `${basePath}/:id`,
       auth: 'api_key',
@@ -133,8 +133,8 @@ export function eventRoutes(basePath: string, direction: Direction): Route[] {
         const url = await payloadUrl(detail.body.body_ref);
         return { status: 200, data: { event: presentEventDetail(detail.event, detail.body, { url }), attempts } };
       },
-    },
-    {
+    }),
+    defineRoute({
       method: 'POST',
       path: `${basePath}/:id/replay`,
       auth: 'api_key',
@@ -157,9 +157,8 @@ export function eventRoutes(basePath: string, direction: Direction): Route[] {
         if (outcome.kind === 'not_found') throw notFound();
         if (outcome.kind === 'refused') throw outcome.reason;
         // The spec fixes `queued`, as for a publish; a replay that no route matches ends `accepted`, which its detail shows.
-        const data: ReplayResponse = { original_event_id: id, replay_event_id: outcome.replay.id, status: 'queued' };
-        return { status: 202, data };
+        return { status: 202, data: { original_event_id: id, replay_event_id: outcome.replay.id, status: 'queued' } };
       },
-    },
+    }),
   ];
 }

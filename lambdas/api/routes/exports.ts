@@ -10,7 +10,7 @@ import { findExportJob, insertExportJob, listExportJobs } from '../../store/expo
 import { type ExportJobRecord } from '../../store/records';
 import { exampleExportJob, exampleReadyExportJob, ids } from '../examples';
 import { json, jsonBody, list, redirect } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { exportJobResponse, named, type ExportJobResponse } from '../schemas';
 import { JOB_LIST_ERRORS, jobListQuery, parseJsonBody, parsePathId, parseWith, timestampField } from '../validation';
 import { DIRECTIONS, EVENT_STATUSES, EXPORT_FORMATS } from '../../domain/vocabulary';
@@ -51,7 +51,7 @@ async function ownedJob(accountId: string, rawId: string | undefined): Promise<E
 }
 
 export const exportRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/exports',
     auth: 'api_key',
@@ -99,8 +99,8 @@ export const exportRoutes: Route[] = [
       await startJobWorker('export', job);
       return { status: 201, data: presentExportJob(job) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/exports',
     auth: 'api_key',
@@ -117,8 +117,8 @@ export const exportRoutes: Route[] = [
       const jobs = await listExportJobs(principal.accountId, query.limit ?? 25, query.offset ?? 0);
       return { status: 200, data: jobs.map(presentExportJob) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/exports/:id',
     auth: 'api_key',
@@ -129,8 +129,8 @@ export const exportRoutes: Route[] = [
       responses: { 200: json('The job.', exportJobResponse, exampleReadyExportJob) },
     },
     handle: async ({ params, principal }) => ({ status: 200, data: presentExportJob(await ownedJob(principal.accountId, params.id)) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/exports/:id/download',
     auth: 'api_key',
@@ -155,5 +155,5 @@ export const exportRoutes: Route[] = [
       const encoder = encoderFor(job.format);
       return { status: 302, location: await downloadUrl(job.object_key, `export-${job.id}.${encoder.extension}`, encoder.contentType) };
     },
-  },
+  }),
 ];

@@ -1,6 +1,6 @@
 import { buildOpenApiDocument, type DocumentedOperation, type OpenApiDocument } from '../openapi';
 import { publicBaseUrl } from '../public-url';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 
 /**
  * `GET /openapi.json`: the OpenAPI document of every operation, built from the routes on first use
@@ -10,7 +10,7 @@ import type { Route } from '../router';
 export function openApiRoutes(operations: () => readonly DocumentedOperation[]): Route[] {
   let built: OpenApiDocument | undefined;
   return [
-    {
+    defineRoute({
       method: 'GET',
       path: '/openapi.json',
       auth: 'none',
@@ -26,6 +26,6 @@ export function openApiRoutes(operations: () => readonly DocumentedOperation[]):
         const document: OpenApiDocument = { ...built, servers: [{ url: publicBaseUrl(request) }] };
         return { status: 200, raw: { contentType: 'application/json; charset=utf-8', body: JSON.stringify(document) } };
       },
-    },
+    }),
   ];
 }

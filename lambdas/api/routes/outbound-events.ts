@@ -7,7 +7,7 @@ import { exampleOutboundPayload, ids } from '../examples';
 import { REFUSAL_STATUS } from '../http';
 import { presentPublished } from '../presenters';
 import { json, jsonBody, list } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { batchItemResponse, CUSTOMER_MESSAGE, customerField, duplicateResponse, named, publishedResponse, type BatchItemResponse } from '../schemas';
 import { issueMessage, parseJsonBody, sendableHeaderRule, textField } from '../validation';
 import { eventRoutes } from './events';
@@ -110,7 +110,7 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, work: (item:
 }
 
 export const outboundEventRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/outbound-events',
     auth: 'api_key',
@@ -135,8 +135,8 @@ export const outboundEventRoutes: Route[] = [
       const body = parseJsonBody(request, publishBody);
       return presentPublished(await publishEvent(principal.accountId, body, now));
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/outbound-events/batch',
     auth: 'api_key',
@@ -179,6 +179,6 @@ export const outboundEventRoutes: Route[] = [
       await queue.send();
       return { status: 200, data: results };
     },
-  },
+  }),
   ...eventRoutes('/v1/outbound-events', 'outbound'),
 ];

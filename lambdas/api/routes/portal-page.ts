@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { PORTAL_SCRIPT, PORTAL_STYLE } from '../../portal/assets.generated';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { PORTAL_PATH } from './portal-sessions';
 
 /**
@@ -46,7 +46,7 @@ const COMMON_HEADERS = {
 };
 
 export const portalPageRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'GET',
     path: PORTAL_PATH,
     auth: 'none',
@@ -57,12 +57,12 @@ export const portalPageRoutes: Route[] = [
       tag: 'Portal',
       responses: { 200: { kind: 'static', description: 'The page.', contentType: 'text/html' } },
     },
-    handle: async () => ({
+    handle: async (_ctx) => ({
       status: 200,
       raw: { contentType: 'text/html; charset=utf-8', body: PAGE, headers: { ...COMMON_HEADERS, 'cache-control': 'no-store' } },
     }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: `${PORTAL_PATH}/app.js`,
     auth: 'none',
@@ -72,12 +72,12 @@ export const portalPageRoutes: Route[] = [
       tag: 'Portal',
       responses: { 200: { kind: 'static', description: 'The script.', contentType: 'text/javascript' } },
     },
-    handle: async () => ({
+    handle: async (_ctx) => ({
       status: 200,
       raw: { contentType: 'text/javascript; charset=utf-8', body: PORTAL_SCRIPT, headers: { ...COMMON_HEADERS, 'cache-control': 'public, max-age=86400' } },
     }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: `${PORTAL_PATH}/app.css`,
     auth: 'none',
@@ -87,9 +87,9 @@ export const portalPageRoutes: Route[] = [
       tag: 'Portal',
       responses: { 200: { kind: 'static', description: 'The style sheet.', contentType: 'text/css' } },
     },
-    handle: async () => ({
+    handle: async (_ctx) => ({
       status: 200,
       raw: { contentType: 'text/css; charset=utf-8', body: PORTAL_STYLE, headers: { ...COMMON_HEADERS, 'cache-control': 'public, max-age=86400' } },
     }),
-  },
+  }),
 ];

@@ -7,13 +7,13 @@ import { createPortalSessionBody, portalSessionResponse, revokePortalSessionsBod
 import { CUSTOMER_MESSAGE } from '../schemas';
 import { publicBaseUrl } from '../public-url';
 import { json, jsonBody, noContent } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { parseJsonBody } from '../validation';
 
 export const PORTAL_PATH = '/portal';
 
 export const portalSessionRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/portal-sessions',
     auth: 'api_key',
@@ -56,8 +56,8 @@ export const portalSessionRoutes: Route[] = [
       const base = portalLinkBase(await listCustomDomains(principal.accountId), publicBaseUrl(request));
       return { status: 201, data: { url: `${base}${PORTAL_PATH}#${secret}`, expires_at: validUntil } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/portal-sessions/revoke',
     auth: 'api_key',
@@ -76,5 +76,5 @@ export const portalSessionRoutes: Route[] = [
       await revokePortalLinks(principal.accountId, body.customer);
       return { status: 204 };
     },
-  },
+  }),
 ];

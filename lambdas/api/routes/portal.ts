@@ -48,7 +48,7 @@ import {
   type PortalEventResponse,
 } from '../portal-schemas';
 import { json, jsonBody, list, noContent, page } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { eventCursor, parseJsonBody, parsePathId, parseWith } from '../validation';
 import { presentBrandSettings } from './brand-settings';
 
@@ -103,7 +103,7 @@ const examplePortalEvent = {
 
 
 export const portalApiRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'GET',
     path: '/v1/portal/session',
     auth: 'portal_session',
@@ -130,8 +130,8 @@ export const portalApiRoutes: Route[] = [
       const brand = { company_name, logo_url, primary_color, accent_color, docs_title };
       return { status: 200, data: { customer: portal.customer, expires_at: portal.validUntil, brand } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/portal/event-types',
     auth: 'portal_session',
@@ -146,8 +146,8 @@ export const portalApiRoutes: Route[] = [
       },
     },
     handle: async ({ portal }) => ({ status: 200, data: (await listEventTypes(portal.accountId)).map(presentEventType) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/portal/endpoints',
     auth: 'portal_session',
@@ -161,8 +161,8 @@ export const portalApiRoutes: Route[] = [
       const endpoints = await listEndpoints(portal.accountId, portal.customer);
       return { status: 200, data: endpoints.map((e) => presentEndpoint(e.destination, e.breaker, e.eventTypes)) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/portal/endpoints',
     auth: 'portal_session',
@@ -180,8 +180,8 @@ export const portalApiRoutes: Route[] = [
       const { destination } = settled(await createDestination(portal.accountId, body, actorOf(portal), now));
       return { status: 201, data: await endpointDetail(destination) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/portal/endpoints/:id',
     auth: 'portal_session',
@@ -192,8 +192,8 @@ export const portalApiRoutes: Route[] = [
       responses: { 200: json('The endpoint.', portalEndpointWithSecretResponse, exampleEndpointWithSecret) },
     },
     handle: async ({ params, portal }) => ({ status: 200, data: await endpointDetail(await endpointOf(portal, parsePathId(params.id))) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH',
     path: '/v1/portal/endpoints/:id',
     auth: 'portal_session',
@@ -213,8 +213,8 @@ export const portalApiRoutes: Route[] = [
       const { destination } = settled(await changeDestination(current, body, actorOf(portal), now));
       return { status: 200, data: await endpointDetail(destination) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/portal/endpoints/:id',
     auth: 'portal_session',
@@ -229,8 +229,8 @@ export const portalApiRoutes: Route[] = [
       settled(await removeDestination(await endpointOf(portal, parsePathId(params.id)), actorOf(portal)));
       return { status: 204 };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/portal/endpoints/:id/rotate-secret',
     auth: 'portal_session',
@@ -251,8 +251,8 @@ export const portalApiRoutes: Route[] = [
       const { destination } = settled(await rotateSigningSecret(current, actorOf(portal), now));
       return { status: 200, data: await endpointDetail(destination) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/portal/endpoints/:id/test',
     auth: 'portal_session',
@@ -268,8 +268,8 @@ export const portalApiRoutes: Route[] = [
       const event = await sendTestEvent(portal.accountId, endpoint, now);
       return { status: 202, data: { event_id: event.id, status: 'queued' } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/portal/events',
     auth: 'portal_session',
@@ -304,8 +304,8 @@ export const portalApiRoutes: Route[] = [
       }));
       return { status: 200, data, extra: { next_cursor: found.nextAfter ? cursor.encode(found.nextAfter) : null } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/portal/events/:id',
     auth: 'portal_session',
@@ -350,8 +350,8 @@ export const portalApiRoutes: Route[] = [
       const attempts = detail.attempts.filter((a) => entry.destination_ids.includes(a.destination_id)).map(presentAttempt);
       return { status: 200, data: { event, attempts } };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'POST',
     path: '/v1/portal/events/:id/resend',
     auth: 'portal_session',
@@ -376,5 +376,5 @@ export const portalApiRoutes: Route[] = [
       if (outcome.kind === 'refused') throw outcome.reason;
       return { status: 202, data: { event_id: outcome.event.id, status: 'queued' } };
     },
-  },
+  }),
 ];

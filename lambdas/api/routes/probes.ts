@@ -1,11 +1,10 @@
 import { pingTable } from '../../store/table';
-import type * as z from 'zod';
 import { json } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { healthResponse, readyResponse } from '../schemas';
 
 export const probeRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'GET',
     path: '/healthz',
     auth: 'none',
@@ -15,9 +14,9 @@ export const probeRoutes: Route[] = [
       tag: 'Probes',
       responses: { 200: json('Alive.', healthResponse, { status: 'ok' }) },
     },
-    handle: async () => ({ status: 200, data: { status: 'ok' } satisfies z.output<typeof healthResponse> }),
-  },
-  {
+    handle: async (_ctx) => ({ status: 200, data: { status: 'ok' } }),
+  }),
+  defineRoute({
     method: 'GET',
     path: '/readyz',
     auth: 'none',
@@ -27,9 +26,9 @@ export const probeRoutes: Route[] = [
       tag: 'Probes',
       responses: { 200: json('Ready to serve.', readyResponse, { status: 'ready' }) },
     },
-    handle: async () => {
+    handle: async (_ctx) => {
       await pingTable();
-      return { status: 200, data: { status: 'ready' } satisfies z.output<typeof readyResponse> };
+      return { status: 200, data: { status: 'ready' } };
     },
-  },
+  }),
 ];

@@ -9,7 +9,7 @@ import { findReplayJob, insertReplayJob, listReplayJobs, type ReplayFilters, typ
 import { findSource } from '../../sources/record';
 import { exampleDoneReplayJob, exampleReplayJob, ids } from '../examples';
 import { json, jsonBody, list } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { named, replayableStatus, replayDryRunResponse, replayJobResponse, type ReplayJobResponse } from '../schemas';
 import { JOB_LIST_ERRORS, jobListQuery, parseJsonBody, parsePathId, parseWith, textField, timestampField, uuidField } from '../validation';
 import { DIRECTIONS } from '../../domain/vocabulary';
@@ -65,7 +65,7 @@ async function checkedFilters(accountId: string, body: z.output<typeof createRep
 }
 
 export const replayRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/replays',
     auth: 'api_key',
@@ -118,8 +118,8 @@ export const replayRoutes: Route[] = [
       await startJobWorker('replay', job);
       return { status: 202, data: presentReplayJob(job) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/replays',
     auth: 'api_key',
@@ -137,8 +137,8 @@ export const replayRoutes: Route[] = [
       const jobs = await listReplayJobs(principal.accountId, query.limit ?? 25, query.offset ?? 0, now);
       return { status: 200, data: jobs.map(presentReplayJob) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/replays/:id',
     auth: 'api_key',
@@ -153,5 +153,5 @@ export const replayRoutes: Route[] = [
       if (!job) throw notFound();
       return { status: 200, data: presentReplayJob(job) };
     },
-  },
+  }),
 ];

@@ -4,11 +4,11 @@ import { notFound } from '../../domain/errors';
 import { ids } from '../examples';
 import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { parseJsonBody, parsePathId } from '../validation';
 
 export const routeRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/routes',
     auth: 'api_key',
@@ -38,8 +38,8 @@ export const routeRoutes: Route[] = [
       const { route } = settled(await createRoute(principal.accountId, body, now));
       return { status: 201, data: presentRoute(route) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/routes',
     auth: 'api_key',
@@ -50,8 +50,8 @@ export const routeRoutes: Route[] = [
       responses: { 200: list('The account’s routes, newest first.', routeResponse, [exampleRoute]) },
     },
     handle: async ({ principal }) => ({ status: 200, data: (await listRoutes(principal.accountId)).map(presentRoute) }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/routes/:id',
     auth: 'api_key',
@@ -66,8 +66,8 @@ export const routeRoutes: Route[] = [
       if (!route) throw notFound();
       return { status: 200, data: presentRoute(route) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH',
     path: '/v1/routes/:id',
     auth: 'api_key',
@@ -84,8 +84,8 @@ export const routeRoutes: Route[] = [
       const { route } = settled(await changeRoute(principal.accountId, parsePathId(params.id), body, now));
       return { status: 200, data: presentRoute(route) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/routes/:id',
     auth: 'api_key',
@@ -99,5 +99,5 @@ export const routeRoutes: Route[] = [
       settled(await removeRoute(principal.accountId, parsePathId(params.id)));
       return { status: 204 };
     },
-  },
+  }),
 ];

@@ -5,7 +5,7 @@ import type { ApiRequest } from '../http';
 import { settled } from '../outcomes';
 import { publicBaseUrl } from '../public-url';
 import { json, jsonBody, list, noContent } from '../route-doc';
-import type { Route } from '../router';
+import { defineRoute, type Route } from '../router';
 import { parseJsonBody, parsePathId } from '../validation';
 
 /** The ingest URL's base: the source's custom domain once it is verified, else the gateway's own URL. */
@@ -13,7 +13,7 @@ const present = (request: ApiRequest, { source, ingestHost }: ShownSource) =>
   presentSource(source, ingestHost ? `https://${ingestHost}` : publicBaseUrl(request));
 
 export const sourceRoutes: Route[] = [
-  {
+  defineRoute({
     method: 'POST',
     path: '/v1/sources',
     auth: 'api_key',
@@ -34,8 +34,8 @@ export const sourceRoutes: Route[] = [
       const { source } = settled(await createSource(principal.accountId, body, now));
       return { status: 201, data: present(request, source) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/sources',
     auth: 'api_key',
@@ -49,8 +49,8 @@ export const sourceRoutes: Route[] = [
       status: 200,
       data: (await listSources(principal.accountId)).map((s) => present(request, s)),
     }),
-  },
-  {
+  }),
+  defineRoute({
     method: 'PATCH',
     path: '/v1/sources/:id',
     auth: 'api_key',
@@ -69,8 +69,8 @@ export const sourceRoutes: Route[] = [
       const { source } = settled(await changeSource(principal.accountId, id, body, now));
       return { status: 200, data: present(request, source) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'GET',
     path: '/v1/sources/:id',
     auth: 'api_key',
@@ -85,8 +85,8 @@ export const sourceRoutes: Route[] = [
       if (!shown) throw notFound();
       return { status: 200, data: present(request, shown) };
     },
-  },
-  {
+  }),
+  defineRoute({
     method: 'DELETE',
     path: '/v1/sources/:id',
     auth: 'api_key',
@@ -101,5 +101,5 @@ export const sourceRoutes: Route[] = [
       settled(await removeSource(principal.accountId, parsePathId(params.id)));
       return { status: 204 };
     },
-  },
+  }),
 ];
