@@ -4,7 +4,7 @@ import { accountPartition, LOOKUP_SK } from '../store/keys';
 import { batchGet, ITEM_EXISTS, updateItem } from '../store/table';
 
 /** An API key as stored: only the key's hash and its prefix, never the key. */
-export const apiKeyRecord = z.object({
+const apiKeyRecord = z.object({
   id: z.string(),
   account_id: z.string(),
   name: z.nullable(z.string()),
@@ -15,7 +15,7 @@ export const apiKeyRecord = z.object({
 export type ApiKeyRecord = z.infer<typeof apiKeyRecord>;
 
 /** What authentication reads by the key's hash, and when the key was last used. */
-export const apiKeyLookupRecord = z.object({
+const apiKeyLookupRecord = z.object({
   account_id: z.string(),
   key_id: z.string(),
   key_hash: z.string(),

@@ -17,7 +17,7 @@ export const accountRecord = z.object({
 export type AccountRecord = z.infer<typeof accountRecord>;
 
 /** The partition background jobs walk to visit every account (sparse work index). */
-export const ACCOUNTS_WORK_PARTITION = 'ACCOUNTS';
+const ACCOUNTS_WORK_PARTITION = 'ACCOUNTS';
 
 /**
  * Accounts are also listed in the sparse work index, so background jobs can visit each one.
@@ -26,7 +26,7 @@ export const ACCOUNTS_WORK_PARTITION = 'ACCOUNTS';
  * The account item opens the routing range (keys.ts), which routing-table.ts reads; `routing_version`
  * is its routing stamp, raised here after every destination or route write.
  */
-export const accountEntity = defineEntity({
+const accountEntity = defineEntity({
   name: 'account',
   schema: accountRecord,
   key: accountKey,

@@ -80,7 +80,7 @@ type ErrorStatus = 400 | 401 | 403 | 404 | 410 | 413;
 export type ResponseDocs = { [status: number]: ResponseDoc };
 
 /** The shape a page of events answers beside `data`. */
-export type PageExtra = { next_cursor: string | null };
+type PageExtra = { next_cursor: string | null };
 
 type ResultFor<S, D> = D extends JsonResponseDoc<infer T>
   ? D extends { page: true }

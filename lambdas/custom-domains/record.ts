@@ -10,11 +10,11 @@ import { DOMAIN_STATUSES, TLS_STATUSES } from '../domain/vocabulary';
 /** A deleted domain whose AWS resources the provisioner is removing: never shown, its hostname still held. */
 export const DELETING = 'deleting';
 
-export const dnsRecord = z.object({ type: z.string(), name: z.string(), value: z.string() });
+const dnsRecord = z.object({ type: z.string(), name: z.string(), value: z.string() });
 export type DnsRecordValue = z.infer<typeof dnsRecord>;
 
 /** A registration of a hostname by an account: its ownership check, then its TLS set-up (./provisioning.ts). */
-export const customDomainRecord = z.object({
+const customDomainRecord = z.object({
   id: z.string(),
   account_id: z.string(),
   domain: z.string(),
@@ -33,12 +33,12 @@ export const customDomainRecord = z.object({
 });
 export type CustomDomainRecord = z.infer<typeof customDomainRecord>;
 
-export const domainLookupRecord = z.object({
+const domainLookupRecord = z.object({
   account_id: z.string(),
   domain_id: z.string(),
   created_at: z.string(),
 });
-export type DomainLookupRecord = z.infer<typeof domainLookupRecord>;
+type DomainLookupRecord = z.infer<typeof domainLookupRecord>;
 
 /**
  * One item per domain in the account's partition (outside the routing range, so the routing table's

@@ -6,7 +6,7 @@ import { accountPartition, LOOKUP_SK } from '../store/keys';
 import { SECRET_PROVIDERS } from '../domain/vocabulary';
 
 /** A source's provider signature check; the secret is write-only (never in a response or a log). */
-export const verificationConfig = z.union([
+const verificationConfig = z.union([
   z.object({ provider: z.enum(SECRET_PROVIDERS), secret: z.string() }),
   z.object({
     provider: z.literal('hmac_sha256'),
@@ -16,10 +16,9 @@ export const verificationConfig = z.union([
     prefix: z.optional(z.string()),
   }),
 ]);
-export type VerificationConfigRecord = z.infer<typeof verificationConfig>;
 
 /** A source as stored: where third parties post webhooks (by path token), and how ingest checks them. */
-export const sourceRecord = z.object({
+const sourceRecord = z.object({
   id: z.string(),
   account_id: z.string(),
   name: z.string(),
@@ -32,12 +31,12 @@ export const sourceRecord = z.object({
 export type SourceRecord = z.infer<typeof sourceRecord>;
 
 /** What ingest needs, in the one item it reads by path token. */
-export const sourceLookupRecord = z.object({
+const sourceLookupRecord = z.object({
   account_id: z.string(),
   source_id: z.string(),
   verification: z._default(z.nullable(verificationConfig), null),
 });
-export type SourceLookupRecord = z.infer<typeof sourceLookupRecord>;
+type SourceLookupRecord = z.infer<typeof sourceLookupRecord>;
 
 const sourceKey = (accountId: string, sourceId: string) => ({ pk: accountPartition(accountId), sk: `SOURCE#${sourceId}` });
 const sourceEntity = defineEntity({

@@ -7,7 +7,7 @@ import { allOf, deleteItem, ITEM_EXISTS, updateItem } from './table';
  * A claimed external id, in a partition of its own per (account, scope hash) so claims never meet an
  * account's other writes. It expires with the event that holds it (retention re-times it).
  */
-export const dedupeEntity = defineEntity({
+const dedupeEntity = defineEntity({
   name: 'dedupe',
   schema: z.object({ event_id: z.string(), expires_at: z.optional(z.number()) }),
   key: (accountId: string, scopeHash: string) => ({ pk: `${accountPartition(accountId)}#DEDUP#${scopeHash}`, sk: 'DEDUP' }),
