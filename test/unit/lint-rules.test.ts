@@ -5,6 +5,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 // (which `npm run lint` skips: they break the rules on purpose), so a rule that goes missing from
 // eslint.config.js fails here instead of silently letting violations in.
 
+// Linting with the type-aware cycle rule loads the whole import graph: seconds on a busy machine.
+const SLOW = { timeout: 60_000 };
+
 let eslint: ESLint;
 beforeAll(() => {
   eslint = new ESLint({ ignore: false });
@@ -16,7 +19,7 @@ async function lintSnippet(code: string, filePath: string) {
   return ruleIds(await eslint.lintText(code, { filePath }));
 }
 
-describe('DynamoDB only through the store toolkit', () => {
+describe('DynamoDB only through the store toolkit', SLOW, () => {
   const rawCall = [
     "import { GetCommand } from '@aws-sdk/lib-dynamodb';",
     "import { documentClient } from './client';",
@@ -29,6 +32,7 @@ describe('DynamoDB only through the store toolkit', () => {
     ['a store module', 'lambdas/store/lint-fixture.ts', rawCall],
     ['an API route', 'lambdas/api/routes/lint-fixture.ts', rawCall.replace("'./client'", "'../../store/client'")],
     ['the pipeline', 'lambdas/pipeline/lint-fixture.ts', rawCall.replace("'./client'", "'../store/client'")],
+    ['a feature module', 'lambdas/destinations/lint-fixture.ts', rawCall.replace("'./client'", "'../store/client'")],
     ['a handler catching a condition failure', 'lambdas/handlers/lint-fixture.ts', "import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';\n\nexport const known = ConditionalCheckFailedException;\n"],
   ])('fails a raw DynamoDB call in %s', async (_where, filePath, code) => {
     expect(await lintSnippet(code, filePath)).toContain('no-restricted-imports');
@@ -44,7 +48,7 @@ describe('DynamoDB only through the store toolkit', () => {
   });
 });
 
-describe('import cycles', () => {
+describe('import cycles', SLOW, () => {
   it('fail lint on both modules of a cycle', async () => {
     const results = await eslint.lintFiles(['test/fixtures/lint/cycle/*.ts']);
     expect(results).toHaveLength(2);
@@ -55,5 +59,20 @@ describe('import cycles', () => {
     const results = await eslint.lintFiles(['test/fixtures/lint/acyclic/*.ts']);
     expect(results).toHaveLength(2);
     expect(ruleIds(results)).toEqual([]);
+  });
+});
+
+describe('API shapes stay in the API', SLOW, () => {
+  const usesShapes = "import { presentDestination } from '../destinations/shapes';\n\nexport const shown = presentDestination;\n";
+  it.each([
+    ['the pipeline', 'lambdas/pipeline/lint-fixture.ts'],
+    ['a handler', 'lambdas/handlers/lint-fixture.ts'],
+    ['a feature’s use cases', 'lambdas/routes/lint-fixture.ts'],
+  ])('fails when %s loads a shapes module', async (_where, filePath) => {
+    expect(await lintSnippet(usesShapes, filePath)).toContain('no-restricted-imports');
+  });
+
+  it('allows it in the API', async () => {
+    expect(await lintSnippet(usesShapes.replace("'../destinations/shapes'", "'../../destinations/shapes'"), 'lambdas/api/routes/lint-fixture.ts')).not.toContain('no-restricted-imports');
   });
 });
