@@ -1,6 +1,5 @@
 import type {
   AttemptResponse,
-  BrandSettingsResponse,
   EventDetailResponse,
   EventListItemResponse,
   ExportJobResponse,
@@ -139,12 +138,3 @@ export const exampleReplayJob = {
 } satisfies ReplayJobResponse;
 
 export const exampleDoneReplayJob = { ...exampleReplayJob, status: 'done', matched: 1312, replayed: 1312, completed_at: later } satisfies ReplayJobResponse;
-
-export const exampleBrandSettings = {
-  company_name: 'Acme',
-  logo_url: 'https://cdn.acme.com/logo.svg',
-  primary_color: '#ff0066',
-  accent_color: '#22c55e',
-  docs_title: 'Webhooks',
-  updated_at: at,
-} satisfies BrandSettingsResponse;

@@ -2,13 +2,13 @@ import * as z from 'zod';
 import { isEventTypeName, PORTAL_SESSION_SECONDS } from '../domain/portal';
 import {
   attemptResponse,
-  brandSettingsResponse,
   customerField,
   eventDetailResponse,
   eventListItemResponse,
   named,
 } from './schemas';
 import { uuidField } from './validation';
+import { portalBrandResponse } from '../brand/shapes';
 import { EVENT_STATUSES } from '../domain/vocabulary';
 
 /** Shapes of the consumer portal (issue 16): its sessions, the event type catalog and the portal API. */
@@ -61,7 +61,7 @@ export const portalSessionInfoResponse = named(
   z.strictObject({
     customer: z.string(),
     expires_at: timestamp,
-    brand: brandSettingsResponse.pick({ company_name: true, logo_url: true, primary_color: true, accent_color: true, docs_title: true }),
+    brand: portalBrandResponse,
   }),
 );
 

@@ -238,21 +238,6 @@ export const replayDryRunResponse = named(
   }),
 );
 
-const colour = z.string().regex(/^#[0-9a-f]{6}$/);
-
-export const brandSettingsResponse = named(
-  'BrandSettings',
-  z.strictObject({
-    company_name: z.string().nullable(),
-    logo_url: z.string().nullable(),
-    primary_color: colour.nullable(),
-    accent_color: colour.nullable(),
-    docs_title: z.string().nullable(),
-    updated_at: nullableTimestamp.describe('null until the account sets something.'),
-  }),
-  'The effective settings: defaults filled in.',
-);
-
 export const healthResponse = z.strictObject({ status: z.literal('ok') });
 export const readyResponse = z.strictObject({ status: z.literal('ready') });
 
@@ -264,4 +249,3 @@ export type DuplicateResponse = z.output<typeof duplicateResponse>;
 export type BatchItemResponse = z.output<typeof batchItemResponse>;
 export type ExportJobResponse = z.output<typeof exportJobResponse>;
 export type ReplayJobResponse = z.output<typeof replayJobResponse>;
-export type BrandSettingsResponse = z.output<typeof brandSettingsResponse>;

@@ -116,15 +116,3 @@ export const exportJobRecord = z.object({
   object_key: z.nullable(z.string()),
 });
 export type ExportJobRecord = z.infer<typeof exportJobRecord>;
-
-/** Brand settings as stored: only the fields the account set (absent or null reads as the default). */
-export const brandSettingsRecord = z.object({
-  account_id: z.string(),
-  company_name: z.optional(z.nullable(z.string())),
-  logo_url: z.optional(z.nullable(z.string())),
-  primary_color: z.optional(z.nullable(z.string())),
-  accent_color: z.optional(z.nullable(z.string())),
-  docs_title: z.optional(z.nullable(z.string())),
-  updated_at: timestamp,
-});
-export type BrandSettingsRecord = z.infer<typeof brandSettingsRecord>;
