@@ -2,7 +2,6 @@ import type {
   AttemptResponse,
   EventDetailResponse,
   EventListItemResponse,
-  ExportJobResponse,
   ReplayJobResponse,
 } from './schemas';
 
@@ -26,7 +25,7 @@ export const ids = {
 } as const;
 
 export const at = '2026-06-01T12:00:00.000Z';
-const later = '2026-06-01T12:00:01.250Z';
+export const later = '2026-06-01T12:00:01.250Z';
 export const exampleSigningSecret = 'whsec_tZYWtAcaUq+08oVDZEpZi7eAgu1INz1420uIwUbV3rQ=';
 export const exampleInboundBody = '{"id":"evt_123","amount":4200}';
 export const exampleOutboundPayload = '{"invoice":"in_1","total":999}';
@@ -103,27 +102,6 @@ export const exampleOutboundDetail = {
   replayed_by: null,
   deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null }],
 } satisfies EventDetailResponse;
-
-export const exampleExportJob = {
-  id: ids.exportJob,
-  account_id: ids.account,
-  status: 'queued',
-  format: 'csv',
-  filters: { status: 'dead_letter', date_from: '2026-05-01T00:00:00.000Z' },
-  row_count: null,
-  created_at: at,
-  started_at: null,
-  completed_at: null,
-  error_message: null,
-} satisfies ExportJobResponse;
-
-export const exampleReadyExportJob = {
-  ...exampleExportJob,
-  status: 'ready',
-  row_count: 42,
-  started_at: at,
-  completed_at: later,
-} satisfies ExportJobResponse;
 
 export const exampleReplayJob = {
   id: ids.replayJob,

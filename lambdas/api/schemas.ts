@@ -3,7 +3,7 @@ import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { isCustomerId } from '../domain/portal';
-import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES, type EventStatus, EXPORT_FORMATS, EXPORT_STATUSES, REPLAY_JOB_STATUSES } from '../domain/vocabulary';
+import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES, type EventStatus, REPLAY_JOB_STATUSES } from '../domain/vocabulary';
 
 /**
  * The OpenAPI document is generated from the very zod schemas the handlers parse with and the
@@ -49,7 +49,7 @@ const uuid = z.uuid();
 const timestamp = z.iso.datetime();
 const nullableTimestamp = timestamp.nullable();
 const direction = z.enum(DIRECTIONS);
-const eventStatus = named('EventStatus', z.enum(EVENT_STATUSES), 'Event status; terminal: delivered, dead_letter, replayed.');
+export const eventStatus = named('EventStatus', z.enum(EVENT_STATUSES), 'Event status; terminal: delivered, dead_letter, replayed.');
 
 export const eventListItemResponse = named(
   'EventListItem',
@@ -178,27 +178,6 @@ export const ingestAcceptedResponse = named(
   z.strictObject({ id: uuid, status: eventStatus.describe('`queued` when routes matched, `accepted` when none did.') }),
 );
 
-export const exportJobResponse = named(
-  'ExportJob',
-  z.strictObject({
-    id: uuid,
-    account_id: uuid,
-    status: z.enum(EXPORT_STATUSES),
-    format: z.enum(EXPORT_FORMATS),
-    filters: z.strictObject({
-      direction: direction.optional(),
-      status: eventStatus.optional(),
-      date_from: timestamp.optional(),
-      date_to: timestamp.optional(),
-    }),
-    row_count: z.int().min(0).nullable(),
-    created_at: timestamp,
-    started_at: nullableTimestamp,
-    completed_at: nullableTimestamp,
-    error_message: z.string().nullable(),
-  }),
-);
-
 export const replayableStatus = z.enum(SETTLED_STATUSES as readonly EventStatus[] as [EventStatus, ...EventStatus[]]);
 
 /** What a bulk replay selects, as stored on its job and as its request takes it (less `dry_run`). */
@@ -247,5 +226,4 @@ export type AttemptResponse = z.output<typeof attemptResponse>;
 export type PublishedResponse = z.output<typeof publishedResponse>;
 export type DuplicateResponse = z.output<typeof duplicateResponse>;
 export type BatchItemResponse = z.output<typeof batchItemResponse>;
-export type ExportJobResponse = z.output<typeof exportJobResponse>;
 export type ReplayJobResponse = z.output<typeof replayJobResponse>;

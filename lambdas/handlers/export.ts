@@ -1,5 +1,5 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { runExportWorker } from '../pipeline/export-job';
+import { runExportWorker } from '../exports/worker';
 import { runReplayWorker } from '../pipeline/replay-job';
 import { log } from '../shared/log';
 import { observedHandler } from '../shared/observability';
