@@ -2,7 +2,6 @@ import type {
   AttemptResponse,
   EventDetailResponse,
   EventListItemResponse,
-  ReplayJobResponse,
 } from './schemas';
 
 /**
@@ -102,17 +101,3 @@ export const exampleOutboundDetail = {
   replayed_by: null,
   deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null }],
 } satisfies EventDetailResponse;
-
-export const exampleReplayJob = {
-  id: ids.replayJob,
-  status: 'queued',
-  filters: { direction: 'inbound', status: ['dead_letter'], destination_id: ids.destination, date_from: '2026-05-01T00:00:00.000Z' },
-  matched: 0,
-  replayed: 0,
-  truncated: false,
-  created_at: at,
-  completed_at: null,
-  error_message: null,
-} satisfies ReplayJobResponse;
-
-export const exampleDoneReplayJob = { ...exampleReplayJob, status: 'done', matched: 1312, replayed: 1312, completed_at: later } satisfies ReplayJobResponse;

@@ -1,9 +1,7 @@
 import * as z from 'zod';
-import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
-import { SETTLED_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { isCustomerId } from '../domain/portal';
-import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES, type EventStatus, REPLAY_JOB_STATUSES } from '../domain/vocabulary';
+import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES } from '../domain/vocabulary';
 
 /**
  * The OpenAPI document is generated from the very zod schemas the handlers parse with and the
@@ -178,45 +176,6 @@ export const ingestAcceptedResponse = named(
   z.strictObject({ id: uuid, status: eventStatus.describe('`queued` when routes matched, `accepted` when none did.') }),
 );
 
-export const replayableStatus = z.enum(SETTLED_STATUSES as readonly EventStatus[] as [EventStatus, ...EventStatus[]]);
-
-/** What a bulk replay selects, as stored on its job and as its request takes it (less `dry_run`). */
-const replayFilterFields = {
-  direction,
-  status: z.array(replayableStatus).describe('Event statuses to replay. Default `["dead_letter"]`.'),
-  destination_id: uuid.optional(),
-  source_id: uuid.optional(),
-  event_type: z.string().optional(),
-  date_from: timestamp.optional(),
-  date_to: timestamp.optional(),
-};
-
-export const replayJobResponse = named(
-  'ReplayJob',
-  z.strictObject({
-    id: uuid,
-    status: z.enum(REPLAY_JOB_STATUSES).describe('`queued`, `running`, then `done` or `failed` (`error_message`).'),
-    filters: z.strictObject(replayFilterFields),
-    matched: z.int().min(0).describe('Events found to match so far; final once the job is `done`.'),
-    replayed: z.int().min(0).describe('Events replayed so far (each once, whatever crash happened in between).'),
-    truncated: z
-      .boolean()
-      .describe(`More than ${REPLAY_JOB_LIMIT.toLocaleString('en-US')} events matched and the job stopped there: the same request again replays the rest (replayed events no longer match).`),
-    created_at: timestamp,
-    completed_at: nullableTimestamp,
-    error_message: z.string().nullable(),
-  }),
-  'A bulk replay.',
-);
-
-export const replayDryRunResponse = named(
-  'ReplayDryRun',
-  z.strictObject({
-    matched: z.int().min(0).describe(`Events a replay with these filters would send now, counted up to ${REPLAY_JOB_LIMIT.toLocaleString('en-US')}.`),
-    truncated: z.boolean().describe('More events match than one job replays, or counting them all would have outlasted the call (narrow the dates).'),
-  }),
-);
-
 export const healthResponse = z.strictObject({ status: z.literal('ok') });
 export const readyResponse = z.strictObject({ status: z.literal('ready') });
 
@@ -226,4 +185,3 @@ export type AttemptResponse = z.output<typeof attemptResponse>;
 export type PublishedResponse = z.output<typeof publishedResponse>;
 export type DuplicateResponse = z.output<typeof duplicateResponse>;
 export type BatchItemResponse = z.output<typeof batchItemResponse>;
-export type ReplayJobResponse = z.output<typeof replayJobResponse>;

@@ -1,6 +1,6 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
 import { runExportWorker } from '../exports/worker';
-import { runReplayWorker } from '../pipeline/replay-job';
+import { runReplayWorker } from '../replays/worker';
 import { log } from '../shared/log';
 import { observedHandler } from '../shared/observability';
 
