@@ -1,10 +1,7 @@
 import type {
   AttemptResponse,
-  BrandSettingsResponse,
   EventDetailResponse,
   EventListItemResponse,
-  ExportJobResponse,
-  ReplayJobResponse,
 } from './schemas';
 
 /**
@@ -27,7 +24,7 @@ export const ids = {
 } as const;
 
 export const at = '2026-06-01T12:00:00.000Z';
-const later = '2026-06-01T12:00:01.250Z';
+export const later = '2026-06-01T12:00:01.250Z';
 export const exampleSigningSecret = 'whsec_tZYWtAcaUq+08oVDZEpZi7eAgu1INz1420uIwUbV3rQ=';
 export const exampleInboundBody = '{"id":"evt_123","amount":4200}';
 export const exampleOutboundPayload = '{"invoice":"in_1","total":999}';
@@ -104,47 +101,3 @@ export const exampleOutboundDetail = {
   replayed_by: null,
   deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null }],
 } satisfies EventDetailResponse;
-
-export const exampleExportJob = {
-  id: ids.exportJob,
-  account_id: ids.account,
-  status: 'queued',
-  format: 'csv',
-  filters: { status: 'dead_letter', date_from: '2026-05-01T00:00:00.000Z' },
-  row_count: null,
-  created_at: at,
-  started_at: null,
-  completed_at: null,
-  error_message: null,
-} satisfies ExportJobResponse;
-
-export const exampleReadyExportJob = {
-  ...exampleExportJob,
-  status: 'ready',
-  row_count: 42,
-  started_at: at,
-  completed_at: later,
-} satisfies ExportJobResponse;
-
-export const exampleReplayJob = {
-  id: ids.replayJob,
-  status: 'queued',
-  filters: { direction: 'inbound', status: ['dead_letter'], destination_id: ids.destination, date_from: '2026-05-01T00:00:00.000Z' },
-  matched: 0,
-  replayed: 0,
-  truncated: false,
-  created_at: at,
-  completed_at: null,
-  error_message: null,
-} satisfies ReplayJobResponse;
-
-export const exampleDoneReplayJob = { ...exampleReplayJob, status: 'done', matched: 1312, replayed: 1312, completed_at: later } satisfies ReplayJobResponse;
-
-export const exampleBrandSettings = {
-  company_name: 'Acme',
-  logo_url: 'https://cdn.acme.com/logo.svg',
-  primary_color: '#ff0066',
-  accent_color: '#22c55e',
-  docs_title: 'Webhooks',
-  updated_at: at,
-} satisfies BrandSettingsResponse;

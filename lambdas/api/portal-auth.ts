@@ -2,7 +2,7 @@ import { unauthorized } from '../domain/errors';
 import { sessionVerdict } from '../domain/portal';
 import { log } from '../shared/log';
 import { hashApiKey } from '../shared/secrets';
-import { findPortalSession, findSessionStanding } from '../store/portal-sessions';
+import { findPortalSession, findSessionStanding } from '../portal-sessions/record';
 import type { ApiRequest } from './http';
 
 export interface PortalPrincipal {

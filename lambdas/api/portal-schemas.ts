@@ -1,17 +1,16 @@
 import * as z from 'zod';
-import { isEventTypeName, PORTAL_SESSION_SECONDS } from '../domain/portal';
+import { isEventTypeName } from '../domain/portal';
 import {
   attemptResponse,
-  brandSettingsResponse,
-  customerField,
   eventDetailResponse,
   eventListItemResponse,
   named,
 } from './schemas';
 import { uuidField } from './validation';
+import { portalBrandResponse } from '../brand/shapes';
 import { EVENT_STATUSES } from '../domain/vocabulary';
 
-/** Shapes of the consumer portal (issue 16): its sessions, the event type catalog and the portal API. */
+/** Shapes of the consumer portal's API (issue 16), and the event type name its catalog shares. */
 
 
 
@@ -19,37 +18,6 @@ export const eventTypeName = (field: string, message: string) =>
   z.string({ error: () => `${field} is required` }).refine(isEventTypeName, { error: () => message });
 
 const timestamp = z.iso.datetime();
-
-// ------------------------------------------------------------------ portal sessions
-
-export const createPortalSessionBody = named(
-  'CreatePortalSessionRequest',
-  z.strictObject({
-    customer: customerField.describe('Your own id for the customer; the portal shows only destinations with this `customer`.'),
-    expires_in_seconds: z
-      .int()
-      .min(PORTAL_SESSION_SECONDS.min)
-      .max(PORTAL_SESSION_SECONDS.max)
-      .optional()
-      .describe(`How long the link works: ${PORTAL_SESSION_SECONDS.min} to ${PORTAL_SESSION_SECONDS.max} seconds; default ${PORTAL_SESSION_SECONDS.default}.`),
-  }),
-);
-
-export const revokePortalSessionsBody = named(
-  'RevokePortalSessionsRequest',
-  z.strictObject({ customer: customerField.describe('The customer whose links end: every link made for it so far.') }),
-);
-
-export const portalSessionResponse = named(
-  'PortalSession',
-  z.strictObject({
-    url: z
-      .url()
-      .describe('Opens the portal. The part after `#` is the session’s secret: shown once, stored as a SHA-256 hash, never sent to a server by the browser.'),
-    expires_at: timestamp,
-  }),
-  'A link to the consumer portal for one customer, on your verified custom domain when you have one.',
-);
 
 // ------------------------------------------------------------------ the portal API
 
@@ -61,7 +29,7 @@ export const portalSessionInfoResponse = named(
   z.strictObject({
     customer: z.string(),
     expires_at: timestamp,
-    brand: brandSettingsResponse.pick({ company_name: true, logo_url: true, primary_color: true, accent_color: true, docs_title: true }),
+    brand: portalBrandResponse,
   }),
 );
 

@@ -1,9 +1,7 @@
 import * as z from 'zod';
-import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
-import { SETTLED_STATUSES } from '../domain/event-status';
 import { END_REASONS } from '../domain/progress';
 import { isCustomerId } from '../domain/portal';
-import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES, type EventStatus, EXPORT_FORMATS, EXPORT_STATUSES, REPLAY_JOB_STATUSES } from '../domain/vocabulary';
+import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES } from '../domain/vocabulary';
 
 /**
  * The OpenAPI document is generated from the very zod schemas the handlers parse with and the
@@ -49,7 +47,7 @@ const uuid = z.uuid();
 const timestamp = z.iso.datetime();
 const nullableTimestamp = timestamp.nullable();
 const direction = z.enum(DIRECTIONS);
-const eventStatus = named('EventStatus', z.enum(EVENT_STATUSES), 'Event status; terminal: delivered, dead_letter, replayed.');
+export const eventStatus = named('EventStatus', z.enum(EVENT_STATUSES), 'Event status; terminal: delivered, dead_letter, replayed.');
 
 export const eventListItemResponse = named(
   'EventListItem',
@@ -178,81 +176,6 @@ export const ingestAcceptedResponse = named(
   z.strictObject({ id: uuid, status: eventStatus.describe('`queued` when routes matched, `accepted` when none did.') }),
 );
 
-export const exportJobResponse = named(
-  'ExportJob',
-  z.strictObject({
-    id: uuid,
-    account_id: uuid,
-    status: z.enum(EXPORT_STATUSES),
-    format: z.enum(EXPORT_FORMATS),
-    filters: z.strictObject({
-      direction: direction.optional(),
-      status: eventStatus.optional(),
-      date_from: timestamp.optional(),
-      date_to: timestamp.optional(),
-    }),
-    row_count: z.int().min(0).nullable(),
-    created_at: timestamp,
-    started_at: nullableTimestamp,
-    completed_at: nullableTimestamp,
-    error_message: z.string().nullable(),
-  }),
-);
-
-export const replayableStatus = z.enum(SETTLED_STATUSES as readonly EventStatus[] as [EventStatus, ...EventStatus[]]);
-
-/** What a bulk replay selects, as stored on its job and as its request takes it (less `dry_run`). */
-const replayFilterFields = {
-  direction,
-  status: z.array(replayableStatus).describe('Event statuses to replay. Default `["dead_letter"]`.'),
-  destination_id: uuid.optional(),
-  source_id: uuid.optional(),
-  event_type: z.string().optional(),
-  date_from: timestamp.optional(),
-  date_to: timestamp.optional(),
-};
-
-export const replayJobResponse = named(
-  'ReplayJob',
-  z.strictObject({
-    id: uuid,
-    status: z.enum(REPLAY_JOB_STATUSES).describe('`queued`, `running`, then `done` or `failed` (`error_message`).'),
-    filters: z.strictObject(replayFilterFields),
-    matched: z.int().min(0).describe('Events found to match so far; final once the job is `done`.'),
-    replayed: z.int().min(0).describe('Events replayed so far (each once, whatever crash happened in between).'),
-    truncated: z
-      .boolean()
-      .describe(`More than ${REPLAY_JOB_LIMIT.toLocaleString('en-US')} events matched and the job stopped there: the same request again replays the rest (replayed events no longer match).`),
-    created_at: timestamp,
-    completed_at: nullableTimestamp,
-    error_message: z.string().nullable(),
-  }),
-  'A bulk replay.',
-);
-
-export const replayDryRunResponse = named(
-  'ReplayDryRun',
-  z.strictObject({
-    matched: z.int().min(0).describe(`Events a replay with these filters would send now, counted up to ${REPLAY_JOB_LIMIT.toLocaleString('en-US')}.`),
-    truncated: z.boolean().describe('More events match than one job replays, or counting them all would have outlasted the call (narrow the dates).'),
-  }),
-);
-
-const colour = z.string().regex(/^#[0-9a-f]{6}$/);
-
-export const brandSettingsResponse = named(
-  'BrandSettings',
-  z.strictObject({
-    company_name: z.string().nullable(),
-    logo_url: z.string().nullable(),
-    primary_color: colour.nullable(),
-    accent_color: colour.nullable(),
-    docs_title: z.string().nullable(),
-    updated_at: nullableTimestamp.describe('null until the account sets something.'),
-  }),
-  'The effective settings: defaults filled in.',
-);
-
 export const healthResponse = z.strictObject({ status: z.literal('ok') });
 export const readyResponse = z.strictObject({ status: z.literal('ready') });
 
@@ -262,6 +185,3 @@ export type AttemptResponse = z.output<typeof attemptResponse>;
 export type PublishedResponse = z.output<typeof publishedResponse>;
 export type DuplicateResponse = z.output<typeof duplicateResponse>;
 export type BatchItemResponse = z.output<typeof batchItemResponse>;
-export type ExportJobResponse = z.output<typeof exportJobResponse>;
-export type ReplayJobResponse = z.output<typeof replayJobResponse>;
-export type BrandSettingsResponse = z.output<typeof brandSettingsResponse>;

@@ -1,6 +1,6 @@
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import { runExportWorker } from '../pipeline/export-job';
-import { runReplayWorker } from '../pipeline/replay-job';
+import { runExportWorker } from '../exports/worker';
+import { runReplayWorker } from '../replays/worker';
 import { log } from '../shared/log';
 import { observedHandler } from '../shared/observability';
 

@@ -2,7 +2,7 @@ import { invalid } from '../domain/errors';
 import { resendVerdict } from '../domain/portal';
 import { findEventWithBody } from '../store/events';
 import { acceptEvent } from './accept-event';
-import { copyEvent } from './replay-event';
+import { copyEvent } from '../replays/replay-event';
 import { refused, type EventRef, type NotFound, type Refused } from './outcomes';
 
 export type PortalSendOutcome = { kind: 'accepted'; event: EventRef } | NotFound | Refused;

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { END_REASONS } from '../domain/progress';
-import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES, EXPORT_FORMATS, EXPORT_STATUSES } from '../domain/vocabulary';
+import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES } from '../domain/vocabulary';
 
 /** Stored shapes, validated on every read. Responses are built from these in the API layer. */
 const timestamp = z.string();
@@ -93,38 +93,3 @@ export const attemptRecord = z.object({
   duration_ms: z.int(),
 });
 export type AttemptRecord = z.infer<typeof attemptRecord>;
-
-const exportFilters = z.object({
-  direction: z.optional(z.enum(DIRECTIONS)),
-  status: z.optional(z.enum(EVENT_STATUSES)),
-  date_from: z.optional(timestamp),
-  date_to: z.optional(timestamp),
-});
-export type ExportFilters = z.infer<typeof exportFilters>;
-
-export const exportJobRecord = z.object({
-  id: z.string(),
-  account_id: z.string(),
-  status: z.enum(EXPORT_STATUSES),
-  format: z.enum(EXPORT_FORMATS),
-  filters: exportFilters,
-  row_count: z.nullable(z.int()),
-  created_at: timestamp,
-  started_at: z.nullable(timestamp),
-  completed_at: z.nullable(timestamp),
-  error_message: z.nullable(z.string()),
-  object_key: z.nullable(z.string()),
-});
-export type ExportJobRecord = z.infer<typeof exportJobRecord>;
-
-/** Brand settings as stored: only the fields the account set (absent or null reads as the default). */
-export const brandSettingsRecord = z.object({
-  account_id: z.string(),
-  company_name: z.optional(z.nullable(z.string())),
-  logo_url: z.optional(z.nullable(z.string())),
-  primary_color: z.optional(z.nullable(z.string())),
-  accent_color: z.optional(z.nullable(z.string())),
-  docs_title: z.optional(z.nullable(z.string())),
-  updated_at: timestamp,
-});
-export type BrandSettingsRecord = z.infer<typeof brandSettingsRecord>;

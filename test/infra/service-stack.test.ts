@@ -4,7 +4,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { VISIBILITY_WAIT_MAX_RECEIVES } from '../../lambdas/domain/queue-wait';
-import { STALE_CLAIM_MS } from '../../lambdas/pipeline/export-job';
+import { STALE_CLAIM_MS } from '../../lambdas/exports/worker';
 import { buildApp, createApp, type BuildAppOptions, type HookgateStacks } from '../../lib/app-builder';
 import { TRIGGER_PROVIDER_ID } from '../../lib/constructs/deploy-trigger';
 import type { HookgateFunction } from '../../lib/constructs/hookgate-function';

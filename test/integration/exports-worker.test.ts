@@ -3,7 +3,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { s3Client } from '../../lambdas/adapters/s3';
 import { handler as exportWorker } from '../../lambdas/handlers/export';
-import { EXPORT_FAILED_MESSAGE } from '../../lambdas/pipeline/export-job';
+import { EXPORT_FAILED_MESSAGE } from '../../lambdas/exports/worker';
 import { bootGateway } from '../fixtures/gateway';
 import { createAccount, type Call } from '../fixtures/http-client';
 

@@ -16,7 +16,7 @@ vi.mock('../../lambdas/shared/metrics', () => ({ recordVerificationRejected: vi.
 
 const { ingestWebhook } = await import('../../lambdas/pipeline/ingest-webhook');
 const { publishEvent } = await import('../../lambdas/pipeline/publish-event');
-const { replayEvent } = await import('../../lambdas/pipeline/replay-event');
+const { replayEvent } = await import('../../lambdas/replays/replay-event');
 
 const now = new Date('2025-01-01T00:00:00Z');
 const token = 'a'.repeat(40);

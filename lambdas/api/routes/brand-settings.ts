@@ -1,50 +1,8 @@
-import * as z from 'zod';
-import { BRAND_LIMITS, effectiveBrand, isHexColour, isHttpsUrl } from '../../domain/brand';
-import { findBrandSettings, mergeBrandSettings } from '../../store/brand-settings';
-import type { BrandSettingsRecord } from '../../store/records';
-import { exampleBrandSettings } from '../examples';
+import { changeBrandSettings, showBrandSettings } from '../../brand';
+import { brandSettingsResponse, exampleBrandSettings, presentBrandSettings, updateBrandSettingsBody } from '../../brand/shapes';
 import { json, jsonBody } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { brandSettingsResponse, named, type BrandSettingsResponse } from '../schemas';
-import { hasControlChars, parseJsonBody } from '../validation';
-
-const notEmpty = (field: string) => ({ error: () => `${field} must not be empty (use null to clear it)` });
-
-const text = (field: string, max: number) =>
-  z
-    .string()
-    .min(1, notEmpty(field))
-    .max(max)
-    .refine((v) => !hasControlChars(v), { error: () => `${field} must not contain control characters` });
-
-const colour = (field: string) =>
-  z
-    .string()
-    .refine(isHexColour, { error: () => `${field} must be a #rrggbb colour` })
-    .transform((v) => v.toLowerCase());
-
-const logoUrl = z
-  .string()
-  .max(BRAND_LIMITS.logo_url)
-  .refine(isHttpsUrl, { error: () => 'logo_url must be an https URL' });
-
-/** Every field optional; null clears a field back to its default; unknown fields are refused. */
-const brandBody = named(
-  'UpdateBrandSettingsRequest',
-  z.strictObject({
-    company_name: text('company_name', BRAND_LIMITS.company_name).nullable().optional().describe('Default null.'),
-    logo_url: logoUrl.nullable().optional().describe('An absolute https URL without credentials. Default null.'),
-    primary_color: colour('primary_color').nullable().optional().describe('`#rrggbb`, answered lower-case. Default `#4f46e5`.'),
-    accent_color: colour('accent_color').nullable().optional().describe('`#rrggbb`, answered lower-case. Default `#22c55e`.'),
-    docs_title: text('docs_title', BRAND_LIMITS.docs_title).nullable().optional().describe('Default `Webhooks`.'),
-  }),
-  'A merge: a field left out keeps its value, a string sets it, null clears it back to its default.',
-);
-
-export const presentBrandSettings = (record: BrandSettingsRecord | undefined): BrandSettingsResponse => ({
-  ...effectiveBrand(record ?? {}),
-  updated_at: record?.updated_at ?? null,
-});
+import { parseJsonBody } from '../validation';
 
 export const brandSettingsRoutes: Route[] = [
   defineRoute({
@@ -60,7 +18,7 @@ export const brandSettingsRoutes: Route[] = [
     },
     handle: async ({ principal }) => ({
       status: 200,
-      data: presentBrandSettings(await findBrandSettings(principal.accountId)),
+      data: presentBrandSettings(await showBrandSettings(principal.accountId)),
     }),
   }),
   defineRoute({
@@ -74,7 +32,7 @@ export const brandSettingsRoutes: Route[] = [
       description:
         'A field left out keeps its value; a string sets it; `null` clears it back to its default. An empty body changes nothing. One atomic write; a refused request changes nothing.',
       tag: 'Brand settings',
-      body: jsonBody(brandBody, { company_name: 'Acme', logo_url: 'https://cdn.acme.com/logo.svg', primary_color: '#FF0066' }),
+      body: jsonBody(updateBrandSettingsBody, { company_name: 'Acme', logo_url: 'https://cdn.acme.com/logo.svg', primary_color: '#FF0066' }),
       responses: { 200: json('The full settings, defaults filled in.', brandSettingsResponse, exampleBrandSettings) },
       errors: {
         400: [
@@ -91,13 +49,8 @@ export const brandSettingsRoutes: Route[] = [
       },
     },
     handle: async ({ request, principal, now }) => {
-      const body = parseJsonBody(request, brandBody);
-      // Nothing to change (an empty body): answer the settings as they are, without a write.
-      const record =
-        Object.keys(body).length === 0
-          ? await findBrandSettings(principal.accountId)
-          : await mergeBrandSettings(principal.accountId, body, now);
-      return { status: 200, data: presentBrandSettings(record) };
+      const body = parseJsonBody(request, updateBrandSettingsBody);
+      return { status: 200, data: presentBrandSettings(await changeBrandSettings(principal.accountId, body, now)) };
     },
   }),
 ];

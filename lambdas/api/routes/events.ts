@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { invalid, notFound } from '../../domain/errors';
 import { payloadUrl, readStoredBody } from '../../adapters/payloads';
-import { replayEvent } from '../../pipeline/replay-event';
+import { replayEvent } from '../../replays';
 import { listEvents } from '../../store/event-lists';
 import { findEventDetail } from '../../store/events';
 import { presentAttempt, presentEventDetail, presentEventListItem } from '../event-presenters';

@@ -1,54 +1,11 @@
-import * as z from 'zod';
-import { BUCKETS } from '../../shared/resource-definitions';
-import { gone, invalid, notFound } from '../../domain/errors';
-import { encoderFor } from '../../domain/export-rows';
-import { exportExpiresAt, isExpired } from '../../domain/retention';
-import { downloadUrl } from '../../adapters/export-files';
-import { startJobWorker } from '../../adapters/job-trigger';
-import { newId } from '../../shared/secrets';
-import { findExportJob, insertExportJob, listExportJobs } from '../../store/exports';
-import { type ExportJobRecord } from '../../store/records';
-import { exampleExportJob, exampleReadyExportJob, ids } from '../examples';
+import { EVENT_STATUSES } from '../../domain/vocabulary';
+import { createExport, exportDownload, listExports, showExport } from '../../exports';
+import { createExportBody, exampleExportJob, exampleReadyExportJob, exportJobResponse, presentExportJob } from '../../exports/shapes';
+import { ids } from '../examples';
+import { settled } from '../outcomes';
 import { json, jsonBody, list, redirect } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { exportJobResponse, named, type ExportJobResponse } from '../schemas';
-import { JOB_LIST_ERRORS, jobListQuery, parseJsonBody, parsePathId, parseWith, timestampField } from '../validation';
-import { DIRECTIONS, EVENT_STATUSES, EXPORT_FORMATS } from '../../domain/vocabulary';
-
-const createExportBody = named(
-  'CreateExportRequest',
-  z.strictObject({
-    format: z.enum(EXPORT_FORMATS).optional().describe('Default `json`.'),
-    filters: z
-      .strictObject({
-        direction: z.enum(DIRECTIONS).optional(),
-        status: z.enum(EVENT_STATUSES).optional(),
-        date_from: timestampField('filters.date_from').optional().describe('ISO 8601; inclusive bound on `created_at`.'),
-        date_to: timestampField('filters.date_to').optional().describe('ISO 8601; inclusive bound on `created_at`.'),
-      })
-      .optional()
-      .describe('Every member optional; an absent filter restricts nothing.'),
-  }),
-);
-
-const presentExportJob = (job: ExportJobRecord): ExportJobResponse => ({
-  id: job.id,
-  account_id: job.account_id,
-  status: job.status,
-  format: job.format,
-  filters: job.filters,
-  row_count: job.row_count,
-  created_at: job.created_at,
-  started_at: job.started_at,
-  completed_at: job.completed_at,
-  error_message: job.error_message,
-});
-
-async function ownedJob(accountId: string, rawId: string | undefined): Promise<ExportJobRecord> {
-  const job = await findExportJob(accountId, parsePathId(rawId));
-  if (!job) throw notFound();
-  return job;
-}
+import { JOB_LIST_ERRORS, jobListQuery, parseJsonBody, parsePathId, parseWith } from '../validation';
 
 export const exportRoutes: Route[] = [
   defineRoute({
@@ -77,26 +34,7 @@ export const exportRoutes: Route[] = [
       },
     },
     handle: async ({ request, principal, now }) => {
-      const body = parseJsonBody(request, createExportBody);
-      const filters = body.filters ?? {};
-      if (filters.date_from && filters.date_to && filters.date_from > filters.date_to) {
-        throw invalid('filters.date_from must not be after filters.date_to');
-      }
-      const job: ExportJobRecord = {
-        id: newId(),
-        account_id: principal.accountId,
-        status: 'queued',
-        format: body.format ?? 'json',
-        filters,
-        row_count: null,
-        created_at: now.toISOString(),
-        started_at: null,
-        completed_at: null,
-        error_message: null,
-        object_key: null,
-      };
-      await insertExportJob(job);
-      await startJobWorker('export', job);
+      const { job } = settled(await createExport(principal.accountId, parseJsonBody(request, createExportBody), now));
       return { status: 201, data: presentExportJob(job) };
     },
   }),
@@ -114,7 +52,7 @@ export const exportRoutes: Route[] = [
     },
     handle: async ({ request, principal }) => {
       const query = parseWith(jobListQuery, request.query);
-      const jobs = await listExportJobs(principal.accountId, query.limit ?? 25, query.offset ?? 0);
+      const jobs = await listExports(principal.accountId, query.limit ?? 25, query.offset ?? 0);
       return { status: 200, data: jobs.map(presentExportJob) };
     },
   }),
@@ -128,7 +66,10 @@ export const exportRoutes: Route[] = [
       tag: 'Exports',
       responses: { 200: json('The job.', exportJobResponse, exampleReadyExportJob) },
     },
-    handle: async ({ params, principal }) => ({ status: 200, data: presentExportJob(await ownedJob(principal.accountId, params.id)) }),
+    handle: async ({ params, principal }) => {
+      const { job } = settled(await showExport(principal.accountId, parsePathId(params.id)));
+      return { status: 200, data: presentExportJob(job) };
+    },
   }),
   defineRoute({
     method: 'GET',
@@ -148,12 +89,8 @@ export const exportRoutes: Route[] = [
       errors: { 400: ['export is not ready'], 410: ['export file expired'] },
     },
     handle: async ({ params, principal, now }) => {
-      const job = await ownedJob(principal.accountId, params.id);
-      if (job.status !== 'ready' || !job.object_key) throw invalid('export is not ready');
-      // Its file is gone (the bucket's lifecycle rule): say so, rather than redirect to nothing.
-      if (job.completed_at && isExpired(exportExpiresAt(job.completed_at, BUCKETS.exports.fileExpiryDays), now)) throw gone('export file expired');
-      const encoder = encoderFor(job.format);
-      return { status: 302, location: await downloadUrl(job.object_key, `export-${job.id}.${encoder.extension}`, encoder.contentType) };
+      const { url } = settled(await exportDownload(principal.accountId, parsePathId(params.id), now));
+      return { status: 302, location: url };
     },
   }),
 ];

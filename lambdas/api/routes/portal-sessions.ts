@@ -1,9 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { PORTAL_SESSION_SECONDS, portalLinkBase, sessionValidUntil } from '../../domain/portal';
-import { hashApiKey, newId } from '../../shared/secrets';
-import { listCustomDomains } from '../../custom-domains/record';
-import { currentLinkGeneration, insertPortalSession, revokePortalLinks } from '../../store/portal-sessions';
-import { createPortalSessionBody, portalSessionResponse, revokePortalSessionsBody } from '../portal-schemas';
+import { endPortalLinks, openPortalSession } from '../../portal-sessions';
+import { createPortalSessionBody, examplePortalSession, portalSessionResponse, revokePortalSessionsBody } from '../../portal-sessions/shapes';
 import { CUSTOMER_MESSAGE } from '../schemas';
 import { publicBaseUrl } from '../public-url';
 import { json, jsonBody, noContent } from '../route-doc';
@@ -25,10 +21,7 @@ export const portalSessionRoutes: Route[] = [
       tag: 'Portal sessions',
       body: jsonBody(createPortalSessionBody, { customer: 'cus_42', expires_in_seconds: 3600 }),
       responses: {
-        201: json('The link, shown once.', portalSessionResponse, {
-          url: 'https://hooks.acme.com/portal#ps_Yq3kN0vQ1m9bF4cX7tP2sLwE8rD5uJ6hG0aZ1yK3nM4',
-          expires_at: '2026-06-01T13:00:00.000Z',
-        }),
+        201: json('The link, shown once.', portalSessionResponse, examplePortalSession),
       },
       errors: {
         400: [
@@ -42,19 +35,8 @@ export const portalSessionRoutes: Route[] = [
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createPortalSessionBody);
-      const secret = `ps_${randomBytes(32).toString('base64url')}`;
-      const validUntil = sessionValidUntil(now, body.expires_in_seconds ?? PORTAL_SESSION_SECONDS.default).toISOString();
-      await insertPortalSession(hashApiKey(secret), {
-        id: newId(),
-        account_id: principal.accountId,
-        customer: body.customer,
-        key_id: principal.keyId,
-        generation: await currentLinkGeneration(principal.accountId, body.customer),
-        created_at: now.toISOString(),
-        valid_until: validUntil,
-      });
-      const base = portalLinkBase(await listCustomDomains(principal.accountId), publicBaseUrl(request));
-      return { status: 201, data: { url: `${base}${PORTAL_PATH}#${secret}`, expires_at: validUntil } };
+      const { secret, validUntil, origin } = await openPortalSession(principal, body, publicBaseUrl(request), now);
+      return { status: 201, data: { url: `${origin}${PORTAL_PATH}#${secret}`, expires_at: validUntil } };
     },
   }),
   defineRoute({
@@ -73,7 +55,7 @@ export const portalSessionRoutes: Route[] = [
     },
     handle: async ({ request, principal }) => {
       const body = parseJsonBody(request, revokePortalSessionsBody);
-      await revokePortalLinks(principal.accountId, body.customer);
+      await endPortalLinks(principal.accountId, body.customer);
       return { status: 204 };
     },
   }),

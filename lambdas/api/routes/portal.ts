@@ -29,13 +29,14 @@ import {
   type PortalEndpointWithSecretResponse,
 } from '../../destinations/shapes';
 import { resendToEndpoint, sendTestEvent } from '../../pipeline/portal-delivery';
-import { findBrandSettings } from '../../store/brand-settings';
+import { showBrandSettings } from '../../brand';
+import { examplePortalBrand, presentPortalBrand } from '../../brand/shapes';
 import { findCustomerEvent, listCustomerEvents } from '../../store/customer-events';
 import { findEventDetail } from '../../store/events';
 import { listEventTypes } from '../../event-types';
 import { eventTypeResponse, presentEventType } from '../../event-types/shapes';
 import { presentAttempt, presentEventDetail } from '../event-presenters';
-import { exampleAttempt, exampleBrandSettings, exampleOutboundDetail, ids } from '../examples';
+import { exampleAttempt, exampleOutboundDetail, ids } from '../examples';
 import { settled } from '../outcomes';
 import type { PortalPrincipal } from '../portal-auth';
 import {
@@ -50,7 +51,6 @@ import {
 import { json, jsonBody, list, noContent, page } from '../route-doc';
 import { defineRoute, type Route } from '../router';
 import { eventCursor, parseJsonBody, parsePathId, parseWith } from '../validation';
-import { presentBrandSettings } from './brand-settings';
 
 /**
  * The consumer portal's API: every route takes the portal link's secret only (`Bearer ps_…`), and
@@ -115,19 +115,12 @@ export const portalApiRoutes: Route[] = [
         200: json('The session.', portalSessionInfoResponse, {
           customer: 'cus_42',
           expires_at: '2026-06-01T13:00:00.000Z',
-          brand: {
-            company_name: exampleBrandSettings.company_name,
-            logo_url: exampleBrandSettings.logo_url,
-            primary_color: exampleBrandSettings.primary_color,
-            accent_color: exampleBrandSettings.accent_color,
-            docs_title: exampleBrandSettings.docs_title,
-          },
+          brand: examplePortalBrand,
         }),
       },
     },
     handle: async ({ portal }) => {
-      const { company_name, logo_url, primary_color, accent_color, docs_title } = presentBrandSettings(await findBrandSettings(portal.accountId));
-      const brand = { company_name, logo_url, primary_color, accent_color, docs_title };
+      const brand = presentPortalBrand(await showBrandSettings(portal.accountId));
       return { status: 200, data: { customer: portal.customer, expires_at: portal.validUntil, brand } };
     },
   }),

@@ -1,8 +1,20 @@
+import * as z from 'zod/mini';
 import type { BrandField } from '../domain/brand';
-import { defineEntity } from './entity';
-import { accountPartition } from './keys';
-import { brandSettingsRecord, type BrandSettingsRecord } from './records';
-import { updateItem } from './table';
+import { defineEntity } from '../store/entity';
+import { accountPartition } from '../store/keys';
+import { updateItem } from '../store/table';
+
+/** Brand settings as stored: only the fields the account set (absent or null reads as the default). */
+const brandSettingsRecord = z.object({
+  account_id: z.string(),
+  company_name: z.optional(z.nullable(z.string())),
+  logo_url: z.optional(z.nullable(z.string())),
+  primary_color: z.optional(z.nullable(z.string())),
+  accent_color: z.optional(z.nullable(z.string())),
+  docs_title: z.optional(z.nullable(z.string())),
+  updated_at: z.string(),
+});
+export type BrandSettingsRecord = z.infer<typeof brandSettingsRecord>;
 
 /** One item per account, outside the routing range. Written only by the merge below, never put whole. */
 const brandSettingsEntity = defineEntity({

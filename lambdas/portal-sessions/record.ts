@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { apiKeyItemKey } from '../accounts/api-key-record';
-import { defineEntity } from './entity';
-import { accountPartition, LOOKUP_SK } from './keys';
-import { batchGet, updateItem } from './table';
+import { defineEntity } from '../store/entity';
+import { accountPartition, LOOKUP_SK } from '../store/keys';
+import { batchGet, updateItem } from '../store/table';
 
 /** A portal link's session: only the SHA-256 of its secret is stored, as for API keys. */
 const portalSessionRecord = z.object({

@@ -1,9 +1,37 @@
+import * as z from 'zod/mini';
 import { BUCKETS } from '../shared/resource-definitions';
 import { exportExpiresAt } from '../domain/retention';
-import { defineEntity } from './entity';
-import { accountPartition } from './keys';
-import { exportJobRecord, type ExportJobRecord } from './records';
-import { INDEX, queryPage, updateItem } from './table';
+import { DIRECTIONS, EVENT_STATUSES, EXPORT_FORMATS, EXPORT_STATUSES } from '../domain/vocabulary';
+import { defineEntity } from '../store/entity';
+import { accountPartition } from '../store/keys';
+import { INDEX, queryPage, updateItem } from '../store/table';
+
+const timestamp = z.string();
+
+/** Which events a job writes; an absent filter restricts nothing. */
+const exportFilters = z.object({
+  direction: z.optional(z.enum(DIRECTIONS)),
+  status: z.optional(z.enum(EVENT_STATUSES)),
+  date_from: z.optional(timestamp),
+  date_to: z.optional(timestamp),
+});
+export type ExportFilters = z.infer<typeof exportFilters>;
+
+/** An export job: queued, then held by a worker, then ready (its file written) or failed. */
+const exportJobRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  status: z.enum(EXPORT_STATUSES),
+  format: z.enum(EXPORT_FORMATS),
+  filters: exportFilters,
+  row_count: z.nullable(z.int()),
+  created_at: timestamp,
+  started_at: z.nullable(timestamp),
+  completed_at: z.nullable(timestamp),
+  error_message: z.nullable(z.string()),
+  object_key: z.nullable(z.string()),
+});
+export type ExportJobRecord = z.infer<typeof exportJobRecord>;
 
 /** Work index partitions: jobs waiting for a worker, and jobs a worker holds (to recover a dead one). */
 const WORK = { queued: 'EXPORTS#queued', processing: 'EXPORTS#processing' } as const;

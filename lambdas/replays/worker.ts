@@ -15,7 +15,7 @@ import {
   saveReplayJob,
   type ReplayFilters,
   type ReplayJobRecord,
-} from '../store/replay-jobs';
+} from './record';
 import { copyEvent, markReplayed } from './replay-event';
 
 const REPLAY_FAILED_MESSAGE = 'replay failed: create a new replay with the same filters to continue (events already replayed no longer match)';

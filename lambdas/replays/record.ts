@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import { replayJobExpiresAt } from '../domain/bulk-replay';
 import { isExpired } from '../domain/retention';
-import { defineEntity } from './entity';
-import { eventPartition } from './events';
-import { accountPartition } from './keys';
-import { INDEX, queryAll, updateItem } from './table';
+import { defineEntity } from '../store/entity';
+import { eventPartition } from '../store/events';
+import { accountPartition } from '../store/keys';
+import { INDEX, queryAll, updateItem } from '../store/table';
 import { DIRECTIONS, EVENT_STATUSES, REPLAY_JOB_STATUSES } from '../domain/vocabulary';
 
 /**

@@ -3,8 +3,7 @@ import { firstIdAt, lastIdAt } from '../domain/time-bounds';
 import { exportKey, putExport } from '../adapters/export-files';
 import { log } from '../shared/log';
 import { listEventPages } from '../store/event-lists';
-import { claimExportJob, findClaimableJobs, finishExportJob } from '../store/exports';
-import type { ExportFilters, ExportJobRecord } from '../store/records';
+import { claimExportJob, findClaimableJobs, finishExportJob, type ExportFilters, type ExportJobRecord } from './record';
 import { type Direction, DIRECTIONS } from '../domain/vocabulary';
 
 /** A worker that started a job this long ago is presumed dead (the export function's timeout is shorter). */

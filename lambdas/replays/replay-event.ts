@@ -6,8 +6,8 @@ import { newId } from '../shared/secrets';
 import { findDestination } from '../destinations/record';
 import { changeEvent, findEventWithBody } from '../store/events';
 import type { EventBodyRecord, EventRecord } from '../store/records';
-import { acceptEvent } from './accept-event';
-import { refused, type EventRef, type NotFound, type Refused } from './outcomes';
+import { acceptEvent } from '../pipeline/accept-event';
+import { refused, type EventRef, type NotFound, type Refused } from '../pipeline/outcomes';
 import type { Direction } from '../domain/vocabulary';
 
 export type ReplayOutcome = { kind: 'accepted'; replay: EventRef } | NotFound | Refused;
