@@ -1,6 +1,6 @@
 import { webhookIdOf } from '../domain/ids';
-import type { EventListItem } from '../store/event-lists';
-import type { AttemptRecord, EventBodyRecord, EventRecord } from '../store/records';
+import type { EventListItem } from '../events/lists';
+import type { AttemptRecord, EventBodyRecord, EventRecord } from '../events/record';
 import type { AttemptResponse, EventDetailResponse, EventListItemResponse } from './schemas';
 
 export const presentEventListItem = (e: EventListItem): EventListItemResponse => ({

@@ -11,7 +11,7 @@ import {
 import { isRouted } from '../domain/routing';
 import { log } from '../shared/log';
 import type { DestinationRecord } from '../destinations/record';
-import type { EventRecord } from '../store/records';
+import type { EventRecord } from '../events/record';
 import { loadCurrentRoutingTable } from '../store/routing-table';
 import { acceptEvent } from './accept-event';
 

@@ -1,6 +1,6 @@
 import { invalid } from '../domain/errors';
 import { resendVerdict } from '../domain/portal';
-import { findEventWithBody } from '../store/events';
+import { findEventWithBody } from '../events/record';
 import { acceptEvent } from './accept-event';
 import { copyEvent } from './replay-event';
 import { refused, type EventRef, type NotFound, type Refused } from './outcomes';

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { replayJobExpiresAt } from '../domain/bulk-replay';
 import { isExpired } from '../domain/retention';
 import { defineEntity } from './entity';
-import { eventPartition } from './events';
+import { eventPartition } from '../events/record';
 import { accountPartition } from './keys';
 import { INDEX, queryAll, updateItem } from './table';
 import { DIRECTIONS, EVENT_STATUSES, REPLAY_JOB_STATUSES } from '../domain/vocabulary';

@@ -9,7 +9,7 @@ const changeEvent = vi.fn();
 const findHostOwner = vi.fn();
 vi.mock('../../lambdas/pipeline/accept-event', () => ({ acceptEvent }));
 vi.mock('../../lambdas/sources/record', () => ({ findSourceByToken }));
-vi.mock('../../lambdas/store/events', () => ({ findEventWithBody, changeEvent }));
+vi.mock('../../lambdas/events/record', () => ({ findEventWithBody, changeEvent }));
 vi.mock('../../lambdas/custom-domains/record', () => ({ findHostOwner }));
 vi.mock('../../lambdas/adapters/payloads', () => ({ copyPayload: vi.fn(), payloadKey: (account: string, id: string) => `${account}/${id}` }));
 vi.mock('../../lambdas/shared/metrics', () => ({ recordVerificationRejected: vi.fn() }));

@@ -2,8 +2,8 @@ import * as z from 'zod';
 import { invalid, notFound } from '../../domain/errors';
 import { payloadUrl, readStoredBody } from '../../adapters/payloads';
 import { replayEvent } from '../../pipeline/replay-event';
-import { listEvents } from '../../store/event-lists';
-import { findEventDetail } from '../../store/events';
+import { listEvents } from '../../events/lists';
+import { findEventDetail } from '../../events/record';
 import { presentAttempt, presentEventDetail, presentEventListItem } from '../event-presenters';
 import {
   exampleAttempt,

@@ -30,8 +30,8 @@ import {
 } from '../../destinations/shapes';
 import { resendToEndpoint, sendTestEvent } from '../../pipeline/portal-delivery';
 import { findBrandSettings } from '../../store/brand-settings';
-import { findCustomerEvent, listCustomerEvents } from '../../store/customer-events';
-import { findEventDetail } from '../../store/events';
+import { findCustomerEvent, listCustomerEvents } from '../../events/customer-index';
+import { findEventDetail } from '../../events/record';
 import { listEventTypes } from '../../event-types';
 import { eventTypeResponse, presentEventType } from '../../event-types/shapes';
 import { presentAttempt, presentEventDetail } from '../event-presenters';
