@@ -1,7 +1,7 @@
 import { invalid } from '../domain/errors';
 import { resendVerdict } from '../domain/portal';
 import { findEventWithBody } from '../events/record';
-import { acceptEvent } from './accept-event';
+import { acceptEvent } from '../events/accept';
 import { copyEvent } from './replay-event';
 import { refused, type EventRef, type NotFound, type Refused } from './outcomes';
 

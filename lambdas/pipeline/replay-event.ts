@@ -6,7 +6,7 @@ import { newId } from '../shared/secrets';
 import { findDestination } from '../destinations/record';
 import { changeEvent, findEventWithBody } from '../events/record';
 import type { EventBodyRecord, EventRecord } from '../events/record';
-import { acceptEvent } from './accept-event';
+import { acceptEvent } from '../events/accept';
 import { refused, type EventRef, type NotFound, type Refused } from './outcomes';
 import type { Direction } from '../domain/vocabulary';
 

@@ -8,7 +8,7 @@ import { apiEvent, UNIT_ENV } from '../fixtures/apigw';
 
 const ingestWebhook = vi.fn();
 const replayEvent = vi.fn();
-vi.mock('../../lambdas/pipeline/ingest-webhook', () => ({ ingestWebhook }));
+vi.mock('../../lambdas/events/ingest', () => ({ ingestWebhook }));
 vi.mock('../../lambdas/pipeline/replay-event', () => ({ replayEvent }));
 
 const { REFUSAL_STATUS, MAX_BODY_BYTES } = await import('../../lambdas/api/http');

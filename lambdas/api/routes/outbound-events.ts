@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { isReservedType } from '../../domain/operational-events';
 import { unsendableHeaderMessage } from '../../domain/header-values';
-import { deferredEnqueue, type TaskSink } from '../../pipeline/accept-event';
-import { publishEvent, type PublishInput } from '../../pipeline/publish-event';
+import { deferredEnqueue, type TaskSink } from '../../events/accept';
+import { publishEvent, type PublishInput } from '../../events/publish';
 import { exampleOutboundPayload, ids } from '../examples';
 import { REFUSAL_STATUS } from '../http';
 import { presentPublished } from '../presenters';

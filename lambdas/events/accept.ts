@@ -10,10 +10,9 @@ import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { recordIngested } from '../shared/metrics';
 import { newId } from '../shared/secrets';
-import { claimExternalId } from '../events/dedupe';
-import { logCustomerEvent } from '../events/customer-index';
-import { deleteUnqueuedEvent, findEvent, insertEvent } from '../events/record';
-import type { EventBodyRecord, EventRecord } from '../events/record';
+import { claimExternalId } from './dedupe';
+import { logCustomerEvent } from './customer-index';
+import { deleteUnqueuedEvent, findEvent, insertEvent, type EventBodyRecord, type EventRecord } from './record';
 import { loadCurrentRoutingTable, type RoutingTable } from '../store/routing-table';
 import type { Direction, EventStatus } from '../domain/vocabulary';
 
