@@ -1,13 +1,7 @@
 import * as z from 'zod';
 import { isEventTypeName, PORTAL_SESSION_SECONDS } from '../domain/portal';
-import {
-  attemptResponse,
-  brandSettingsResponse,
-  customerField,
-  eventDetailResponse,
-  eventListItemResponse,
-  named,
-} from './schemas';
+import { attemptResponse, eventDetailResponse, eventListItemResponse } from '../events/shapes';
+import { brandSettingsResponse, customerField, named } from './schemas';
 import { uuidField } from './validation';
 import { EVENT_STATUSES } from '../domain/vocabulary';
 

@@ -13,7 +13,7 @@ vi.mock('../../lambdas/pipeline/replay-event', () => ({ replayEvent }));
 
 const { REFUSAL_STATUS, MAX_BODY_BYTES } = await import('../../lambdas/api/http');
 const { httpEnvelope } = await import('../../lambdas/api/http-envelope');
-const { presentPublished } = await import('../../lambdas/api/presenters');
+const { presentPublished } = await import('../../lambdas/events/shapes');
 const { eventRoutes } = await import('../../lambdas/api/routes/events');
 const { handler: ingestHandler } = await import('../../lambdas/handlers/ingest');
 

@@ -4,19 +4,23 @@ import { payloadUrl, readStoredBody } from '../../adapters/payloads';
 import { replayEvent } from '../../pipeline/replay-event';
 import { listEvents } from '../../events/lists';
 import { findEventDetail } from '../../events/record';
-import { presentAttempt, presentEventDetail, presentEventListItem } from '../event-presenters';
 import {
+  eventListItemResponse,
+  eventWithAttemptsResponse,
   exampleAttempt,
   exampleInboundDetail,
   exampleInboundListItem,
   exampleOutboundDetail,
   exampleOutboundListItem,
-  ids,
-} from '../examples';
+  presentAttempt,
+  presentEventDetail,
+  presentEventListItem,
+} from '../../events/shapes';
+import { ids } from '../examples';
 import { fitsLambdaResponse } from '../http';
 import { json, jsonBody, page as eventPage } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { CUSTOMER_MESSAGE, customerField, eventListItemResponse, eventWithAttemptsResponse, named, replayResponse } from '../schemas';
+import { CUSTOMER_MESSAGE, customerField, named, replayResponse } from '../schemas';
 import { eventCursor, parseJsonBody, parsePathId, parseWith, timestampField, uuidField } from '../validation';
 import { firstIdAt, lastIdAt } from '../../domain/time-bounds';
 import { type Direction, EVENT_STATUSES } from '../../domain/vocabulary';

@@ -34,8 +34,8 @@ import { findCustomerEvent, listCustomerEvents } from '../../events/customer-ind
 import { findEventDetail } from '../../events/record';
 import { listEventTypes } from '../../event-types';
 import { eventTypeResponse, presentEventType } from '../../event-types/shapes';
-import { presentAttempt, presentEventDetail } from '../event-presenters';
-import { exampleAttempt, exampleBrandSettings, exampleOutboundDetail, ids } from '../examples';
+import { exampleAttempt, exampleOutboundDetail, presentAttempt, presentEventDetail } from '../../events/shapes';
+import { exampleBrandSettings, ids } from '../examples';
 import { settled } from '../outcomes';
 import type { PortalPrincipal } from '../portal-auth';
 import {
