@@ -1,9 +1,9 @@
 import { unsendableHeaderMessage } from '../domain/header-values';
 import { MAX_BINARY_BODY_BYTES, MAX_ENCODED_BODY_BYTES } from '../domain/payload-limits';
-import { exampleInboundBody, ids } from './examples';
+import { exampleInboundBody, ingestAcceptedResponse } from '../events/shapes';
+import { ids } from './examples';
 import type { DocumentedOperation } from './openapi';
 import { json } from './route-doc';
-import { ingestAcceptedResponse } from './schemas';
 
 /**
  * `POST /ingest/{token}` is served by its own function (lambdas/handlers/ingest.ts), outside the API

@@ -1,11 +1,7 @@
 import * as z from 'zod';
 import { isEventTypeName } from '../domain/portal';
-import {
-  attemptResponse,
-  eventDetailResponse,
-  eventListItemResponse,
-  named,
-} from './schemas';
+import { attemptResponse, eventDetailResponse, eventListItemResponse } from '../events/shapes';
+import { named } from './schemas';
 import { uuidField } from './validation';
 import { portalBrandResponse } from '../brand/shapes';
 import { EVENT_STATUSES } from '../domain/vocabulary';

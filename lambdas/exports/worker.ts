@@ -2,7 +2,7 @@ import { encoderFor, EXPORT_COLUMNS, MAX_EXPORT_ROWS, type ExportRow } from '../
 import { firstIdAt, lastIdAt } from '../domain/time-bounds';
 import { exportKey, putExport } from '../adapters/export-files';
 import { log } from '../shared/log';
-import { listEventPages } from '../store/event-lists';
+import { listEventPages } from '../events/lists';
 import { claimExportJob, findClaimableJobs, finishExportJob, type ExportFilters, type ExportJobRecord } from './record';
 import { type Direction, DIRECTIONS } from '../domain/vocabulary';
 

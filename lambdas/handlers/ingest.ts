@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { httpEnvelope } from '../api/http-envelope';
 import { toApiRequest, type ApiResult } from '../api/http';
-import { ingestWebhook } from '../pipeline/ingest-webhook';
+import { ingestWebhook } from '../events/ingest';
 import { httpRequestLogKeys, invocationScoped, observability } from '../shared/observability';
 
 async function ingest(event: APIGatewayProxyEventV2): Promise<ApiResult> {

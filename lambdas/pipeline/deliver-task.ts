@@ -19,9 +19,9 @@ import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
 import { disableDestination } from '../destinations/record';
-import { changeEvent, findEventWithBody, insertAttempt } from '../store/events';
+import { changeEvent, findEventWithBody, insertAttempt } from '../events/record';
 import type { DestinationRecord } from '../destinations/record';
-import type { AttemptRecord, EventBodyRecord, EventRecord } from '../store/records';
+import type { AttemptRecord, EventBodyRecord, EventRecord } from '../events/record';
 import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routing-table';
 
 /** What the queue should do with the task's message afterwards: drop it, or bring it back (as `queueWait` decides). */

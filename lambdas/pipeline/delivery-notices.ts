@@ -11,9 +11,9 @@ import {
 import { isRouted } from '../domain/routing';
 import { log } from '../shared/log';
 import type { DestinationRecord } from '../destinations/record';
-import type { EventRecord } from '../store/records';
+import type { EventRecord } from '../events/record';
 import { loadCurrentRoutingTable } from '../store/routing-table';
-import { acceptEvent } from './accept-event';
+import { acceptEvent } from '../events/accept';
 
 /**
  * What a settled try tells the account (operational events). Called only when something changed, so

@@ -1,5 +1,5 @@
 import type { Refusal } from '../domain/errors';
-import type { AcceptResult } from './accept-event';
+import type { AcceptResult } from '../events/accept';
 import type { EventStatus } from '../domain/vocabulary';
 
 /** An event as the caller is told of it. */

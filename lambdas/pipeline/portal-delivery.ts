@@ -1,7 +1,7 @@
 import { invalid } from '../domain/errors';
 import { resendVerdict } from '../domain/portal';
-import { findEventWithBody } from '../store/events';
-import { acceptEvent } from './accept-event';
+import { findEventWithBody } from '../events/record';
+import { acceptEvent } from '../events/accept';
 import { copyEvent } from '../replays/replay-event';
 import { refused, type EventRef, type NotFound, type Refused } from './outcomes';
 

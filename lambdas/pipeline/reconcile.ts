@@ -4,8 +4,8 @@ import { isTerminalDelivery } from '../domain/event-status';
 import type { DeliveryState } from '../domain/progress';
 import { enqueueDeliveries, type DeliveryTask } from '../adapters/delivery-queue';
 import { log } from '../shared/log';
-import { changeEvent, overdueEvents, RECONCILE_SHARDS } from '../store/events';
-import type { EventRecord } from '../store/records';
+import { changeEvent, overdueEvents, RECONCILE_SHARDS } from '../events/record';
+import type { EventRecord } from '../events/record';
 import { loadCurrentRoutingTable } from '../store/routing-table';
 
 export interface ReconcileOptions {

@@ -2,8 +2,8 @@ import { isSweepable, sideItemExpiresAt, sweepCutoffBound } from '../domain/rete
 import { deletePayload } from '../adapters/payloads';
 import { log } from '../shared/log';
 import { accountIdsAfter, readAccountRetention, recordTtlWindow } from '../accounts/record';
-import { deleteDedupeIfOwned, setDedupeExpiry } from '../store/dedupe';
-import { changeEvent, deleteSettledStatusItem } from '../store/events';
+import { deleteDedupeIfOwned, setDedupeExpiry } from '../events/dedupe';
+import { changeEvent, deleteSettledStatusItem } from '../events/record';
 import {
   clearCheckpoint,
   deleteSideItems,

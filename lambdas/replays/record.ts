@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { replayJobExpiresAt } from '../domain/bulk-replay';
 import { isExpired } from '../domain/retention';
 import { defineEntity } from '../store/entity';
-import { eventPartition } from '../store/events';
+import { eventPartition } from '../events/record';
 import { accountPartition } from '../store/keys';
 import { INDEX, queryAll, updateItem } from '../store/table';
 import { DIRECTIONS, EVENT_STATUSES, REPLAY_JOB_STATUSES } from '../domain/vocabulary';

@@ -4,9 +4,8 @@ import { SETTLED_STATUSES } from '../domain/event-status';
 import { copyPayload, payloadKey } from '../adapters/payloads';
 import { newId } from '../shared/secrets';
 import { findDestination } from '../destinations/record';
-import { changeEvent, findEventWithBody } from '../store/events';
-import type { EventBodyRecord, EventRecord } from '../store/records';
-import { acceptEvent } from '../pipeline/accept-event';
+import { changeEvent, findEventWithBody, type EventBodyRecord, type EventRecord } from '../events/record';
+import { acceptEvent } from '../events/accept';
 import { refused, type EventRef, type NotFound, type Refused } from '../pipeline/outcomes';
 import type { Direction } from '../domain/vocabulary';
 

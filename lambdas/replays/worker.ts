@@ -5,9 +5,9 @@ import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { newId } from '../shared/secrets';
 import { findDestination } from '../destinations/record';
-import { listEventRecordPages, type ListRange } from '../store/event-lists';
-import { findEvent, findEventWithBody } from '../store/events';
-import type { EventRecord } from '../store/records';
+import { listEventRecordPages, type ListRange } from '../events/lists';
+import { findEvent, findEventWithBody } from '../events/record';
+import type { EventRecord } from '../events/record';
 import {
   claimReplayCopy,
   claimReplayJob,

@@ -1,16 +1,15 @@
 import * as z from 'zod/mini';
-import { deleteEventSideItems, eventItemKind, readEventPartition as readStoredEvent, setEventItemExpiry } from './events';
-import { walkListIndex } from './event-lists';
+import { deleteEventSideItems, eventItemKind, eventRecord, readEventPartition as readStoredEvent, setEventItemExpiry, type EventRecord } from '../events/record';
+import { walkListIndex } from '../events/lists';
 import { defineEntity, type Key } from './entity';
-import { eventRecord, type EventRecord } from './records';
 import { type Direction, DIRECTIONS, EVENT_STATUSES, type EventStatus } from '../domain/vocabulary';
 
 /**
  * What the retention sweeper reads, and its checkpoint. Every write of another type's items is made by
- * the module that owns the type (events.ts, dedupe.ts, accounts.ts); the sweeper's side items reach
- * events.ts through opaque references. Everything is idempotent: deleting what is already gone, or
- * rewriting a TTL to the value it already has, is harmless, so a run that stopped half-way can simply
- * be repeated.
+ * the module that owns the type (events/record.ts, events/dedupe.ts, accounts.ts); the sweeper's side
+ * items reach events/record.ts through opaque references. Everything is idempotent: deleting what is
+ * already gone, or rewriting a TTL to the value it already has, is harmless, so a run that stopped
+ * half-way can simply be repeated.
  */
 export type { Direction };
 

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findEventWithBody } from '../../lambdas/store/events';
+import { findEventWithBody } from '../../lambdas/events/record';
 import { claimReplayCopy, insertReplayJob } from '../../lambdas/replays/record';
 import { copyEvent } from '../../lambdas/replays/replay-event';
 import { runReplayWorker } from '../../lambdas/replays/worker';

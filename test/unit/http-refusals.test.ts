@@ -8,12 +8,12 @@ import { apiEvent, UNIT_ENV } from '../fixtures/apigw';
 
 const ingestWebhook = vi.fn();
 const replayEvent = vi.fn();
-vi.mock('../../lambdas/pipeline/ingest-webhook', () => ({ ingestWebhook }));
+vi.mock('../../lambdas/events/ingest', () => ({ ingestWebhook }));
 vi.mock('../../lambdas/replays/replay-event', () => ({ replayEvent }));
 
 const { REFUSAL_STATUS, MAX_BODY_BYTES } = await import('../../lambdas/api/http');
 const { httpEnvelope } = await import('../../lambdas/api/http-envelope');
-const { presentPublished } = await import('../../lambdas/api/presenters');
+const { presentPublished } = await import('../../lambdas/events/shapes');
 const { eventRoutes } = await import('../../lambdas/api/routes/events');
 const { handler: ingestHandler } = await import('../../lambdas/handlers/ingest');
 

@@ -5,7 +5,7 @@ import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, P
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { INLINE_BODY_LIMIT_BYTES } from '../../lambdas/adapters/payloads';
-import { acceptEvent, type NewEvent } from '../../lambdas/pipeline/accept-event';
+import { acceptEvent, type NewEvent } from '../../lambdas/events/accept';
 import { resetConfigForTests } from '../../lambdas/shared/config';
 import { UNIT_ENV } from '../fixtures/apigw';
 import { ACCOUNT_ID, eventRecord } from '../fixtures/records';

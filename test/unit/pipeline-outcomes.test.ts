@@ -7,15 +7,15 @@ const findSourceByToken = vi.fn();
 const findEventWithBody = vi.fn();
 const changeEvent = vi.fn();
 const findHostOwner = vi.fn();
-vi.mock('../../lambdas/pipeline/accept-event', () => ({ acceptEvent }));
+vi.mock('../../lambdas/events/accept', () => ({ acceptEvent }));
 vi.mock('../../lambdas/sources/record', () => ({ findSourceByToken }));
-vi.mock('../../lambdas/store/events', () => ({ findEventWithBody, changeEvent }));
+vi.mock('../../lambdas/events/record', () => ({ findEventWithBody, changeEvent }));
 vi.mock('../../lambdas/custom-domains/record', () => ({ findHostOwner }));
 vi.mock('../../lambdas/adapters/payloads', () => ({ copyPayload: vi.fn(), payloadKey: (account: string, id: string) => `${account}/${id}` }));
 vi.mock('../../lambdas/shared/metrics', () => ({ recordVerificationRejected: vi.fn() }));
 
-const { ingestWebhook } = await import('../../lambdas/pipeline/ingest-webhook');
-const { publishEvent } = await import('../../lambdas/pipeline/publish-event');
+const { ingestWebhook } = await import('../../lambdas/events/ingest');
+const { publishEvent } = await import('../../lambdas/events/publish');
 const { replayEvent } = await import('../../lambdas/replays/replay-event');
 
 const now = new Date('2025-01-01T00:00:00Z');

@@ -16,7 +16,7 @@ import { sweepClock } from '../../lambdas/handlers/sweeper';
 import { cutoffBound, DAY_MS, isSweepable } from '../../lambdas/domain/retention';
 import { sweepRetention } from '../../lambdas/pipeline/retention';
 import { resetConfigForTests } from '../../lambdas/shared/config';
-import { listShard } from '../../lambdas/store/events';
+import { listShard } from '../../lambdas/events/record';
 import { SWEEPER_CHECKPOINT_KEY } from '../../lambdas/store/retention';
 import { batchDelete } from '../../lambdas/store/table';
 import { UNIT_ENV } from '../fixtures/apigw';

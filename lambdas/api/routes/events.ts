@@ -1,24 +1,26 @@
 import * as z from 'zod';
-import { invalid, notFound } from '../../domain/errors';
-import { payloadUrl, readStoredBody } from '../../adapters/payloads';
+import { notFound } from '../../domain/errors';
 import { replayEvent } from '../../replays';
-import { listEvents } from '../../store/event-lists';
-import { findEventDetail } from '../../store/events';
-import { presentAttempt, presentEventDetail, presentEventListItem } from '../event-presenters';
+import { listAccountEvents, payloadLink, showEvent } from '../../events';
 import {
+  eventListItemResponse,
+  eventWithAttemptsResponse,
   exampleAttempt,
   exampleInboundDetail,
   exampleInboundListItem,
   exampleOutboundDetail,
   exampleOutboundListItem,
-  ids,
-} from '../examples';
+  presentAttempt,
+  presentEventDetail,
+  presentEventListItem,
+} from '../../events/shapes';
+import { ids } from '../examples';
 import { fitsLambdaResponse } from '../http';
 import { json, jsonBody, page as eventPage } from '../route-doc';
+import { settled } from '../outcomes';
 import { defineRoute, type Route } from '../router';
-import { CUSTOMER_MESSAGE, customerField, eventListItemResponse, eventWithAttemptsResponse, named, replayResponse } from '../schemas';
+import { CUSTOMER_MESSAGE, customerField, named, replayResponse } from '../schemas';
 import { eventCursor, parseJsonBody, parsePathId, parseWith, timestampField, uuidField } from '../validation';
-import { firstIdAt, lastIdAt } from '../../domain/time-bounds';
 import { type Direction, EVENT_STATUSES } from '../../domain/vocabulary';
 
 const listQuery = z.object({
@@ -85,19 +87,10 @@ export function eventRoutes(basePath: string, direction: Direction): Route[] {
         },
       },
       handle: async ({ request, principal }) => {
-        const query = parseWith(listQuery, request.query);
-        if (query.date_from && query.date_to && query.date_from > query.date_to) throw invalid('date_from must not be after date_to');
-        const page = await listEvents(principal.accountId, direction, {
-          limit: query.limit ?? 50,
-          after: query.cursor ? cursor.decode(query.cursor) : undefined,
-          status: query.status,
-          event_type: query.event_type,
-          source_id: query.source_id,
-          external_event_id: query.external_event_id,
-          customer: query.customer,
-          from: query.date_from ? firstIdAt(Date.parse(query.date_from)) : undefined,
-          to: query.date_to ? lastIdAt(Date.parse(query.date_to)) : undefined,
-        });
+        const { limit, cursor: after, ...filters } = parseWith(listQuery, request.query);
+        const page = settled(
+          await listAccountEvents(principal.accountId, direction, { ...filters, limit: limit ?? 50, after: after ? cursor.decode(after) : undefined }),
+        );
         return {
           status: 200,
           data: page.items.map(presentEventListItem),
@@ -124,14 +117,15 @@ export function eventRoutes(basePath: string, direction: Direction): Route[] {
         },
       },
       handle: async ({ params, principal }) => {
-        const detail = await findEventDetail(principal.accountId, parsePathId(params.id));
-        if (!detail || detail.event.direction !== direction) throw notFound();
-        const attempts = detail.attempts.map(presentAttempt);
-        const inline = { event: presentEventDetail(detail.event, detail.body, { bytes: await readStoredBody(detail.body) }), attempts };
+        const shown = await showEvent(principal.accountId, parsePathId(params.id), { direction });
+        if (!shown) throw notFound();
+        const attempts = shown.attempts.map(presentAttempt);
+        const inline = { event: presentEventDetail(shown.event, shown.body, { bytes: shown.bytes }), attempts };
+        if (fitsLambdaResponse(inline)) return { status: 200, data: inline };
         // Bodies that large always live in the payload bucket; a small one never makes the answer too large.
-        if (fitsLambdaResponse(inline) || !detail.body.body_ref) return { status: 200, data: inline };
-        const url = await payloadUrl(detail.body.body_ref);
-        return { status: 200, data: { event: presentEventDetail(detail.event, detail.body, { url }), attempts } };
+        const url = await payloadLink(shown.body);
+        if (!url) return { status: 200, data: inline };
+        return { status: 200, data: { event: presentEventDetail(shown.event, shown.body, { url }), attempts } };
       },
     }),
     defineRoute({

@@ -1,14 +1,14 @@
 import * as z from 'zod';
 import { isReservedType } from '../../domain/operational-events';
 import { unsendableHeaderMessage } from '../../domain/header-values';
-import { deferredEnqueue, type TaskSink } from '../../pipeline/accept-event';
-import { publishEvent, type PublishInput } from '../../pipeline/publish-event';
-import { exampleOutboundPayload, ids } from '../examples';
+import { deferredEnqueue, type TaskSink } from '../../events/accept';
+import { publishEvent, type PublishInput } from '../../events/publish';
+import { batchItemResponse, duplicateResponse, exampleOutboundPayload, presentPublished, publishedResponse, type BatchItemResponse } from '../../events/shapes';
+import { ids } from '../examples';
 import { REFUSAL_STATUS } from '../http';
-import { presentPublished } from '../presenters';
 import { json, jsonBody, list } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { batchItemResponse, CUSTOMER_MESSAGE, customerField, duplicateResponse, named, publishedResponse, type BatchItemResponse } from '../schemas';
+import { CUSTOMER_MESSAGE, customerField, named } from '../schemas';
 import { issueMessage, parseJsonBody, sendableHeaderRule, textField } from '../validation';
 import { eventRoutes } from './events';
 

@@ -1,8 +1,6 @@
 import { notFound } from '../../domain/errors';
-import { customerView } from '../../domain/portal';
 import { headerFacts, shownDeliveryHeaders } from '../../domain/delivery-headers';
 import { config } from '../../shared/config';
-import { readStoredBody } from '../../adapters/payloads';
 import {
   changeDestination,
   createDestination,
@@ -31,12 +29,11 @@ import {
 import { resendToEndpoint, sendTestEvent } from '../../pipeline/portal-delivery';
 import { showBrandSettings } from '../../brand';
 import { examplePortalBrand, presentPortalBrand } from '../../brand/shapes';
-import { findCustomerEvent, listCustomerEvents } from '../../store/customer-events';
-import { findEventDetail } from '../../store/events';
+import { findCustomerEvent, listCustomerEvents, showEvent } from '../../events';
 import { listEventTypes } from '../../event-types';
 import { eventTypeResponse, presentEventType } from '../../event-types/shapes';
-import { presentAttempt, presentEventDetail } from '../event-presenters';
-import { exampleAttempt, exampleOutboundDetail, ids } from '../examples';
+import { exampleAttempt, exampleOutboundDetail, presentAttempt, presentEventDetail } from '../../events/shapes';
+import { ids } from '../examples';
 import { settled } from '../outcomes';
 import type { PortalPrincipal } from '../portal-auth';
 import {
@@ -315,11 +312,9 @@ export const portalApiRoutes: Route[] = [
     },
     handle: async ({ params, portal }) => {
       const id = parsePathId(params.id);
-      const entry = await findCustomerEvent(portal.accountId, portal.customer, id);
-      const detail = entry && (await findEventDetail(portal.accountId, id));
-      if (!entry || !detail || detail.event.customer !== portal.customer) throw notFound();
-      const view = customerView(detail.event.deliveries, entry.destination_ids);
-      const full = presentEventDetail({ ...detail.event, deliveries: view.deliveries }, detail.body, { bytes: await readStoredBody(detail.body) });
+      const shown = await showEvent(portal.accountId, id, { customer: portal.customer });
+      if (!shown) throw notFound();
+      const full = presentEventDetail(shown.event, shown.body, { bytes: shown.bytes });
       const event: PortalEventResponse = {
         id: full.id,
         event_type: full.event_type,
@@ -328,19 +323,19 @@ export const portalApiRoutes: Route[] = [
         body_size: full.body_size,
         body_url: full.body_url,
         content_type: full.content_type,
-        status: view.status,
-        attempts_count: view.attempts,
+        status: full.status,
+        attempts_count: full.attempts_count,
         created_at: full.created_at,
         replay_of: full.replay_of,
         deliveries: await Promise.all(
           full.deliveries.map(async (delivery) => {
             const endpoint = await findManagedDestination(portal.accountId, delivery.destination_id, actorOf(portal));
-            const facts = endpoint && headerFacts(detail.event, detail.body.content_type, endpoint, config().version);
+            const facts = endpoint && headerFacts(shown.event, shown.body.content_type, endpoint, config().version);
             return { ...delivery, request_headers: facts ? shownDeliveryHeaders(facts) : null };
           }),
         ),
       };
-      const attempts = detail.attempts.filter((a) => entry.destination_ids.includes(a.destination_id)).map(presentAttempt);
+      const attempts = shown.attempts.map(presentAttempt);
       return { status: 200, data: { event, attempts } };
     },
   }),

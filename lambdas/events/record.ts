@@ -1,17 +1,81 @@
+import * as z from 'zod/mini';
 import { SETTLED_STATUSES } from '../domain/event-status';
-import { progressDueAt } from '../domain/progress';
+import { END_REASONS, progressDueAt } from '../domain/progress';
+import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES } from '../domain/vocabulary';
 import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
-import { defineEntity, type Key } from './entity';
-import { accountPartition } from './keys';
-import {
-  attemptRecord,
-  eventBodyRecord,
-  eventRecord,
-  type AttemptRecord,
-  type EventBodyRecord,
-  type EventRecord,
-} from './records';
-import { batchDelete, batchWrite, deleteItem, getRawItem, INDEX, ITEM_EXISTS, putItem, queryAll, queryPage, updateItem } from './table';
+import { defineEntity, type Key } from '../store/entity';
+import { accountPartition } from '../store/keys';
+import { batchDelete, batchWrite, deleteItem, getRawItem, INDEX, ITEM_EXISTS, putItem, queryAll, queryPage, updateItem } from '../store/table';
+
+
+/** An event as stored, validated on every read: its status item, its body, its attempts. */
+const timestamp = z.string();
+
+const deliveryState = z.object({
+  status: z.enum(DELIVERY_STATUSES),
+  attempts: z.int(),
+  next_attempt_at: z.nullable(timestamp),
+  claimed_at: z.nullable(timestamp),
+  end_reason: z.optional(z.nullable(z.enum(END_REASONS))),
+});
+
+/** The small, often-updated part of an event. The body lives in its own immutable item. */
+export const eventRecord = z.object({
+  id: z.string(),
+  account_id: z.string(),
+  direction: z.enum(DIRECTIONS),
+  source_id: z.nullable(z.string()),
+  event_type: z.nullable(z.string()),
+  external_event_id: z.nullable(z.string()),
+  /** The customer an outbound event is addressed to (lambdas/domain/routing.ts `reachesCustomer`); null: none. */
+  customer: z._default(z.nullable(z.string()), null),
+  status: z.enum(EVENT_STATUSES),
+  attempts_count: z.int(),
+  created_by: z.string(),
+  received_at: timestamp,
+  created_at: timestamp,
+  deliveries: z.record(z.string(), deliveryState),
+  version: z.int(),
+  retention_days: z.int(),
+  replay_of: z.nullable(z.string()),
+  /**
+   * The id a replay chain's deliveries carry as `X-Webhook-Id`: its first event's, fixed when the
+   * copy is made so delivery never walks the chain. Absent (events stored before it, and every
+   * event that is no copy): the event's own id.
+   */
+  webhook_id: z.optional(z.nullable(z.string())),
+  replayed_by: z.nullable(z.string()),
+  /** The bulk replay (lambdas/store/replay-jobs.ts) that replayed this event, if one did. */
+  replay_job: z.optional(z.nullable(z.string())),
+  dedupe_key: z.nullable(z.string()),
+});
+export type EventRecord = z.infer<typeof eventRecord>;
+
+const eventBodyRecord = z.object({
+  body: z.optional(z.custom<Uint8Array>((value) => value instanceof Uint8Array)),
+  /** `gzip` when `body` holds the compressed bytes (fewer write units for the same payload). */
+  body_compression: z.optional(z.enum(['gzip'])),
+  body_ref: z.optional(z.string()),
+  body_size: z.int(),
+  content_type: z.nullable(z.string()),
+  headers: z.record(z.string(), z.string()),
+  payload_hash: z.string(),
+});
+export type EventBodyRecord = z.infer<typeof eventBodyRecord>;
+
+const attemptRecord = z.object({
+  id: z.string(),
+  event_id: z.string(),
+  destination_id: z.string(),
+  attempt_number: z.int(),
+  outcome: z.enum(ATTEMPT_OUTCOMES),
+  response_status: z.nullable(z.int()),
+  response_body: z.string(),
+  error: z.nullable(z.string()),
+  attempted_at: timestamp,
+  duration_ms: z.int(),
+});
+export type AttemptRecord = z.infer<typeof attemptRecord>;
 
 /**
  * Events live in their own partitions (one per event) so no account partition takes their writes:

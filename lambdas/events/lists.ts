@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { isExpired } from '../domain/retention';
-import { eventEntity, LIST_SHARDS, listPartition } from './events';
-import { eventRecord, type EventRecord } from './records';
-import { batchGet, INDEX, queryEach } from './table';
+import { eventEntity, LIST_SHARDS, listPartition } from './record';
+import { eventRecord, type EventRecord } from './record';
+import { batchGet, INDEX, queryEach } from '../store/table';
 import type { Direction } from '../domain/vocabulary';
 
 /**

@@ -5,9 +5,9 @@ import { deliveryIdFor, verifySignature } from '../domain/provider-signatures';
 import { appendLogKeys, log } from '../shared/log';
 import { recordVerificationRejected } from '../shared/metrics';
 import { findSourceByToken } from '../sources/record';
-import { acceptEvent } from './accept-event';
+import { acceptEvent } from './accept';
 import { servedOnHost } from '../custom-domains/host-binding';
-import { acceptedOutcome, refused, type Accepted, type Refused } from './outcomes';
+import { acceptedOutcome, refused, type Accepted, type Refused } from '../pipeline/outcomes';
 
 /** Never stored: credentials meant for us or for the provider's own hop. */
 const DROPPED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-api-key']);

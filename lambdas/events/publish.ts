@@ -1,5 +1,5 @@
-import { acceptEvent, type TaskSink } from './accept-event';
-import { acceptedOutcome, type Accepted } from './outcomes';
+import { acceptEvent, type TaskSink } from './accept';
+import { acceptedOutcome, type Accepted } from '../pipeline/outcomes';
 
 export interface PublishInput {
   payload: string;

@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
 import { customerView } from '../domain/portal';
 import { sideItemExpiresAt } from '../domain/retention';
-import { defineEntity } from './entity';
-import { eventEntity } from './events';
-import { accountPartition } from './keys';
-import { eventRecord, type EventRecord } from './records';
-import { batchGet, putItem, queryPage, type Query, type StartKey } from './table';
+import { defineEntity } from '../store/entity';
+import { eventEntity } from './record';
+import { accountPartition } from '../store/keys';
+import { eventRecord, type EventRecord } from './record';
+import { batchGet, putItem, queryPage, type Query, type StartKey } from '../store/table';
 import type { EventStatus } from '../domain/vocabulary';
 
 /**

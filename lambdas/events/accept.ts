@@ -10,10 +10,9 @@ import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { recordIngested } from '../shared/metrics';
 import { newId } from '../shared/secrets';
-import { claimExternalId } from '../store/dedupe';
-import { logCustomerEvent } from '../store/customer-events';
-import { deleteUnqueuedEvent, findEvent, insertEvent } from '../store/events';
-import type { EventBodyRecord, EventRecord } from '../store/records';
+import { claimExternalId } from './dedupe';
+import { logCustomerEvent } from './customer-index';
+import { deleteUnqueuedEvent, findEvent, insertEvent, type EventBodyRecord, type EventRecord } from './record';
 import { loadCurrentRoutingTable, type RoutingTable } from '../store/routing-table';
 import type { Direction, EventStatus } from '../domain/vocabulary';
 

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { defineEntity } from './entity';
-import { accountPartition } from './keys';
-import { allOf, deleteItem, ITEM_EXISTS, updateItem } from './table';
+import { defineEntity } from '../store/entity';
+import { accountPartition } from '../store/keys';
+import { allOf, deleteItem, ITEM_EXISTS, updateItem } from '../store/table';
 
 /**
  * A claimed external id, in a partition of its own per (account, scope hash) so claims never meet an
