@@ -14,7 +14,7 @@ import {
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway } from '../fixtures/gateway';
-import { createAccount, type Call } from '../fixtures/http-client';
+import { createAccount, typedClient, type Call } from '../fixtures/http-client';
 
 let env: Awaited<ReturnType<typeof bootGateway>>;
 let call: Call;
@@ -124,17 +124,18 @@ describe('brand settings', () => {
   });
 
   it('a failed update changes nothing', async () => {
-    const before = (await call('GET', '/v1/brand-settings', { key })).json.data;
+    const hookgate = typedClient(call, key);
+    const before = await hookgate.brandSettings.get();
     const res = await call('POST', '/v1/brand-settings', { key, body: { company_name: 'Renamed', primary_color: 'blue' } });
     expect(res.status).toBe(400);
-    expect((await call('GET', '/v1/brand-settings', { key })).json.data).toEqual(before);
+    expect(await hookgate.brandSettings.get()).toEqual(before);
   });
 
   it('is per account: another account still sees its own defaults', async () => {
     const res = await call('GET', '/v1/brand-settings', { key: otherKey });
     expect(res.json.data).toEqual({ ...DEFAULTS, updated_at: null });
-    await call('POST', '/v1/brand-settings', { key: otherKey, body: { company_name: 'Globex' } });
-    expect((await call('GET', '/v1/brand-settings', { key })).json.data.company_name).toBe('Acme Inc.');
+    await typedClient(call, otherKey).brandSettings.update({ company_name: 'Globex' });
+    expect((await typedClient(call, key).brandSettings.get()).company_name).toBe('Acme Inc.');
   });
 });
 
@@ -292,10 +293,11 @@ describe('custom domains', () => {
 
 describe('deleting and owning hostnames', () => {
   it('DELETE: 204, then gone (404, unlisted); another account’s id is a 404; the hostname is free for anyone again', async () => {
-    const pending = (await call('POST', '/v1/custom-domains', { key, body: { domain: 'gone.example.com' } })).json.data;
-    const verified = (await call('POST', '/v1/custom-domains', { key, body: { domain: 'gone-verified.example.com' } })).json.data;
+    const hookgate = typedClient(call, key);
+    const pending = await hookgate.customDomains.create({ domain: 'gone.example.com' });
+    const verified = await hookgate.customDomains.create({ domain: 'gone-verified.example.com' });
     await publishTxt({ '_hookgate-challenge.gone-verified.example.com': verified.verification_token });
-    expect((await call('POST', `/v1/custom-domains/${verified.id}/verify`, { key })).json.data.status).toBe('verified');
+    expect((await hookgate.customDomains.verify(verified.id)).status).toBe('verified');
     const held = await call('POST', '/v1/custom-domains', { key: otherKey, body: { domain: verified.domain } });
     expect(held.json.error).toBe('domain already registered');
 
@@ -314,7 +316,7 @@ describe('deleting and owning hostnames', () => {
       expect((await call('GET', `/v1/custom-domains/${d.id}`, { key })).status).toBe(404);
       expect((await call('POST', `/v1/custom-domains/${d.id}/verify`, { key })).status).toBe(404);
       expect((await call('DELETE', `/v1/custom-domains/${d.id}`, { key })).status).toBe(404);
-      const listed = (await call('GET', '/v1/custom-domains', { key })).json.data as Array<{ id: string }>;
+      const listed = await hookgate.customDomains.list();
       expect(listed.map((l) => l.id)).not.toContain(d.id);
       // Locally nothing requested a certificate, so a verified hostname is free at once, for another account too.
       const taken = await call('POST', '/v1/custom-domains', { key: otherKey, body: { domain: d.domain } });
@@ -324,9 +326,10 @@ describe('deleting and owning hostnames', () => {
 
   it('a verified registration is never taken over', async () => {
     const owner = await createAccount(call, { name: 'Owner' });
-    const d = (await call('POST', '/v1/custom-domains', { key: owner.key, body: { domain: 'api.owned.example' } })).json.data;
+    const asOwner = typedClient(call, owner.key);
+    const d = await asOwner.customDomains.create({ domain: 'api.owned.example' });
     await publishTxt({ '_hookgate-challenge.api.owned.example': d.verification_token });
-    expect((await call('POST', `/v1/custom-domains/${d.id}/verify`, { key: owner.key })).json.data.status).toBe('verified');
+    expect((await asOwner.customDomains.verify(d.id)).status).toBe('verified');
     const res = await call('POST', '/v1/custom-domains', { key: otherKey, body: { domain: 'api.owned.example' } });
     expect(res.status).toBe(400);
     expect(res.json.error).toBe('domain already registered');
@@ -339,9 +342,10 @@ describe('TLS provisioning against the local table (ACM and API Gateway mocked; 
     const apigw = mockClient(ApiGatewayV2Client);
     try {
       const owner = await createAccount(call, { name: 'TLS' });
-      const d = (await call('POST', '/v1/custom-domains', { key: owner.key, body: { domain: 'in.tls-example.com' } })).json.data;
+      const asOwner = typedClient(call, owner.key);
+      const d = await asOwner.customDomains.create({ domain: 'in.tls-example.com' });
       await publishTxt({ '_hookgate-challenge.in.tls-example.com': d.verification_token });
-      await call('POST', `/v1/custom-domains/${d.id}/verify`, { key: owner.key });
+      await asOwner.customDomains.verify(d.id);
 
       const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/abc';
       const certificate = (Status: 'PENDING_VALIDATION' | 'ISSUED') => ({
@@ -358,7 +362,7 @@ describe('TLS provisioning against the local table (ACM and API Gateway mocked; 
       const { provisionDomains } = await import('../../lambdas/custom-domains/provisioning');
       await provisionDomains({ apiId: 'api123', now: () => new Date() });
 
-      const pending = (await call('GET', `/v1/custom-domains/${d.id}`, { key: owner.key })).json.data;
+      const pending = await asOwner.customDomains.get(d.id);
       expect(pending).toMatchObject({
         status: 'verified',
         tls_status: 'pending',
@@ -373,7 +377,7 @@ describe('TLS provisioning against the local table (ACM and API Gateway mocked; 
       apigw.on(CreateApiMappingCommand).resolves({});
       await provisionDomains({ apiId: 'api123', now: () => new Date() });
 
-      const issued = (await call('GET', `/v1/custom-domains/${d.id}`, { key: owner.key })).json.data;
+      const issued = await asOwner.customDomains.get(d.id);
       expect(issued).toMatchObject({ tls_status: 'issued', dns_target: 'd-abc.execute-api.us-east-1.amazonaws.com', tls_error: null });
       // Earlier tests' verified domains are provisioned by the same runs; look at this one's calls.
       const mappings = apigw.commandCalls(CreateApiMappingCommand).map((c) => c.args[0].input);
@@ -397,9 +401,10 @@ describe('deleting a custom domain that has a certificate (ACM and API Gateway m
     try {
       const owner = await createAccount(call, { name: 'Leaving' });
       const hostname = 'out.tls-example.com';
-      const d = (await call('POST', '/v1/custom-domains', { key: owner.key, body: { domain: hostname } })).json.data;
+      const asOwner = typedClient(call, owner.key);
+      const d = await asOwner.customDomains.create({ domain: hostname });
       await publishTxt({ [`_hookgate-challenge.${hostname}`]: d.verification_token });
-      await call('POST', `/v1/custom-domains/${d.id}/verify`, { key: owner.key });
+      await asOwner.customDomains.verify(d.id);
       const certificateArn = 'arn:aws:acm:us-east-1:123456789012:certificate/out';
       acm.on(RequestCertificateCommand).resolves({ CertificateArn: certificateArn });
       acm.on(DescribeCertificateCommand).resolves({ Certificate: { CertificateArn: certificateArn, Status: 'ISSUED' } });
@@ -409,11 +414,11 @@ describe('deleting a custom domain that has a certificate (ACM and API Gateway m
       apigw.on(CreateApiMappingCommand).resolves({});
       const { provisionDomains } = await import('../../lambdas/custom-domains/provisioning');
       await provisionDomains({ apiId: 'api123', now: () => new Date() });
-      expect((await call('GET', `/v1/custom-domains/${d.id}`, { key: owner.key })).json.data.tls_status).toBe('issued');
+      expect((await asOwner.customDomains.get(d.id)).tls_status).toBe('issued');
 
       expect((await call('DELETE', `/v1/custom-domains/${d.id}`, { key: owner.key })).status).toBe(204);
       expect((await call('GET', `/v1/custom-domains/${d.id}`, { key: owner.key })).status).toBe(404);
-      expect((await call('GET', '/v1/custom-domains', { key: owner.key })).json.data).toEqual([]);
+      expect(await asOwner.customDomains.list()).toEqual([]);
       // Held until API Gateway no longer serves it, so a new registration cannot meet the old domain name.
       const early = await call('POST', '/v1/custom-domains', { key: otherKey, body: { domain: hostname } });
       expect(early.json.error).toBe('domain already registered');
@@ -442,27 +447,26 @@ describe('deleting a custom domain that has a certificate (ACM and API Gateway m
 
 describe('sources tied to a custom domain', () => {
   it('use the domain in their ingest URL once it is verified; other accounts’ or unknown domains are refused', async () => {
-    const domain = (await call('POST', '/v1/custom-domains', { key, body: { domain: 'hooks.linked-source.test' } })).json.data;
+    const hookgate = typedClient(call, key);
+    const domain = await hookgate.customDomains.create({ domain: 'hooks.linked-source.test' });
     const source = await call('POST', '/v1/sources', { key, body: { name: 'branded', custom_domain_id: domain.id } });
     expect(source.status).toBe(201);
     expect(source.json.data.custom_domain_id).toBe(domain.id);
     expect(source.json.data.ingest_url).toBe(`${env.gateway.url}/ingest/${source.json.data.path_token}`);
 
     await publishTxt({ [domain.verification_record.name]: domain.verification_token });
-    expect((await call('POST', `/v1/custom-domains/${domain.id}/verify`, { key })).json.data.status).toBe('verified');
-    const after = await call('GET', `/v1/sources/${source.json.data.id}`, { key });
-    expect(after.json.data.ingest_url).toBe(`https://hooks.linked-source.test/ingest/${source.json.data.path_token}`);
-    expect((await call('GET', '/v1/sources', { key })).json.data.find((s: { id: string }) => s.id === source.json.data.id).ingest_url).toBe(
-      after.json.data.ingest_url,
-    );
+    expect((await hookgate.customDomains.verify(domain.id)).status).toBe('verified');
+    const after = await hookgate.sources.get(source.json.data.id);
+    expect(after.ingest_url).toBe(`https://hooks.linked-source.test/ingest/${source.json.data.path_token}`);
+    expect((await hookgate.sources.list()).find((s) => s.id === source.json.data.id)?.ingest_url).toBe(after.ingest_url);
 
     const foreign = await call('POST', '/v1/sources', { key: otherKey, body: { name: 'x', custom_domain_id: domain.id } });
     expect(foreign.status).toBe(400);
     expect(foreign.json.error).toBe('custom_domain_id does not match a custom domain of this account');
-    const plain = (await call('POST', '/v1/sources', { key, body: { name: 'plain' } })).json.data;
-    const linked = await call('PATCH', `/v1/sources/${plain.id}`, { key, body: { custom_domain_id: domain.id } });
-    expect(linked.json.data.ingest_url).toBe(`https://hooks.linked-source.test/ingest/${plain.path_token}`);
-    const unlinked = await call('PATCH', `/v1/sources/${plain.id}`, { key, body: { custom_domain_id: null } });
-    expect(unlinked.json.data.ingest_url).toBe(`${env.gateway.url}/ingest/${plain.path_token}`);
+    const plain = await hookgate.sources.create({ name: 'plain' });
+    const linked = await hookgate.sources.update(plain.id, { custom_domain_id: domain.id });
+    expect(linked.ingest_url).toBe(`https://hooks.linked-source.test/ingest/${plain.path_token}`);
+    const unlinked = await hookgate.sources.update(plain.id, { custom_domain_id: null });
+    expect(unlinked.ingest_url).toBe(`${env.gateway.url}/ingest/${plain.path_token}`);
   });
 });

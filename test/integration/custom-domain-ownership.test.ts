@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway } from '../fixtures/gateway';
-import { createAccount, type Call } from '../fixtures/http-client';
+import { createAccount, typedClient, type Call } from '../fixtures/http-client';
 import { openPortalSession } from '../fixtures/portal';
 import { accountWithSource } from '../fixtures/setup';
 
@@ -25,11 +25,12 @@ async function publishTxt(name: string, value: string) {
 }
 
 async function registerAndVerify(key: string, domain: string) {
-  const created = (await call('POST', '/v1/custom-domains', { key, body: { domain } })).json.data;
+  const hookgate = typedClient(call, key);
+  const created = await hookgate.customDomains.create({ domain });
   await publishTxt(created.verification_record.name, created.verification_token);
-  const verified = await call('POST', `/v1/custom-domains/${created.id}/verify`, { key });
-  expect(verified.json.data.status).toBe('verified');
-  return created as { id: string; verification_token: string; verification_record: { name: string } };
+  const verified = await hookgate.customDomains.verify(created.id);
+  expect(verified.status).toBe('verified');
+  return created;
 }
 
 beforeAll(async () => {
@@ -81,20 +82,21 @@ describe('a verified custom domain serves only the account that owns it', () => 
   });
 
   it('another account’s API key, ingest token and portal session are 404 Not found there, and work elsewhere', async () => {
-    const before = (await call('GET', '/v1/events', { key: globex.key })).json.data.length;
+    const events = () => typedClient(call, globex.key).events.list();
+    const before = (await events()).data.length;
     for (const [name, send] of Object.entries(asAccount(globex, globexPortal, HOST))) {
       const res = await send();
       expect(res.status, name).toBe(404);
       expect(res.json, name).toEqual({ error: 'Not found', duration_ms: expect.any(Number) });
     }
     // The refused webhook was not stored.
-    expect((await call('GET', '/v1/events', { key: globex.key })).json.data).toHaveLength(before);
+    expect((await events()).data).toHaveLength(before);
 
     const elsewhere = asAccount(globex, globexPortal);
     expect((await elsewhere.apiKey()).status).toBe(200);
     expect((await elsewhere.ingest()).status).toBe(202);
     expect((await elsewhere.portal()).status).toBe(200);
-    expect((await call('GET', '/v1/events', { key: globex.key })).json.data).toHaveLength(before + 1);
+    expect((await events()).data).toHaveLength(before + 1);
   });
 
   it('binds every spelling of the host, every /v1 route and writes too; a bad credential is still 401', async () => {
@@ -121,7 +123,7 @@ describe('a verified custom domain serves only the account that owns it', () => 
   });
 
   it('an unverified registration binds nothing', async () => {
-    const pending = (await call('POST', '/v1/custom-domains', { key: acme.key, body: { domain: 'pending.acme.example' } })).json.data;
+    const pending = await typedClient(call, acme.key).customDomains.create({ domain: 'pending.acme.example' });
     expect(pending.status).toBe('pending_verification');
     expect((await call('GET', '/v1/account', { key: globex.key, host: 'pending.acme.example' })).status).toBe(200);
     expect((await call('POST', '/v1/accounts', { host: 'pending.acme.example', body: {} })).status).toBe(201);
@@ -142,7 +144,8 @@ describe('squatting: only a verified registration is exclusive, and the first to
   it('a squatter’s earlier registration blocks nobody; it fails once the owner has verified', async () => {
     const owner = await createAccount(call, { name: 'BigCorp' });
     const squatter = await createAccount(call, { name: 'Squatter' });
-    const squat = (await call('POST', '/v1/custom-domains', { key: squatter.key, body: { domain: HOST } })).json.data;
+    const asSquatter = typedClient(call, squatter.key);
+    const squat = await asSquatter.customDomains.create({ domain: HOST });
     expect(squat.status).toBe('pending_verification');
 
     const mine = await call('POST', '/v1/custom-domains', { key: owner.key, body: { domain: HOST } });
@@ -153,13 +156,13 @@ describe('squatting: only a verified registration is exclusive, and the first to
 
     // Only the owner can publish the record; the squatter's verify finds its token absent meanwhile.
     await publishTxt(mine.json.data.verification_record.name, mine.json.data.verification_token);
-    const early = await call('POST', `/v1/custom-domains/${squat.id}/verify`, { key: squatter.key });
-    expect(early.json.data).toMatchObject({
+    const early = await asSquatter.customDomains.verify(squat.id);
+    expect(early).toMatchObject({
       status: 'pending_verification',
       verification_error: `the TXT records at _hookgate-challenge.${HOST} do not contain the verification token`,
     });
-    const verified = await call('POST', `/v1/custom-domains/${mine.json.data.id}/verify`, { key: owner.key });
-    expect(verified.json.data).toMatchObject({ status: 'verified', verification_error: null });
+    const verified = await typedClient(call, owner.key).customDomains.verify(mine.json.data.id);
+    expect(verified).toMatchObject({ status: 'verified', verification_error: null });
 
     // The squatter's next verify fails its registration for good, and says why.
     const late = await call('POST', `/v1/custom-domains/${squat.id}/verify`, { key: squatter.key });
@@ -169,10 +172,10 @@ describe('squatting: only a verified registration is exclusive, and the first to
       verified_at: null,
       verification_error: 'another registration of this domain was verified first; only the first to verify owns a hostname',
     });
-    expect((await call('GET', `/v1/custom-domains/${squat.id}`, { key: squatter.key })).json.data.status).toBe('failed');
+    expect((await asSquatter.customDomains.get(squat.id)).status).toBe('failed');
     // Even with its own token published now, it is too late.
     await publishTxt(squat.verification_record.name, squat.verification_token);
-    expect((await call('POST', `/v1/custom-domains/${squat.id}/verify`, { key: squatter.key })).json.data.status).toBe('failed');
+    expect((await asSquatter.customDomains.verify(squat.id)).status).toBe('failed');
 
     // Verified, the hostname is exclusive: no new registration, and its host serves the owner only.
     const again = await call('POST', '/v1/custom-domains', { key: squatter.key, body: { domain: HOST } });
@@ -186,12 +189,13 @@ describe('squatting: only a verified registration is exclusive, and the first to
     const first = await createAccount(call);
     const second = await createAccount(call);
     const host = 'shared.bigcorp.example';
-    const a = (await call('POST', '/v1/custom-domains', { key: first.key, body: { domain: host } })).json.data;
-    const b = (await call('POST', '/v1/custom-domains', { key: second.key, body: { domain: host } })).json.data;
+    const [asFirst, asSecond] = [typedClient(call, first.key), typedClient(call, second.key)];
+    const a = await asFirst.customDomains.create({ domain: host });
+    const b = await asSecond.customDomains.create({ domain: host });
     await publishTxt(a.verification_record.name, a.verification_token);
     await publishTxt(b.verification_record.name, b.verification_token);
     // The later registration verifies first: registration order does not matter.
-    expect((await call('POST', `/v1/custom-domains/${b.id}/verify`, { key: second.key })).json.data.status).toBe('verified');
-    expect((await call('POST', `/v1/custom-domains/${a.id}/verify`, { key: first.key })).json.data.status).toBe('failed');
+    expect((await asSecond.customDomains.verify(b.id)).status).toBe('verified');
+    expect((await asFirst.customDomains.verify(a.id)).status).toBe('failed');
   });
 });

@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
+import { typedClient } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, startSink } from '../fixtures/sink';
 
@@ -86,7 +87,7 @@ describe('inbound delivery', () => {
 
   it('fans out to every destination of every matching route, once each, honouring wildcards and sources', async () => {
     const { key, source } = await accountWithSource(call);
-    const other = (await call('POST', '/v1/sources', { key, body: { name: 'other' } })).json.data;
+    const other = await typedClient(call, key).sources.create({ name: 'other' });
     const a = await addDestination(call, key, { url: `${sink.url}/a` });
     const b = await addDestination(call, key, { url: `${sink.url}/b` });
     const never = await addDestination(call, key, { url: `${sink.url}/never` });
@@ -215,7 +216,8 @@ describe('signatures, auth and secret rotation', () => {
       auth: { type: 'header', name: 'X-Api-Token', value: 'tok-123' },
     });
     await addRoute(call, key, { destination_id: dest.id });
-    await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { signing_secret: 'second-secret-value' } });
+    const hookgate = typedClient(call, key);
+    await hookgate.destinations.update(dest.id, { signing_secret: 'second-secret-value' });
     await ingest(call, source.path_token, '{"rot":1}');
     const got = (await sink.waitForPath('/auth', 1)).at(-1)!;
     expect(got.headers['x-api-token']).toBe('tok-123');
@@ -225,7 +227,7 @@ describe('signatures, auth and secret rotation', () => {
       expect(() => verifyLikeStripe(got.body.toString('utf8'), signature, secret)).not.toThrow();
     }
 
-    await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { auth: { type: 'bearer', token: 'bear-456' } } });
+    await hookgate.destinations.update(dest.id, { auth: { type: 'bearer', token: 'bear-456' } });
     await ingest(call, source.path_token, '{"rot":2}');
     expect((await sink.waitForPath('/auth', 2)).at(-1)!.headers.authorization).toBe('Bearer bear-456');
   });
@@ -254,9 +256,9 @@ describe('ingest edge cases', () => {
       expect(res.json.data.id).toBe(first.json.data.id);
     }
     await waitSettled(key, first.json.data.id);
-    const list = await call('GET', '/v1/events', { key });
-    expect(list.json.data).toHaveLength(1);
-    expect(list.json.data[0]).toMatchObject({ id: first.json.data.id, external_event_id: 'gh-123' });
+    const list = await typedClient(call, key).events.list();
+    expect(list.data).toHaveLength(1);
+    expect(list.data[0]).toMatchObject({ id: first.json.data.id, external_event_id: 'gh-123' });
     expect(sink.received.filter((r) => r.path === '/idem')).toHaveLength(1);
 
     const stripeStyle = await ingest(call, source.path_token, JSON.stringify({ id: 'evt_42', type: 'x' }), { 'stripe-signature': 't=1,v1=00' });
@@ -292,25 +294,26 @@ describe('events API and replay', () => {
     for (const type of ['a.one', 'b.two', 'a.three']) {
       ids.push((await ingest(call, source.path_token, '{}', { 'x-event-type': type })).json.data.id);
     }
-    const all = await call('GET', '/v1/events', { key });
-    expect(all.json.data.map((e: { id: string }) => e.id)).toEqual([...ids].reverse());
-    expect(Object.keys(all.json.data[0]).sort()).toEqual(
+    const hookgate = typedClient(call, key);
+    const all = await hookgate.events.list();
+    expect(all.data.map((e) => e.id)).toEqual([...ids].reverse());
+    expect(Object.keys(all.data[0]!).sort()).toEqual(
       ['account_id', 'attempts_count', 'created_at', 'direction', 'event_type', 'external_event_id', 'id', 'received_at', 'source_id', 'status', 'customer'].sort(),
     );
-    expect(all.json.next_cursor).toBeNull();
+    expect(all.next_cursor).toBeNull();
 
-    const first = await call('GET', '/v1/events?limit=2', { key });
-    expect(first.json.data.map((e: { id: string }) => e.id)).toEqual([ids[2], ids[1]]);
-    const second = await call('GET', `/v1/events?limit=2&cursor=${first.json.next_cursor}`, { key });
-    expect(second.json.data.map((e: { id: string }) => e.id)).toEqual([ids[0]]);
-    expect(second.json.next_cursor).toBeNull();
+    const first = await hookgate.events.list({ limit: 2 });
+    expect(first.data.map((e) => e.id)).toEqual([ids[2], ids[1]]);
+    const second = await hookgate.events.list({ limit: 2, cursor: first.next_cursor ?? undefined });
+    expect(second.data.map((e) => e.id)).toEqual([ids[0]]);
+    expect(second.next_cursor).toBeNull();
 
-    const typed = await call('GET', '/v1/events?event_type=b.two', { key });
-    expect(typed.json.data.map((e: { id: string }) => e.id)).toEqual([ids[1]]);
-    const byStatus = await call('GET', '/v1/events?status=accepted', { key });
-    expect(byStatus.json.data).toHaveLength(3);
-    const bySource = await call('GET', `/v1/events?source_id=${source.id}&limit=1`, { key });
-    expect(bySource.json.data).toHaveLength(1);
+    const typed = await hookgate.events.list({ event_type: 'b.two' });
+    expect(typed.data.map((e) => e.id)).toEqual([ids[1]]);
+    const byStatus = await hookgate.events.list({ status: 'accepted' });
+    expect(byStatus.data).toHaveLength(3);
+    const bySource = await hookgate.events.list({ source_id: source.id, limit: 1 });
+    expect(bySource.data).toHaveLength(1);
 
     for (const [query, message] of [
       ['limit=0', 'limit must be at least 1'],
@@ -367,6 +370,6 @@ describe('events API and replay', () => {
     }
     expect((await call('GET', '/v1/events/0191a5e4-0000-7000-8000-000000000000', { key: owner.key })).status).toBe(404);
     expect((await call('GET', '/v1/events/nope', { key: owner.key })).json.error).toBe('invalid id');
-    expect((await call('GET', '/v1/events', { key: intruder.key })).json.data).toEqual([]);
+    expect((await typedClient(call, intruder.key).events.list()).data).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DestinationAuth } from '../../clients/typescript/src/index';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
-import { createAccount } from '../fixtures/http-client';
+import { createAccount, typedClient } from '../fixtures/http-client';
 import { addEventTypes, openPortalSession } from '../fixtures/portal';
 import { addDestination, eventDetail } from '../fixtures/setup';
 import { eventually } from '../fixtures/sink';
@@ -66,15 +66,15 @@ describe('a new URL drops the auth the account set', () => {
     const [second] = await sink.waitForPath(after, 1);
     expect(second!.headers.authorization).toBeUndefined();
     expect(second!.headers['x-api-key']).toBeUndefined();
-    expect((await call('GET', `/v1/destinations/${endpoint.id}`, { key })).json.data.auth).toBeNull();
+    expect((await typedClient(call, key).destinations.get(endpoint.id)).auth).toBeNull();
   });
 
   it('but not when the customer only renames it, nor when the account changes the URL', async () => {
     const { key, secret, customer } = await accountWithPortal('auth-kept');
     const endpoint = await addDestination(call, key, { url: `${sink.url}/auth-kept/before`, customer, auth: { type: 'bearer', token: 't0k' } });
     await patchEndpoint(secret, endpoint.id, { name: 'renamed', event_types: ['invoice.paid'] });
-    const moved = await call('PATCH', `/v1/destinations/${endpoint.id}`, { key, body: { url: `${sink.url}/auth-kept/after` } });
-    expect(moved.json.data.auth).toEqual({ type: 'bearer' });
+    const moved = await typedClient(call, key).destinations.update(endpoint.id, { url: `${sink.url}/auth-kept/after` });
+    expect(moved.auth).toEqual({ type: 'bearer' });
     await publish(key, customer);
     const [received] = await sink.waitForPath('/auth-kept/after', 1);
     expect(received!.headers.authorization).toBe('Bearer t0k');
@@ -98,7 +98,7 @@ describe('re-enabling from the portal', () => {
 
     const resumed = await patchEndpoint(secret, id, { active: true });
     expect(resumed).toMatchObject({ active: true, disabled_reason: null, health: { state: 'healthy', consecutive_failures: 0, open_until: null } });
-    const api = (await call('GET', `/v1/destinations/${id}`, { key })).json.data;
+    const api = await typedClient(call, key).destinations.get(id);
     expect(api.health).toMatchObject({ state: 'healthy', consecutive_failures: 0, open_until: null });
   });
 
@@ -162,7 +162,7 @@ describe('endpoint caps', () => {
     expect((await call('PATCH', `/v1/destinations/${own}`, { key, body: { customer: 'cus_y' } })).status).toBe(200);
     await expectRefused(await call('PATCH', `/v1/destinations/${spare}`, { key, body: { customer: 'cus_y' } }), customerFull('cus_y'));
     // A refused request changed nothing.
-    const listed = (await call('GET', '/v1/destinations', { key })).json.data as Array<{ customer: string | null }>;
+    const listed = await typedClient(call, key).destinations.list();
     expect(listed.map((d) => d.customer).sort()).toEqual(['cus_x', 'cus_x', 'cus_y', 'cus_y', null]);
 
     // A delete makes room again; another account has its own count.

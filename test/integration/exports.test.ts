@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUCKETS } from '../../lambdas/shared/resource-definitions';
 import { LOCAL_CREDENTIALS } from '../../local/aws-clients';
 import { bootGateway } from '../fixtures/gateway';
-import { createAccount, type Call } from '../fixtures/http-client';
+import { createAccount, typedClient, type Call } from '../fixtures/http-client';
 import { eventually } from '../fixtures/sink';
 
 let env: Awaited<ReturnType<typeof bootGateway>>;
@@ -19,7 +19,8 @@ beforeAll(async () => {
   env = await bootGateway({ SCHEDULER_EXPORT_POLL_INTERVAL: '3600' });
   call = env.call;
   ({ key } = await createAccount(call));
-  const source = (await call('POST', '/v1/sources', { key, body: { name: 's' } })).json.data;
+  const hookgate = typedClient(call, key);
+  const source = await hookgate.sources.create({ name: 's' });
   for (const type of ['order.created', 'tricky,"type"', 'order.paid']) {
     const res = await call('POST', `/ingest/${source.path_token}`, { rawBody: '{}', headers: { 'x-event-type': type } });
     inbound.push(res.json.data.id);
@@ -28,7 +29,7 @@ beforeAll(async () => {
   middle = new Date().toISOString();
   await new Promise((resolve) => setTimeout(resolve, 20));
   for (const payload of ['{"a":1}', '{"a":2}']) {
-    outbound.push((await call('POST', '/v1/outbound-events', { key, body: { payload, event_type: 'out.x', external_event_id: `ext-${payload}` } })).json.data.id);
+    outbound.push((await hookgate.outboundEvents.publish({ payload, event_type: 'out.x', external_event_id: `ext-${payload}` })).id);
   }
 });
 afterAll(() => env?.stop());
@@ -37,7 +38,7 @@ async function exportOf(body: Record<string, unknown>) {
   const created = await call('POST', '/v1/exports', { key, body });
   expect(created.status).toBe(201);
   const job = await eventually(
-    async () => (await call('GET', `/v1/exports/${created.json.data.id}`, { key })).json.data,
+    () => typedClient(call, key).exports.get(created.json.data.id),
     (j) => j.status === 'ready' || j.status === 'failed',
   );
   expect(job.status).toBe('ready');
@@ -119,9 +120,10 @@ describe('listing, detail and download errors', () => {
     expect(all.status).toBe(200);
     const ids = all.json.data.map((j: { id: string }) => j.id);
     expect([...ids].sort().reverse()).toEqual(ids);
-    const page = await call('GET', '/v1/exports?limit=2&offset=1', { key });
-    expect(page.json.data.map((j: { id: string }) => j.id)).toEqual(ids.slice(1, 3));
-    expect((await call('GET', '/v1/exports', { key })).json.data.length).toBe(Math.min(25, ids.length));
+    const hookgate = typedClient(call, key);
+    const page = await hookgate.exports.list({ limit: 2, offset: 1 });
+    expect(page.map((j) => j.id)).toEqual(ids.slice(1, 3));
+    expect((await hookgate.exports.list()).length).toBe(Math.min(25, ids.length));
     for (const [query, message] of [
       ['limit=0', 'limit must be at least 1'],
       ['limit=201', 'limit must be at most 200'],
@@ -136,14 +138,14 @@ describe('listing, detail and download errors', () => {
 
   it('answers 400 for invalid ids, 404 for missing or foreign jobs', async () => {
     const stranger = (await createAccount(call)).key;
-    const ours = (await call('POST', '/v1/exports', { key, body: {} })).json.data.id;
+    const ours = (await typedClient(call, key).exports.create()).id;
     expect((await call('GET', '/v1/exports/nope', { key })).json.error).toBe('invalid id');
     expect((await call('GET', '/v1/exports/nope/download', { key })).status).toBe(400);
     expect((await call('GET', '/v1/exports/0191a5e4-0000-7000-8000-000000000000', { key })).status).toBe(404);
     expect((await call('GET', '/v1/exports/0191a5e4-0000-7000-8000-000000000000/download', { key })).status).toBe(404);
     expect((await call('GET', `/v1/exports/${ours}`, { key: stranger })).status).toBe(404);
     expect((await call('GET', `/v1/exports/${ours}/download`, { key: stranger })).status).toBe(404);
-    expect((await call('GET', '/v1/exports', { key: stranger })).json.data).toEqual([]);
+    expect(await typedClient(call, stranger).exports.list()).toEqual([]);
   });
 });
 
@@ -154,7 +156,7 @@ describe('expiry', () => {
     const table = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: env.gateway.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }));
     const stored = (await table.send(new GetCommand({ TableName: env.gateway.resources.tableName, Key: jobKey }))).Item;
     const days = BUCKETS.exports.fileExpiryDays;
-    expect(stored?.expires_at).toBe(Math.floor(Date.parse(job.completed_at) / 1000) + days * 86_400);
+    expect(stored?.expires_at).toBe(Math.floor(Date.parse(job.completed_at!) / 1000) + days * 86_400);
 
     // The file's lifetime over (its bucket's lifecycle rule has deleted it): no redirect to nothing.
     const longAgo = new Date(Date.now() - (days + 1) * 86_400_000).toISOString();
@@ -174,14 +176,11 @@ describe('the 10,000-row cap', () => {
       const res = await call('POST', '/v1/outbound-events/batch', { key: bulkKey, body: { events } });
       expect(res.status).toBe(200);
     }
-    const created = await call('POST', '/v1/exports', { key: bulkKey, body: { format: 'csv' } });
-    const job = await eventually(
-      async () => (await call('GET', `/v1/exports/${created.json.data.id}`, { key: bulkKey })).json.data,
-      (j) => j.status === 'ready',
-      60_000,
-    );
+    const hookgate = typedClient(call, bulkKey);
+    const created = await hookgate.exports.create({ format: 'csv' });
+    const job = await eventually(() => hookgate.exports.get(created.id), (j) => j.status === 'ready', 60_000);
     expect(job.row_count).toBe(10_000);
-    const file = await fetch((await call('GET', `/v1/exports/${job.id}/download`, { key: bulkKey })).headers.get('location') ?? '');
+    const file = await fetch(await hookgate.exports.downloadUrl(job.id));
     expect((await file.text()).trimEnd().split('\r\n')).toHaveLength(10_001);
   }, 180_000);
 });

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGatewayWithSink } from '../fixtures/gateway';
-import { createAccount, type Call } from '../fixtures/http-client';
+import { createAccount, typedClient, type Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, type ReceivedRequest, type Sink } from '../fixtures/sink';
 
@@ -46,8 +46,8 @@ async function opsAccount(opsPath: string) {
 }
 
 async function hookgateEvents(key: string) {
-  const res = await call('GET', '/v1/outbound-events?limit=200', { key });
-  return (res.json.data as Array<{ id: string; event_type: string }>).filter((e) => e.event_type?.startsWith('hookgate.'));
+  const page = await typedClient(call, key).outboundEvents.list({ limit: 200 });
+  return page.data.filter((e) => e.event_type?.startsWith('hookgate.'));
 }
 
 describe('operational webhooks', () => {
@@ -106,7 +106,7 @@ describe('operational webhooks', () => {
       const detail = await eventDetail(call, key, event.id, '/v1/outbound-events');
       expect(JSON.parse(String(detail.event.body)).data.destination_id).toBe(app.id);
     }
-    const opsHealth = (await call('GET', `/v1/destinations/${ops.id}`, { key })).json.data.health;
+    const opsHealth = (await typedClient(call, key).destinations.get(ops.id)).health;
     expect(opsHealth.state).toBe('open'); // its own breaker opened, and nobody was told: that would loop
   });
 
@@ -118,15 +118,12 @@ describe('operational webhooks', () => {
       retry_schedule: Array.from({ length: 20 }, (_, i) => (i === 0 ? 0 : 1)),
       auto_disable_after_hours: 0.001,
     });
-    expect((await call('GET', `/v1/destinations/${app.id}`, { key })).json.data.auto_disable_after_hours).toBe(0.001);
+    const hookgate = typedClient(call, key);
+    expect((await hookgate.destinations.get(app.id)).auto_disable_after_hours).toBe(0.001);
     await addRoute(call, key, { destination_id: app.id, source_id: source.id });
     const id = (await ingest(call, source.path_token, '{"n":1}')).json.data.id as string;
 
-    const disabled = await eventually(
-      async () => (await call('GET', `/v1/destinations/${app.id}`, { key })).json.data,
-      (d) => d.active === false,
-      30_000,
-    );
+    const disabled = await eventually(() => hookgate.destinations.get(app.id), (d) => d.active === false, 30_000);
     expect(disabled.health.state).toBe('disabled');
     expect(disabled.disabled_reason).toMatch(/^every delivery failed for 0\.001 hours \(since /);
     const notice = (await eventually(async () => noticesAt('/ops-c').filter((n) => n.type === 'hookgate.destination.disabled'), (n) => n.length === 1))[0]!;
@@ -157,8 +154,9 @@ describe('operational webhooks', () => {
     const ingested = await ingest(call, source.path_token, '{}', { 'x-event-type': 'hookGATE.destination.disabled' });
     expect([ingested.status, ingested.json.error]).toEqual([400, 'X-Event-Type must not start with hookgate. (reserved for operational events)']);
     // Nothing of those was stored: only the batch's other event.
-    expect((await call('GET', '/v1/outbound-events', { key })).json.data.map((e: { event_type: string }) => e.event_type)).toEqual(['hookgate_ok']);
-    expect((await call('GET', '/v1/events', { key })).json.data).toEqual([]);
+    const hookgate = typedClient(call, key);
+    expect((await hookgate.outboundEvents.list()).data.map((e) => e.event_type)).toEqual(['hookgate_ok']);
+    expect((await hookgate.events.list()).data).toEqual([]);
     expect((await call('GET', '/v1/event-types', { key })).json.data).toEqual([]);
   });
 });
@@ -173,18 +171,15 @@ describe('operational events only where a route takes them', () => {
   async function exportedIds(key: string): Promise<string[]> {
     const created = await call('POST', '/v1/exports', { key, body: {} });
     expect(created.status).toBe(201);
-    const job = await eventually(
-      async () => (await call('GET', `/v1/exports/${created.json.data.id}`, { key })).json.data,
-      (j) => j.status === 'ready' || j.status === 'failed',
-      30_000,
-    );
+    const hookgate = typedClient(call, key);
+    const job = await eventually(() => hookgate.exports.get(created.json.data.id), (j) => j.status === 'ready' || j.status === 'failed', 30_000);
     expect(job.status).toBe('ready');
-    const location = (await call('GET', `/v1/exports/${job.id}/download`, { key })).headers.get('location') ?? '';
+    const location = await hookgate.exports.downloadUrl(job.id);
     return ((await (await fetch(location)).json()) as Array<{ id: string }>).map((row) => row.id).sort();
   }
 
   const listedTypes = async (key: string) =>
-    ((await call('GET', '/v1/outbound-events?limit=200', { key })).json.data as Array<{ id: string; event_type: string }>).map((e) => e.event_type).sort();
+    (await typedClient(call, key).outboundEvents.list({ limit: 200 })).data.map((e) => e.event_type).sort();
 
   /** An account that publishes 9 events; the 5 `order.paid` also go to a destination that dead-letters them and opens its breaker. */
   async function publisher(name: string, opsPattern: string | null) {
@@ -223,7 +218,7 @@ describe('operational events only where a route takes them', () => {
       for (const id of paid) await eventually(() => eventDetail(call, key, id, '/v1/outbound-events'), (d) => d.event.status === 'dead_letter', 20_000);
     }
     for (const { key, down } of [quiet, subscribed]) {
-      await eventually(async () => (await call('GET', `/v1/destinations/${down.id}`, { key })).json.data.health.state, (state) => state === 'open', 20_000);
+      await eventually(async () => (await typedClient(call, key).destinations.get(down.id)).health.state, (state) => state === 'open', 20_000);
     }
     // The subscribed account's five notices are there, so the quiet account's would be by now.
     await eventually(() => listedTypes(subscribed.key), (types) => types.filter((t) => t === 'hookgate.delivery.dead_lettered').length === 5, 20_000);

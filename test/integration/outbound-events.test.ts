@@ -3,7 +3,7 @@ import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
-import { createAccount } from '../fixtures/http-client';
+import { createAccount, typedClient } from '../fixtures/http-client';
 import { addDestination, addRoute, eventDetail } from '../fixtures/setup';
 import { eventually, startSink } from '../fixtures/sink';
 
@@ -94,15 +94,16 @@ describe('POST /v1/outbound-events', () => {
     const orders = await addDestination(call, key, { url: `${sink.url}/orders-only` });
     await addRoute(call, key, { destination_id: invoices.id, event_type_pattern: 'invoice.*' });
     await addRoute(call, key, { destination_id: orders.id, event_type_pattern: 'order.created' });
-    const inv = await publish(key, { payload: '{"i":1}', event_type: 'invoice.paid' });
-    const ord = await publish(key, { payload: '{"o":1}', event_type: 'order.created' });
-    const none = await publish(key, { payload: '{"n":1}', event_type: 'customer.updated' });
-    await eventually(() => detail(key, inv.json.data.id), (d) => d.event.status === 'delivered');
-    await eventually(() => detail(key, ord.json.data.id), (d) => d.event.status === 'delivered');
-    expect((await sink.waitForPath('/invoices', 1)).map((r) => r.headers['x-webhook-id'])).toEqual([inv.json.data.id]);
-    expect((await sink.waitForPath('/orders-only', 1)).map((r) => r.headers['x-webhook-id'])).toEqual([ord.json.data.id]);
-    expect(none.json.data.status).toBe('queued');
-    expect((await detail(key, none.json.data.id)).event.status).toBe('accepted');
+    const hookgate = typedClient(call, key);
+    const inv = await hookgate.outboundEvents.publish({ payload: '{"i":1}', event_type: 'invoice.paid' });
+    const ord = await hookgate.outboundEvents.publish({ payload: '{"o":1}', event_type: 'order.created' });
+    const none = await hookgate.outboundEvents.publish({ payload: '{"n":1}', event_type: 'customer.updated' });
+    await eventually(() => detail(key, inv.id), (d) => d.event.status === 'delivered');
+    await eventually(() => detail(key, ord.id), (d) => d.event.status === 'delivered');
+    expect((await sink.waitForPath('/invoices', 1)).map((r) => r.headers['x-webhook-id'])).toEqual([inv.id]);
+    expect((await sink.waitForPath('/orders-only', 1)).map((r) => r.headers['x-webhook-id'])).toEqual([ord.id]);
+    expect(none.status).toBe('queued');
+    expect((await detail(key, none.id)).event.status).toBe('accepted');
   });
 });
 
@@ -130,8 +131,8 @@ describe('idempotency on external_event_id', () => {
     expect(created).toHaveLength(1);
     expect(duplicates).toHaveLength(19);
     for (const dup of duplicates) expect(dup.json.data).toMatchObject({ id: created[0]!.json.data.id, duplicate: true });
-    const list = await call('GET', '/v1/outbound-events', { key });
-    expect(list.json.data.map((e: { id: string }) => e.id)).toEqual([created[0]!.json.data.id]);
+    const list = await typedClient(call, key).outboundEvents.list();
+    expect(list.data.map((e) => e.id)).toEqual([created[0]!.json.data.id]);
   });
 
   it('scopes the key to the account: another account may use the same external id', async () => {
@@ -146,7 +147,8 @@ describe('list, detail and replay', () => {
   it('lists the 50 newest with exactly the spec’s fields, newest first', async () => {
     const { key } = await createAccount(call);
     const ids: string[] = [];
-    for (let i = 0; i < 52; i++) ids.push((await publish(key, { payload: String(i), event_type: 't' })).json.data.id);
+    const hookgate = typedClient(call, key);
+    for (let i = 0; i < 52; i++) ids.push((await hookgate.outboundEvents.publish({ payload: String(i), event_type: 't' })).id);
     const list = await call('GET', '/v1/outbound-events', { key });
     expect(list.status).toBe(200);
     expect(list.json.data).toHaveLength(50);
@@ -155,10 +157,10 @@ describe('list, detail and replay', () => {
       ['id', 'account_id', 'direction', 'event_type', 'external_event_id', 'status', 'attempts_count', 'received_at', 'created_at', 'source_id', 'customer'].sort(),
     );
     expect(list.json.data[0].direction).toBe('outbound');
-    const rest = await call('GET', `/v1/outbound-events?cursor=${list.json.next_cursor}`, { key });
-    expect(rest.json.data.map((e: { id: string }) => e.id)).toEqual([ids[1], ids[0]]);
+    const rest = await hookgate.outboundEvents.list({ cursor: list.json.next_cursor });
+    expect(rest.data.map((e) => e.id)).toEqual([ids[1], ids[0]]);
     // Inbound and outbound lists are separate.
-    expect((await call('GET', '/v1/events', { key })).json.data).toEqual([]);
+    expect((await hookgate.events.list()).data).toEqual([]);
     expect((await call('GET', `/v1/events/${ids[0]}`, { key })).status).toBe(404);
   });
 
@@ -166,7 +168,7 @@ describe('list, detail and replay', () => {
     const { key } = await createAccount(call);
     const dest = await addDestination(call, key, { url: `${sink.url}/replay-out` });
     await addRoute(call, key, { destination_id: dest.id });
-    const original = (await publish(key, { payload: '{"r":1}', event_type: 'x.y' })).json.data.id;
+    const original = (await typedClient(call, key).outboundEvents.publish({ payload: '{"r":1}', event_type: 'x.y' })).id;
     await eventually(() => detail(key, original), (d) => d.event.status === 'delivered');
     const replay = await call('POST', `/v1/outbound-events/${original}/replay`, { key });
     expect(replay.status).toBe(202);
@@ -183,7 +185,7 @@ describe('list, detail and replay', () => {
       const { key } = await createAccount(call);
       const dest = await addDestination(call, key, { url: hanging.url, timeout_ms: 5000 });
       await addRoute(call, key, { destination_id: dest.id });
-      const id = (await publish(key, { payload: '{}' })).json.data.id;
+      const { id } = await typedClient(call, key).outboundEvents.publish({ payload: '{}' });
       const res = await call('POST', `/v1/outbound-events/${id}/replay`, { key });
       expect(res.status).toBe(400);
       expect(res.json.error).toBe('event is not in a terminal status');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway } from '../fixtures/gateway';
-import { createAccount, type Call } from '../fixtures/http-client';
+import { createAccount, typedClient, type Call } from '../fixtures/http-client';
 import { addEventTypes, openPortalSession } from '../fixtures/portal';
 import { eventually } from '../fixtures/sink';
 
@@ -62,8 +62,8 @@ describe('portal sessions', () => {
     const domain = await call('POST', '/v1/custom-domains', { key, body: { domain: 'hooks.acme-portal.test' } });
     expect(domain.status).toBe(201);
     await writeFile(dnsFile, JSON.stringify({ [domain.json.data.verification_record.name]: domain.json.data.verification_record.value }));
-    const verified = await call('POST', `/v1/custom-domains/${domain.json.data.id}/verify`, { key });
-    expect(verified.json.data.status).toBe('verified');
+    const verified = await typedClient(call, key).customDomains.verify(domain.json.data.id);
+    expect(verified.status).toBe('verified');
     const { url } = await openPortalSession(call, key, 'cus_1');
     expect(url).toMatch(/^https:\/\/hooks\.acme-portal\.test\/portal#ps_/);
     // Another account's links stay on the gateway.
@@ -146,8 +146,7 @@ describe('scoping', () => {
     expect((await call('GET', '/v1/destinations?customer=bad%20id', { key })).status).toBe(400);
 
     // Published and delivered (attempted) to cus_a's endpoint: in cus_a's log only.
-    const published = await call('POST', '/v1/outbound-events', { key, body: { event_type: 'invoice.paid', payload: '{"n":1}', customer: 'cus_a' } });
-    const eventId = published.json.data.id as string;
+    const { id: eventId } = await typedClient(call, key).outboundEvents.publish({ event_type: 'invoice.paid', payload: '{"n":1}', customer: 'cus_a' });
     const log = await eventually(
       async () => (await call('GET', '/v1/portal/events', portal(mine.secret))).json.data as Array<{ id: string }>,
       (items) => items.some((e) => e.id === eventId),
@@ -174,10 +173,10 @@ describe('scoping', () => {
   });
 
   it('an account’s own destination without a customer is no customer’s', async () => {
-    const own = await call('POST', '/v1/destinations', { key, body: { name: 'own', url: 'https://own.example.com/h' } });
-    expect(own.json.data.customer).toBeNull();
+    const own = await typedClient(call, key).destinations.create({ name: 'own', url: 'https://own.example.com/h' });
+    expect(own.customer).toBeNull();
     const { secret } = await openPortalSession(call, key, 'cus_a');
-    expect((await call('GET', `/v1/portal/endpoints/${own.json.data.id}`, portal(secret))).status).toBe(404);
+    expect((await call('GET', `/v1/portal/endpoints/${own.id}`, portal(secret))).status).toBe(404);
   });
 
   it('endpoints added in the portal pass the same URL and SSRF checks; types must be in the catalog', async () => {
@@ -205,12 +204,13 @@ describe('scoping', () => {
       ...portal(secret),
       body: { url: 'https://consumer.example.com/d', event_types: ['invoice.created'] },
     });
-    const source = await call('POST', '/v1/sources', { key, body: { name: 'billing' } });
-    const ingested = await call('POST', `/ingest/${source.json.data.path_token}`, {
+    const hookgate = typedClient(call, key);
+    const source = await hookgate.sources.create({ name: 'billing' });
+    const ingested = await call('POST', `/ingest/${source.path_token}`, {
       rawBody: '{}',
       headers: { 'content-type': 'application/json', 'x-event-type': 'invoice.created' },
     });
-    const detail = await call('GET', `/v1/events/${ingested.json.data.id}`, { key });
-    expect(detail.json.data.event.deliveries.map((d: { destination_id: string }) => d.destination_id)).not.toContain(endpoint.json.data.id);
+    const detail = await hookgate.events.get(ingested.json.data.id);
+    expect(detail.event.deliveries.map((d) => d.destination_id)).not.toContain(endpoint.json.data.id);
   });
 });

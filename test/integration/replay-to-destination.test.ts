@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGatewayWithSink } from '../fixtures/gateway';
-import type { Call } from '../fixtures/http-client';
+import { typedClient, type Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, type Sink } from '../fixtures/sink';
 
@@ -45,8 +45,7 @@ describe('single-event replay to one destination', () => {
     const other = await accountWithSource(call);
     const foreign = await addDestination(call, other.key, { url: `${sink.url}/foreign` });
     const mine = await addDestination(call, owner.key, { url: `${sink.url}/mine` });
-    const published = await call('POST', '/v1/outbound-events', { key: owner.key, body: { payload: '{"n":1}' } });
-    const id = published.json.data.id as string;
+    const { id } = await typedClient(call, owner.key).outboundEvents.publish({ payload: '{"n":1}' });
     await eventually(() => eventDetail(call, owner.key, id, '/v1/outbound-events'), (d) => d.event.status === 'accepted');
 
     const refused = await call('POST', `/v1/outbound-events/${id}/replay`, { key: owner.key, body: { destination_id: foreign.id } });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
+import { typedClient } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { eventually } from '../fixtures/sink';
 
@@ -46,10 +47,11 @@ describe('payload filters on routes', () => {
     const { key } = await accountWithSource(call);
     const dest = await addDestination(call, key, { url: `${sink.url}/patched` });
     const route = await addRoute(call, key, { destination_id: dest.id });
-    const set = await call('PATCH', `/v1/routes/${route.id}`, { key, body: { filter: { amount: { $lt: 5 } } } });
-    expect(set.json.data.filter).toEqual({ amount: { $lt: 5 } });
-    const cleared = await call('PATCH', `/v1/routes/${route.id}`, { key, body: { filter: null } });
-    expect(cleared.json.data.filter).toBeNull();
+    const hookgate = typedClient(call, key);
+    const set = await hookgate.routes.update(route.id, { filter: { amount: { $lt: 5 } } });
+    expect(set.filter).toEqual({ amount: { $lt: 5 } });
+    const cleared = await hookgate.routes.update(route.id, { filter: null });
+    expect(cleared.filter).toBeNull();
 
     for (const [filter, message] of [
       [{ amount: { $regex: '^4' } }, 'filter: unknown operator $regex'],
@@ -82,7 +84,7 @@ describe('payload filters on routes', () => {
       const created = await call('POST', '/v1/routes', { key, body: { destination_id: dest.id, filter, active: false } });
       expect(created.status, JSON.stringify(filter)).toBe(201);
       expect(created.json.data.filter).toEqual(JSON.parse(JSON.stringify(filter)));
-      expect((await call('GET', `/v1/routes/${created.json.data.id}`, { key })).json.data.filter).toEqual(created.json.data.filter);
+      expect((await typedClient(call, key).routes.get(created.json.data.id)).filter).toEqual(created.json.data.filter);
       const patched = await call('PATCH', `/v1/routes/${patchedRoute.id}`, { key, body: { filter } });
       expect(patched.status, JSON.stringify(filter)).toBe(200);
       expect(patched.json.data.filter).toEqual(created.json.data.filter);

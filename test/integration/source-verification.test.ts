@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import Stripe from 'stripe';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootGateway } from '../fixtures/gateway';
-import { createAccount, type Call } from '../fixtures/http-client';
+import { createAccount, typedClient, type Call } from '../fixtures/http-client';
 import { ingest } from '../fixtures/setup';
 
 let env: Awaited<ReturnType<typeof bootGateway>>;
@@ -57,8 +57,8 @@ describe('stripe', () => {
     });
     expect(second.status).toBe(202);
 
-    const events = await call('GET', `/v1/events?source_id=${source.id}`, { key });
-    expect(events.json.data).toHaveLength(2);
+    const events = await typedClient(call, key).events.list({ source_id: source.id });
+    expect(events.data).toHaveLength(2);
   });
 });
 
@@ -115,7 +115,7 @@ describe('github, shopify, slack, standard webhooks and generic HMAC', () => {
 });
 
 describe('the idempotency key of a verified source is what the signature covers', () => {
-  const externalId = async (id: string) => (await call('GET', `/v1/events/${id}`, { key })).json.data.event.external_event_id as string | null;
+  const externalId = async (id: string) => (await typedClient(call, key).events.get(id)).event.external_event_id;
 
   it('stripe: the same signed body under two Idempotency-Keys is one event, keyed by the body’s id', async () => {
     const secret = 'whsec_stripe_dedupe_secret';
@@ -141,7 +141,7 @@ describe('the idempotency key of a verified source is what the signature covers'
     const next = await ingest(call, source.path_token, genuine, signed(genuine, 'gh-2'));
     expect(next.status).toBe(202);
     expect(next.json.data.id).not.toBe(first.json.data.id);
-    expect((await call('GET', `/v1/events?source_id=${source.id}`, { key })).json.data).toHaveLength(2);
+    expect((await typedClient(call, key).events.list({ source_id: source.id })).data).toHaveLength(2);
     expect(await externalId(next.json.data.id)).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 
@@ -177,8 +177,8 @@ describe('configuring verification', () => {
     await expectRejected(source.path_token, 'unsigned', {});
     expect((await ingest(call, source.path_token, 'signed', { 'x-hub-signature-256': `sha256=${hmac('gh-secret-123', 'signed', 'hex')}` })).status).toBe(202);
 
-    const off = await call('PATCH', `/v1/sources/${source.id}`, { key, body: { verification: null, name: 'renamed' } });
-    expect(off.json.data).toMatchObject({ verification: null, name: 'renamed' });
+    const off = await typedClient(call, key).sources.update(source.id, { verification: null, name: 'renamed' });
+    expect(off).toMatchObject({ verification: null, name: 'renamed' });
     expect((await ingest(call, source.path_token, 'unsigned again')).status).toBe(202);
   });
 

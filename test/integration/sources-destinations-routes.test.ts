@@ -1,16 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway } from '../fixtures/gateway';
-import { createAccount, type Call } from '../fixtures/http-client';
+import type { Hookgate } from '../../clients/typescript/src/index';
+import { createAccount, typedClient, type Call } from '../fixtures/http-client';
 
 let env: Awaited<ReturnType<typeof bootGateway>>;
 let call: Call;
 let key: string;
 let accountId: string;
+let hookgate: Hookgate;
 
 beforeAll(async () => {
   env = await bootGateway({ HOOKGATE_PUBLIC_URL: 'https://hooks.example.test' });
   call = env.call;
   ({ key, accountId } = await createAccount(call));
+  hookgate = typedClient(call, key);
 });
 afterAll(() => env?.stop());
 
@@ -32,11 +35,11 @@ describe('sources', () => {
       custom_domain_id: null,
       created_at: expect.stringMatching(ISO),
     });
-    expect((await call('GET', `/v1/sources/${source.id}`, { key })).json.data).toEqual(source);
-    const other = (await call('POST', '/v1/sources', { key, body: { name: 'GitHub' } })).json.data;
+    expect(await hookgate.sources.get(source.id)).toEqual(source);
+    const other = await hookgate.sources.create({ name: 'GitHub' });
     expect(other.path_token).not.toBe(source.path_token);
-    const list = await call('GET', '/v1/sources', { key });
-    expect(list.json.data.map((s: { id: string }) => s.id)).toEqual([other.id, source.id]);
+    const list = await hookgate.sources.list();
+    expect(list.map((s) => s.id)).toEqual([other.id, source.id]);
   });
 
   it.each([
@@ -147,7 +150,7 @@ describe('destinations', () => {
   });
 
   it('patches fields, rotates the secret and keeps the old one for 24 hours', async () => {
-    const dest = (await call('POST', '/v1/destinations', { key, body: { name: 'P', url: 'https://p.example.com' } })).json.data;
+    const dest = await hookgate.destinations.create({ name: 'P', url: 'https://p.example.com' });
     const patched = await call('PATCH', `/v1/destinations/${dest.id}`, {
       key,
       body: { name: 'P2', url: 'https://p2.example.com/x', timeout_ms: 2000, active: false, signing_secret: 'rotated-secret-1', auth: { type: 'bearer', token: 't0ken-value' } },
@@ -157,18 +160,18 @@ describe('destinations', () => {
     expect(patched.json.data).not.toHaveProperty('signing_secret');
     expect(patched.text).not.toContain('t0ken-value');
     expect(patched.json.data.updated_at >= dest.updated_at).toBe(true);
-    const got = (await call('GET', `/v1/destinations/${dest.id}`, { key })).json.data;
+    const got = await hookgate.destinations.get(dest.id);
     expect(got.signing_secret).toBe('rotated-secret-1');
     expect(got.name).toBe('P2');
 
-    const cleared = await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { auth: null } });
-    expect(cleared.json.data.auth).toBeNull();
+    const cleared = await hookgate.destinations.update(dest.id, { auth: null });
+    expect(cleared.auth).toBeNull();
 
     const bad = await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { url: 'http://10.1.2.3/' } });
     expect(bad.status).toBe(400);
     const switchScheme = await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { signature_scheme: 'standard_webhooks' } });
     expect(switchScheme.status).toBe(400);
-    expect((await call('GET', `/v1/destinations/${dest.id}`, { key })).json.data.url).toBe('https://p2.example.com/x');
+    expect((await hookgate.destinations.get(dest.id)).url).toBe('https://p2.example.com/x');
   });
 
   it('answers PATCH of an unknown destination with 404', async () => {
@@ -179,8 +182,8 @@ describe('destinations', () => {
 
 describe('routes', () => {
   it('creates, lists, gets, deactivates and deletes routes', async () => {
-    const dest = (await call('POST', '/v1/destinations', { key, body: { name: 'R', url: 'https://r.example.com' } })).json.data;
-    const source = (await call('POST', '/v1/sources', { key, body: { name: 'S' } })).json.data;
+    const dest = await hookgate.destinations.create({ name: 'R', url: 'https://r.example.com' });
+    const source = await hookgate.sources.create({ name: 'S' });
     const all = await call('POST', '/v1/routes', { key, body: { destination_id: dest.id } });
     expect(all.status).toBe(201);
     expect(all.json.data).toEqual({
@@ -197,9 +200,9 @@ describe('routes', () => {
     expect(bound.status).toBe(201);
     expect(bound.json.data).toMatchObject({ source_id: source.id, event_type_pattern: 'payment.*' });
 
-    const list = await call('GET', '/v1/routes', { key });
-    expect(list.json.data.map((r: { id: string }) => r.id)).toEqual([bound.json.data.id, all.json.data.id]);
-    expect((await call('GET', `/v1/routes/${all.json.data.id}`, { key })).json.data).toEqual(all.json.data);
+    const list = await hookgate.routes.list();
+    expect(list.map((r) => r.id)).toEqual([bound.json.data.id, all.json.data.id]);
+    expect(await hookgate.routes.get(all.json.data.id)).toEqual(all.json.data);
 
     const off = await call('PATCH', `/v1/routes/${all.json.data.id}`, { key, body: { active: false } });
     expect(off.status).toBe(200);
@@ -224,7 +227,7 @@ describe('routes', () => {
   });
 
   it('refuses an unknown source_id in the account', async () => {
-    const dest = (await call('POST', '/v1/destinations', { key, body: { name: 'R', url: 'https://r.example.com' } })).json.data;
+    const dest = await hookgate.destinations.create({ name: 'R', url: 'https://r.example.com' });
     const res = await call('POST', '/v1/routes', { key, body: { destination_id: dest.id, source_id: '0191a5e4-0000-7000-8000-000000000000' } });
     expect(res.status).toBe(400);
     expect(res.json.error).toBe('source_id does not match a source of this account');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGateway } from '../fixtures/gateway';
-import { createAccount, type Call } from '../fixtures/http-client';
+import { createAccount, typedClient, type Call } from '../fixtures/http-client';
 
 let env: Awaited<ReturnType<typeof bootGateway>>;
 let call: Call;
@@ -12,12 +12,11 @@ beforeAll(async () => {
   call = env.call;
   owner.key = (await createAccount(call, { name: 'Owner' })).key;
   intruderKey = (await createAccount(call, { name: 'Intruder' })).key;
-  owner.keyId = (await call('POST', '/v1/api-keys', { key: owner.key, body: { name: 'second' } })).json.data.id;
-  owner.sourceId = (await call('POST', '/v1/sources', { key: owner.key, body: { name: 'src' } })).json.data.id;
-  owner.destinationId = (
-    await call('POST', '/v1/destinations', { key: owner.key, body: { name: 'dst', url: 'https://owner.example.com' } })
-  ).json.data.id;
-  owner.routeId = (await call('POST', '/v1/routes', { key: owner.key, body: { destination_id: owner.destinationId } })).json.data.id;
+  const asOwner = typedClient(call, owner.key);
+  owner.keyId = (await asOwner.apiKeys.create({ name: 'second' })).id;
+  owner.sourceId = (await asOwner.sources.create({ name: 'src' })).id;
+  owner.destinationId = (await asOwner.destinations.create({ name: 'dst', url: 'https://owner.example.com' })).id;
+  owner.routeId = (await asOwner.routes.create({ destination_id: owner.destinationId })).id;
 });
 afterAll(() => env?.stop());
 
@@ -38,17 +37,16 @@ describe('two accounts cannot see or change each other’s resources', () => {
       expect(res.json.error).toBe('Not found');
     }
     // Nothing changed for the owner.
-    expect((await call('GET', `/v1/destinations/${owner.destinationId}`, { key: owner.key })).json.data.name).toBe('dst');
-    expect((await call('GET', `/v1/routes/${owner.routeId}`, { key: owner.key })).json.data.active).toBe(true);
-    expect((await call('GET', '/v1/api-keys', { key: owner.key })).json.data).toHaveLength(2);
+    const asOwner = typedClient(call, owner.key);
+    expect((await asOwner.destinations.get(owner.destinationId)).name).toBe('dst');
+    expect((await asOwner.routes.get(owner.routeId)).active).toBe(true);
+    expect(await asOwner.apiKeys.list()).toHaveLength(2);
   });
 
   it('refuses to route to another account’s destination or source', async () => {
     const viaDestination = await call('POST', '/v1/routes', { key: intruderKey, body: { destination_id: owner.destinationId } });
     expect(viaDestination.status).toBe(400);
-    const ownDestination = (
-      await call('POST', '/v1/destinations', { key: intruderKey, body: { name: 'mine', url: 'https://intruder.example.com' } })
-    ).json.data.id;
+    const ownDestination = (await typedClient(call, intruderKey).destinations.create({ name: 'mine', url: 'https://intruder.example.com' })).id;
     const viaSource = await call('POST', '/v1/routes', {
       key: intruderKey,
       body: { destination_id: ownDestination, source_id: owner.sourceId },
