@@ -19,9 +19,8 @@ const nullableTimestamp = timestamp.nullable();
 const direction = z.enum(DIRECTIONS);
 const eventCustomer = z.string().nullable().describe('The customer the event is addressed to: only that customer’s destinations receive it. null: none (inbound events, and outbound events for your own destinations).');
 
-export const eventListItemResponse = named(
-  'EventListItem',
-  z.strictObject({
+/** What names an event and where it came from: the first fields of the list item and of the detail. */
+const eventIdentity = {
     id: uuid,
     account_id: uuid,
     direction,
@@ -29,6 +28,12 @@ export const eventListItemResponse = named(
     event_type: z.string().nullable(),
     external_event_id: z.string().nullable(),
     customer: eventCustomer,
+};
+
+export const eventListItemResponse = named(
+  'EventListItem',
+  z.strictObject({
+    ...eventIdentity,
     status: eventStatus,
     attempts_count: z.int().min(0),
     received_at: timestamp,
@@ -39,13 +44,7 @@ export const eventListItemResponse = named(
 export const eventDetailResponse = named(
   'EventDetail',
   z.strictObject({
-    id: uuid,
-    account_id: uuid,
-    direction,
-    source_id: uuid.nullable(),
-    event_type: z.string().nullable(),
-    external_event_id: z.string().nullable(),
-    customer: eventCustomer,
+    ...eventIdentity,
     body: z
       .string()
       .nullable()
