@@ -8,6 +8,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../lambdas/domain/backoff';
 import { MAX_MESSAGE_DELAY_SECONDS } from '../lambdas/domain/queue-wait';
 import { Alarms } from './constructs/alarms';
@@ -80,6 +81,16 @@ const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
 );
 
 /** The stateless part: functions, the HTTP API, the queue consumer, the schedules and the alarms. */
+/**
+ * Whoever accepts events (ingest, the api's publish and replay, the export function's bulk replay)
+ * stores a large body before the event, and deletes that object again when the event is not stored
+ * (a lost de-duplication race, a failed write): without DeleteObject that is AccessDenied in AWS and
+ * the object stays until the lifecycle backstop. DeleteObject only: no version, no listing.
+ */
+function grantPayloadDiscard(fn: HookgateFunction, payloadBucket: IBucket): void {
+  iam.Grant.addToPrincipal({ grantee: fn.fn, actions: ['s3:DeleteObject'], resourceArns: [payloadBucket.arnForObjects('*')] });
+}
+
 export class ServiceStack extends Stack {
   readonly httpApi: apigw.HttpApi;
   readonly apiFunction: HookgateFunction;
@@ -140,6 +151,7 @@ export class ServiceStack extends Stack {
     // the source, s3:PutObject on the target).
     payloadBucket.grantRead(this.apiFunction.fn);
     payloadBucket.grantPut(this.apiFunction.fn);
+    grantPayloadDiscard(this.apiFunction, payloadBucket);
 
     this.apiFunction.fn.addEnvironment(ENV.signup, props.signup ?? 'open');
     if (props.maxEndpointsPerCustomer !== undefined) {
@@ -164,6 +176,7 @@ export class ServiceStack extends Stack {
     table.grantReadWriteData(this.ingestFunction.fn);
     deliveryQueue.grantSendMessages(this.ingestFunction.fn);
     payloadBucket.grantPut(this.ingestFunction.fn);
+    grantPayloadDiscard(this.ingestFunction, payloadBucket);
 
     // More specific than ANY /{proxy+}, so API Gateway picks it for POST /ingest/{token}.
     const ingestIntegration = new HttpLambdaIntegration('IngestIntegration', this.ingestFunction.fn);
@@ -227,6 +240,7 @@ export class ServiceStack extends Stack {
     deliveryQueue.grantSendMessages(this.exportFunction.fn);
     payloadBucket.grantRead(this.exportFunction.fn);
     payloadBucket.grantPut(this.exportFunction.fn);
+    grantPayloadDiscard(this.exportFunction, payloadBucket);
     // The schedule picks a job up within a minute whatever happened to an earlier invocation (the
     // api's start-now invoke included); a claim left by a crashed worker goes stale and is retaken.
     this.exportFunction.fn.configureAsyncInvoke({ retryAttempts: 0 });

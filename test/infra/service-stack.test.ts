@@ -57,6 +57,12 @@ function actionsFor(fn: HookgateFunction, prefix: string): string[] {
   return [...new Set(allows(fn).flatMap(actionsOf).filter((a) => a.startsWith(prefix)))].sort();
 }
 
+/** Where the function may delete payload objects: the statements that allow s3:DeleteObject. */
+const discardsOn = (fn: HookgateFunction): unknown[] =>
+  allows(fn)
+    .filter((s) => actionsOf(s).includes('s3:DeleteObject'))
+    .flatMap(resourcesOf);
+
 /** Whether any allowed action pattern (wildcards included, as IAM reads them) covers `action`. */
 function canDo(fn: HookgateFunction, action: string): boolean {
   // Action patterns are `service:Name` with `*` as the only special character.
@@ -577,14 +583,15 @@ describe('function permissions', () => {
     }
   });
 
-  it('api: sends to the delivery queue (replay), reads and puts payload objects (event detail, replay copies), gets export files', () => {
+  it('api: sends to the delivery queue (replay), reads, puts and discards payload objects (event detail, replay copies, a publish that was not stored), gets export files', () => {
     const fn = stacks.service.apiFunction;
     expect(actionsFor(fn, 'sqs:')).toEqual(SEND);
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
-    expect(actionsFor(fn, 's3:')).toEqual([...READ, ...PUT, 's3:GetObject'].sort());
-    expect(resourcesFor(fn, 's3:')).toEqual([bucketArn(), objectsArn(), objectsArn(), exportObjectsArn()]);
-    expect(canDo(fn, 's3:GetObject') && canDo(fn, 's3:PutObject')).toBe(true);
-    expect(canDo(fn, 's3:DeleteObject')).toBe(false);
+    expect(actionsFor(fn, 's3:')).toEqual([...READ, ...PUT, 's3:GetObject', 's3:DeleteObject'].sort());
+    expect(resourcesFor(fn, 's3:')).toEqual(expect.arrayContaining([bucketArn(), objectsArn(), exportObjectsArn()]));
+    expect(canDo(fn, 's3:GetObject') && canDo(fn, 's3:PutObject') && canDo(fn, 's3:DeleteObject')).toBe(true);
+    expect(canDo(fn, 's3:DeleteObjectVersion')).toBe(false);
+    expect(discardsOn(fn)).toEqual([objectsArn()]);
   });
 
   it('api: on the export bucket, s3:GetObject on its objects only (what a pre-signed download URL needs)', () => {
@@ -600,13 +607,14 @@ describe('function permissions', () => {
     expect(resourcesFor(fn, 'lambda:')).toEqual([functionArn(stacks.service.exportFunction)]);
   });
 
-  it('export: puts export files; for bulk replays sends to the delivery queue and reads and puts payload objects; deletes nothing', () => {
+  it('export: puts export files; for bulk replays sends to the delivery queue, reads and puts payload objects and discards one whose copy was not stored', () => {
     const fn = stacks.service.exportFunction;
-    expect(actionsFor(fn, 's3:')).toEqual([...READ, ...PUT].sort());
+    expect(actionsFor(fn, 's3:')).toEqual([...READ, ...PUT, 's3:DeleteObject'].sort());
     const resources = resourcesFor(fn, 's3:');
-    expect(resources).toHaveLength(4);
+    expect(resources).toHaveLength(5);
     expect(resources).toEqual(expect.arrayContaining([exportObjectsArn(), bucketArn(), objectsArn()]));
-    for (const action of ['s3:DeleteObject', 's3:DeleteObjectVersion']) expect(canDo(fn, action)).toBe(false);
+    expect(canDo(fn, 's3:DeleteObjectVersion')).toBe(false);
+    expect(discardsOn(fn)).toEqual([objectsArn()]);
     const onExports = allows(fn).filter((s) => JSON.stringify(resourcesOf(s)).includes(JSON.stringify(exportBucketArn())));
     expect(onExports.flatMap(actionsOf).every((action) => PUT.includes(action))).toBe(true);
     expect(actionsFor(fn, 'sqs:')).toEqual(SEND);
@@ -623,12 +631,13 @@ describe('function permissions', () => {
     expect(actionsFor(fn, 'sqs:')).toEqual([]);
   });
 
-  it('ingest: sends to the delivery queue and puts payload objects; never reads one back or receives', () => {
+  it('ingest: sends to the delivery queue, puts payload objects and discards one whose event was not stored; never reads one back or receives', () => {
     const fn = stacks.service.ingestFunction;
     expect(actionsFor(fn, 'sqs:')).toEqual(SEND);
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
-    expect(actionsFor(fn, 's3:')).toEqual(PUT);
+    expect(actionsFor(fn, 's3:')).toEqual([...PUT, 's3:DeleteObject'].sort());
     expect(resourcesFor(fn, 's3:')).toEqual([objectsArn()]);
+    expect(discardsOn(fn)).toEqual([objectsArn()]);
     expect(canDo(fn, 's3:GetObject')).toBe(false);
     expect(canDo(fn, 'sqs:ReceiveMessage')).toBe(false);
   });
