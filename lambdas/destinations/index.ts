@@ -4,6 +4,7 @@ import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
 import { config } from '../shared/config';
 import { newId, newSigningSecret } from '../shared/secrets';
 import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
+import { headerFacts, shownDeliveryHeaders } from '../domain/delivery-headers';
 import { subscribedTypes } from '../domain/portal';
 import { findBreaker, listBreakers, resetBreaker } from '../store/breakers';
 import { listEventTypes } from '../event-types/record';
@@ -76,6 +77,26 @@ export async function showEndpoint(destination: DestinationRecord): Promise<Show
 export async function listEndpoints(accountId: string, customer: string): Promise<Array<ShownDestination & { eventTypes: string[] }>> {
   const [shown, routes] = await Promise.all([listManagedDestinations(accountId, { kind: 'customer', customer }), listRoutes(accountId)]);
   return shown.map((s) => ({ ...s, eventTypes: subscribedTypes(endpointRoutes(routes, s.destination.id)) }));
+}
+
+/**
+ * The headers each try of an event to these destinations carries, as event detail shows them (per-try
+ * values described, credentials hidden), by destination id; null for one the actor may not see or that
+ * is gone.
+ */
+export async function shownRequestHeaders(
+  event: Parameters<typeof headerFacts>[0] & { account_id: string },
+  storedContentType: string | null,
+  destinationIds: readonly string[],
+  actor: DestinationActor,
+): Promise<Map<string, Record<string, string> | null>> {
+  const shown = await Promise.all(
+    destinationIds.map(async (id) => {
+      const destination = await findManagedDestination(event.account_id, id, actor);
+      return [id, destination ? shownDeliveryHeaders(headerFacts(event, storedContentType, destination, config().version)) : null] as const;
+    }),
+  );
+  return new Map(shown);
 }
 
 const urlRefusal = (url: string) => destinationUrlRefusal(url, config().allowPrivateDestinations, resolveHost);

@@ -1,6 +1,4 @@
 import { notFound } from '../../domain/errors';
-import { headerFacts, shownDeliveryHeaders } from '../../domain/delivery-headers';
-import { config } from '../../shared/config';
 import {
   changeDestination,
   createDestination,
@@ -9,6 +7,7 @@ import {
   removeDestination,
   rotateSigningSecret,
   showEndpoint,
+  shownRequestHeaders,
 } from '../../destinations';
 import type { DestinationActor } from '../../destinations/changes';
 import type { DestinationRecord } from '../../destinations/record';
@@ -315,6 +314,7 @@ export const portalApiRoutes: Route[] = [
       const shown = await showEvent(portal.accountId, id, { customer: portal.customer });
       if (!shown) throw notFound();
       const full = presentEventDetail(shown.event, shown.body, { bytes: shown.bytes });
+      const headers = await shownRequestHeaders(shown.event, shown.body.content_type, full.deliveries.map((d) => d.destination_id), actorOf(portal));
       const event: PortalEventResponse = {
         id: full.id,
         event_type: full.event_type,
@@ -327,13 +327,7 @@ export const portalApiRoutes: Route[] = [
         attempts_count: full.attempts_count,
         created_at: full.created_at,
         replay_of: full.replay_of,
-        deliveries: await Promise.all(
-          full.deliveries.map(async (delivery) => {
-            const endpoint = await findManagedDestination(portal.accountId, delivery.destination_id, actorOf(portal));
-            const facts = endpoint && headerFacts(shown.event, shown.body.content_type, endpoint, config().version);
-            return { ...delivery, request_headers: facts ? shownDeliveryHeaders(facts) : null };
-          }),
-        ),
+        deliveries: full.deliveries.map((delivery) => ({ ...delivery, request_headers: headers.get(delivery.destination_id) ?? null })),
       };
       const attempts = shown.attempts.map(presentAttempt);
       return { status: 200, data: { event, attempts } };
