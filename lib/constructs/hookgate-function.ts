@@ -82,7 +82,7 @@ export class HookgateFunction extends Construct {
       logGroup: this.logGroup,
       tracing: lambda.Tracing.ACTIVE,
       // JSON, so Lambda's own lines can be filtered by level: at WARN its START, END and REPORT lines
-      // (a third of a webhook's log bytes) are dropped, and a timeout or crash is still logged. The
+      // (over half of a webhook's log bytes) are dropped, and a timeout or crash is still logged. The
       // handlers' lines are Powertools JSON already, passed as printed. Powertools takes
       // AWS_LAMBDA_LOG_LEVEL (this application level) over HOOKGATE_LOG_LEVEL, so the two must agree:
       // INFO, the level the handlers log at (the stack sets no HOOKGATE_LOG_LEVEL).
