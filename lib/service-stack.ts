@@ -72,7 +72,7 @@ const QUEUE_STUCK_MARGIN = Duration.minutes(5);
  * API Gateway's own error when the integration failed (`-` otherwise). Deliberately no $context.path:
  * on /ingest/{token} the path carries the source's secret token.
  */
-export const ACCESS_LOG_FIELDS = {
+const ACCESS_LOG_FIELDS = {
   requestId: '$context.requestId',
   time: '$context.requestTimeEpoch',
   ip: '$context.identity.sourceIp',

@@ -23,7 +23,7 @@ export type TableCapacity =
     };
 
 /** Auto scaling's target: headroom for a burst while the scaling (minutes behind) catches up. */
-export const TARGET_UTILIZATION_PERCENT = 70;
+const TARGET_UTILIZATION_PERCENT = 70;
 
 export interface StatefulStackProps extends StackProps {
   /** @default on-demand */
