@@ -16,8 +16,6 @@ import { REPO_ROOT, writeResult } from './lib/child';
 import { median, progress, round } from './lib/stats';
 
 const RUNS = 7;
-/** What the deployed functions get (HookgateFunction sets NODE_OPTIONS=--enable-source-maps). */
-const LAMBDA_NODE_OPTIONS = '--enable-source-maps';
 
 const names = readdirSync(HANDLERS_DIR)
   .filter((f) => f.endsWith('.ts'))
@@ -51,12 +49,11 @@ const done = performance.now();
 process.stdout.write(JSON.stringify({ import_ms: done - started, since_process_start_ms: done }));
 `;
 
-function importOnce(bundle: string, nodeOptions: string): Promise<{ import_ms: number; since_process_start_ms: number }> {
+function importOnce(bundle: string): Promise<{ import_ms: number; since_process_start_ms: number }> {
   return new Promise((resolve, reject) => {
     const child = spawn(NODE, ['--input-type=module', '-e', IMPORT_SCRIPT], {
       env: {
         PATH: process.env.PATH ?? '',
-        NODE_OPTIONS: nodeOptions,
         // As in AWS Lambda: the handlers load their Lambda-only parts (X-Ray tracer, JSON logger).
         AWS_LAMBDA_FUNCTION_NAME: 'hookgate-bench',
         AWS_LAMBDA_FUNCTION_MEMORY_SIZE: '512',
@@ -93,26 +90,22 @@ for (const name of names) {
   const loaded = loadedAtStart(metafile, outfile);
   const files = (paths: Iterable<string>) => [...paths].map((path) => resolve(path));
   const kb = (paths: string[]) => round(paths.reduce((sum, path) => sum + statSync(path).size, 0) / 1024, 1);
-  const lazy = Object.keys(metafile.outputs).filter((path) => !path.endsWith('.map') && !loaded.has(path));
-  const withMaps: number[] = [];
-  const withoutMaps: number[] = [];
+  const lazy = Object.keys(metafile.outputs).filter((path) => !loaded.has(path));
+  const imports: number[] = [];
   const sinceStart: number[] = [];
   for (let i = 0; i < RUNS; i++) {
-    const run = await importOnce(outfile, LAMBDA_NODE_OPTIONS);
-    withMaps.push(run.import_ms);
+    const run = await importOnce(outfile);
+    imports.push(run.import_ms);
     sinceStart.push(run.since_process_start_ms);
-    withoutMaps.push((await importOnce(outfile, '')).import_ms);
   }
   result[name] = {
     bundle_kb: kb(files(loaded)),
     bundle_gzip_kb: round(gzipSync(Buffer.concat(files(loaded).map((path) => readFileSync(path)))).length / 1024, 1),
     lazy_chunks_kb: kb(files(lazy)),
-    source_map_kb: kb(files(loaded).map((path) => `${path}.map`)),
-    import_ms: round(median(withMaps), 1),
-    import_ms_without_source_maps: round(median(withoutMaps), 1),
+    import_ms: round(median(imports), 1),
     ready_since_process_start_ms: round(median(sinceStart), 1),
     largest_packages_kb: packagesOf(metafile, loaded),
   };
   progress(`cold start: ${name}: ${JSON.stringify(result[name])}`);
 }
-writeResult({ runs: RUNS, node: NODE, node_options: LAMBDA_NODE_OPTIONS, handlers: result });
+writeResult({ runs: RUNS, node: NODE, handlers: result });

@@ -1,7 +1,8 @@
 /**
  * Section 1: cost per million webhooks. The real handlers behind the local gateway, every AWS call
- * metered (bench/lib/meter.ts), priced at list prices (bench/prices.ts). Scenarios: the happy path,
- * 10% of deliveries failing twice, the happy path with a provider delivery id (de-duplication), and
+ * metered (bench/lib/meter.ts), priced at list prices (bench/prices.ts), with DynamoDB both on-demand
+ * and on provisioned capacity. Scenarios: the happy path, 10% of deliveries failing twice, the happy
+ * path with a provider delivery id (de-duplication), one webhook routed to 10 destinations, and
  * outbound publish (single and batch). Each scenario ends with a retention sweep past its events'
  * window, priced as in AWS: DynamoDB's TTL deletes them for free, so the sweeper only looks for what TTL
  * left behind; the fixed monthly cost of the schedules is apart.
@@ -24,6 +25,9 @@ import { pool, progress, round, sleep, waitUntil } from './lib/stats';
 
 export const WEBHOOKS = 1000;
 const LOW_TRAFFIC_WEBHOOKS = 100;
+/** Each a delivery to every one of FANOUT_DESTINATIONS: as many deliveries as the happy path, twice over. */
+const FANOUT_WEBHOOKS = 200;
+const FANOUT_DESTINATIONS = 10;
 const DAY_MS = 86_400_000;
 
 const meter = new Meter();
@@ -51,6 +55,9 @@ const gateway = await startGateway({
     HOOKGATE_RETRY_SCHEDULE: '0,1,1,1,1',
     // Production's level: the log lines are part of the cost.
     HOOKGATE_LOG_LEVEL: 'info',
+    // As in Lambda, every invocation prints its EMF metric documents (the local runtime prints them
+    // only at debug level), so their bytes are counted with the log lines.
+    HOOKGATE_LOCAL: '0',
     // As in AWS, where TTL deletes an event once its window is over (dynalite has no TTL, so the local
     // gateway otherwise lets the sweeper do it at once).
     HOOKGATE_TTL_LAG_SECONDS: String(2 * DAY_MS / 1000),
@@ -61,7 +68,14 @@ meter.captureOutput();
 const sink = await startSink();
 const api = apiClient(gateway.url);
 
-const scenarios: Record<string, CostReport & { per_million_without_retention_usd: number; sweep: unknown; seconds: number }> = {};
+type ScenarioResult = CostReport & {
+  per_million_without_retention_usd: number;
+  per_million_provisioned_without_retention_usd: number;
+  log_bytes_per_webhook_without_retention: number;
+  sweep: unknown;
+  seconds: number;
+};
+const scenarios: Record<string, ScenarioResult> = {};
 let scenarioIndex = 0;
 
 try {
@@ -71,16 +85,23 @@ try {
   await account.route({ destination_id: destination });
   const ingestUrl = `${gateway.url}/ingest/${account.token}`;
 
-  const ingest = (extraHeaders: (seq: number) => Record<string, string> = () => ({})) => async (seq: number) => {
+  const ingest = (extraHeaders: (seq: number) => Record<string, string> = () => ({}), url = ingestUrl) => async (seq: number) => {
     const body = webhookBody(seq, Date.now());
-    const reply = await request(ingestUrl, { method: 'POST', headers: { ...providerHeaders(body), ...extraHeaders(seq) }, body });
+    const reply = await request(url, { method: 'POST', headers: { ...providerHeaders(body), ...extraHeaders(seq) }, body });
     if (reply.status !== 202) throw new Error(`ingest answered ${reply.status}: ${reply.text}`);
   };
 
   async function scenario(
     name: string,
     count: number,
-    opts: { calls: number; concurrency: number; send: (seqBase: number, index: number) => Promise<void>; behaviour?: SinkBehaviour },
+    opts: {
+      calls: number;
+      concurrency: number;
+      send: (seqBase: number, index: number) => Promise<void>;
+      behaviour?: SinkBehaviour;
+      /** Destinations each webhook is routed to (each has a path of its own at the sink). @default 1 */
+      destinations?: number;
+    },
   ) {
     const seqBase = ++scenarioIndex * 100_000;
     sink.respondWith(opts.behaviour ?? (() => ({ status: 200 })));
@@ -89,9 +110,10 @@ try {
     const started = Date.now();
     progress(`cost: ${name}: ${count} webhooks of 2 KB...`);
     await pool(opts.calls, opts.concurrency, (i) => opts.send(seqBase, i));
+    const expected = count * (opts.destinations ?? 1);
     const delivered = () =>
-      new Set(sink.delivered().filter((a) => a.seq >= seqBase && a.seq < seqBase + count).map((a) => a.seq)).size;
-    if (!(await waitUntil(() => delivered() >= count, 90_000, 100))) throw new Error(`${name}: ${delivered()} of ${count} delivered`);
+      new Set(sink.delivered().filter((a) => a.seq >= seqBase && a.seq < seqBase + count).map((a) => `${a.seq} ${a.path}`)).size;
+    if (!(await waitUntil(() => delivered() >= expected, 90_000, 100))) throw new Error(`${name}: ${delivered()} of ${expected} deliveries made`);
     // Quiet: no deliver invocation running and none started for a while (outcome writes follow the POST).
     let seen = -1;
     while (seen !== meter.invocations.length || (meter.inFlight.get('deliver') ?? 0) > 0) {
@@ -110,8 +132,18 @@ try {
     };
     const report = costReport(snapshot, count, memory, (fn) => fn !== 'outside');
     const withoutRetention = costReport(snapshot, count, memory, (fn) => fn !== 'outside' && fn !== 'sweeper');
-    scenarios[name] = { ...report, per_million_without_retention_usd: withoutRetention.per_million_usd, sweep, seconds: round(seconds, 1) };
-    progress(`cost: ${name}: $${report.per_million_usd.toFixed(2)} per million (${round(seconds, 1)} s, sweep ${JSON.stringify(sweep)})`);
+    scenarios[name] = {
+      ...report,
+      per_million_without_retention_usd: withoutRetention.per_million_usd,
+      per_million_provisioned_without_retention_usd: withoutRetention.per_million_provisioned_usd,
+      log_bytes_per_webhook_without_retention: withoutRetention.log_bytes_per_webhook,
+      sweep,
+      seconds: round(seconds, 1),
+    };
+    progress(
+      `cost: ${name}: $${report.per_million_usd.toFixed(2)} per million on-demand, $${report.per_million_provisioned_usd.toFixed(2)} provisioned, ` +
+        `${report.log_bytes_per_webhook} log bytes per webhook (${round(seconds, 1)} s, sweep ${JSON.stringify(sweep)})`,
+    );
   }
 
   await scenario('happy_path', WEBHOOKS, { calls: WEBHOOKS, concurrency: 4, send: (base, i) => ingest()(base + i) });
@@ -136,6 +168,18 @@ try {
     calls: WEBHOOKS / 2,
     concurrency: 4,
     send: (base, i) => ingest((seq) => ({ 'webhook-id': `msg_${seq}` }))(base + i),
+  });
+  // One inbound webhook routed to ten destinations, all answering 200: a second account, so the
+  // happy path's single route stays as it is.
+  const fanout = await setupAccount(api);
+  for (let d = 0; d < FANOUT_DESTINATIONS; d++) {
+    await fanout.route({ destination_id: await fanout.destination(`${sink.url}/fanout/${d}`) });
+  }
+  await scenario('fanout_10', FANOUT_WEBHOOKS, {
+    calls: FANOUT_WEBHOOKS,
+    concurrency: 4,
+    destinations: FANOUT_DESTINATIONS,
+    send: (base, i) => ingest(undefined, `${gateway.url}/ingest/${fanout.token}`)(base + i),
   });
   await scenario('outbound_single', WEBHOOKS / 2, {
     calls: WEBHOOKS / 2,

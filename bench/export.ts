@@ -37,7 +37,7 @@ process.stdout.write('BENCH_RESULT ' + JSON.stringify({
 function runWorker(bundle: string, env: Record<string, string>): Promise<{ run_ms: number; rss_before_mb: number; peak_rss_mb: number; processed: string[] }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ['--input-type=module', '-e', WORKER_SCRIPT], {
-      env: { PATH: process.env.PATH ?? '', NODE_OPTIONS: '--enable-source-maps', HOOKGATE_LOG_LEVEL: 'warn', ...env, BENCH_BUNDLE_URL: pathToFileURL(bundle).href },
+      env: { PATH: process.env.PATH ?? '', HOOKGATE_LOG_LEVEL: 'warn', ...env, BENCH_BUNDLE_URL: pathToFileURL(bundle).href },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';

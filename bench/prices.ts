@@ -7,6 +7,9 @@
  * - Lambda: https://aws.amazon.com/lambda/pricing/ (requests; arm64 duration, first 6 billion GB-s a
  *   month; duration is rounded up to 1 ms)
  * - DynamoDB on-demand: https://aws.amazon.com/dynamodb/pricing/on-demand/ (standard table class)
+ * - DynamoDB provisioned capacity: https://aws.amazon.com/dynamodb/pricing/provisioned/ (standard table
+ *   class, $0.00065 per WCU-hour and $0.00013 per RCU-hour; the same units as on-demand's request units:
+ *   one 1 KB write, one 4 KB strongly consistent read or two eventually consistent ones, per second)
  * - SQS standard queue: https://aws.amazon.com/sqs/pricing/ (every 64 KB chunk of a request's payload
  *   is one request)
  * - S3 Standard requests: https://aws.amazon.com/s3/pricing/ (DELETE is free)
@@ -25,6 +28,8 @@ export const PRICES = {
   lambdaArmPerGbSecond: 0.0000133334,
   dynamoPerWriteRequestUnit: 0.625 / 1e6,
   dynamoPerReadRequestUnit: 0.125 / 1e6,
+  dynamoProvisionedPerWcuHour: 0.00065,
+  dynamoProvisionedPerRcuHour: 0.00013,
   sqsPerRequest: 0.4 / 1e6,
   /** Each 64 KB chunk of a request's payload is billed as one request. */
   sqsChunkBytes: 64 * 1024,
@@ -32,6 +37,17 @@ export const PRICES = {
   s3GetPerRequest: 0.0004 / 1000,
   logsIngestionPerGb: 0.5,
 } as const;
+
+/**
+ * Provisioned capacity is paid whether used or not; auto scaling keeps it near this share of what is
+ * consumed (lib/stateful-stack.ts, TARGET_UTILIZATION_PERCENT). So a unit consumed costs the hourly
+ * price of a unit for one second, divided by the utilisation: $0.26 per million writes, $0.05 per
+ * million reads. Steady traffic only: scaling lags a burst by minutes, and scales down at most a few
+ * times a day.
+ */
+export const PROVISIONED_UTILIZATION = 0.7;
+export const PROVISIONED_PER_WRITE_UNIT = PRICES.dynamoProvisionedPerWcuHour / 3600 / PROVISIONED_UTILIZATION;
+export const PROVISIONED_PER_READ_UNIT = PRICES.dynamoProvisionedPerRcuHour / 3600 / PROVISIONED_UTILIZATION;
 
 /** CloudWatch Logs bills the event's bytes plus this much metadata per log event. */
 export const LOG_EVENT_OVERHEAD_BYTES = 26;

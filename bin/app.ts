@@ -25,6 +25,21 @@ function signupContext(): 'open' | 'closed' | undefined {
   throw new Error(`context "signup" must be open or closed, got "${value}"`);
 }
 
+function billingModeContext(): 'on-demand' | 'provisioned' | undefined {
+  const value = stringContext('billingMode');
+  if (value === undefined || value === 'on-demand' || value === 'provisioned') return value;
+  throw new Error(`context "billingMode" must be on-demand or provisioned, got "${value}"`);
+}
+
+/** A context value that must be a number when given (`-c key=0.05` arrives as a string). */
+function fractionContext(key: string): number | undefined {
+  const value: unknown = app.node.tryGetContext(key);
+  if (value === undefined) return undefined;
+  const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof parsed !== 'number' || Number.isNaN(parsed)) throw new Error(`context "${key}" must be a number`);
+  return parsed;
+}
+
 buildApp(app, {
   stage: stringContext('stage') ?? 'dev',
   // e.g. --context retrySchedule=0,60,600,3600,21600
@@ -39,5 +54,14 @@ buildApp(app, {
   // e.g. --context maxEndpointsPerCustomer=50 --context maxEndpointsPerAccount=50000
   maxEndpointsPerCustomer: numberContext('maxEndpointsPerCustomer'),
   maxEndpointsPerAccount: numberContext('maxEndpointsPerAccount'),
+  // --context billingMode=provisioned: the table and its indexes on auto-scaled provisioned capacity,
+  // e.g. with --context minWriteCapacity=20 --context maxWriteCapacity=2000
+  billingMode: billingModeContext(),
+  minReadCapacity: numberContext('minReadCapacity'),
+  maxReadCapacity: numberContext('maxReadCapacity'),
+  minWriteCapacity: numberContext('minWriteCapacity'),
+  maxWriteCapacity: numberContext('maxWriteCapacity'),
+  // e.g. --context tracingSampleRate=0.05 (X-Ray traces 5% of requests)
+  tracingSampleRate: fractionContext('tracingSampleRate'),
 });
 app.synth();

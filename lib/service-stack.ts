@@ -7,6 +7,7 @@ import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as logs from 'aws-cdk-lib/aws-logs';
+import * as xray from 'aws-cdk-lib/aws-xray';
 import type { Construct } from 'constructs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../lambdas/domain/backoff';
@@ -41,6 +42,8 @@ export interface ServiceStackProps extends StackProps {
   readonly maxEndpointsPerCustomer?: number;
   /** Most endpoints (destinations) one account may have. @default unset: the handlers' default, 10,000 */
   readonly maxEndpointsPerAccount?: number;
+  /** Share of the functions' invocations X-Ray traces, 0 to 1. @default DEFAULT_TRACING_SAMPLE_RATE */
+  readonly tracingSampleRate?: number;
 }
 
 const API_THROTTLE = { burstLimit: 500, rateLimit: 1000 } as const;
@@ -63,22 +66,31 @@ const ESM_CONCURRENCY_RANGE = [2, 1000] as const;
 /** A delivery waiting longer than the longest retry step by this much means nothing consumes the queue. */
 const QUEUE_STUCK_MARGIN = Duration.minutes(5);
 
-// Deliberately no $context.path: on /ingest/{token} the path carries the source's secret token.
-const ACCESS_LOG_FORMAT = AccessLogFormat.custom(
-  JSON.stringify({
-    requestId: '$context.requestId',
-    requestTime: '$context.requestTime',
-    ip: '$context.identity.sourceIp',
-    userAgent: '$context.identity.userAgent',
-    routeKey: '$context.routeKey',
-    status: '$context.status',
-    protocol: '$context.protocol',
-    responseLength: '$context.responseLength',
-    responseLatency: '$context.responseLatency',
-    integrationLatency: '$context.integrationLatency',
-    integrationError: '$context.integrationErrorMessage',
-  }),
-);
+/**
+ * One short line per request, what an operator looks for: which request (its id is `api_request_id` on
+ * the function's lines), when (epoch ms), from where, which route, the answer, how long it took, and
+ * API Gateway's own error when the integration failed (`-` otherwise). Deliberately no $context.path:
+ * on /ingest/{token} the path carries the source's secret token.
+ */
+const ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  time: '$context.requestTimeEpoch',
+  ip: '$context.identity.sourceIp',
+  route: '$context.routeKey',
+  status: '$context.status',
+  latency: '$context.responseLatency',
+  error: '$context.integrationErrorMessage',
+} as const;
+const ACCESS_LOG_FORMAT = AccessLogFormat.custom(JSON.stringify(ACCESS_LOG_FIELDS));
+
+/**
+ * X-Ray records this share of the requests that arrive with no sampling decision (HTTP APIs make
+ * none): traces cost $5 a million, and at the default rule (1 a second, then 5%) they would be most of
+ * a low-volume stage's requests. No reservoir: it would record a trace every second, whatever the rate.
+ */
+const DEFAULT_TRACING_SAMPLE_RATE = 0.01;
+/** Ahead of X-Ray's Default rule (10,000), behind any rule an operator adds with a lower number. */
+const SAMPLING_RULE_PRIORITY = 9000;
 
 /** The stateless part: functions, the HTTP API, the queue consumer, the schedules and the alarms. */
 /**
@@ -109,6 +121,7 @@ export class ServiceStack extends Stack {
   readonly tlsProvisioningPolicy: iam.Policy;
   readonly alarms: Alarms;
   readonly dashboard: Dashboard;
+  readonly samplingRule: xray.CfnSamplingRule;
 
   /** Environment every Hookgate function receives. */
   private readonly sharedEnvironment: Readonly<Record<string, string>>;
@@ -123,6 +136,7 @@ export class ServiceStack extends Stack {
 
     this.logRetention = props.logRetention ?? logs.RetentionDays.ONE_MONTH;
     this.httpApi = this.createHttpApi();
+    this.samplingRule = this.createSamplingRule(props.stage, props.tracingSampleRate ?? DEFAULT_TRACING_SAMPLE_RATE);
 
     this.sharedEnvironment = {
       [ENV.tableName]: table.tableName,
@@ -443,6 +457,30 @@ export class ServiceStack extends Stack {
       Object.entries(ROUTE_THROTTLES).map(([routeKey, t]) => [routeKey, { ThrottlingRateLimit: t.rateLimit, ThrottlingBurstLimit: t.burstLimit }]),
     );
     for (const route of this.httpApi.node.children.filter((child) => child instanceof apigw.HttpRoute)) stage.node.addDependency(route);
+  }
+
+  /**
+   * The sampling rule of this stage's functions. Matched by the function names, which CloudFormation
+   * derives from the stack name (`Hookgate-<stage>-Service-…`); docs/operations.md (Traces) says how to
+   * check in AWS which rule the functions' traces followed.
+   */
+  private createSamplingRule(stage: string, rate: number): xray.CfnSamplingRule {
+    if (!(rate >= 0 && rate <= 1)) throw new Error(`tracingSampleRate must be a number from 0 to 1, got ${rate}`);
+    return new xray.CfnSamplingRule(this, 'TracingSamplingRule', {
+      samplingRule: {
+        ruleName: `hookgate-${stage}`,
+        priority: SAMPLING_RULE_PRIORITY,
+        fixedRate: rate,
+        reservoirSize: 0,
+        serviceName: `${this.stackName}-*`,
+        serviceType: '*',
+        host: '*',
+        httpMethod: '*',
+        urlPath: '*',
+        resourceArn: '*',
+        version: 1,
+      },
+    });
   }
 
   private createHttpApi(): apigw.HttpApi {

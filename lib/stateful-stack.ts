@@ -7,6 +7,29 @@ import { MAX_RETENTION_DAYS } from '../lambdas/domain/plans';
 import { TTL_MARGIN_DAYS } from '../lambdas/domain/retention';
 import { BUCKETS, DELIVERY_DLQ, DELIVERY_QUEUE, TABLE } from '../lambdas/shared/resource-definitions';
 
+/**
+ * How the table pays for reads and writes. On-demand bills each request; provisioned bills capacity by
+ * the hour, kept near `TARGET_UTILIZATION_PERCENT` of what is consumed by auto scaling between `min` and
+ * `max` units, for the table and each global index alike (docs/operations.md has when it pays).
+ */
+export type TableCapacity =
+  | { readonly mode: 'on-demand' }
+  | {
+      readonly mode: 'provisioned';
+      readonly minReadCapacity: number;
+      readonly maxReadCapacity: number;
+      readonly minWriteCapacity: number;
+      readonly maxWriteCapacity: number;
+    };
+
+/** Auto scaling's target: headroom for a burst while the scaling (minutes behind) catches up. */
+const TARGET_UTILIZATION_PERCENT = 70;
+
+export interface StatefulStackProps extends StackProps {
+  /** @default on-demand */
+  readonly capacity?: TableCapacity;
+}
+
 /** What the service stack needs from the stateful one. */
 export interface StatefulResources {
   readonly table: dynamodb.ITable;
@@ -38,10 +61,10 @@ export class StatefulStack extends Stack implements StatefulResources {
   readonly exportBucket: s3.Bucket;
   readonly accessLogsBucket: s3.Bucket;
 
-  constructor(scope: Construct, id: string, props?: StackProps) {
+  constructor(scope: Construct, id: string, props?: StatefulStackProps) {
     super(scope, id, props);
 
-    this.table = createTable(this);
+    this.table = createTable(this, props?.capacity ?? { mode: 'on-demand' });
     [this.deliveryQueue, this.deliveryDlq] = createDeliveryQueues(this);
     // What the runbooks (docs/operations.md) need: inspecting the DLQ and redriving it.
     new CfnOutput(this, 'DeliveryQueueArn', { value: this.deliveryQueue.queueArn, description: 'Delivery queue (redrive destination)' });
@@ -82,11 +105,14 @@ const secureBucketDefaults = {
   removalPolicy: RemovalPolicy.RETAIN,
 } satisfies s3.BucketProps;
 
-function createTable(scope: Construct): dynamodb.Table {
+function createTable(scope: Construct, capacity: TableCapacity): dynamodb.Table {
+  const provisioned = capacity.mode === 'provisioned' ? checkedCapacity(capacity) : undefined;
+  // Auto scaling owns the capacity after the first deploy; these are only where it starts.
+  const startingCapacity = provisioned && { readCapacity: provisioned.minReadCapacity, writeCapacity: provisioned.minWriteCapacity };
   const table = new dynamodb.Table(scope, 'Table', {
     partitionKey: { name: TABLE.partitionKey, type: dynamodb.AttributeType.STRING },
     sortKey: { name: TABLE.sortKey, type: dynamodb.AttributeType.STRING },
-    billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+    ...(startingCapacity ? { billingMode: dynamodb.BillingMode.PROVISIONED, ...startingCapacity } : { billingMode: dynamodb.BillingMode.PAY_PER_REQUEST }),
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     timeToLiveAttribute: TABLE.ttlAttribute,
     deletionProtection: true,
@@ -101,9 +127,35 @@ function createTable(scope: Construct): dynamodb.Table {
       ...(index.projection === 'INCLUDE'
         ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.nonKeyAttributes] }
         : { projectionType: dynamodb.ProjectionType.KEYS_ONLY }),
+      ...startingCapacity,
     });
   }
+  if (provisioned) autoScale(table, provisioned);
   return table;
+}
+
+/** Reads and writes of the table and of every index scale on their own, each toward the same target. */
+function autoScale(table: dynamodb.Table, capacity: Extract<TableCapacity, { mode: 'provisioned' }>): void {
+  const reads = { minCapacity: capacity.minReadCapacity, maxCapacity: capacity.maxReadCapacity };
+  const writes = { minCapacity: capacity.minWriteCapacity, maxCapacity: capacity.maxWriteCapacity };
+  const target = { targetUtilizationPercent: TARGET_UTILIZATION_PERCENT };
+  table.autoScaleReadCapacity(reads).scaleOnUtilization(target);
+  table.autoScaleWriteCapacity(writes).scaleOnUtilization(target);
+  for (const { indexName } of TABLE.globalIndexes) {
+    table.autoScaleGlobalSecondaryIndexReadCapacity(indexName, reads).scaleOnUtilization(target);
+    table.autoScaleGlobalSecondaryIndexWriteCapacity(indexName, writes).scaleOnUtilization(target);
+  }
+}
+
+/** Refused at synth rather than by Application Auto Scaling half-way through a deploy. */
+function checkedCapacity<T extends Extract<TableCapacity, { mode: 'provisioned' }>>(capacity: T): T {
+  for (const kind of ['Read', 'Write'] as const) {
+    const min = capacity[`min${kind}Capacity`];
+    const max = capacity[`max${kind}Capacity`];
+    if (!Number.isInteger(min) || min < 1) throw new Error(`min${kind}Capacity must be a whole number of at least 1, got ${min}`);
+    if (!Number.isInteger(max) || max < min) throw new Error(`max${kind}Capacity must be a whole number of at least min${kind}Capacity (${min}), got ${max}`);
+  }
+  return capacity;
 }
 
 function createDeliveryQueues(scope: Construct): [queue: sqs.Queue, dlq: sqs.Queue] {

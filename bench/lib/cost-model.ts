@@ -4,9 +4,10 @@
  * Modelled rather than observed, because the local runtime does not make these calls through the
  * handlers' clients: API Gateway requests (one per ingest/api invocation), the SQS event source
  * mapping's ReceiveMessage (one per deliver batch) and DeleteMessageBatch (one per batch with a record
- * to delete), and the log bytes Lambda and API Gateway add around the handlers' own lines.
+ * to delete), and the log bytes API Gateway adds around the handlers' own lines. Lambda adds none: its
+ * system log level is WARN (lib/constructs/hookgate-function.ts), so no START, END or REPORT lines.
  */
-import { LOG_EVENT_OVERHEAD_BYTES, PRICES } from '../prices';
+import { LOG_EVENT_OVERHEAD_BYTES, PRICES, PROVISIONED_PER_READ_UNIT, PROVISIONED_PER_WRITE_UNIT } from '../prices';
 import type { AwsCall, Invocation, LogTally } from './meter';
 import { percentile } from './stats';
 
@@ -37,28 +38,16 @@ const LAMBDA_LOG_CONTEXT_BYTES =
     function_request_id: '8f5e2f9c-3b1d-4e7a-9c2b-5d6e7f8a9b0c',
     xray_trace_id: '1-6738a1b2-3c4d5e6f7a8b9c0d1e2f3a4b',
   }).length - '14:03:54 INFO '.length;
-/** START, END and REPORT (with the X-Ray line, tracing is active) for every invocation. */
-const PLATFORM_LINES = [
-  'START RequestId: 8f5e2f9c-3b1d-4e7a-9c2b-5d6e7f8a9b0c Version: $LATEST',
-  'END RequestId: 8f5e2f9c-3b1d-4e7a-9c2b-5d6e7f8a9b0c',
-  'REPORT RequestId: 8f5e2f9c-3b1d-4e7a-9c2b-5d6e7f8a9b0c\tDuration: 12.34 ms\tBilled Duration: 13 ms\tMemory Size: 512 MB\tMax Memory Used: 98 MB\t\nXRAY TraceId: 1-6738a1b2-3c4d5e6f7a8b9c0d1e2f3a4b\tSegmentId: 1a2b3c4d5e6f7a8b\tSampled: true\t',
-];
-const PLATFORM_BYTES_PER_INVOCATION =
-  PLATFORM_LINES.reduce((sum, line) => sum + line.length, 0) + PLATFORM_LINES.length * LOG_EVENT_OVERHEAD_BYTES;
 /** One access-log line per HTTP API request, with the fields of ACCESS_LOG_FORMAT in lib/service-stack.ts. */
 const ACCESS_LOG_BYTES_PER_REQUEST =
   JSON.stringify({
     requestId: 'dGhpcy1pcy1hbi1pZA=',
-    requestTime: '21/Nov/2026:14:03:54 +0000',
+    time: '1795097034123',
     ip: '203.0.113.10',
-    userAgent: 'Stripe/1.0 (+https://stripe.com/docs/webhooks)',
-    routeKey: 'POST /ingest/{token}',
+    route: 'POST /ingest/{token}',
     status: '202',
-    protocol: 'HTTP/1.1',
-    responseLength: '74',
-    responseLatency: '31',
-    integrationLatency: '30',
-    integrationError: '-',
+    latency: '31',
+    error: '-',
   }).length + LOG_EVENT_OVERHEAD_BYTES;
 
 interface CostLine {
@@ -72,7 +61,10 @@ interface CostLine {
 
 export interface CostReport {
   webhooks: number;
+  /** DynamoDB on-demand. */
   per_million_usd: number;
+  /** The same, with DynamoDB's units on provisioned capacity at PROVISIONED_UTILIZATION. */
+  per_million_provisioned_usd: number;
   by_service: Record<string, number>;
   lines: CostLine[];
   /** Per webhook, by function and operation. */
@@ -154,6 +146,8 @@ export function costReport(snapshot: MeterSnapshot, webhooks: number, memoryMb: 
   for (const entry of Object.values(dynamoByOperation)) entry.calls = round(perWebhook(entry.calls), 4);
   line('DynamoDB', 'write request units', wru, 'WRU', wru * PRICES.dynamoPerWriteRequestUnit);
   line('DynamoDB', 'read request units', rru, 'RRU', rru * PRICES.dynamoPerReadRequestUnit);
+  const dynamoOnDemand = perMillion(unitsUsd({ rru, wru }));
+  const dynamoProvisioned = perMillion(rru * PROVISIONED_PER_READ_UNIT + wru * PROVISIONED_PER_WRITE_UNIT);
 
   // SQS: the handlers' own requests, plus the event source mapping's receives and deletes.
   const sqsByOp = new Map<string, number>();
@@ -171,17 +165,15 @@ export function costReport(snapshot: MeterSnapshot, webhooks: number, memoryMb: 
   line('S3', 'PUT/COPY/POST/LIST requests', s3Put, 'requests', s3Put * PRICES.s3PutCopyPostListPerRequest);
   line('S3', 'GET requests', s3Get, 'requests', s3Get * PRICES.s3GetPerRequest);
 
-  // CloudWatch Logs: handler lines (as Powertools prints them in Lambda), platform lines, API access logs.
+  // CloudWatch Logs: handler lines (as Powertools prints them in Lambda) and API access logs.
   let appBytes = 0;
   for (const [fn, tally] of snapshot.logs) {
     if (!keep(fn)) continue;
     appBytes += tally.bytes + tally.textLines * LAMBDA_LOG_CONTEXT_BYTES + tally.lines * LOG_EVENT_OVERHEAD_BYTES;
   }
-  const platformBytes = invocations.length * PLATFORM_BYTES_PER_INVOCATION;
   const accessBytes = httpRequests * ACCESS_LOG_BYTES_PER_REQUEST;
   const gb = (bytes: number) => bytes / 1024 ** 3;
   line('CloudWatch Logs', 'handler log lines and EMF metrics', appBytes, 'bytes', gb(appBytes) * PRICES.logsIngestionPerGb);
-  line('CloudWatch Logs', 'Lambda START/END/REPORT lines', platformBytes, 'bytes', gb(platformBytes) * PRICES.logsIngestionPerGb);
   line('CloudWatch Logs', 'API Gateway access logs', accessBytes, 'bytes', gb(accessBytes) * PRICES.logsIngestionPerGb);
 
   const byService: Record<string, number> = {};
@@ -203,9 +195,11 @@ export function costReport(snapshot: MeterSnapshot, webhooks: number, memoryMb: 
     table_writes: { ours: round(tableWrites, 1), dynalite: round(dynamoCalls.filter(isWrite).reduce((s, c) => s + c.dynaliteUnits, 0), 1) },
     reads: { ours: round(rru, 1), dynalite: round(dynamoCalls.filter((c) => !isWrite(c)).reduce((s, c) => s + c.dynaliteUnits, 0), 1) },
   };
+  const perMillionUsd = Object.values(byService).reduce((a, b) => a + b, 0);
   return {
     webhooks,
-    per_million_usd: round(Object.values(byService).reduce((a, b) => a + b, 0)),
+    per_million_usd: round(perMillionUsd),
+    per_million_provisioned_usd: round(perMillionUsd - dynamoOnDemand + dynamoProvisioned),
     by_service: byService,
     lines,
     aws_calls: awsCalls,
@@ -213,7 +207,7 @@ export function costReport(snapshot: MeterSnapshot, webhooks: number, memoryMb: 
     dynamo_by_item: dynamoByItem,
     lambda,
     deliver_avg_batch: round(batches.reduce((sum, b) => sum + (b.records ?? 0), 0) / Math.max(1, batches.length), 2),
-    log_bytes_per_webhook: round(perWebhook(appBytes + platformBytes + accessBytes), 1),
+    log_bytes_per_webhook: round(perWebhook(appBytes + accessBytes), 1),
     log_lines: Object.fromEntries([...snapshot.logs].filter(([fn]) => keep(fn)).map(([fn, t]) => [fn, round(perWebhook(t.lines), 3)])),
     item_bytes: Object.fromEntries(
       [...(snapshot.itemSizes ?? new Map<string, { count: number; bytes: number; max: number }>())].map(([k, v]) => [

@@ -81,9 +81,16 @@ export class HookgateFunction extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       tracing: lambda.Tracing.ACTIVE,
+      // JSON, so Lambda's own lines can be filtered by level: at WARN its START, END and REPORT lines
+      // (over half of a webhook's log bytes) are dropped, and a timeout or crash is still logged. The
+      // handlers' lines are Powertools JSON already, passed as printed. Powertools takes
+      // AWS_LAMBDA_LOG_LEVEL (this application level) over HOOKGATE_LOG_LEVEL, so the two must agree:
+      // INFO, the level the handlers log at (the stack sets no HOOKGATE_LOG_LEVEL).
+      loggingFormat: lambda.LoggingFormat.JSON,
+      systemLogLevelV2: lambda.SystemLogLevel.WARN,
+      applicationLogLevelV2: lambda.ApplicationLogLevel.INFO,
       description: props.description,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
         [ENV.serviceName]: `hookgate-${props.handler}`,
         ...props.environment,
       },

@@ -6,8 +6,10 @@ const ESM_REQUIRE_BANNER =
 
 /**
  * How a Lambda entry is bundled: HookgateFunction deploys exactly this, bench/cold-start.ts measures it.
- * ESM for Node 24, minified (names kept, so error names in logs stay readable), source maps without
- * sources, and the AWS SDK bundled: its version is pinned by our lockfile, not by the runtime.
+ * ESM for Node 24, minified (names kept, so error names in logs stay readable), and the AWS SDK bundled:
+ * its version is pinned by our lockfile, not by the runtime. No source maps: `--enable-source-maps`
+ * made every cold start parse them, and the error lines name the error and its minified location,
+ * which is enough to find it with the same bundle built locally.
  *
  * Code splitting: a dynamic `import()` becomes a chunk of its own, loaded only when the code path runs
  * (the S3 client: lambdas/adapters/s3.ts). NodejsFunction cannot do this (it passes esbuild an
@@ -27,8 +29,6 @@ export function lambdaBuildOptions(entry: string, outdir: string): BuildOptions 
     mainFields: ['module', 'main'],
     minify: true,
     keepNames: true,
-    sourcemap: true,
-    sourcesContent: false,
     banner: { js: ESM_REQUIRE_BANNER },
     external: [],
     logLevel: 'error',

@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { buildApp, createApp, type HookgateStacks } from '../../lib/app-builder';
+import { buildApp, createApp, type BuildAppOptions, type HookgateStacks } from '../../lib/app-builder';
 
 // cdk-nag 3 is a policy validation plugin: findings land in <outdir>/validation-report.json, and
 // app.synth() throws when any finding of severity "error" is not acknowledged.
@@ -31,11 +31,14 @@ afterAll(() => {
   for (const dir of outdirs) rmSync(dir, { recursive: true, force: true });
 });
 
-function synthAndReport(customize?: (stacks: HookgateStacks) => void): { error: unknown; findings: Finding[] } {
+function synthAndReport(
+  customize?: (stacks: HookgateStacks) => void,
+  opts: Partial<BuildAppOptions> = {},
+): { error: unknown; findings: Finding[] } {
   const outdir = mkdtempSync(join(tmpdir(), 'hookgate-nag-'));
   outdirs.push(outdir);
   const app = createApp({ outdir });
-  const stacks = buildApp(app, { stage: 'test' });
+  const stacks = buildApp(app, { stage: 'test', ...opts });
   customize?.(stacks);
   let error: unknown;
   try {
@@ -61,6 +64,12 @@ describe('cdk-nag AwsSolutions', () => {
     expect(result.error).toBeUndefined();
     expect(result.findings.filter((f) => f.severity === 'error')).toEqual([]);
     expect(result.findings).toEqual([]);
+  });
+
+  it('stays clean with the table on provisioned capacity (auto scaling targets and policies)', () => {
+    const provisioned = synthAndReport(undefined, { billingMode: 'provisioned' });
+    expect(provisioned.error).toBeUndefined();
+    expect(provisioned.findings).toEqual([]);
   });
 
   it('is really wired in: a non-compliant resource fails synthesis', () => {

@@ -108,7 +108,6 @@ function serviceEnvironment(): Record<string, unknown> {
     version: string;
   };
   return {
-    NODE_OPTIONS: '--enable-source-maps',
     [ENV.tableName]: inService(table.tableName),
     [ENV.deliveryQueueUrl]: inService(deliveryQueue.queueUrl),
     [ENV.payloadBucket]: inService(payloadBucket.bucketName),
@@ -151,6 +150,20 @@ describe('functions', () => {
       Handler: 'index.handler',
       LoggingConfig: { LogGroup: { Ref: expect.any(String) } },
     });
+  });
+
+  it.each(FUNCTION_NAMES)("%s: JSON logs; Lambda's own lines at WARN (no START/END/REPORT), the handlers' at INFO", (name) => {
+    expect(functionProperties(functionsById()[name]).LoggingConfig).toEqual({
+      LogGroup: { Ref: expect.any(String) },
+      LogFormat: 'JSON',
+      SystemLogLevel: 'WARN',
+      ApplicationLogLevel: 'INFO',
+    });
+  });
+
+  it.each(FUNCTION_NAMES)('%s: no source maps to load (no NODE_OPTIONS)', (name) => {
+    const variables = (functionProperties(functionsById()[name]).Environment as { Variables: Record<string, unknown> }).Variables;
+    expect(variables).not.toHaveProperty('NODE_OPTIONS');
   });
 
   it('are each deployed from a bundle of their own (CDK reuses one bundle for assets whose options look alike)', () => {
@@ -273,7 +286,16 @@ describe('HTTP API', () => {
       AccessLogSettings: { DestinationArn: { 'Fn::GetAtt': [expect.any(String), 'Arn'] } },
     });
     const format = JSON.parse(stage.AccessLogSettings.Format as string) as Record<string, string>;
-    expect(format).toMatchObject({ requestId: '$context.requestId', status: '$context.status' });
+    // The short line docs/operations.md documents: nothing else (no user agent, protocol, sizes).
+    expect(format).toEqual({
+      requestId: '$context.requestId',
+      time: '$context.requestTimeEpoch',
+      ip: '$context.identity.sourceIp',
+      route: '$context.routeKey',
+      status: '$context.status',
+      latency: '$context.responseLatency',
+      error: '$context.integrationErrorMessage',
+    });
     expect(JSON.stringify(format)).not.toContain('$context.path');
   });
 
@@ -313,6 +335,38 @@ describe('HTTP API', () => {
 
   it('outputs the API URL', () => {
     template.hasOutput('ApiUrl', { Value: { 'Fn::GetAtt': [logicalId(stacks.service.httpApi), 'ApiEndpoint'] } });
+  });
+});
+
+describe('tracing', () => {
+  const rulesOf = (built: HookgateStacks) => Object.values(Template.fromStack(built.service).findResources('AWS::XRay::SamplingRule'));
+
+  it("one sampling rule for the stage's functions: 1% of invocations, no reservoir, ahead of X-Ray's default rule", () => {
+    const rules = rulesOf(stacks);
+    expect(rules).toHaveLength(1);
+    expect(rules[0]?.Properties.SamplingRule).toEqual({
+      RuleName: 'hookgate-test',
+      Priority: 9000,
+      FixedRate: 0.01,
+      ReservoirSize: 0,
+      ServiceName: 'Hookgate-test-Service-*',
+      ServiceType: '*',
+      Host: '*',
+      HTTPMethod: '*',
+      URLPath: '*',
+      ResourceARN: '*',
+      Version: 1,
+    });
+  });
+
+  it('the rule matches the names CloudFormation gives the functions (derived from the stack name)', () => {
+    expect(stacks.service.stackName).toBe('Hookgate-test-Service');
+    for (const name of FUNCTION_NAMES) expect(functionProperties(functionsById()[name]).FunctionName).toBeUndefined();
+  });
+
+  it('the tracingSampleRate context sets the rate; one outside 0..1 fails the synth', () => {
+    expect(rulesOf(buildOther({ tracingSampleRate: 0.2 }))[0]?.Properties.SamplingRule.FixedRate).toBe(0.2);
+    expect(() => buildOther({ tracingSampleRate: 1.5 })).toThrow(/tracingSampleRate/);
   });
 });
 

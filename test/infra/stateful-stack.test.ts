@@ -4,7 +4,7 @@ import { CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, createApp } from '../../lib/app-builder';
+import { buildApp, createApp, PROVISIONED_CAPACITY_DEFAULTS, type BuildAppOptions } from '../../lib/app-builder';
 import { DELIVERY_DLQ, DELIVERY_QUEUE, TABLE } from '../../lambdas/shared/resource-definitions';
 import type { StatefulStack } from '../../lib/stateful-stack';
 
@@ -65,6 +65,82 @@ describe('table', () => {
       GlobalSecondaryIndexes: Match.exact(expected),
     });
     expect(TABLE.globalIndexes.map((i) => i.indexName)).toEqual(['gsi1', 'gsi2']);
+  });
+});
+
+describe('table capacity', () => {
+  // Bundling skipped: only the stateful template is looked at.
+  const otherApp = () => createApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const provisioned = (opts: Partial<BuildAppOptions> = {}) =>
+    Template.fromStack(buildApp(otherApp(), { stage: 'steady', nag: false, billingMode: 'provisioned', ...opts }).stateful);
+  const tableId = () => logicalId(stack.table);
+  /** Scalable targets as `<resource>/<read|write>`: `table` or the index name, with min and max. */
+  function targetsOf(t: Template): Record<string, { min: number; max: number }> {
+    const targets = Object.values(t.findResources('AWS::ApplicationAutoScaling::ScalableTarget'));
+    return Object.fromEntries(
+      targets.map(({ Properties: p }) => {
+        const joined = JSON.stringify(p.ResourceId);
+        const index = /\/index\/([^"/]+)/.exec(joined)?.[1] ?? 'table';
+        const kind = /ReadCapacityUnits$/.test(p.ScalableDimension as string) ? 'read' : 'write';
+        expect(p.ScalableDimension).toBe(`dynamodb:${index === 'table' ? 'table' : 'index'}:${kind === 'read' ? 'Read' : 'Write'}CapacityUnits`);
+        return [`${index}/${kind}`, { min: p.MinCapacity as number, max: p.MaxCapacity as number }];
+      }),
+    );
+  }
+
+  it('is on-demand by default: no provisioned throughput, no auto scaling', () => {
+    const properties = template.toJSON().Resources[tableId()].Properties;
+    expect(properties.BillingMode).toBe('PAY_PER_REQUEST');
+    expect(properties.ProvisionedThroughput).toBeUndefined();
+    for (const index of properties.GlobalSecondaryIndexes) expect(index.ProvisionedThroughput).toBeUndefined();
+    template.resourceCountIs('AWS::ApplicationAutoScaling::ScalableTarget', 0);
+    template.resourceCountIs('AWS::ApplicationAutoScaling::ScalingPolicy', 0);
+  });
+
+  it('billingMode provisioned: the table and every index start at the minimum, and read and write each scale between the defaults', () => {
+    const t = provisioned();
+    const properties = Object.values(t.findResources('AWS::DynamoDB::Table'))[0]?.Properties;
+    // CDK leaves BillingMode out for provisioned: CloudFormation's default.
+    expect(properties.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
+    const start = { ReadCapacityUnits: PROVISIONED_CAPACITY_DEFAULTS.minReadCapacity, WriteCapacityUnits: PROVISIONED_CAPACITY_DEFAULTS.minWriteCapacity };
+    expect(properties.ProvisionedThroughput).toEqual(start);
+    expect(properties.GlobalSecondaryIndexes.map((i: { ProvisionedThroughput: unknown }) => i.ProvisionedThroughput)).toEqual(TABLE.globalIndexes.map(() => start));
+    const reads = { min: PROVISIONED_CAPACITY_DEFAULTS.minReadCapacity, max: PROVISIONED_CAPACITY_DEFAULTS.maxReadCapacity };
+    const writes = { min: PROVISIONED_CAPACITY_DEFAULTS.minWriteCapacity, max: PROVISIONED_CAPACITY_DEFAULTS.maxWriteCapacity };
+    expect(targetsOf(t)).toEqual(
+      Object.fromEntries(['table', ...TABLE.globalIndexes.map((i) => i.indexName)].flatMap((name) => [[`${name}/read`, reads], [`${name}/write`, writes]])),
+    );
+  });
+
+  it('every scalable target has one target-tracking policy at 70% utilisation of its own kind', () => {
+    const t = provisioned();
+    const targets = Object.entries(t.findResources('AWS::ApplicationAutoScaling::ScalableTarget'));
+    const policies = Object.values(t.findResources('AWS::ApplicationAutoScaling::ScalingPolicy'));
+    expect(targets).toHaveLength(2 * (1 + TABLE.globalIndexes.length));
+    expect(policies).toHaveLength(targets.length);
+    for (const [id, target] of targets) {
+      const mine = policies.filter((p) => JSON.stringify(p.Properties.ScalingTargetId) === JSON.stringify({ Ref: id }));
+      expect(mine).toHaveLength(1);
+      const kind = /Read/.test(target.Properties.ScalableDimension as string) ? 'Read' : 'Write';
+      expect(mine[0]?.Properties).toMatchObject({
+        PolicyType: 'TargetTrackingScaling',
+        TargetTrackingScalingPolicyConfiguration: {
+          TargetValue: 70,
+          PredefinedMetricSpecification: { PredefinedMetricType: `DynamoDB${kind}CapacityUtilization` },
+        },
+      });
+    }
+  });
+
+  it('the min and max context keys set the bounds; bad bounds, or bounds without provisioned, fail the synth', () => {
+    expect(targetsOf(provisioned({ minWriteCapacity: 20, maxWriteCapacity: 2000, minReadCapacity: 2, maxReadCapacity: 50 }))).toMatchObject({
+      'table/write': { min: 20, max: 2000 },
+      'gsi2/write': { min: 20, max: 2000 },
+      'gsi1/read': { min: 2, max: 50 },
+    });
+    expect(() => provisioned({ minWriteCapacity: 100, maxWriteCapacity: 50 })).toThrow(/maxWriteCapacity/);
+    expect(() => provisioned({ minReadCapacity: 0 })).toThrow(/minReadCapacity/);
+    expect(() => buildApp(otherApp(), { stage: 'odd', nag: false, maxWriteCapacity: 10 })).toThrow(/only apply with billingMode provisioned/);
   });
 });
 
