@@ -279,9 +279,10 @@ export class ServiceStack extends Stack {
       memorySize: 512,
     });
     // Key queries, deletes and TTL rewrites of events, their items and the checkpoint; payload objects
-    // of deleted events (DeleteObject only: it never reads nor writes one). No SQS, no export bucket.
+    // of deleted events, and those it moves to a new window's class (CopyObject: GetObject on the old
+    // key, PutObject on the new, then DeleteObject). No SQS, no export bucket.
     grantTable(this.sweeperFunction, table, ['dynamodb:BatchWriteItem']);
-    grantObjects(this.sweeperFunction, payloadBucket, ['s3:DeleteObject']);
+    grantObjects(this.sweeperFunction, payloadBucket, ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
     // Lambda's default async retries (2) stay: a failed sweep resumes from its checkpoint a minute or
     // two later instead of an hour, and every step of it is idempotent.
     this.sweeperSchedule = this.addSchedule('SweeperSchedule', this.sweeperFunction, {

@@ -570,7 +570,8 @@ describe('function permissions', () => {
     deliver: { dynamodb: [...ITEM, 'BatchWriteItem'], payloads: ['GetObject'], exports: [] },
     reconciler: { dynamodb: ITEM, payloads: [], exports: [] },
     export: { dynamodb: [...ITEM, 'BatchGetItem', 'BatchWriteItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['PutObject'] },
-    sweeper: { dynamodb: [...ITEM, 'BatchWriteItem'], payloads: ['DeleteObject'], exports: [] },
+    // Deletes, and moves of payload objects to a new window's class (copy, then delete the old key).
+    sweeper: { dynamodb: [...ITEM, 'BatchWriteItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: [] },
     domainProvisioner: { dynamodb: ITEM, payloads: [], exports: [] },
   };
   const qualified = (service: string, actions: string[]) => actions.map((action) => `${service}:${action}`).sort();
