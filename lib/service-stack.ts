@@ -10,6 +10,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import * as xray from 'aws-cdk-lib/aws-xray';
 import type { Construct } from 'constructs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../lambdas/domain/backoff';
 import { MAX_MESSAGE_DELAY_SECONDS } from '../lambdas/domain/queue-wait';
 import { Alarms } from './constructs/alarms';
@@ -94,13 +95,26 @@ const SAMPLING_RULE_PRIORITY = 9000;
 
 /** The stateless part: functions, the HTTP API, the queue consumer, the schedules and the alarms. */
 /**
- * Whoever accepts events (ingest, the api's publish and replay, the export function's bulk replay)
- * stores a large body before the event, and deletes that object again when the event is not stored
- * (a lost de-duplication race, a failed write): without DeleteObject that is AccessDenied in AWS and
- * the object stays until the lifecycle backstop. DeleteObject only: no version, no listing.
+ * The DynamoDB calls the store makes (lambdas/store/table.ts): single items and key queries, plus the
+ * batches some functions reach. No scans, no transactions, no streams, no table descriptions. Each
+ * function gets what its code calls (test/infra/service-stack.test.ts holds that table).
  */
-function grantPayloadDiscard(fn: HookgateFunction, payloadBucket: IBucket): void {
-  iam.Grant.addToPrincipal({ grantee: fn.fn, actions: ['s3:DeleteObject'], resourceArns: [payloadBucket.arnForObjects('*')] });
+const ITEM_CALLS = ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'];
+
+function grantTable(fn: HookgateFunction, table: ITable, batches: ReadonlyArray<'dynamodb:BatchGetItem' | 'dynamodb:BatchWriteItem'>): void {
+  table.grant(fn.fn, ...ITEM_CALLS, ...batches);
+}
+
+/**
+ * Object calls on a bucket, on its objects only: every call is by key, so no listing and no bucket
+ * reads; single puts, so no multipart; no versions, tags or ACLs. A replay's CopyObject is GetObject on
+ * the source and PutObject on the target; a pre-signed GET carries the signer's GetObject. Whoever
+ * accepts events deletes the object it stored for an event that was then not stored (a lost
+ * de-duplication race, a failed write): without DeleteObject that is AccessDenied in AWS and the
+ * object stays until its lifecycle rule.
+ */
+function grantObjects(fn: HookgateFunction, bucket: IBucket, actions: ReadonlyArray<'s3:GetObject' | 's3:PutObject' | 's3:DeleteObject'>): void {
+  iam.Grant.addToPrincipal({ grantee: fn.fn, actions: [...actions], resourceArns: [bucket.arnForObjects('*')] });
 }
 
 export class ServiceStack extends Stack {
@@ -158,14 +172,11 @@ export class ServiceStack extends Stack {
       // Just under the HTTP API's 30 s integration timeout.
       timeout: Duration.seconds(29),
     });
-    table.grantReadWriteData(this.apiFunction.fn);
+    grantTable(this.apiFunction, table, ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']);
     // POST /v1/events/{id}/replay enqueues the replay's deliveries.
     deliveryQueue.grantSendMessages(this.apiFunction.fn);
-    // GET /v1/events/{id} reads bodies stored in S3; replay copies them (CopyObject: s3:GetObject on
-    // the source, s3:PutObject on the target).
-    payloadBucket.grantRead(this.apiFunction.fn);
-    payloadBucket.grantPut(this.apiFunction.fn);
-    grantPayloadDiscard(this.apiFunction, payloadBucket);
+    // GET /v1/events/{id} reads bodies stored in S3 (or links them); publish stores them; replay copies them.
+    grantObjects(this.apiFunction, payloadBucket, ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
 
     this.apiFunction.fn.addEnvironment(ENV.signup, props.signup ?? 'open');
     if (props.maxEndpointsPerCustomer !== undefined) {
@@ -187,10 +198,9 @@ export class ServiceStack extends Stack {
     });
     // Source lookup, dedupe claim and event write; then the first delivery tasks; bodies over
     // the inline limit go to S3 (PutObject only: ingest never reads a payload back).
-    table.grantReadWriteData(this.ingestFunction.fn);
+    grantTable(this.ingestFunction, table, ['dynamodb:BatchWriteItem']);
     deliveryQueue.grantSendMessages(this.ingestFunction.fn);
-    payloadBucket.grantPut(this.ingestFunction.fn);
-    grantPayloadDiscard(this.ingestFunction, payloadBucket);
+    grantObjects(this.ingestFunction, payloadBucket, ['s3:PutObject', 's3:DeleteObject']);
 
     // More specific than ANY /{proxy+}, so API Gateway picks it for POST /ingest/{token}.
     const ingestIntegration = new HttpLambdaIntegration('IngestIntegration', this.ingestFunction.fn);
@@ -205,10 +215,11 @@ export class ServiceStack extends Stack {
     });
     // Claims, attempt records and breakers; the task's body when it is in S3. Consuming includes
     // ChangeMessageVisibility (short waits); a longer wait is a new delayed message, hence the send.
-    table.grantReadWriteData(this.deliverFunction.fn);
+    grantTable(this.deliverFunction, table, ['dynamodb:BatchWriteItem']);
     deliveryQueue.grantConsumeMessages(this.deliverFunction.fn);
     deliveryQueue.grantSendMessages(this.deliverFunction.fn);
-    payloadBucket.grantRead(this.deliverFunction.fn);
+    // GetObject only: the operational events it publishes are small bodies, always stored inline.
+    grantObjects(this.deliverFunction, payloadBucket, ['s3:GetObject']);
     this.deliverFunction.fn.addEventSource(
       new SqsEventSource(deliveryQueue, {
         batchSize: DELIVERY_QUEUE.batchSize,
@@ -225,7 +236,7 @@ export class ServiceStack extends Stack {
       environment: { [ENV.reconcileGraceSeconds]: '120' },
     });
     // Work-index query and event updates, then the resent tasks. No S3: tasks carry ids only.
-    table.grantReadWriteData(this.reconcilerFunction.fn);
+    grantTable(this.reconcilerFunction, table, []);
     deliveryQueue.grantSendMessages(this.reconcilerFunction.fn);
     // A failed run is superseded by the next one a minute later; Lambda's own async retries would
     // only overlap with it. Overlapping runs are safe anyway: event updates are version-checked.
@@ -247,14 +258,12 @@ export class ServiceStack extends Stack {
     // Work-index and list-index queries, job claims and results; the file goes to the export bucket
     // (PutObject only: downloads are pre-signed by the api function, nothing is ever deleted here,
     // the bucket's lifecycle expires files).
-    table.grantReadWriteData(this.exportFunction.fn);
-    exportBucket.grantPut(this.exportFunction.fn);
+    grantTable(this.exportFunction, table, ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']);
+    grantObjects(this.exportFunction, exportBucket, ['s3:PutObject']);
     // A bulk replay's copies: deliveries enqueued, and bodies stored in S3 copied (CopyObject: GetObject
     // on the source, PutObject on the target), as the api function's single replay does.
     deliveryQueue.grantSendMessages(this.exportFunction.fn);
-    payloadBucket.grantRead(this.exportFunction.fn);
-    payloadBucket.grantPut(this.exportFunction.fn);
-    grantPayloadDiscard(this.exportFunction, payloadBucket);
+    grantObjects(this.exportFunction, payloadBucket, ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
     // The schedule picks a job up within a minute whatever happened to an earlier invocation (the
     // api's start-now invoke included); a claim left by a crashed worker goes stale and is retaken.
     this.exportFunction.fn.configureAsyncInvoke({ retryAttempts: 0 });
@@ -274,11 +283,7 @@ export class ServiceStack extends Stack {
     });
     // GET /v1/exports/{id}/download pre-signs a GetObject URL, which carries the signer's permissions.
     // GetObject only: no listing, no bucket reads.
-    iam.Grant.addToPrincipal({
-      grantee: this.apiFunction.fn,
-      actions: ['s3:GetObject'],
-      resourceArns: [exportBucket.arnForObjects('*')],
-    });
+    grantObjects(this.apiFunction, exportBucket, ['s3:GetObject']);
 
     this.sweeperFunction = this.addFunction('SweeperFunction', {
       handler: 'sweeper',
@@ -288,13 +293,10 @@ export class ServiceStack extends Stack {
       memorySize: 512,
     });
     // Key queries, deletes and TTL rewrites of events, their items and the checkpoint; payload objects
-    // of deleted events (DeleteObject only: it never reads nor writes one). No SQS, no export bucket.
-    table.grantReadWriteData(this.sweeperFunction.fn);
-    iam.Grant.addToPrincipal({
-      grantee: this.sweeperFunction.fn,
-      actions: ['s3:DeleteObject'],
-      resourceArns: [payloadBucket.arnForObjects('*')],
-    });
+    // of deleted events, and those it moves to a new window's class (CopyObject: GetObject on the old
+    // key, PutObject on the new, then DeleteObject). No SQS, no export bucket.
+    grantTable(this.sweeperFunction, table, ['dynamodb:BatchWriteItem']);
+    grantObjects(this.sweeperFunction, payloadBucket, ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
     // Lambda's default async retries (2) stay: a failed sweep resumes from its checkpoint a minute or
     // two later instead of an hour, and every step of it is idempotent.
     this.sweeperSchedule = this.addSchedule('SweeperSchedule', this.sweeperFunction, {
@@ -316,7 +318,7 @@ export class ServiceStack extends Stack {
       environment: { [ENV.httpApiId]: this.httpApi.apiId },
     });
     // Work-index query and the domain items' TLS progress. No SQS, no S3.
-    table.grantReadWriteData(this.domainProvisionerFunction.fn);
+    grantTable(this.domainProvisionerFunction, table, []);
     this.tlsProvisioningPolicy = this.addTlsProvisioningPolicy(this.domainProvisionerFunction);
     // Every step is recorded and idempotent; the next run (5 minutes later) picks up where one failed.
     this.domainProvisionerFunction.fn.configureAsyncInvoke({ retryAttempts: 0 });

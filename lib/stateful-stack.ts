@@ -3,8 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { MAX_RETENTION_DAYS } from '../lambdas/domain/plans';
-import { TTL_MARGIN_DAYS } from '../lambdas/domain/retention';
+import { PAYLOAD_BACKSTOP_EXPIRY_DAYS, PAYLOAD_EXPIRY_RULES } from '../lambdas/domain/retention';
 import { BUCKETS, DELIVERY_DLQ, DELIVERY_QUEUE, TABLE } from '../lambdas/shared/resource-definitions';
 
 /**
@@ -43,11 +42,15 @@ export interface StatefulResources {
 const EXPORT_EXPIRY = Duration.days(BUCKETS.exports.fileExpiryDays);
 const ACCESS_LOG_EXPIRY = Duration.days(90);
 /**
- * The sweeper deletes payloads with their events, per account; this only catches what nothing points
- * at any more (an object whose delete failed). So it waits past the longest retention any account can
- * have, plus TTL's margin and a month for a sweeper that fell behind: it never takes a live payload.
+ * In AWS, TTL deletes events and never their payload objects: each retention class's prefix expires
+ * with its events (lambdas/domain/retention.ts, which the key builder uses too, so the two cannot
+ * drift). The backstop takes anything else (keys of the older layout) after the longest window.
+ * Where rules overlap, S3 applies the shortest expiration, so the backstop never holds a class longer.
  */
-const PAYLOAD_BACKSTOP_EXPIRY = Duration.days(MAX_RETENTION_DAYS + TTL_MARGIN_DAYS + 30);
+const payloadLifecycleRules = (): s3.LifecycleRule[] => [
+  ...PAYLOAD_EXPIRY_RULES.map(({ prefix, expirationDays }) => ({ id: prefix.replace(/\/$/, ''), prefix, expiration: Duration.days(expirationDays) })),
+  { id: 'backstop', expiration: Duration.days(PAYLOAD_BACKSTOP_EXPIRY_DAYS), abortIncompleteMultipartUploadAfter: Duration.days(1) },
+];
 
 /**
  * Everything that holds data and must survive a redeploy of the functions. Construct ids here are
@@ -85,7 +88,7 @@ export class StatefulStack extends Stack implements StatefulResources {
       ...secureBucketDefaults,
       serverAccessLogsBucket: this.accessLogsBucket,
       serverAccessLogsPrefix: 'payloads/',
-      lifecycleRules: [{ expiration: PAYLOAD_BACKSTOP_EXPIRY, abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: payloadLifecycleRules(),
     });
 
     this.exportBucket = new s3.Bucket(this, 'ExportBucket', {

@@ -1,4 +1,5 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
+import { payloadClassPrefix, payloadRetentionClass } from '../domain/retention';
 import { config } from '../shared/config';
 
 /** The S3 client loads on first use only: most bodies are stored inline and never reach S3. */
@@ -10,7 +11,12 @@ const BODY_URL_SECONDS = 300;
 /** Bodies larger than this go to the payload bucket; the event keeps a pointer (DynamoDB items cap at 400 KB). */
 export const INLINE_BODY_LIMIT_BYTES = 300 * 1024;
 
-export const payloadKey = (accountId: string, eventId: string) => `payloads/${accountId}/${eventId}`;
+/**
+ * Where an event's large body is kept: under the retention class of the event's window, whose lifecycle
+ * rule deletes the object after the event in AWS, where nothing else does (TTL removes the items only).
+ */
+export const payloadKey = (accountId: string, eventId: string, retentionDays: number) =>
+  `${payloadClassPrefix(payloadRetentionClass(retentionDays))}${accountId}/${eventId}`;
 
 export async function putPayload(key: string, body: Buffer, contentType: string | null): Promise<void> {
   await (await s3()).putObject(config().payloadBucket, key, body, contentType ?? 'application/octet-stream');

@@ -1,4 +1,5 @@
 import { SETTLED_STATUSES } from './event-status';
+import { MAX_RETENTION_DAYS } from './plans';
 import { firstIdAt } from './time-bounds';
 import type { EventStatus } from './vocabulary';
 
@@ -46,3 +47,47 @@ export const sweepCutoffBound = (now: Date, retentionDays: number, lagSeconds: n
 /** TTL of a body, attempt or de-duplication item: its own time plus the window plus the margin. */
 export const sideItemExpiresAt = (atIso: string, retentionDays: number) =>
   epochSeconds(atIso) + (retentionDays + TTL_MARGIN_DAYS) * DAY_SECONDS;
+
+// ---------------------------------------------------------------------------------------------------
+// Payload objects
+
+/**
+ * In AWS, TTL deletes an event's items and never calls S3, so a payload object must expire by itself:
+ * it is filed under its event's retention class (the shortest of these windows that covers the event's),
+ * and the payload bucket has one lifecycle rule per class. A short ladder keeps the rules few; an object
+ * outlives its event by at most the gap to the next class (none for the plans' defaults 1, 30 and 90).
+ */
+const PAYLOAD_RETENTION_CLASSES = [1, 7, 30, 90, 365, MAX_RETENTION_DAYS] as const;
+export type PayloadRetentionClass = (typeof PAYLOAD_RETENTION_CLASSES)[number];
+
+/**
+ * The class of an event's payload object. No window is ever longer than the last class (accounts are
+ * capped at it, and an event whose window is unknown gets it); one that were would get the last class,
+ * which the backstop rule also covers.
+ */
+export const payloadRetentionClass = (retentionDays: number): PayloadRetentionClass =>
+  PAYLOAD_RETENTION_CLASSES.find((days) => days >= retentionDays) ?? MAX_RETENTION_DAYS;
+
+/** Where a class's objects are kept: the prefix its lifecycle rule matches. */
+export const payloadClassPrefix = (retentionClass: PayloadRetentionClass) => `payloads/r${retentionClass}/`;
+
+/** The class a payload key was filed under; undefined for a key of the older layout (`payloads/{account}/{event}`). */
+export function payloadKeyClass(key: string): PayloadRetentionClass | undefined {
+  const days = Number(/^payloads\/r(\d+)\//.exec(key)?.[1]);
+  return PAYLOAD_RETENTION_CLASSES.find((retentionClass) => retentionClass === days);
+}
+
+/**
+ * The payload bucket's expiration rules. A class's objects go TTL's margin after the class's window:
+ * the body item that points at an object lives its event's window plus that margin from the event's
+ * receipt, and the object is written after the receipt, under a class at least that window, so the
+ * object never goes first (S3 also rounds an expiry up to the next midnight, never down): whatever may
+ * still read the body item (an event retried past its window, TTL's lag) finds the object too.
+ */
+export const PAYLOAD_EXPIRY_RULES = PAYLOAD_RETENTION_CLASSES.map((retentionClass) => ({
+  prefix: payloadClassPrefix(retentionClass),
+  expirationDays: retentionClass + TTL_MARGIN_DAYS,
+}));
+
+/** Anything else in the bucket (keys of the older layout, classless by definition) goes after the longest window any event can have. */
+export const PAYLOAD_BACKSTOP_EXPIRY_DAYS = MAX_RETENTION_DAYS + TTL_MARGIN_DAYS;

@@ -96,7 +96,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   const dedupe = dedupeKeyOf(event);
   event.dedupe_key = dedupe;
 
-  const stored = await storeBody(input, id);
+  const stored = await storeBody(input, id, event.retention_days);
   try {
     if (routing) await logCustomerEvent(event, (destinationId) => routing.destinations.get(destinationId)?.customer);
     await insertEvent(event, stored);
@@ -141,7 +141,7 @@ function planForEvent(routing: RoutingTable, input: NewEvent, payload: { json: u
   );
 }
 
-async function storeBody(input: NewEvent, eventId: string): Promise<EventBodyRecord> {
+async function storeBody(input: NewEvent, eventId: string, retentionDays: number): Promise<EventBodyRecord> {
   if (input.storedBody) return input.storedBody;
   const common = {
     body_size: input.body.length,
@@ -150,7 +150,7 @@ async function storeBody(input: NewEvent, eventId: string): Promise<EventBodyRec
     payload_hash: payloadHash(input.body),
   };
   if (input.body.length <= INLINE_BODY_LIMIT_BYTES) return { ...common, ...compactBody(input.body) };
-  const key = payloadKey(input.accountId, eventId);
+  const key = payloadKey(input.accountId, eventId, retentionDays);
   await putPayload(key, input.body, input.contentType);
   return { ...common, body_ref: key };
 }

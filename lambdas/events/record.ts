@@ -287,6 +287,11 @@ export async function setEventItemExpiry(key: Key, expiresAt: number): Promise<b
   return (await updateItem(key, { set: { expires_at: expiresAt } }, { condition: ITEM_EXISTS })) !== false;
 }
 
+/** Points a body item at its payload object's new key (retention moved the object), only while it points at `from`. */
+export async function setEventBodyRef(key: Key, from: string, to: string): Promise<boolean> {
+  return (await updateItem(key, { set: { body_ref: to } }, { condition: { expression: '#body_ref = :from', values: { ':from': from } } })) !== false;
+}
+
 /**
  * Deletes an event's status item, the last item of an event to go, unless it is unsettled (a status
  * read from the eventually consistent index can be stale). True when this call removed it.

@@ -1,5 +1,5 @@
-import { isSweepable, sideItemExpiresAt, sweepCutoffBound } from '../domain/retention';
-import { deletePayload } from '../adapters/payloads';
+import { isSweepable, payloadKeyClass, payloadRetentionClass, sideItemExpiresAt, sweepCutoffBound } from '../domain/retention';
+import { copyPayload, deletePayload, payloadKey } from '../adapters/payloads';
 import { log } from '../shared/log';
 import { accountIdsAfter, readAccountRetention, recordTtlWindow } from '../accounts/record';
 import { deleteDedupeIfOwned, setDedupeExpiry } from '../events/dedupe';
@@ -10,8 +10,10 @@ import {
   listEventsOldestFirst,
   readCheckpoint,
   readEventParts,
+  setPayloadRef,
   setSideItemExpiry,
   writeCheckpoint,
+  type SideItem,
   type SweepCursor,
 } from '../store/retention';
 import type { Direction } from '../domain/vocabulary';
@@ -165,9 +167,15 @@ async function sweepAccount(accountId: string, start: SweepCursor | null, run: R
 }
 
 /**
- * Deletes one settled event: payload object, de-duplication item, body and attempts first, the status
- * item last. A crash part-way leaves the event listed (its status item is the list entry), so the next
- * run finds it and finishes the job.
+ * Deletes one settled event: its body item, then the payload object that item points at, then the
+ * de-duplication item and attempts, the status item last. A crash part-way leaves the event listed (its
+ * status item is the list entry), so the next run finds it and finishes the job.
+ *
+ * The body item goes before the object because it is what every reader follows to it: without it the
+ * event reads as gone, so no link to a deleted object is ever served, even for an event that readers
+ * still see (its items keep the longer TTL of a window that was shortened and not yet re-timed). A crash
+ * between the two leaves an object that nothing points at; in AWS its class's lifecycle rule takes it
+ * (the same rule that takes every object whose event TTL deleted), locally it stays in the data dir.
  */
 async function deleteIfSettled(accountId: string, eventId: string, run: Run): Promise<void> {
   const { report } = run;
@@ -177,12 +185,15 @@ async function deleteIfSettled(accountId: string, eventId: string, run: Run): Pr
     report.skipped_unsettled++;
     return;
   }
-  if (parts.payloadRef) {
+  let sideItems = parts.sideItems;
+  if (parts.payloadRef && parts.body) {
+    await deleteSideItems([parts.body]);
+    sideItems = sideItems.filter((item) => item !== parts.body);
     await deletePayload(parts.payloadRef);
     report.deleted_payloads++;
   }
   if (parts.status?.dedupe_key) await deleteDedupeIfOwned(accountId, parts.status.dedupe_key, eventId);
-  await deleteSideItems(parts.sideItems);
+  await deleteSideItems(sideItems);
   report.deleted_attempts += parts.attempts;
   if (await deleteSettledStatusItem(accountId, eventId)) report.deleted_events++;
 }
@@ -191,12 +202,12 @@ async function deleteIfSettled(accountId: string, eventId: string, run: Run): Pr
  * Re-times one event's TTLs for the account's window: the status item through the usual optimistic
  * write (so a concurrent transition is not lost), which also records the window on the event so later
  * transitions keep it; body, attempts, replay claims and de-duplication item with a conditional update
- * each. The settle time is not stored, so the status item's base is its latest attempt (or its
- * creation), which is never earlier than its creation: TTL never takes an event before the sweeper would.
- * Returns whether anything was rewritten.
+ * each; a payload object is moved to the new window's class. The settle time is not stored, so the
+ * status item's base is its latest attempt (or its creation), which is never earlier than its creation:
+ * TTL never takes an event before the sweeper would. Returns whether anything was rewritten.
  */
 async function resyncEvent(accountId: string, eventId: string, days: number): Promise<boolean> {
-  const { event, sideItems } = await readEventParts(accountId, eventId);
+  const { event, sideItems, body, payloadRef } = await readEventParts(accountId, eventId);
   if (!event) return false;
   let changed = false;
 
@@ -217,5 +228,23 @@ async function resyncEvent(accountId: string, eventId: string, days: number): Pr
     // Only while it still names this event; not compared first (that would cost a read per event).
     await setDedupeExpiry(accountId, event.dedupe_key, eventId, sideItemExpiresAt(event.received_at, days));
   }
+  if (body && payloadRef && payloadKeyClass(payloadRef) !== payloadRetentionClass(days)) {
+    await movePayload(payloadRef, payloadKey(accountId, eventId, days), body);
+    changed = true;
+  }
   return changed;
+}
+
+/**
+ * A payload object expires with its class's prefix, so a new window moves it to the new window's class:
+ * a longer one must not lose the body before its event (in AWS nothing else would keep it), a shorter
+ * one must not keep it longer than promised. Copy, repoint the body item, then delete the old object:
+ * a crash part-way leaves only an object that nothing points at, which its class's rule takes; the
+ * next run copies again (the body item still names the old key) or finds nothing to move. No item
+ * names the old key when it goes; a reader that read it an instant before fails once and reads again.
+ */
+async function movePayload(from: string, to: string, body: SideItem): Promise<void> {
+  await copyPayload(from, to);
+  // Gone (swept meanwhile) or already pointing elsewhere: the copy is nobody's.
+  await deletePayload((await setPayloadRef(body, from, to)) ? from : to);
 }

@@ -1,4 +1,5 @@
 import { invalid } from '../domain/errors';
+import { MAX_RETENTION_DAYS } from '../domain/plans';
 import { webhookIdOf } from '../domain/ids';
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { copyPayload, payloadKey } from '../adapters/payloads';
@@ -6,6 +7,7 @@ import { newId } from '../shared/secrets';
 import { findDestination } from '../destinations/record';
 import { changeEvent, findEventWithBody, type EventBodyRecord, type EventRecord } from '../events/record';
 import { acceptEvent } from '../events/accept';
+import { loadCurrentRoutingTable } from '../store/routing-table';
 import { refused, type EventRef, type NotFound, type Refused } from '../pipeline/outcomes';
 import type { Direction } from '../domain/vocabulary';
 
@@ -57,7 +59,12 @@ export async function copyEvent(
   /** The copy's id when a bulk replay's claim fixed it. */
   copyId?: string,
 ): Promise<EventRecord> {
-  const storedBody = body.body_ref ? { ...body, body_ref: payloadKey(accountId, newId()) } : body;
+  // The copy is kept for the account's window of today, not the original's: its object is filed (and
+  // expires) in that window's class. Read here and handed on, so acceptEvent does not read it again; if
+  // it cannot be read, acceptEvent tries once more and the copy is kept as long as any event can be.
+  const routing = await loadCurrentRoutingTable(accountId).catch(() => undefined);
+  const retentionDays = routing?.account.retention_days ?? MAX_RETENTION_DAYS;
+  const storedBody = body.body_ref ? { ...body, body_ref: payloadKey(accountId, newId(), retentionDays) } : body;
   if (body.body_ref && storedBody.body_ref) await copyPayload(body.body_ref, storedBody.body_ref);
   const accepted = await acceptEvent({
     accountId,
@@ -75,6 +82,7 @@ export async function copyEvent(
     id: copyId,
     storedBody,
     onlyDestination: destinationId,
+    routing,
     now,
   });
   if (accepted.duplicate) throw new Error('a copy never claims an external id');

@@ -1,5 +1,13 @@
 import * as z from 'zod/mini';
-import { deleteEventSideItems, eventItemKind, eventRecord, readEventPartition as readStoredEvent, setEventItemExpiry, type EventRecord } from '../events/record';
+import {
+  deleteEventSideItems,
+  eventItemKind,
+  eventRecord,
+  readEventPartition as readStoredEvent,
+  setEventBodyRef,
+  setEventItemExpiry,
+  type EventRecord,
+} from '../events/record';
 import { walkListIndex } from '../events/lists';
 import { defineEntity, type Key } from './entity';
 import { type Direction, DIRECTIONS, EVENT_STATUSES, type EventStatus } from '../domain/vocabulary';
@@ -54,6 +62,8 @@ export interface StoredEventParts {
   status: { status: EventStatus; dedupe_key: string | null } | 'unreadable' | undefined;
   /** The whole event, when its status item is a valid one. */
   event: EventRecord | undefined;
+  /** The body item, the one item that points at the payload object (`payloadRef`) when there is one. */
+  body: SideItem | undefined;
   payloadRef: string | undefined;
   attempts: number;
   /** Everything but the status item: body, attempts, replay claims. */
@@ -69,22 +79,26 @@ export async function readEventParts(accountId: string, eventId: string): Promis
   const loose = statusItem === undefined ? undefined : sweptStatus.safeParse(statusItem);
   const event = statusItem === undefined ? undefined : eventRecord.safeParse(statusItem);
   const sides = items.filter((item) => eventItemKind(item) !== 'status').map((item) => storedSide.parse(item));
+  const sideItems = sides.map((item) => ({
+    ref: refOf({ pk: item.pk, sk: item.sk }),
+    countsFrom: eventItemKind(item) === 'attempt' ? (item.attempted_at ?? null) : null,
+    expiresAt: item.expires_at,
+  }));
   return {
     status: loose === undefined ? undefined : loose.success ? { status: loose.data.status, dedupe_key: loose.data.dedupe_key ?? null } : 'unreadable',
     event: event?.success ? event.data : undefined,
     payloadRef: sides.find((item) => eventItemKind(item) === 'body')?.body_ref,
     attempts: sides.filter((item) => eventItemKind(item) === 'attempt').length,
-    sideItems: sides.map((item) => ({
-      ref: refOf({ pk: item.pk, sk: item.sk }),
-      countsFrom: eventItemKind(item) === 'attempt' ? (item.attempted_at ?? null) : null,
-      expiresAt: item.expires_at,
-    })),
+    body: sideItems[sides.findIndex((item) => eventItemKind(item) === 'body')],
+    sideItems,
   };
 }
 
 export const deleteSideItems = (items: readonly SideItem[]) => deleteEventSideItems(items.map((item) => keyOf(item.ref)));
 
 export const setSideItemExpiry = (item: SideItem, expiresAt: number) => setEventItemExpiry(keyOf(item.ref), expiresAt);
+
+export const setPayloadRef = (body: SideItem, from: string, to: string) => setEventBodyRef(keyOf(body.ref), from, to);
 
 // ---------------------------------------------------------------------------------------------------
 // Checkpoint

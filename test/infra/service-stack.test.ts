@@ -57,12 +57,6 @@ function actionsFor(fn: HookgateFunction, prefix: string): string[] {
   return [...new Set(allows(fn).flatMap(actionsOf).filter((a) => a.startsWith(prefix)))].sort();
 }
 
-/** Where the function may delete payload objects: the statements that allow s3:DeleteObject. */
-const discardsOn = (fn: HookgateFunction): unknown[] =>
-  allows(fn)
-    .filter((s) => actionsOf(s).includes('s3:DeleteObject'))
-    .flatMap(resourcesOf);
-
 /** Whether any allowed action pattern (wildcards included, as IAM reads them) covers `action`. */
 function canDo(fn: HookgateFunction, action: string): boolean {
   // Action patterns are `service:Name` with `*` as the only special character.
@@ -616,11 +610,59 @@ describe('function permissions', () => {
   const exportObjectsArn = () => ({ 'Fn::Join': ['', [exportBucketArn(), '/*']] });
   const SEND = ['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'];
   const CONSUME = ['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:ReceiveMessage'];
-  const READ = ['s3:GetBucket*', 's3:GetObject*', 's3:List*'];
-  const PUT = ['s3:Abort*', 's3:PutObject', 's3:PutObjectLegalHold', 's3:PutObjectRetention', 's3:PutObjectTagging', 's3:PutObjectVersionTagging'];
+
+  /**
+   * What each function's code calls, and so all it may do, on the table and on the two buckets' objects
+   * (read off the handlers' bundles: the lib-dynamodb commands of lambdas/store/table.ts and the
+   * payload and export-file calls each one reaches). Exact: an action no code calls is a finding.
+   */
+  const ITEM = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
+  const CALLS: Record<FunctionName, { dynamodb: string[]; payloads: string[]; exports: string[] }> = {
+    // Event reads, publish and replays (batch writes), bulk reads of destinations (batch gets).
+    api: { dynamodb: [...ITEM, 'BatchGetItem', 'BatchWriteItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['GetObject'] },
+    ingest: { dynamodb: [...ITEM, 'BatchWriteItem'], payloads: ['PutObject', 'DeleteObject'], exports: [] },
+    deliver: { dynamodb: [...ITEM, 'BatchWriteItem'], payloads: ['GetObject'], exports: [] },
+    reconciler: { dynamodb: ITEM, payloads: [], exports: [] },
+    export: { dynamodb: [...ITEM, 'BatchGetItem', 'BatchWriteItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['PutObject'] },
+    // Deletes, and moves of payload objects to a new window's class (copy, then delete the old key).
+    sweeper: { dynamodb: [...ITEM, 'BatchWriteItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: [] },
+    domainProvisioner: { dynamodb: ITEM, payloads: [], exports: [] },
+  };
+  const qualified = (service: string, actions: string[]) => actions.map((action) => `${service}:${action}`).sort();
+  /** The actions of the statements that name `resource`. */
+  const actionsOn = (fn: HookgateFunction, resource: unknown): string[] =>
+    [
+      ...new Set(
+        allows(fn)
+          .filter((s) => resourcesOf(s).some((r) => JSON.stringify(r) === JSON.stringify(resource)))
+          .flatMap(actionsOf),
+      ),
+    ].sort();
 
   it.each(FUNCTION_NAMES)('%s: DynamoDB actions only on the table and its indexes', (name) => {
     expect(resourcesFor(functionsById()[name], 'dynamodb:')).toEqual([tableArn(), { 'Fn::Join': ['', [tableArn(), '/index/*']] }]);
+  });
+
+  it.each(FUNCTION_NAMES)('%s: exactly the DynamoDB and S3 actions its code calls, S3 on objects only', (name) => {
+    const fn = functionsById()[name];
+    const calls = CALLS[name];
+    expect(actionsFor(fn, 'dynamodb:')).toEqual(qualified('dynamodb', calls.dynamodb));
+    expect(actionsOn(fn, objectsArn()).filter((a) => a.startsWith('s3:'))).toEqual(qualified('s3', calls.payloads));
+    expect(actionsOn(fn, exportObjectsArn()).filter((a) => a.startsWith('s3:'))).toEqual(qualified('s3', calls.exports));
+    expect(actionsFor(fn, 's3:')).toEqual([...new Set(qualified('s3', [...calls.payloads, ...calls.exports]))].sort());
+    const objectArns = [calls.payloads.length > 0 && objectsArn(), calls.exports.length > 0 && exportObjectsArn()].filter(Boolean);
+    expect(resourcesFor(fn, 's3:')).toEqual(expect.arrayContaining(objectArns));
+    for (const resource of resourcesFor(fn, 's3:')) expect(objectArns).toContainEqual(resource);
+  });
+
+  it.each(FUNCTION_NAMES)('%s: no scans, transactions, streams, listings, versions or deletes of what is not an object', (name) => {
+    const fn = functionsById()[name];
+    for (const action of ['dynamodb:Scan', 'dynamodb:TransactWriteItems', 'dynamodb:GetRecords', 'dynamodb:DescribeTable', 'dynamodb:DeleteTable']) {
+      expect(canDo(fn, action), action).toBe(false);
+    }
+    for (const action of ['s3:ListBucket', 's3:DeleteObjectVersion', 's3:PutObjectAcl', 's3:DeleteBucket', 's3:PutLifecycleConfiguration']) {
+      expect(canDo(fn, action), action).toBe(false);
+    }
   });
 
   it.each([
@@ -637,22 +679,10 @@ describe('function permissions', () => {
     }
   });
 
-  it('api: sends to the delivery queue (replay), reads, puts and discards payload objects (event detail, replay copies, a publish that was not stored), gets export files', () => {
+  it('api: sends to the delivery queue (replay)', () => {
     const fn = stacks.service.apiFunction;
     expect(actionsFor(fn, 'sqs:')).toEqual(SEND);
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
-    expect(actionsFor(fn, 's3:')).toEqual([...READ, ...PUT, 's3:GetObject', 's3:DeleteObject'].sort());
-    expect(resourcesFor(fn, 's3:')).toEqual(expect.arrayContaining([bucketArn(), objectsArn(), exportObjectsArn()]));
-    expect(canDo(fn, 's3:GetObject') && canDo(fn, 's3:PutObject') && canDo(fn, 's3:DeleteObject')).toBe(true);
-    expect(canDo(fn, 's3:DeleteObjectVersion')).toBe(false);
-    expect(discardsOn(fn)).toEqual([objectsArn()]);
-  });
-
-  it('api: on the export bucket, s3:GetObject on its objects only (what a pre-signed download URL needs)', () => {
-    const onExports = allows(stacks.service.apiFunction).filter((s) =>
-      JSON.stringify(resourcesOf(s)).includes(JSON.stringify(exportBucketArn())),
-    );
-    expect(onExports).toEqual([{ Effect: 'Allow', Action: 's3:GetObject', Resource: exportObjectsArn() }]);
   });
 
   it("api: lambda:InvokeFunction on the export function's unqualified ARN only", () => {
@@ -661,55 +691,33 @@ describe('function permissions', () => {
     expect(resourcesFor(fn, 'lambda:')).toEqual([functionArn(stacks.service.exportFunction)]);
   });
 
-  it('export: puts export files; for bulk replays sends to the delivery queue, reads and puts payload objects and discards one whose copy was not stored', () => {
+  it('export: for bulk replays sends to the delivery queue', () => {
     const fn = stacks.service.exportFunction;
-    expect(actionsFor(fn, 's3:')).toEqual([...READ, ...PUT, 's3:DeleteObject'].sort());
-    const resources = resourcesFor(fn, 's3:');
-    expect(resources).toHaveLength(5);
-    expect(resources).toEqual(expect.arrayContaining([exportObjectsArn(), bucketArn(), objectsArn()]));
-    expect(canDo(fn, 's3:DeleteObjectVersion')).toBe(false);
-    expect(discardsOn(fn)).toEqual([objectsArn()]);
-    const onExports = allows(fn).filter((s) => JSON.stringify(resourcesOf(s)).includes(JSON.stringify(exportBucketArn())));
-    expect(onExports.flatMap(actionsOf).every((action) => PUT.includes(action))).toBe(true);
     expect(actionsFor(fn, 'sqs:')).toEqual(SEND);
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
   });
 
-  it('sweeper: deletes payload objects only; no put, no read, no export bucket, no SQS', () => {
-    const fn = stacks.service.sweeperFunction;
-    expect(actionsFor(fn, 's3:')).toEqual(['s3:DeleteObject']);
-    expect(resourcesFor(fn, 's3:')).toEqual([objectsArn()]);
-    for (const action of ['s3:PutObject', 's3:GetObject', 's3:ListBucket', 's3:DeleteObjectVersion']) {
-      expect(canDo(fn, action)).toBe(false);
-    }
-    expect(actionsFor(fn, 'sqs:')).toEqual([]);
+  it('sweeper: no SQS', () => {
+    expect(actionsFor(stacks.service.sweeperFunction, 'sqs:')).toEqual([]);
   });
 
-  it('ingest: sends to the delivery queue, puts payload objects and discards one whose event was not stored; never reads one back or receives', () => {
+  it('ingest: sends to the delivery queue; never receives', () => {
     const fn = stacks.service.ingestFunction;
     expect(actionsFor(fn, 'sqs:')).toEqual(SEND);
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
-    expect(actionsFor(fn, 's3:')).toEqual([...PUT, 's3:DeleteObject'].sort());
-    expect(resourcesFor(fn, 's3:')).toEqual([objectsArn()]);
-    expect(discardsOn(fn)).toEqual([objectsArn()]);
-    expect(canDo(fn, 's3:GetObject')).toBe(false);
     expect(canDo(fn, 'sqs:ReceiveMessage')).toBe(false);
   });
 
-  it('deliver: consumes the delivery queue (ChangeMessageVisibility for short waits), sends to it (longer waits) and reads payloads; puts nothing', () => {
+  it('deliver: consumes the delivery queue (ChangeMessageVisibility for short waits) and sends to it (longer waits)', () => {
     const fn = stacks.service.deliverFunction;
     expect(actionsFor(fn, 'sqs:')).toEqual([...new Set([...CONSUME, ...SEND])].sort());
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
-    expect(actionsFor(fn, 's3:')).toEqual(READ);
-    expect(resourcesFor(fn, 's3:')).toEqual([bucketArn(), objectsArn()]);
-    expect(canDo(fn, 's3:PutObject')).toBe(false);
   });
 
-  it('reconciler: sends to the delivery queue; no S3 at all', () => {
+  it('reconciler: sends to the delivery queue', () => {
     const fn = stacks.service.reconcilerFunction;
     expect(actionsFor(fn, 'sqs:')).toEqual(SEND);
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
-    expect(actionsFor(fn, 's3:')).toEqual([]);
   });
 
   it('no function may touch the DLQ: only the redrive policy moves messages to it', () => {

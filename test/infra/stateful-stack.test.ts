@@ -1,5 +1,6 @@
 import { MAX_RETENTION_DAYS } from '../../lambdas/domain/plans';
 import { TTL_MARGIN_DAYS } from '../../lambdas/domain/retention';
+import { payloadKey } from '../../lambdas/adapters/payloads';
 import { CfnElement, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
@@ -248,9 +249,31 @@ describe('buckets', () => {
     expect(rules).toContainEqual(expect.objectContaining({ ExpirationInDays: 7, Status: 'Enabled' }));
   });
 
-  it('expires payloads by lifecycle only as a backstop, after the longest retention any account can have', () => {
+  it('expires payloads with their events: one rule per retention class (class + TTL margin), and a backstop after the longest window', () => {
     const rules = template.toJSON().Resources[logicalId(stack.payloadBucket)].Properties.LifecycleConfiguration.Rules;
-    expect(rules).toEqual([expect.objectContaining({ ExpirationInDays: 3687, Status: 'Enabled' })]);
-    expect(3687).toBeGreaterThan(MAX_RETENTION_DAYS + TTL_MARGIN_DAYS);
+    // Written out rather than derived from the domain's ladder, so a change to the ladder shows up here.
+    expect(rules).toEqual([
+      { Id: 'payloads/r1', Prefix: 'payloads/r1/', ExpirationInDays: 8, Status: 'Enabled' },
+      { Id: 'payloads/r7', Prefix: 'payloads/r7/', ExpirationInDays: 14, Status: 'Enabled' },
+      { Id: 'payloads/r30', Prefix: 'payloads/r30/', ExpirationInDays: 37, Status: 'Enabled' },
+      { Id: 'payloads/r90', Prefix: 'payloads/r90/', ExpirationInDays: 97, Status: 'Enabled' },
+      { Id: 'payloads/r365', Prefix: 'payloads/r365/', ExpirationInDays: 372, Status: 'Enabled' },
+      { Id: 'payloads/r3650', Prefix: 'payloads/r3650/', ExpirationInDays: 3657, Status: 'Enabled' },
+      { Id: 'backstop', ExpirationInDays: 3657, AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+    ]);
+    expect(MAX_RETENTION_DAYS + TTL_MARGIN_DAYS).toBe(3657);
+  });
+
+  it('every window an account can have falls in a class whose rule keeps the object at least as long as its body item', () => {
+    const rules = template.toJSON().Resources[logicalId(stack.payloadBucket)].Properties.LifecycleConfiguration.Rules as Array<{
+      Prefix?: string;
+      ExpirationInDays: number;
+    }>;
+    for (let days = 1; days <= MAX_RETENTION_DAYS; days++) {
+      const key = payloadKey('acct', 'evt', days);
+      // S3 applies the shortest expiration of the rules that match.
+      const expiry = Math.min(...rules.filter((rule) => key.startsWith(rule.Prefix ?? '')).map((rule) => rule.ExpirationInDays));
+      expect(expiry).toBeGreaterThanOrEqual(days + TTL_MARGIN_DAYS);
+    }
   });
 });

@@ -126,7 +126,7 @@ async function writeEvent(accountId: string, spec: OldEvent): Promise<string> {
   const common = { body_size: 2, content_type: 'application/json', headers: {}, payload_hash: 'sha256:test' };
   let body: EventBodyRecord = { ...common, body: Buffer.from('{}') };
   if (spec.payload) {
-    const key = payloadKey(accountId, id);
+    const key = payloadKey(accountId, id, spec.retentionDays);
     await putPayload(key, Buffer.from('{"big":true}'), 'application/json');
     body = { ...common, body_ref: key };
   }
@@ -219,7 +219,7 @@ describe('retention sweep (injected clock)', () => {
       outboundYoung: await writeEvent(free.accountId, { ageMs: 2 * HOUR_MS, retentionDays: 1, direction: 'outbound', status: 'delivered' }),
     };
     const { ids, key, accountId } = free;
-    const payload = payloadKey(accountId, ids.delivered!);
+    const payload = payloadKey(accountId, ids.delivered!, 1);
     const dedupeItemKey = { pk: `ACCT#${accountId}#DEDUP#${inboundKey(accountId, 'evt_1')}`, sk: 'DEDUP' };
     // Past its window a settled event is gone for every reader at once, though its items are still
     // stored until TTL (in AWS) or the sweeper (here, where nothing expires items) deletes them.
@@ -293,11 +293,35 @@ describe('retention sweep (injected clock)', () => {
   });
 });
 
+describe('payload objects of events published through the API', () => {
+  it('a large body is stored under its window’s class, and is gone from the local S3 when the sweeper removes its event', async () => {
+    const { accountId, key } = await createAccount(call, { name: 'large bodies' });
+    // No route: the event settles at once as `accepted`.
+    const published = await call('POST', '/v1/outbound-events', { key, body: { payload: { blob: 'x'.repeat(400 * 1024) } } });
+    expect(published.status).toBe(201);
+    const id = String(published.json.data.id);
+    const bodyRef = String((await rawItem(`ACCT#${accountId}#EVT#${id}`, 'BODY'))?.body_ref);
+    // The free plan's window of 1 day: class r1, which the bucket's lifecycle rule expires in AWS.
+    expect(bodyRef).toBe(`payloads/r1/${accountId}/${id}`);
+    expect(await payloadExists(bodyRef)).toBe(true);
+
+    // Inside its window nothing is deleted; past it (here nothing expires items, so the sweeper does).
+    expect(await runSweeper(Date.now())).toMatchObject({ deleted_payloads: 0, failed_accounts: 0 });
+    expect(await payloadExists(bodyRef)).toBe(true);
+    const report = await runSweeper(Date.now() + 2 * DAY_MS);
+    expect(report).toMatchObject({ failed_accounts: 0, complete: true });
+    expect(report.deleted_payloads).toBeGreaterThanOrEqual(1);
+    expect(await statusOf(key, id, 'outbound')).toBe(404);
+    expect(await partition(accountId, id)).toEqual([]);
+    expect(await payloadExists(bodyRef)).toBe(false);
+  });
+});
+
 describe('TTLs follow a retention change', () => {
   it('after free → pro the sweeper rewrites expires_at on status, body, attempts and claim for 30 days, once', async () => {
     const { accountId, key } = await createAccount(call, { name: 'upgrading' });
     expect(await rawItem(`ACCT#${accountId}`, 'ACCOUNT')).toMatchObject({ retention_days: 1, ttl_retention_days: 1 });
-    const settledId = await writeEvent(accountId, { ageMs: 2 * HOUR_MS, retentionDays: 1, status: 'delivered', attempts: 2, externalId: 'evt_up' });
+    const settledId = await writeEvent(accountId, { ageMs: 2 * HOUR_MS, retentionDays: 1, status: 'delivered', attempts: 2, externalId: 'evt_up', payload: true });
     const waitingId = await writeEvent(accountId, { ageMs: 2 * HOUR_MS, retentionDays: 1, status: 'retry_scheduled', attempts: 1 });
     const seconds = (ms: number) => Math.floor(ms / 1000);
     const createdMs = NOW - 2 * HOUR_MS;
@@ -328,8 +352,16 @@ describe('TTLs follow a retention change', () => {
     expect(waiting).toMatchObject({ retention_days: 30, status: 'retry_scheduled' });
     expect(waiting?.expires_at).toBeUndefined();
     expect(await rawItem(`ACCT#${accountId}`, 'ACCOUNT')).toMatchObject({ retention_days: 30, ttl_retention_days: 30 });
-    // The event is still served as before.
-    expect(await statusOf(key, settledId)).toBe(200);
+    // Its payload object moved to the 30-day class, whose lifecycle rule keeps it as long as its event.
+    const [oldRef, newRef] = [payloadKey(accountId, settledId, 1), payloadKey(accountId, settledId, 30)];
+    expect(newRef).toBe(`payloads/r30/${accountId}/${settledId}`);
+    expect(after.find((i) => i.sk === 'BODY')?.body_ref).toBe(newRef);
+    expect(await payloadExists(newRef)).toBe(true);
+    expect(await payloadExists(oldRef)).toBe(false);
+    // The event is still served as before, its body from the moved object.
+    const detail = await call('GET', detailPath('inbound', settledId), { key });
+    expect(detail.status).toBe(200);
+    expect(detail.json.data.event.body).toBe('{"big":true}');
 
     // Done once: the next run finds the account in sync.
     expect(await runSweeper(NOW)).toMatchObject({ ttl_resynced: 0, complete: true });
@@ -342,7 +374,7 @@ describe('start-up', () => {
     const oldSettled = await writeEvent(accountId, { ageMs: 3 * DAY_MS, retentionDays: 1, status: 'delivered', attempts: 1, payload: true });
     const oldWaiting = await writeEvent(accountId, { ageMs: 3 * DAY_MS, retentionDays: 1, status: 'retry_scheduled', attempts: 1 });
     const young = await writeEvent(accountId, { ageMs: HOUR_MS, retentionDays: 1, status: 'delivered', attempts: 1 });
-    expect(await payloadExists(payloadKey(accountId, oldSettled))).toBe(true);
+    expect(await payloadExists(payloadKey(accountId, oldSettled, 1))).toBe(true);
     const payloadFile = async () => (await readdir(join(dataDir, 's3'), { recursive: true })).some((path) => path.includes(oldSettled));
     expect(await payloadFile()).toBe(true);
     await gateway.close();

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { CopyObjectCommand, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -21,6 +22,7 @@ import { SWEEPER_CHECKPOINT_KEY } from '../../lambdas/store/retention';
 import { batchDelete } from '../../lambdas/store/table';
 import { UNIT_ENV } from '../fixtures/apigw';
 import { EVENT_STATUSES } from '../../lambdas/domain/vocabulary';
+import { eventRecord } from '../fixtures/records';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const s3 = mockClient(S3Client);
@@ -76,11 +78,13 @@ function fakeTable(data: {
   lists?: Record<string, Array<{ id: string }>>;
   partitions?: Record<string, Array<Record<string, unknown>>>;
   onQuery?: (input: Record<string, unknown>) => void;
+  /** The accounts' window now and the one their TTLs were written for; 1 and 1 unless given. */
+  retention?: { retention_days: number; ttl_retention_days: number };
 }) {
   ddb.on(GetCommand).callsFake((input: { Key: { pk: string; sk: string } }) => {
     if (input.Key.pk === 'SWEEPER') return { Item: data.checkpoint };
     const id = input.Key.pk.replace(/^ACCT#/, '');
-    return data.accounts.includes(id) ? { Item: { id, retention_days: 1, ttl_retention_days: 1 } } : {};
+    return data.accounts.includes(id) ? { Item: { id, ...(data.retention ?? { retention_days: 1, ttl_retention_days: 1 }) } } : {};
   });
   ddb.on(QueryCommand).callsFake((input: Record<string, unknown> & { ExpressionAttributeValues: Record<string, string> }) => {
     data.onQuery?.(input);
@@ -201,7 +205,7 @@ describe('bounded runs and resumption', () => {
 });
 
 describe('deleting one event', () => {
-  it('removes payload, de-duplication item, body and attempts first and the status item last', async () => {
+  it('removes the body item, then the payload object it points at, then de-duplication item and attempts, the status item last', async () => {
     const id = oldId(3);
     const pk = `ACCT#acct-a#EVT#${id}`;
     fakeTable({
@@ -211,7 +215,7 @@ describe('deleting one event', () => {
         [pk]: [
           { pk, sk: 'ATT#1', attempted_at: 'x' },
           { pk, sk: 'ATT#2', attempted_at: 'x' },
-          { pk, sk: 'BODY', body_ref: `payloads/acct-a/${id}` },
+          { pk, sk: 'BODY', body_ref: `payloads/r1/acct-a/${id}` },
           { pk, sk: 'EVENT', status: 'delivered', dedupe_key: 'abc' },
         ],
       },
@@ -231,10 +235,12 @@ describe('deleting one event', () => {
     });
     const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0 });
     expect(report).toMatchObject({ deleted_events: 1, deleted_attempts: 2, deleted_payloads: 1, skipped_unsettled: 0, complete: true });
+    // No reader is ever served a link to a deleted object: without its body item an event reads as gone.
     expect(order).toEqual([
-      `s3:payloads/acct-a/${id}`,
+      'batch:BODY',
+      `s3:payloads/r1/acct-a/${id}`,
       'delete:DEDUP:event_id = :id',
-      'batch:ATT#1,ATT#2,BODY',
+      'batch:ATT#1,ATT#2',
       expect.stringMatching(/^delete:EVENT:attribute_not_exists\(pk\) OR #status IN \(/),
       'delete:CHECKPOINT:',
     ]);
@@ -253,6 +259,49 @@ describe('deleting one event', () => {
     const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0 });
     expect(report).toMatchObject({ deleted_events: 0, skipped_unsettled: 2, complete: true });
     expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
+  });
+});
+
+describe('a payload object follows its account’s new window', () => {
+  const id = oldId(0.1);
+  const pk = `ACCT#acct-a#EVT#${id}`;
+  const [from, to] = [`payloads/r1/acct-a/${id}`, `payloads/r30/acct-a/${id}`];
+  const upgraded = () =>
+    fakeTable({
+      accounts: ['acct-a'],
+      retention: { retention_days: 30, ttl_retention_days: 1 },
+      lists: { 'ACCT#acct-a#EVENTS#inbound': [{ id }] },
+      partitions: { [pk]: [{ pk, sk: 'BODY', body_ref: from }, { ...eventRecord({ id, account_id: 'acct-a', status: 'delivered', retention_days: 30 }), pk, sk: 'EVENT' }] },
+    });
+  const s3Calls = () =>
+    s3.calls().map((call) => {
+      const input = call.args[0].input as { Key: string; CopySource?: string };
+      return input.CopySource ? `copy ${decodeURIComponent(input.CopySource)} -> ${input.Key}` : `delete ${input.Key}`;
+    });
+  const bodyRefUpdates = () =>
+    ddb.commandCalls(UpdateCommand).filter((call) => (call.args[0].input.Key as { sk: string }).sk === 'BODY');
+
+  it('is copied under the new class, the body item repointed while it still names the old key, then the old object deleted', async () => {
+    upgraded();
+    s3.on(CopyObjectCommand).resolves({});
+    s3.on(DeleteObjectCommand).resolves({});
+    const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0 });
+    expect(report).toMatchObject({ ttl_resynced: 1, failed_accounts: 0, complete: true });
+    expect(s3Calls()).toEqual([`copy ${UNIT_ENV.PAYLOAD_BUCKET}/${from} -> ${to}`, `delete ${from}`]);
+    const repoint = bodyRefUpdates().find((call) => JSON.stringify(call.args[0].input).includes(to))?.args[0].input;
+    expect(repoint).toMatchObject({ ConditionExpression: '#body_ref = :from', ExpressionAttributeValues: expect.objectContaining({ ':from': from }) });
+  });
+
+  it('when the body item no longer names the old key (swept meanwhile), the copy is deleted and the old object left to whoever owns it', async () => {
+    upgraded();
+    s3.on(CopyObjectCommand).resolves({});
+    s3.on(DeleteObjectCommand).resolves({});
+    ddb.on(UpdateCommand).callsFake((input: { ConditionExpression?: string }) => {
+      if (input.ConditionExpression === '#body_ref = :from') throw new ConditionalCheckFailedException({ message: 'gone', $metadata: {} });
+      return {};
+    });
+    await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0 });
+    expect(s3Calls()).toEqual([`copy ${UNIT_ENV.PAYLOAD_BUCKET}/${from} -> ${to}`, `delete ${to}`]);
   });
 });
 
