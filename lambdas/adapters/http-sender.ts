@@ -1,11 +1,16 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import http from 'node:http';
+import type { AgentOptions, ClientRequest } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { checkDestinationUrl, isForbiddenAddress } from '../domain/address-policy';
 import { resolveHost, type Resolver } from './dns';
 import type { AttemptOutcome } from '../domain/vocabulary';
+
+// Not `import http from 'node:http'`: an ESM import of node:http reads every export of the module,
+// WebSocket among them, which loads Node's bundled undici at every cold start of the deliver function
+// (measured: the largest single cost of its import). The module itself is the same.
+const http = process.getBuiltinModule('node:http');
 
 // Delivers one webhook to a customer URL with an SSRF guard, one deadline and a capped response body.
 // Modelled on svix's webhook_http_client: every resolved address is checked (IPv4-mapped IPv6 is
@@ -49,7 +54,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 // socket the server is about to close is rarely reused; Node also honours a `Keep-Alive: timeout=` hint.
 const IDLE_SOCKET_MS = 4_000;
 
-const agentOptions: http.AgentOptions = { keepAlive: true, maxSockets: 50, maxFreeSockets: 50, scheduling: 'lifo', timeout: IDLE_SOCKET_MS };
+const agentOptions: AgentOptions = { keepAlive: true, maxSockets: 50, maxFreeSockets: 50, scheduling: 'lifo', timeout: IDLE_SOCKET_MS };
 
 // Module-level keep-alive agents, reused across invocations of a warm Lambda. Agents pool sockets by
 // host:port (plus TLS options such as servername), not by address; every pooled socket was connected to
@@ -236,7 +241,7 @@ function exchange(input: ExchangeInput): Promise<DeliveryResult> {
 
   return new Promise<DeliveryResult>((resolve) => {
     let settled = false;
-    let current: http.ClientRequest | undefined;
+    let current: ClientRequest | undefined;
     let status: number | null = null;
     let retryAfterSeconds: number | null = null;
     const chunks: Buffer[] = [];

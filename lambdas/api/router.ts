@@ -62,6 +62,15 @@ export function defineRoute(route: Route): Route {
 
 type Match = { route: Route; params: Record<string, string> };
 
+/**
+ * Routes imported on first use (`load`), by the paths they serve: a request's path equals one of the
+ * `prefixes` or continues it with a `/`, and no other group's. Every route of the group is under them.
+ */
+export interface RouteGroup {
+  prefixes: readonly string[];
+  load: () => Promise<Route[]>;
+}
+
 function matchPath(pattern: string, path: string): Record<string, string> | undefined {
   const want = pattern.split('/');
   const have = path.replace(/\/+$/, '').split('/');
@@ -90,8 +99,25 @@ function findRoute(routes: Route[], method: string, path: string): Match | undef
   return undefined;
 }
 
-export function createRouter(routes: Route[], clock: () => Date = () => new Date()) {
+/** The group that holds any route the path can match (trailing slashes aside, as in `matchPath`). */
+export function groupOf<G extends RouteGroup>(groups: readonly G[], path: string): G | undefined {
+  const trimmed = path.replace(/\/+$/, '');
+  return groups.find((group) => group.prefixes.some((prefix) => trimmed === prefix || trimmed.startsWith(`${prefix}/`)));
+}
+
+export function createRouter(groups: readonly RouteGroup[], clock: () => Date = () => new Date()) {
+  // Loaded once per group, as a static import would be: a group's routes may keep state (the OpenAPI
+  // document, built once).
+  const loaded = new Map<RouteGroup, Promise<Route[]>>();
+  const routesOf = (group: RouteGroup): Promise<Route[]> => {
+    let routes = loaded.get(group);
+    if (!routes) loaded.set(group, (routes = group.load()));
+    return routes;
+  };
   return async (request: ApiRequest): Promise<ApiResult> => {
+    const group = groupOf(groups, request.path);
+    if (!group) throw notFound();
+    const routes = await routesOf(group);
     let match: Match | undefined;
     try {
       match = findRoute(routes, request.method, request.path);

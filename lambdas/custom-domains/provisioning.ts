@@ -1,12 +1,3 @@
-import {
-  deleteCertificate,
-  describeCertificate,
-  ensureApiMapping,
-  ensureDomainName,
-  removeDomainName,
-  requestCertificate,
-  TlsSetupError,
-} from '../adapters/tls-provisioner';
 import { log } from '../shared/log';
 import {
   DELETING,
@@ -18,6 +9,12 @@ import {
   type CustomDomainRecord,
   type TlsChanges,
 } from './record';
+
+/**
+ * ACM and API Gateway, loaded when a domain has a step to take: most runs find none, and their two
+ * SDK clients were a fifth of the function's bundle at every cold start.
+ */
+const tlsProvisioner = () => import('../adapters/tls-provisioner');
 
 /** Domains looked at per run; the rest wait for the next run (every 5 minutes). */
 const DOMAINS_PER_RUN = 50;
@@ -52,6 +49,7 @@ async function provisionDomain(
   initial: CustomDomainRecord,
   opts: { apiId: string; now: () => Date },
 ): Promise<DomainOutcome> {
+  const { deleteCertificate, describeCertificate, ensureApiMapping, ensureDomainName, requestCertificate, TlsSetupError } = await tlsProvisioner();
   let domain = initial;
   const save = async (changes: TlsChanges): Promise<boolean> => {
     const updated = await updateTlsProgress(domain, changes, opts.now());
@@ -101,6 +99,7 @@ async function provisionDomain(
  */
 async function tearDownDomain(domain: CustomDomainRecord, opts: { apiId: string }): Promise<DomainOutcome> {
   if (domain.certificate_arn) {
+    const { deleteCertificate, removeDomainName } = await tlsProvisioner();
     await removeDomainName(domain.domain, domain.certificate_arn, opts.apiId);
     await deleteCertificate(domain.certificate_arn);
   }

@@ -1,12 +1,12 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { createRouter } from '../api/router';
-import { allRoutes } from '../api/routes';
+import { routeGroups } from '../api/routes/groups';
 import { httpEnvelope } from '../api/http-envelope';
 import { toApiRequest } from '../api/http';
 import { httpRequestLogKeys, invocationScoped, observability } from '../shared/observability';
 
-const route = createRouter(allRoutes);
+const route = createRouter(routeGroups);
 
 /** The management API: one function behind `ANY /{proxy+}`, routing in process. */
 export const handler = invocationScoped(

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { PORTAL_SCRIPT, PORTAL_STYLE } from '../../portal/assets.generated';
 import { defineRoute, type Route } from '../router';
-import { PORTAL_PATH } from './portal-sessions';
+import { PORTAL_PATH } from '../public-url';
 
 /**
  * The consumer portal's page, served by the api function from strings in its own bundle. The page
