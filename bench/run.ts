@@ -408,7 +408,7 @@ if (ingestCold && importMs !== null && importMs >= TARGETS.ingest_import_ms) {
 const slowImports = Object.entries(cold?.handlers ?? {}).filter(([name, h]) => name !== 'ingest' && h.import_ms >= TARGETS.function_import_ms);
 if (slowImports.length > 0) {
   notes.push(
-    `Imports over ${TARGETS.function_import_ms} ms: ${slowImports.map(([name, h]) => `${name} ${h.import_ms} ms (${h.import_ms_without_source_maps} without source maps)`).join(', ')}, ` +
+    `Imports over ${TARGETS.function_import_ms} ms: ${slowImports.map(([name, h]) => `${name} ${h.import_ms} ms`).join(', ')}, ` +
       `on a machine with load average ${results.machine.load_average_at_start}.`,
   );
 }
