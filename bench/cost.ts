@@ -34,7 +34,6 @@ const meter = new Meter();
 const memory = lambdaMemoryMb(REPO_ROOT);
 const context = (name: string, ms = 60_000): Context => createLambdaContext(`hookgate-${name}`, ms);
 const sweeper = meter.wrap('sweeper', realHandlers.sweeper);
-const reconciler = meter.wrap('reconciler', realHandlers.reconciler);
 const exportWorker = meter.wrap('export', realHandlers.exportWorker);
 
 const dataDir = await mkdtemp(join(tmpdir(), 'hookgate-bench-cost-'));
@@ -212,7 +211,6 @@ try {
     return { runs_per_month: perMonth, usd_per_run: perRun, usd_per_month: round(perRun * perMonth, 3), aws_calls_per_run: snapshot.calls.length };
   };
   const fixed = {
-    reconciler: await tick('reconciler', () => reconciler(scheduledEvent('hookgate-reconciler'), context('reconciler')), MINUTES_PER_MONTH),
     export: await tick('export', () => exportWorker(scheduledEvent('hookgate-export'), context('export')), MINUTES_PER_MONTH),
     sweeper: await tick('sweeper', () => sweeper(scheduledEvent('hookgate-sweeper'), context('sweeper', 15 * 60_000)), HOURS_PER_MONTH),
     // The SQS event source mapping long-polls an empty queue too: about 5 pollers x 3 receives a minute.

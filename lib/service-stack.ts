@@ -122,8 +122,6 @@ export class ServiceStack extends Stack {
   readonly apiFunction: HookgateFunction;
   readonly ingestFunction: HookgateFunction;
   readonly deliverFunction: HookgateFunction;
-  readonly reconcilerFunction: HookgateFunction;
-  readonly reconcilerSchedule: events.Rule;
   readonly exportFunction: HookgateFunction;
   readonly exportSchedule: events.Rule;
   readonly sweeperFunction: HookgateFunction;
@@ -172,7 +170,7 @@ export class ServiceStack extends Stack {
       // Just under the HTTP API's 30 s integration timeout.
       timeout: Duration.seconds(29),
     });
-    grantTable(this.apiFunction, table, ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']);
+    grantTable(this.apiFunction, table, ['dynamodb:BatchGetItem']);
     // POST /v1/events/{id}/replay enqueues the replay's deliveries.
     deliveryQueue.grantSendMessages(this.apiFunction.fn);
     // GET /v1/events/{id} reads bodies stored in S3 (or links them); publish stores them; replay copies them.
@@ -198,7 +196,7 @@ export class ServiceStack extends Stack {
     });
     // Source lookup, dedupe claim and event write; then the first delivery tasks; bodies over
     // the inline limit go to S3 (PutObject only: ingest never reads a payload back).
-    grantTable(this.ingestFunction, table, ['dynamodb:BatchWriteItem']);
+    grantTable(this.ingestFunction, table, []);
     deliveryQueue.grantSendMessages(this.ingestFunction.fn);
     grantObjects(this.ingestFunction, payloadBucket, ['s3:PutObject', 's3:DeleteObject']);
 
@@ -215,7 +213,7 @@ export class ServiceStack extends Stack {
     });
     // Claims, attempt records and breakers; the task's body when it is in S3. Consuming includes
     // ChangeMessageVisibility (short waits); a longer wait is a new delayed message, hence the send.
-    grantTable(this.deliverFunction, table, ['dynamodb:BatchWriteItem']);
+    grantTable(this.deliverFunction, table, []);
     deliveryQueue.grantConsumeMessages(this.deliverFunction.fn);
     deliveryQueue.grantSendMessages(this.deliverFunction.fn);
     // GetObject only: the operational events it publishes are small bodies, always stored inline.
@@ -229,23 +227,6 @@ export class ServiceStack extends Stack {
       }),
     );
 
-    this.reconcilerFunction = this.addFunction('ReconcilerFunction', {
-      handler: 'reconciler',
-      description: 'Hookgate reconciler: re-enqueues events that fell between the table and the queue',
-      timeout: Duration.minutes(5),
-      environment: { [ENV.reconcileGraceSeconds]: '120' },
-    });
-    // Work-index query and event updates, then the resent tasks. No S3: tasks carry ids only.
-    grantTable(this.reconcilerFunction, table, []);
-    deliveryQueue.grantSendMessages(this.reconcilerFunction.fn);
-    // A failed run is superseded by the next one a minute later; Lambda's own async retries would
-    // only overlap with it. Overlapping runs are safe anyway: event updates are version-checked.
-    this.reconcilerFunction.fn.configureAsyncInvoke({ retryAttempts: 0 });
-    this.reconcilerSchedule = this.addSchedule('ReconcilerSchedule', this.reconcilerFunction, {
-      description: 'Runs the Hookgate reconciler every minute',
-      schedule: events.Schedule.rate(Duration.minutes(1)),
-    });
-
     this.exportFunction = this.addFunction('ExportFunction', {
       handler: 'export',
       description: 'Hookgate job worker: turns queued export jobs into files and runs bulk replays',
@@ -258,7 +239,7 @@ export class ServiceStack extends Stack {
     // Work-index and list-index queries, job claims and results; the file goes to the export bucket
     // (PutObject only: downloads are pre-signed by the api function, nothing is ever deleted here,
     // the bucket's lifecycle expires files).
-    grantTable(this.exportFunction, table, ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem']);
+    grantTable(this.exportFunction, table, ['dynamodb:BatchGetItem']);
     grantObjects(this.exportFunction, exportBucket, ['s3:PutObject']);
     // A bulk replay's copies: deliveries enqueued, and bodies stored in S3 copied (CopyObject: GetObject
     // on the source, PutObject on the target), as the api function's single replay does.
@@ -332,7 +313,6 @@ export class ServiceStack extends Stack {
       api: this.apiFunction.fn,
       ingest: this.ingestFunction.fn,
       deliver: this.deliverFunction.fn,
-      reconciler: this.reconcilerFunction.fn,
       export: this.exportFunction.fn,
       sweeper: this.sweeperFunction.fn,
       'domain-provisioner': this.domainProvisionerFunction.fn,

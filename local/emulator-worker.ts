@@ -70,7 +70,7 @@ async function startDynamoDb(host: string, dataDir: string, port = 0): Promise<R
 
 /**
  * SQS (local-aws-sqs). In memory only: the package has no persistence option, so queued messages
- * are lost on restart; the reconciler re-enqueues events left without a live message.
+ * are lost on restart; the gateway gives unsettled deliveries their messages back (queue-restore.ts).
  */
 async function startSqs(host: string, port = 0): Promise<Running> {
   // createSqsServer() never rejects when listen fails, so serve its request handler ourselves.

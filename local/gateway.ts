@@ -18,6 +18,7 @@ import { readBody } from './read-body';
 import { ensureResources, type LocalResources } from './resources';
 import { resolveRoute } from './routes';
 import { scheduledEvent, startSchedule, type Schedule } from './schedules';
+import { restoreQueue } from './queue-restore';
 import { startSqsPoller, type SqsPoller } from './sqs-poller';
 import { startDeliverThread } from './deliver-thread';
 import { niceThisThread } from './thread-priority';
@@ -40,7 +41,7 @@ const API_TIMEOUT_MS = 30_000;
  * left (135 and 134/s, p99 0.97 s). Only when the cores are short: an idle core is used all the same.
  */
 const DELIVERY_FIRST_NICE = 4;
-const ALL_BUT_DELIVER: (keyof GatewayHandlers)[] = ['api', 'ingest', 'exportWorker', 'sweeper', 'reconciler'];
+const ALL_BUT_DELIVER: (keyof GatewayHandlers)[] = ['api', 'ingest', 'exportWorker', 'sweeper'];
 
 export interface GatewayOptions {
   /** HTTP port; 0 picks a free one. Default 3000. */
@@ -79,8 +80,8 @@ export interface Gateway {
   endpoints: EmulatorEndpoints;
   resources: LocalResources;
   /**
-   * Settles once the start-up runs of the schedules (the reconciler's "queue lost" resend, the first
-   * sweep) have ended: a test that writes events behind the API's back waits for it, or races them.
+   * Settles once the start-up runs of the schedules (the first sweep) have ended: a test that writes
+   * events behind the API's back waits for it, or races them.
    */
   startupRuns: Promise<void>;
   /** The gateway's worker threads, to read their CPU and event-loop use (bench/e2e-gateway.ts). */
@@ -167,24 +168,6 @@ function runScheduled(name: string, handler: ScheduledHandler, everyMs: number):
   return startSchedule(name, () => handler(scheduledEvent(name), createLambdaContext(name, 15 * 60_000)), everyMs);
 }
 
-/**
- * The local queue lives in memory, so after a (re)start every unsettled event has lost its message:
- * the first run tells the reconciler so, and it resends them all; later runs are the usual sweep.
- */
-function runReconciler(handler: ScheduledHandler, everyMs: number): Schedule {
-  let first = true;
-  return startSchedule(
-    'hookgate-reconciler',
-    () => {
-      const event = scheduledEvent('hookgate-reconciler');
-      if (first) event.detail = { queue_lost: true };
-      first = false;
-      return handler(event, createLambdaContext('hookgate-reconciler', 60_000));
-    },
-    everyMs,
-  );
-}
-
 /** The deliver event source mapping's settings, pointed at the local queue. */
 function deliverPolling(resources: LocalResources, deliverConcurrency: number) {
   return {
@@ -207,10 +190,6 @@ function startSchedules(handlers: GatewayHandlers): Schedule[] {
   if (handlers.sweeper) {
     const every = intervalMs('SCHEDULER_RETENTION_INTERVAL', 3600);
     schedules.push(runScheduled('hookgate-sweeper', handlers.sweeper, every));
-  }
-  if (handlers.reconciler) {
-    const every = intervalMs('HOOKGATE_RECONCILE_INTERVAL', 60);
-    schedules.push(runReconciler(handlers.reconciler, every));
   }
   return schedules;
 }
@@ -278,6 +257,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       [ENV.exportFunctionName]: EXPORT_FUNCTION,
       ...opts.env,
     });
+    const restored = await restoreQueue(clients, resources, new Date());
+    if (restored > 0) (opts.log ?? console.log)(`[hookgate local] gave ${restored} unsettled deliveries their queue messages back (the local queue keeps none across restarts)`);
     const polling = deliverPolling(resources, opts.deliverConcurrency ?? DELIVERY_QUEUE.maxConcurrency);
     let handlers: GatewayHandlers;
     const threads: Gateway['threads'] = { emulators: emulators.thread };

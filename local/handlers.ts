@@ -21,7 +21,6 @@ export interface GatewayHandlers {
   deliver?: SqsHandler;
   exportWorker?: ScheduledHandler;
   sweeper?: ScheduledHandler;
-  reconciler?: ScheduledHandler;
 }
 
 /** Where each Lambda entry lives; files that do not exist yet are simply not wired. */
@@ -31,7 +30,6 @@ const ENTRIES: Record<keyof GatewayHandlers, string> = {
   deliver: '../lambdas/handlers/deliver.ts',
   exportWorker: '../lambdas/handlers/export.ts',
   sweeper: '../lambdas/handlers/sweeper.ts',
-  reconciler: '../lambdas/handlers/reconciler.ts',
 };
 
 async function importEntry(relative: string): Promise<unknown> {

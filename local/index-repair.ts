@@ -54,8 +54,7 @@ function projection(item: Item, index: IndexDefinition): Item | undefined {
 /**
  * dynalite writes an item and each of its index entries as separate LevelDB writes (index entries
  * first). A gateway killed in between (SIGKILL, OOM, power loss) leaves an index that disagrees with
- * its table: an entry missing (an unsettled event drops out of the reconciler's work index and is
- * never resent: lost), out of date, or left behind for an item that no longer has those keys.
+ * its table: an entry missing (an event drops out of its account's list), out of date, or left behind for an item that no longer has those keys.
  * DynamoDB itself never does this. Run after an unclean stop, before anything else uses the table:
  * every index is made to match the table again through ordinary writes. Returns how many index
  * entries were repaired.

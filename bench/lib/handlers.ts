@@ -20,7 +20,6 @@ export const realHandlers = {
   api: lazy<ApiHandler>(() => import('../../lambdas/handlers/api')),
   ingest: lazy<ApiHandler>(() => import('../../lambdas/handlers/ingest')),
   deliver: lazy<SqsHandler>(() => import('../../lambdas/handlers/deliver')),
-  reconciler: lazy<ScheduledHandler>(() => import('../../lambdas/handlers/reconciler')),
   exportWorker: lazy<ScheduledHandler>(() => import('../../lambdas/handlers/export')),
   sweeper: lazy<ScheduledHandler>(() => import('../../lambdas/handlers/sweeper')),
 };

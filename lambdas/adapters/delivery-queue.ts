@@ -17,6 +17,8 @@ export const deliveryTask = z.object({
   not_before: z.optional(z.int()),
   /** The send slot (epoch ms) this task already holds from its destination's rate limit: it takes no other. */
   rate_slot: z.optional(z.number()),
+  /** When the task's first message was sent, before its event was written (the outbox): see `missingEventWait`. */
+  sent_at: z.optional(z.int()),
 });
 export type DeliveryTask = z.infer<typeof deliveryTask>;
 
@@ -24,28 +26,31 @@ export type DeliveryTask = z.infer<typeof deliveryTask>;
 const MAX_VISIBILITY_SECONDS = 43_200;
 
 /**
- * Sends tasks in batches of ten; throws if any task could not be sent (the reconciler will resend).
+ * Sends tasks in batches of ten; throws if any task could not be sent (its event is then not written).
  * Each message's group is its destination: on a standard queue that makes SQS a fair queue, so a
  * destination whose messages pile up or dwell in flight does not hold back everyone else's.
  */
 export async function enqueueDeliveries(tasks: DeliveryTask[], delaySeconds: number): Promise<void> {
   const delay = Math.min(Math.max(0, Math.round(delaySeconds)), MAX_MESSAGE_DELAY_SECONDS);
-  for (let start = 0; start < tasks.length; start += 10) {
-    const batch = tasks.slice(start, start + 10);
-    const out = await sqsClient().send(
-      new SendMessageBatchCommand({
-        QueueUrl: config().deliveryQueueUrl,
-        Entries: batch.map((task, i) => ({
-          Id: String(i),
-          MessageBody: JSON.stringify(task),
-          DelaySeconds: delay,
-          MessageGroupId: task.destination_id,
-        })),
-      }),
-    );
-    if (out.Failed?.length) {
-      throw new Error(`SQS refused ${out.Failed.length} delivery task(s): ${out.Failed.map((f) => f.Code).join(', ')}`);
+  for (let start = 0; start < tasks.length; start += 10) await sendBatch(tasks.slice(start, start + 10), delay);
+}
+
+/** SQS may refuse some entries of a batch it answers 200 for (throttling): those are sent again, twice at most. */
+const SEND_ROUNDS = 3;
+
+async function sendBatch(batch: DeliveryTask[], delay: number): Promise<void> {
+  let entries = batch.map((task, i) => ({ Id: String(i), MessageBody: JSON.stringify(task), DelaySeconds: delay, MessageGroupId: task.destination_id }));
+  for (let round = 1; ; round++) {
+    const out = await sqsClient().send(new SendMessageBatchCommand({ QueueUrl: config().deliveryQueueUrl, Entries: entries }));
+    const failed = out.Failed ?? [];
+    if (failed.length === 0) return;
+    const retryable = failed.every((entry) => !entry.SenderFault);
+    if (!retryable || round === SEND_ROUNDS) {
+      throw new Error(`SQS refused ${failed.length} delivery task(s): ${failed.map((f) => f.Code).join(', ')}`);
     }
+    const again = new Set(failed.map((entry) => entry.Id));
+    entries = entries.filter((entry) => again.has(entry.Id));
+    await new Promise((resolve) => setTimeout(resolve, 50 * round));
   }
 }
 

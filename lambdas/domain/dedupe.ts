@@ -22,3 +22,15 @@ export function dedupeKeyOf(event: DedupeFacts): string | null {
   const scope = event.source_id ?? event.account_id;
   return createHash('sha256').update(`${event.direction}\n${scope}\n${event.external_event_id}`).digest('hex');
 }
+
+/**
+ * What an accept does when its external id is claimed by an event it cannot find. The claim is taken
+ * before the claimant's messages are sent and its event written, so its claimant may still be writing
+ * it (`in_progress`: the caller is answered 5xx and retries), or have failed: its caller was answered
+ * 5xx, and once the claimant's own messages have given up on it (the same grace), the id is free
+ * (`take_over`). A claim without a time predates this rule and is free.
+ */
+export function orphanClaimVerdict(claimedAtMs: number | undefined, now: Date, graceSeconds: number): 'in_progress' | 'take_over' {
+  if (claimedAtMs === undefined) return 'take_over';
+  return now.getTime() - claimedAtMs < graceSeconds * 1000 ? 'in_progress' : 'take_over';
+}

@@ -39,6 +39,24 @@ export interface ClaimInput extends ArrivalInput {
   gate: BreakerGate;
 }
 
+/**
+ * How long a task's first message may wait for its event to be written, by default. Accepting an event
+ * sends its messages first and writes it second, so a message can arrive first (no delay, a fast
+ * consumer), and the message of an event whose write failed (its caller was answered 5xx) finds none
+ * for good. The write follows the send within one request's time; this covers that many times over.
+ */
+export const MISSING_EVENT_GRACE_SECONDS = 60;
+/** How often a task that found no event looks again within the grace. */
+const MISSING_EVENT_RECHECK_MS = 2_000;
+
+/** A task that found no event: look again shortly while its event may still be being written, else drop it. */
+export function missingEventWait(sentAt: number | undefined, now: Date, graceSeconds: number): { kind: 'skip' } | { kind: 'wait'; until: Date } {
+  if (sentAt === undefined) return { kind: 'skip' }; // a message no accept sent: its event existed, and retention took it
+  const giveUp = sentAt + graceSeconds * 1000;
+  if (now.getTime() >= giveUp) return { kind: 'skip' };
+  return { kind: 'wait', until: new Date(Math.min(giveUp, now.getTime() + MISSING_EVENT_RECHECK_MS)) };
+}
+
 /** What the delivery's own state says on arrival, before anything about its destination is read. */
 export function checkArrival({ delivery, now, leaseMs, earlyToleranceMs }: ArrivalInput): ClaimDecision | { kind: 'proceed' } {
   if (!delivery || isTerminalDelivery(delivery.status)) return { kind: 'skip' };
@@ -117,7 +135,7 @@ export function withClaim<E extends EventDeliveries>(event: E, destinationId: st
   return withDelivery(event, destinationId, { ...current, status: 'delivering', claimed_at: claimedAt.toISOString() });
 }
 
-/** A delivery that waits without a try (breaker open): its due time moves, so the reconciler leaves it alone. */
+/** A delivery that waits without a try (breaker open): its due time moves, so the event shows when it comes. */
 export function withWait<E extends EventDeliveries>(event: E, destinationId: string, until: Date, now: Date, leaseMs: number): E | undefined {
   const current = event.deliveries[destinationId];
   if (!current || isTerminalDelivery(current.status)) return undefined;

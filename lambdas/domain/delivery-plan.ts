@@ -10,8 +10,22 @@ export interface PlannedDestination {
 }
 
 /**
+ * How many destinations one event may reach, by default. Every delivery's state lives in the event's
+ * one status item (~110 bytes each) and each try rewrites it twice: at 100 the item is ~11 KB and a
+ * fully fanned-out event costs ~2,200 write units, where DynamoDB's 400 KB item limit would end it
+ * near 3,700. Deployments set their own with `HOOKGATE_MAX_FANOUT`.
+ */
+export const DEFAULT_MAX_FANOUT = 100;
+
+export interface DeliveryPlan {
+  deliveries: Record<string, DeliveryState>;
+  /** Destinations a matching route reached past the limit, oldest route first: not planned. */
+  beyondLimit: string[];
+}
+
+/**
  * The deliveries a new event gets: one per distinct active destination reached by a matching route
- * and addressed by the event (`reachesCustomer`).
+ * and addressed by the event (`reachesCustomer`), at most `limit`, taking routes oldest first.
  */
 export function planDeliveries(
   routes: ReadonlyArray<RouteRule & { destination_id: string }>,
@@ -20,16 +34,23 @@ export function planDeliveries(
   event: RoutedEvent & { customer: string | null },
   /** One time for all, or each destination's own (its retry schedule's first step). */
   firstAttemptAt: string | ((destinationId: string) => string),
-): Record<string, DeliveryState> {
+  limit = Infinity,
+): DeliveryPlan {
   const deliveries: Record<string, DeliveryState> = {};
+  const beyondLimit: string[] = [];
   for (const route of routes) {
     if (!routeMatches(route, event)) continue;
     const destination = destinationOf(route.destination_id);
     if (!destination?.active || !reachesCustomer(destination.customer, event.customer)) continue;
+    if (route.destination_id in deliveries || beyondLimit.includes(route.destination_id)) continue;
+    if (Object.keys(deliveries).length >= limit) {
+      beyondLimit.push(route.destination_id);
+      continue;
+    }
     const due = typeof firstAttemptAt === 'string' ? firstAttemptAt : firstAttemptAt(route.destination_id);
     deliveries[route.destination_id] = { status: 'queued', attempts: 0, next_attempt_at: due, claimed_at: null };
   }
-  return deliveries;
+  return { deliveries, beyondLimit };
 }
 
 /** An event that was replayed stays `replayed`; otherwise its status follows its deliveries. */

@@ -12,6 +12,7 @@ const OPERATIONAL_TYPES = {
   opened: 'hookgate.destination.opened',
   recovered: 'hookgate.destination.recovered',
   disabled: 'hookgate.destination.disabled',
+  fanoutLimited: 'hookgate.event.fanout_limited',
 } as const;
 type OperationalType = (typeof OPERATIONAL_TYPES)[keyof typeof OPERATIONAL_TYPES];
 
@@ -112,4 +113,15 @@ export const destinationDisabled = (destination: DestinationRef, reason: string,
     reason,
     failing_since: failingSince,
     disabled_at: at.toISOString(),
+  });
+
+/** An inbound event reached more destinations than one event may: the first `limit` (oldest routes) get it. */
+export const fanoutLimited = (event: { id: string; direction: string; event_type: string | null }, limit: number, beyondLimit: readonly string[], at: Date) =>
+  build(OPERATIONAL_TYPES.fanoutLimited, event.id, at, {
+    event_id: event.id,
+    direction: event.direction,
+    event_type: event.event_type,
+    limit,
+    destinations_not_reached: beyondLimit.length,
+    destination_ids_not_reached: beyondLimit.slice(0, 100),
   });

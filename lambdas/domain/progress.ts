@@ -1,5 +1,4 @@
-import { isTerminalDelivery } from './event-status';
-import type { DeliveryStatus, EventStatus } from './vocabulary';
+import type { DeliveryStatus } from './vocabulary';
 
 /** Why a delivery ended without exhausting its tries. */
 export const END_REASONS = [
@@ -23,21 +22,4 @@ export interface DeliveryState {
   claimed_at: string | null;
   /** Set when the delivery ended early (dead_letter) for another reason than its last try failing. */
   end_reason?: EndReason | null;
-}
-
-/**
- * When the event should next show progress if its queue message is alive: the earliest due time of a
- * delivery that is not settled. A claim keeps its delivery's due time, so taking a try does not move
- * the event in the reconciler's index (a write saved on every try); the reconciler itself gives a
- * live claim the queue's visibility timeout before it acts. Undefined once nothing is expected.
- */
-export function progressDueAt(status: EventStatus, receivedAt: string, deliveries: Record<string, DeliveryState>): string | undefined {
-  if (status === 'received') return receivedAt;
-  const times: number[] = [];
-  for (const delivery of Object.values(deliveries)) {
-    if (isTerminalDelivery(delivery.status)) continue;
-    times.push(Date.parse(delivery.next_attempt_at ?? delivery.claimed_at ?? receivedAt));
-  }
-  if (times.length === 0) return undefined;
-  return new Date(Math.min(...times)).toISOString();
 }

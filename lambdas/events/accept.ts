@@ -1,4 +1,5 @@
 import { scheduleFor } from '../domain/backoff';
+import { invalid } from '../domain/errors';
 import { payloadHash } from '../domain/payload-hash';
 import { dedupeKeyOf } from '../domain/dedupe';
 import { planDeliveries, statusAfter } from '../domain/delivery-plan';
@@ -10,9 +11,9 @@ import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { recordIngested } from '../shared/metrics';
 import { newId } from '../shared/secrets';
-import { claimExternalId } from './dedupe';
+import { deleteDedupeIfOwned, holdExternalId } from './dedupe';
 import { logCustomerEvent } from './customer-index';
-import { deleteUnqueuedEvent, findEvent, insertEvent, type EventBodyRecord, type EventRecord } from './record';
+import { insertEvent, type EventBodyRecord, type EventRecord } from './record';
 import { loadCurrentRoutingTable, type RoutingTable } from '../store/routing-table';
 import type { Direction, EventStatus } from '../domain/vocabulary';
 
@@ -40,38 +41,48 @@ export interface NewEvent {
    * resend to one endpoint); nothing is delivered when it is inactive or gone.
    */
   onlyDestination?: string;
-  /** Where the event's delivery tasks go: the queue now, or a batch's `deferredEnqueue` sent once for all. */
+  /** Where the event's delivery tasks go: the queue, or a batch's `gatheredEnqueue`. Sent before the event is written. */
   enqueue?: TaskSink;
   /** The account's current routing table when the caller has just read it to decide (an operational event): not read twice. */
   routing?: RoutingTable;
+  /**
+   * Refuse an event whose routes reach more destinations than one event may (`maxFanout`): a publish,
+   * whose caller can split it. Otherwise it is planned for the first ones by route age: a provider
+   * cannot act on a refusal, so nothing it sends is turned away for the account's own routes.
+   */
+  refuseOverFanout?: boolean;
   now: Date;
 }
 
-/** Takes an accepted event's delivery tasks, all due after the same delay. */
-export type TaskSink = (tasks: DeliveryTask[], delaySeconds: number) => Promise<void>;
+/** Takes an accepted event's delivery tasks, by the delay (seconds) they are sent with, and sends them. */
+export type TaskSink = (byDelay: ReadonlyMap<number, DeliveryTask[]>) => Promise<void>;
+
+const sendNow: TaskSink = async (byDelay) => {
+  await Promise.all([...byDelay].map(([delay, tasks]) => enqueueDeliveries(tasks, delay)));
+};
 
 export type AcceptResult =
-  | { duplicate: false; event: EventRecord }
+  /** `beyondLimit`: destinations its routes reached past the fan-out limit, not planned. */
+  | { duplicate: false; event: EventRecord; beyondLimit: string[] }
   | { duplicate: true; existingId: string; existingStatus: EventStatus };
 
-/** Retention is unknown when routing could not be read; never let TTL take such an event early. */
-const UNKNOWN_RETENTION_DAYS = 3650;
-
 /**
- * The one way an event enters the pipeline (ingest, publish, replay): persisted first, then queued.
- * If the routes cannot be read the event is still stored, as `received`, and the reconciler routes it
- * later; if the queue cannot be reached it is stored `queued` and the reconciler sends it later.
+ * The one way an event enters the pipeline (ingest, publish, replay), as an outbox: its delivery
+ * messages are sent first and its items written second, so every stored event has its messages and
+ * nothing has to find it again later. A failure on the way throws (the caller answers 5xx): a message
+ * sent for an event that was then not stored finds no event, waits out `missingEventGraceSeconds` and is
+ * dropped (lambdas/pipeline/deliver-task.ts). An external id is claimed before anything is sent, so a
+ * duplicate never has messages. Without its routes an event cannot be planned, so it is not accepted either.
  */
 export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   const id = input.id ?? newId();
   const at = input.now.toISOString();
-  const routing =
-    input.routing ??
-    (await loadCurrentRoutingTable(input.accountId).catch((error: unknown) => {
-      log.error('routing table unavailable; event kept as received', { account_id: input.accountId }, error);
-      return undefined;
-    }));
-  const deliveries = routing ? planForEvent(routing, input, await payloadForFilters(routing, input)) : {};
+  const routing = input.routing ?? (await loadCurrentRoutingTable(input.accountId));
+  if (!routing) throw new Error(`account ${input.accountId} has no routing table`);
+  const { deliveries, beyondLimit } = planForEvent(routing, input, await payloadForFilters(routing, input));
+  if (beyondLimit.length > 0 && input.refuseOverFanout) {
+    throw invalid(`the event reaches ${Object.keys(deliveries).length + beyondLimit.length} destinations; one event may reach at most ${config().maxFanout}`);
+  }
   const event: EventRecord = {
     id,
     account_id: input.accountId,
@@ -80,14 +91,14 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     event_type: input.eventType,
     external_event_id: input.externalEventId,
     customer: input.customer,
-    status: routing ? statusAfter('received', deliveries) : 'received',
+    status: statusAfter('received', deliveries),
     attempts_count: 0,
     created_by: input.createdBy,
     received_at: at,
     created_at: at,
     deliveries,
     version: 0,
-    retention_days: routing?.account.retention_days ?? UNKNOWN_RETENTION_DAYS,
+    retention_days: routing.account.retention_days,
     replay_of: input.replayOf ?? null,
     webhook_id: input.webhookId ?? null,
     replayed_by: null,
@@ -96,28 +107,30 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   const dedupe = dedupeKeyOf(event);
   event.dedupe_key = dedupe;
 
-  const stored = await storeBody(input, id, event.retention_days);
+  if (dedupe) {
+    const holder = await holdExternalId(input.accountId, dedupe, id, sideItemExpiresAt(at, event.retention_days), input.now);
+    if (holder) return { duplicate: true, existingId: holder.id, existingStatus: holder.status };
+  }
+
+  let stored: EventBodyRecord | undefined;
   try {
-    if (routing) await logCustomerEvent(event, (destinationId) => routing.destinations.get(destinationId)?.customer);
+    stored = await storeBody(input, id, event.retention_days);
+    const sentAt = Date.now();
+    const tasks = tasksOf(event, input.now, sentAt);
+    if (tasks.size > 0) await (input.enqueue ?? sendNow)(tasks);
+    await logCustomerEvent(event, (destinationId) => routing.destinations.get(destinationId)?.customer);
+    // Its messages give up on it a grace after `sent_at`: an event written later would never be delivered.
+    if (Date.now() - sentAt > (config().missingEventGraceSeconds * 1000) / 2) throw new Error('accept too slow: its messages may give up before it is written');
     await insertEvent(event, stored);
   } catch (error) {
-    await discardPayload(stored.body_ref, input.accountId, id);
+    await discardPayload(stored?.body_ref, input.accountId, id);
+    // Its sender will retry: a claim left on an event that was never stored would hold it off until the grace ends.
+    if (dedupe) await deleteDedupeIfOwned(input.accountId, dedupe, id).catch(() => undefined);
     throw error;
   }
 
-  if (dedupe) {
-    const holder = await claimExternalId(input.accountId, dedupe, id, sideItemExpiresAt(at, event.retention_days));
-    if (holder !== undefined && holder !== id) {
-      await deleteUnqueuedEvent(input.accountId, id);
-      await discardPayload(stored.body_ref, input.accountId, id);
-      const existing = await findEvent(input.accountId, holder);
-      return { duplicate: true, existingId: holder, existingStatus: existing?.status ?? 'received' };
-    }
-  }
-
-  await enqueueNew(event, input.now, input.enqueue ?? enqueueDeliveries);
   recordIngested(event.direction);
-  return { duplicate: false, event };
+  return { duplicate: false, event, beyondLimit };
 }
 
 /** The JSON body, read only when a route has a payload filter: routes without one never pay for parsing. */
@@ -138,6 +151,7 @@ function planForEvent(routing: RoutingTable, input: NewEvent, payload: { json: u
     (destinationId) => routing.destinations.get(destinationId),
     { source_id: input.sourceId, event_type: input.eventType, customer: input.customer, payload },
     firstTryAt,
+    config().maxFanout,
   );
 }
 
@@ -169,41 +183,57 @@ async function discardPayload(key: string | undefined, accountId: string, eventI
   }
 }
 
-async function enqueueNew(event: EventRecord, now: Date, enqueue: TaskSink): Promise<void> {
-  // Destinations with their own schedule may wait a different time before the first try: one send per delay.
+/** The first message of each delivery; destinations with their own schedule may wait a different time before the first try. */
+function tasksOf(event: EventRecord, now: Date, sentAt: number): Map<number, DeliveryTask[]> {
   const byDelay = new Map<number, DeliveryTask[]>();
   for (const [destination_id, delivery] of Object.entries(event.deliveries)) {
     const delay = Math.max(0, Math.round((Date.parse(delivery.next_attempt_at ?? event.created_at) - now.getTime()) / 1000));
-    byDelay.set(delay, [...(byDelay.get(delay) ?? []), { v: 1, account_id: event.account_id, event_id: event.id, destination_id }]);
+    const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, sent_at: sentAt };
+    byDelay.set(delay, [...(byDelay.get(delay) ?? []), task]);
   }
-  try {
-    for (const [delay, tasks] of byDelay) await enqueue(tasks, delay);
-  } catch (error) {
-    // The event is persisted and `queued`: the reconciler finds it past the grace period and resends.
-    log.error('enqueue failed; the reconciler will resend', { account_id: event.account_id, event_id: event.id }, error);
-  }
+  return byDelay;
 }
 
+/** SQS takes ten messages per SendMessageBatch. */
+const SQS_BATCH = 10;
+
 /**
- * Delivery tasks of many events (a publish batch) gathered and sent together at the end: one
- * SendMessageBatch per ten tasks rather than one per event. Each event is persisted `queued` before
- * its tasks are gathered, so a process that dies before `send` loses nothing: the reconciler resends.
+ * A sink for the accepts of a publish batch, run side by side through `run`: their tasks go out
+ * together, one SendMessageBatch per ten tasks rather than one per event. Tasks are sent as soon as
+ * ten wait, or when every accept in flight is waiting for its send (none can add more); each accept
+ * still waits for its own tasks to be sent before it writes its event.
  */
-export function deferredEnqueue(): { enqueue: TaskSink; send: () => Promise<void> } {
-  const byDelay = new Map<number, DeliveryTask[]>();
+export function gatheredEnqueue(): { enqueue: TaskSink; run: <T>(work: () => Promise<T>) => Promise<T> } {
+  let active = 0;
+  let waiting: Array<{ byDelay: ReadonlyMap<number, DeliveryTask[]>; done: (error?: unknown) => void }> = [];
+  const flush = () => {
+    const taken = waiting;
+    waiting = [];
+    const merged = new Map<number, DeliveryTask[]>();
+    for (const { byDelay } of taken) for (const [delay, tasks] of byDelay) merged.set(delay, [...(merged.get(delay) ?? []), ...tasks]);
+    sendNow(merged).then(
+      () => taken.forEach((entry) => entry.done()),
+      (error: unknown) => taken.forEach((entry) => entry.done(error ?? new Error('enqueue failed'))),
+    );
+  };
+  const check = () => {
+    const count = waiting.reduce((sum, entry) => sum + [...entry.byDelay.values()].reduce((n, tasks) => n + tasks.length, 0), 0);
+    if (waiting.length > 0 && (count >= SQS_BATCH || waiting.length >= active)) flush();
+  };
   return {
-    enqueue: async (tasks, delaySeconds) => {
-      byDelay.set(delaySeconds, [...(byDelay.get(delaySeconds) ?? []), ...tasks]);
-    },
-    send: async () => {
-      for (const [delay, tasks] of byDelay) {
-        try {
-          await enqueueDeliveries(tasks, delay);
-        } catch (error) {
-          log.error('batch enqueue failed; the reconciler will resend', { tasks: tasks.length }, error);
-        }
+    enqueue: (byDelay) =>
+      new Promise<void>((resolve, reject) => {
+        waiting.push({ byDelay, done: (error) => (error === undefined ? resolve() : reject(error)) });
+        check();
+      }),
+    run: async (work) => {
+      active++;
+      try {
+        return await work();
+      } finally {
+        active--;
+        check();
       }
-      byDelay.clear();
     },
   };
 }

@@ -8,6 +8,8 @@ import { findSourceByToken } from '../sources/record';
 import { acceptEvent } from './accept';
 import { servedOnHost } from '../custom-domains/host-binding';
 import { acceptedOutcome, refused, type Accepted, type Refused } from '../pipeline/outcomes';
+import { noticeFanoutLimited } from '../pipeline/delivery-notices';
+import { config } from '../shared/config';
 
 /** Never stored: credentials meant for us or for the provider's own hop. */
 const DROPPED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-api-key']);
@@ -73,6 +75,10 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
     createdBy: 'ingest',
     now,
   });
+  if (!result.duplicate && result.beyondLimit.length > 0) {
+    log.warn('event reached more destinations than the fan-out limit', { account_id: source.account_id, event_id: result.event.id, not_reached: result.beyondLimit.length });
+    await noticeFanoutLimited(result.event, config().maxFanout, result.beyondLimit, now);
+  }
   return acceptedOutcome(result);
 }
 

@@ -26,6 +26,7 @@ export async function publishEvent(accountId: string, input: PublishInput, now: 
     contentType: 'application/json',
     headers: {},
     createdBy: 'api',
+    refuseOverFanout: true,
     enqueue,
     now,
   });

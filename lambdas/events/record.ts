@@ -1,11 +1,11 @@
 import * as z from 'zod/mini';
 import { SETTLED_STATUSES } from '../domain/event-status';
-import { END_REASONS, progressDueAt } from '../domain/progress';
+import { END_REASONS } from '../domain/progress';
 import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES } from '../domain/vocabulary';
 import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
 import { defineEntity, type Key } from '../store/entity';
 import { accountPartition } from '../store/keys';
-import { batchDelete, batchWrite, deleteItem, getRawItem, INDEX, ITEM_EXISTS, putItem, queryAll, queryPage, updateItem } from '../store/table';
+import { batchDelete, deleteItem, getRawItem, ITEM_EXISTS, putItem, queryAll, queryPage, updateItem } from '../store/table';
 
 
 /** An event as stored, validated on every read: its status item, its body, its attempts. */
@@ -94,11 +94,6 @@ export function eventItemKind(item: Record<string, unknown>): 'status' | 'body' 
   return sk.startsWith(ATTEMPT_PREFIX) ? 'attempt' : 'other';
 }
 
-/**
- * The work index's sort key is a due time, which only grows, so DynamoDB cannot split a shard for heat:
- * 32 shards × 1,000 writes/s, at 2 index writes per webhook, carry 16,000 webhooks/s.
- */
-export const RECONCILE_SHARDS = 32;
 /** 1,000 webhooks/s for one account is 250 index writes/s per shard, a quarter of a partition's limit. */
 export const LIST_SHARDS = 4;
 
@@ -110,21 +105,12 @@ export const listShard = (eventId: string) => parseInt(eventId.slice(-1), 16) % 
 export const listPartition = (accountId: string, direction: string, shard: number) =>
   `${accountPartition(accountId)}#EVENTS#${direction}#${shard}`;
 
-const reconcileShard = (eventId: string) => parseInt(eventId.slice(-2), 16) % RECONCILE_SHARDS;
-/** Work index for the reconciler, spread over a few partitions so no single one is hot. */
-const reconcilePartition = (shard: number) => `RECONCILE#${shard}`;
-
 /** Index and TTL attributes that follow from an event's state; kept in one place so every write agrees. */
 function derivedAttributes(event: EventRecord): Record<string, unknown> {
   const attributes: Record<string, unknown> = {
     gsi1pk: listPartition(event.account_id, event.direction, listShard(event.id)),
     gsi1sk: event.id,
   };
-  const due = progressDueAt(event.status, event.received_at, event.deliveries);
-  if (due && !SETTLED_STATUSES.includes(event.status)) {
-    attributes.gsi2pk = reconcilePartition(reconcileShard(event.id));
-    attributes.gsi2sk = `${due}#${event.account_id}#${event.id}`;
-  }
   if (SETTLED_STATUSES.includes(event.status)) {
     attributes.expires_at = settledExpiresAt(event.received_at, event.retention_days);
   }
@@ -158,18 +144,18 @@ const attemptEntity = defineEntity({
   }),
 });
 
-/** Writes a new event: its status item and its body item, in one request. */
+/**
+ * Writes a new event: its body first, then the status item that points at it. Two requests rather
+ * than one BatchWriteItem, which is not atomic: under throttling it can keep the status item alone,
+ * an event that lists and reads as queued with nothing to deliver. A body written alone is reached by
+ * nothing, and its TTL removes it.
+ */
 export async function insertEvent(event: EventRecord, body: EventBodyRecord): Promise<void> {
-  const bodyItem = {
+  await putItem({
     ...eventBodyEntity.item(body, eventBodyEntity.key(event.account_id, event.id)),
     expires_at: sideItemExpiresAt(event.received_at, event.retention_days),
-  };
-  await batchWrite([{ put: eventEntity.item(event) }, { put: bodyItem }], { attempts: 5 });
-}
-
-/** Removes an event that was written but never enqueued (a duplicate that lost the de-duplication race). */
-export async function deleteUnqueuedEvent(accountId: string, eventId: string): Promise<void> {
-  for (const key of [statusKey(accountId, eventId), eventBodyEntity.key(accountId, eventId)]) await deleteItem(key);
+  });
+  await putItem(eventEntity.item(event));
 }
 
 /**
@@ -246,29 +232,24 @@ export async function changeEvent(
   throw new Error(`event ${eventId} kept changing under us`);
 }
 
+/**
+ * The try of a delivery recorded under `attemptNumber`, if one was: a worker that dies after recording
+ * its try and before writing the outcome leaves it, and whoever takes the delivery over settles from it.
+ */
+export async function findAttempt(accountId: string, eventId: string, destinationId: string, attemptNumber: number): Promise<AttemptRecord | undefined> {
+  const items = await queryAll({
+    KeyConditionExpression: 'pk = :pk AND begins_with(sk, :attempts)',
+    FilterExpression: 'destination_id = :destination AND attempt_number = :number',
+    ExpressionAttributeValues: { ':pk': eventPartition(accountId, eventId), ':attempts': ATTEMPT_PREFIX, ':destination': destinationId, ':number': attemptNumber },
+    ConsistentRead: true,
+  });
+  return items[0] && attemptRecord.parse(items[0]);
+}
+
 export async function insertAttempt(accountId: string, attempt: AttemptRecord, retentionDays: number): Promise<void> {
   await putItem({
     ...attemptEntity.item(attempt, attemptEntity.key(accountId, attempt.event_id, attempt.id)),
     expires_at: sideItemExpiresAt(attempt.attempted_at, retentionDays),
-  });
-}
-
-/**
- * Up to `max` events that should have shown progress before `cutoff`, from one shard of the work index
- * (gsi2, kept on every write of an unsettled event): the reconciler's reading list.
- */
-export async function overdueEvents(shard: number, cutoff: string, max: number): Promise<Array<{ accountId: string; eventId: string }>> {
-  const items = await queryAll(
-    {
-      IndexName: INDEX.work,
-      KeyConditionExpression: 'gsi2pk = :pk AND gsi2sk < :cutoff',
-      ExpressionAttributeValues: { ':pk': reconcilePartition(shard), ':cutoff': cutoff },
-    },
-    max,
-  );
-  return items.flatMap((item) => {
-    const match = /^ACCT#([^#]+)#EVT#([^#]+)$/.exec(String(item.pk));
-    return match?.[1] && match[2] ? [{ accountId: match[1], eventId: match[2] }] : [];
   });
 }
 

@@ -3,8 +3,8 @@ import { scheduleFor } from '../domain/backoff';
 import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
 import { afterFailure, afterSuccess, breakerGate, breakerTransition, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
-import { checkArrival, decideClaim, settleTry, withClaim, withEnd, withSettlement, withWait } from '../domain/delivery-phases';
-import type { EndReason } from '../domain/progress';
+import { checkArrival, decideClaim, missingEventWait, settleTry, withClaim, withEnd, withSettlement, withWait, type Settlement } from '../domain/delivery-phases';
+import type { DeliveryState, EndReason } from '../domain/progress';
 import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
 import { activeSecrets } from '../domain/signing';
 import type { DeliveryTask } from '../adapters/delivery-queue';
@@ -19,7 +19,7 @@ import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
 import { disableDestination } from '../destinations/record';
-import { changeEvent, findEventWithBody, insertAttempt } from '../events/record';
+import { changeEvent, findAttempt, findEventWithBody, insertAttempt } from '../events/record';
 import type { DestinationRecord } from '../destinations/record';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from '../events/record';
 import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routing-table';
@@ -62,7 +62,7 @@ interface Claimed {
 
 /**
  * Not yet, with no try spent (breaker, rate limit): the wait is stored as the delivery's due time, so
- * the reconciler does not take it for lost. `event` and `now` are what the decision was made on.
+ * the event shows when its next try comes. `event` and `now` are what the decision was made on.
  */
 interface Hold {
   kind: 'hold';
@@ -97,7 +97,10 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
 async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promise<Prepared> {
   const { account_id: accountId, event_id: eventId, destination_id: destinationId } = task;
   const loaded = await findEventWithBody(accountId, eventId);
-  if (!loaded) return { kind: 'done' }; // deleted by retention, or a duplicate that was never queued
+  if (!loaded) {
+    const missing = missingEventWait(task.sent_at, now, config().missingEventGraceSeconds);
+    return missing.kind === 'wait' ? { kind: 'wait', until: missing.until } : { kind: 'done' };
+  }
   const timing = { now, leaseMs: LEASE_MS, earlyToleranceMs: EARLY_TOLERANCE_MS };
   const delivery = loaded.event.deliveries[destinationId];
   const arrival = checkArrival({ delivery, ...timing });
@@ -111,6 +114,11 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
     destination = routing?.destinations.get(destinationId);
   }
   const breaker = breakerOf(routing, destinationId);
+  // A try in flight whose worker is gone: if it recorded its try, its outcome is settled from it, never sent again.
+  if (delivery?.status === 'delivering' && destination) {
+    const recorded = await findAttempt(accountId, eventId, destinationId, delivery.attempts + 1);
+    if (recorded) return settleRecorded(task, loaded.event, destination, recorded, delivery.claimed_at);
+  }
   const decision = decideClaim({ delivery, destination, customer: loaded.event.customer, gate: breakerGate(breaker, now), ...timing });
   switch (decision.kind) {
     case 'skip':
@@ -206,7 +214,7 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
     duration_ms: result.durationMs,
   };
   await insertAttempt(accountId, attempt, claimed.event.retention_days);
-  const settled = await changeEvent(accountId, eventId, (event) => withSettlement(event, destinationId, claimed.claimedAt, settlement.next), claimed.event);
+  const settled = await writeSettlement(task, claimed.event, claimed.claimedAt, settlement.next);
 
   if (settlement.disable) {
     await disable(claimed, DISABLED_BY_GONE, claimed.breaker.failing_since, attemptedAt);
@@ -233,8 +241,29 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
     status: result.responseStatus,
     duration_ms: result.durationMs,
   });
-  return settlement.retry.retry ? { kind: 'wait', until: new Date(attemptedAt.getTime() + settlement.retry.delaySeconds * 1000) } : { kind: 'done' };
+  return afterSettlement(settlement, attemptedAt);
 }
+
+/**
+ * Settles a try its worker recorded and then died before settling (the breaker, auto-disable and
+ * notices of that try are lost with the worker; the delivery's state is not).
+ */
+async function settleRecorded(task: DeliveryTask, event: EventRecord, destination: DestinationRecord, attempt: AttemptRecord, claimedAt: string | null): Promise<TaskResult> {
+  if (claimedAt === null) return { kind: 'done' };
+  const attemptedAt = new Date(attempt.attempted_at);
+  const result = { outcome: attempt.outcome, responseStatus: attempt.response_status, retryAfterSeconds: null };
+  const settlement = settleTry(result, attempt.attempt_number, scheduleFor(destination, config().retrySchedule), attemptedAt);
+  const settled = await writeSettlement(task, event, new Date(claimedAt), settlement.next);
+  return settled?.changed ? afterSettlement(settlement, attemptedAt) : { kind: 'done' };
+}
+
+/** Writes a try's outcome, if the claim it was made under is still the delivery's. */
+const writeSettlement = (task: DeliveryTask, event: EventRecord, claimedAt: Date, next: DeliveryState) =>
+  changeEvent(task.account_id, task.event_id, (current) => withSettlement(current, task.destination_id, claimedAt, next), event);
+
+/** A retry brings the task's message back when it is due; anything else is done. */
+const afterSettlement = (settlement: Settlement, attemptedAt: Date): TaskResult =>
+  settlement.retry.retry ? { kind: 'wait', until: new Date(attemptedAt.getTime() + settlement.retry.delaySeconds * 1000) } : { kind: 'done' };
 
 /**
  * The breaker after the try, as stored. The try is recorded already: a breaker write that fails costs

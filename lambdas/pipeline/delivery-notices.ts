@@ -4,6 +4,7 @@ import {
   breakerRecovered,
   deadLettered,
   destinationDisabled,
+  fanoutLimited,
   mayAnnounce,
   type LastAttempt,
   type OperationalEvent,
@@ -69,4 +70,9 @@ export async function noticeBreaker(cause: EventRecord, destination: Destination
   if (!transition || !mayAnnounce(cause)) return;
   const notice = transition === 'opened' ? breakerOpened(destination, after, at) : breakerRecovered(destination, before.failing_since, at);
   await announce(cause.account_id, notice, at);
+}
+
+/** An inbound event reached more destinations than one event may; the account learns which were left out. */
+export async function noticeFanoutLimited(event: EventRecord, limit: number, beyondLimit: readonly string[], at: Date) {
+  if (beyondLimit.length > 0 && mayAnnounce(event)) await announce(event.account_id, fanoutLimited(event, limit, beyondLimit, at), at);
 }

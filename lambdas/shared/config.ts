@@ -2,6 +2,8 @@ import * as z from 'zod/mini';
 import { ENV } from './resource-definitions';
 import { parseRetrySchedule } from '../domain/backoff';
 import { DEFAULT_BREAKER } from '../domain/breaker';
+import { MISSING_EVENT_GRACE_SECONDS } from '../domain/delivery-phases';
+import { DEFAULT_MAX_FANOUT } from '../domain/delivery-plan';
 import { DEFAULT_ENDPOINT_CAPS } from '../destinations/changes';
 
 const numberOr = (raw: string | undefined, fallback: number) => (raw === undefined || raw === '' ? fallback : Number(raw));
@@ -24,9 +26,10 @@ const configSchema = z.object({
     maxCooldownSeconds: z.number(),
     successStampSeconds: z.number(),
   }),
-  reconcileGraceSeconds: z.number().check(z.gte(0)),
   exportFunctionName: z.optional(z.string()),
   replayLeaseSeconds: z.number().check(z.gte(1)),
+  missingEventGraceSeconds: z.number().check(z.gte(0)),
+  maxFanout: z.int().check(z.gte(1)),
   httpApiId: z.optional(z.string()),
   dnsTxtOverridesFile: z.optional(z.string()),
   signupOpen: z.boolean(),
@@ -58,9 +61,10 @@ export function config(): Config {
       cooldownSeconds: numberOr(process.env[ENV.breakerCooldownSeconds], DEFAULT_BREAKER.cooldownSeconds),
       maxCooldownSeconds: Math.max(DEFAULT_BREAKER.maxCooldownSeconds, numberOr(process.env[ENV.breakerCooldownSeconds], 0)),
     },
-    reconcileGraceSeconds: numberOr(process.env[ENV.reconcileGraceSeconds], 120),
     exportFunctionName: process.env[ENV.exportFunctionName] || undefined,
     replayLeaseSeconds: numberOr(process.env[ENV.replayLeaseSeconds], 120),
+    missingEventGraceSeconds: numberOr(process.env[ENV.missingEventGraceSeconds], MISSING_EVENT_GRACE_SECONDS),
+    maxFanout: numberOr(process.env[ENV.maxFanout], DEFAULT_MAX_FANOUT),
     httpApiId: process.env[ENV.httpApiId] || undefined,
     dnsTxtOverridesFile: process.env[ENV.dnsTxtOverrides] || undefined,
     signupOpen: process.env[ENV.signup] !== 'closed',

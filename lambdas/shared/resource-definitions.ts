@@ -20,7 +20,7 @@ export const TABLE = {
       nonKeyAttributes: ['entity', 'id', 'account_id', 'source_id', 'direction', 'event_type', 'external_event_id', 'customer', 'received_at', 'created_at'],
     },
     {
-      // Sparse work index for background jobs (accounts to sweep, events to reconcile, queued exports).
+      // Sparse work index for background jobs (accounts to sweep, queued exports and replays).
       indexName: 'gsi2',
       partitionKey: 'gsi2pk',
       sortKey: 'gsi2sk',
@@ -85,8 +85,11 @@ export const ENV = {
   breakerThreshold: 'HOOKGATE_BREAKER_THRESHOLD',
   /** How long a newly opened breaker holds a destination's deliveries before the first probe. */
   breakerCooldownSeconds: 'HOOKGATE_BREAKER_COOLDOWN_SECONDS',
-  reconcileGraceSeconds: 'HOOKGATE_RECONCILE_GRACE_SECONDS',
   exportFunctionName: 'EXPORT_FUNCTION_NAME',
+  /** How long a delivery task's first message waits for its event to be written before it is dropped. */
+  missingEventGraceSeconds: 'HOOKGATE_MISSING_EVENT_GRACE_SECONDS',
+  /** How many destinations one event may reach (lambdas/domain/delivery-plan.ts DEFAULT_MAX_FANOUT). */
+  maxFanout: 'HOOKGATE_MAX_FANOUT',
   /** How long a bulk replay's worker holds its job between checkpoints before another run may take it over. */
   replayLeaseSeconds: 'HOOKGATE_REPLAY_LEASE_SECONDS',
   /** The HTTP API custom domains are mapped to (the domain provisioner only). */

@@ -30,12 +30,11 @@ const functions = () =>
     api: stacks.service.apiFunction,
     ingest: stacks.service.ingestFunction,
     deliver: stacks.service.deliverFunction,
-    reconciler: stacks.service.reconcilerFunction,
     export: stacks.service.exportFunction,
     sweeper: stacks.service.sweeperFunction,
     'domain-provisioner': stacks.service.domainProvisionerFunction,
   }) as const;
-const FUNCTION_NAMES = ['api', 'ingest', 'deliver', 'reconciler', 'export', 'sweeper', 'domain-provisioner'] as const;
+const FUNCTION_NAMES = ['api', 'ingest', 'deliver', 'export', 'sweeper', 'domain-provisioner'] as const;
 
 interface AlarmProperties {
   AlarmName: unknown;
@@ -278,13 +277,13 @@ describe('configuration through CDK context', () => {
     Object.values(t.findResources('AWS::Logs::LogGroup')).map((g) => g.Properties.RetentionInDays as number);
 
   it('logs are kept 30 days by default: every function and the API access logs', () => {
-    expect(logGroups(template)).toHaveLength(8);
+    expect(logGroups(template)).toHaveLength(7);
     expect(new Set(logGroups(template))).toEqual(new Set([30]));
   });
 
   it('logRetentionDays changes all of them', () => {
     const other = Template.fromStack(build({ stage: 'other', logRetentionDays: 90 }).service);
-    expect(logGroups(other)).toHaveLength(8);
+    expect(logGroups(other)).toHaveLength(7);
     expect(new Set(logGroups(other))).toEqual(new Set([90]));
   });
 

@@ -70,14 +70,13 @@ const functionsOf = (service: HookgateStacks['service']) =>
     api: service.apiFunction,
     ingest: service.ingestFunction,
     deliver: service.deliverFunction,
-    reconciler: service.reconcilerFunction,
     export: service.exportFunction,
     sweeper: service.sweeperFunction,
     domainProvisioner: service.domainProvisionerFunction,
   }) as const;
 const functionsById = () => functionsOf(stacks.service);
 type FunctionName = keyof ReturnType<typeof functionsById>;
-const FUNCTION_NAMES = ['api', 'ingest', 'deliver', 'reconciler', 'export', 'sweeper', 'domainProvisioner'] as const satisfies readonly FunctionName[];
+const FUNCTION_NAMES = ['api', 'ingest', 'deliver', 'export', 'sweeper', 'domainProvisioner'] as const satisfies readonly FunctionName[];
 
 /** The `Fn::GetAtt … Arn` of a function, as the template writes it. */
 const functionArn = (fn: HookgateFunction) => ({ 'Fn::GetAtt': [logicalId(fn.fn), 'Arn'] });
@@ -117,7 +116,6 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
   api: { [ENV.serviceName]: 'hookgate-api', [ENV.exportFunctionName]: { Ref: logicalId(stacks.service.exportFunction.fn) }, [ENV.signup]: 'open' },
   ingest: { [ENV.serviceName]: 'hookgate-ingest' },
   deliver: { [ENV.serviceName]: 'hookgate-deliver' },
-  reconciler: { [ENV.serviceName]: 'hookgate-reconciler', [ENV.reconcileGraceSeconds]: '120' },
   export: { [ENV.serviceName]: 'hookgate-export' },
   sweeper: { [ENV.serviceName]: 'hookgate-sweeper' },
   domainProvisioner: { [ENV.serviceName]: 'hookgate-domain-provisioner', [ENV.httpApiId]: { Ref: logicalId(stacks.service.httpApi) } },
@@ -195,7 +193,6 @@ describe('functions', () => {
     ['api', 512, 29],
     ['ingest', 512, 29],
     ['deliver', 512, DELIVERY_QUEUE.consumerTimeoutSeconds],
-    ['reconciler', 512, 300],
     ['export', 1024, 900],
     ['sweeper', 512, 900],
     ['domainProvisioner', 512, 120],
@@ -220,7 +217,7 @@ describe('functions', () => {
     const functions = Object.values(functionsOf(other.service)).map(
       (fn) => otherTemplate.toJSON().Resources[logicalId(fn.fn)].Properties,
     );
-    expect(functions).toHaveLength(7);
+    expect(functions).toHaveLength(6);
     for (const fn of functions) {
       expect(fn.Environment.Variables[ENV.retrySchedule]).toBe('0,60,600,7200');
     }
@@ -405,12 +402,11 @@ describe('schedules', () => {
     return rules[0] as [string, { Properties: Record<string, unknown> }];
   }
 
-  it('are the reconciler, export, sweeper and domain provisioner rules only', () => {
-    template.resourceCountIs('AWS::Events::Rule', 4);
+  it('are the export, sweeper and domain provisioner rules only', () => {
+    template.resourceCountIs('AWS::Events::Rule', 3);
   });
 
   it.each([
-    ['reconciler', 'rate(1 minute)'],
     ['export', 'rate(1 minute)'],
     ['sweeper', 'rate(1 hour)'],
     ['domainProvisioner', 'rate(5 minutes)'],
@@ -427,7 +423,7 @@ describe('schedules', () => {
     });
   });
 
-  it.each(['reconciler', 'export', 'domainProvisioner'] as const)('%s: not retried asynchronously, the next scheduled run supersedes a failed one', (name) => {
+  it.each(['export', 'domainProvisioner'] as const)('%s: not retried asynchronously, the next scheduled run supersedes a failed one', (name) => {
     template.hasResourceProperties('AWS::Lambda::EventInvokeConfig', {
       FunctionName: { Ref: logicalId(functionsById()[name].fn) },
       MaximumRetryAttempts: 0,
@@ -436,7 +432,7 @@ describe('schedules', () => {
 
   it("sweeper: keeps Lambda's default async retries (its next run is an hour away; a sweep resumes from its checkpoint)", () => {
     const configs = Object.values(template.findResources('AWS::Lambda::EventInvokeConfig'));
-    expect(configs).toHaveLength(3);
+    expect(configs).toHaveLength(2);
     for (const config of configs) expect(config.Properties.FunctionName).not.toEqual({ Ref: logicalId(stacks.service.sweeperFunction.fn) });
   });
 });
@@ -618,12 +614,11 @@ describe('function permissions', () => {
    */
   const ITEM = ['GetItem', 'Query', 'PutItem', 'UpdateItem', 'DeleteItem'];
   const CALLS: Record<FunctionName, { dynamodb: string[]; payloads: string[]; exports: string[] }> = {
-    // Event reads, publish and replays (batch writes), bulk reads of destinations (batch gets).
-    api: { dynamodb: [...ITEM, 'BatchGetItem', 'BatchWriteItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['GetObject'] },
-    ingest: { dynamodb: [...ITEM, 'BatchWriteItem'], payloads: ['PutObject', 'DeleteObject'], exports: [] },
-    deliver: { dynamodb: [...ITEM, 'BatchWriteItem'], payloads: ['GetObject'], exports: [] },
-    reconciler: { dynamodb: ITEM, payloads: [], exports: [] },
-    export: { dynamodb: [...ITEM, 'BatchGetItem', 'BatchWriteItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['PutObject'] },
+    // Event reads and lists (batch gets of status items); events are written item by item, body first.
+    api: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['GetObject'] },
+    ingest: { dynamodb: ITEM, payloads: ['PutObject', 'DeleteObject'], exports: [] },
+    deliver: { dynamodb: ITEM, payloads: ['GetObject'], exports: [] },
+    export: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['PutObject'] },
     // Deletes, and moves of payload objects to a new window's class (copy, then delete the old key).
     sweeper: { dynamodb: [...ITEM, 'BatchWriteItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: [] },
     domainProvisioner: { dynamodb: ITEM, payloads: [], exports: [] },
@@ -669,7 +664,6 @@ describe('function permissions', () => {
     ['api', 'logs|xray|dynamodb|sqs|s3|lambda'],
     ['ingest', 'logs|xray|dynamodb|sqs|s3'],
     ['deliver', 'logs|xray|dynamodb|sqs|s3'],
-    ['reconciler', 'logs|xray|dynamodb|sqs'],
     ['export', 'logs|xray|dynamodb|sqs|s3'],
     ['sweeper', 'logs|xray|dynamodb|s3'],
     ['domainProvisioner', 'logs|xray|dynamodb'],
@@ -711,12 +705,6 @@ describe('function permissions', () => {
   it('deliver: consumes the delivery queue (ChangeMessageVisibility for short waits) and sends to it (longer waits)', () => {
     const fn = stacks.service.deliverFunction;
     expect(actionsFor(fn, 'sqs:')).toEqual([...new Set([...CONSUME, ...SEND])].sort());
-    expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
-  });
-
-  it('reconciler: sends to the delivery queue', () => {
-    const fn = stacks.service.reconcilerFunction;
-    expect(actionsFor(fn, 'sqs:')).toEqual(SEND);
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
   });
 

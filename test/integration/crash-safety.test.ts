@@ -11,20 +11,18 @@ import { httpClient, type Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, startSink, type Sink } from '../fixtures/sink';
 
-const FAST_RECONCILE = { HOOKGATE_RECONCILE_INTERVAL: '1', HOOKGATE_RECONCILE_GRACE_SECONDS: '1' };
-
 let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
 let call: Call;
 let sink: Sink;
 
 beforeAll(async () => {
-  env = await bootGatewayWithSink(FAST_RECONCILE);
+  env = await bootGatewayWithSink();
   ({ call, sink } = env);
 });
 afterAll(() => env?.stop());
 
-describe('no accepted event is lost between the table and the queue', () => {
-  it('answers 202 when the queue send fails, and the reconciler delivers the event later', async () => {
+describe('an event is queued before it is stored (the outbox)', () => {
+  it('answers 500 when the queue send fails: nothing stored; the provider\'s retry is delivered once', async () => {
     const { key, source } = await accountWithSource(call);
     const dest = await addDestination(call, key, { url: `${sink.url}/late` });
     await addRoute(call, key, { destination_id: dest.id });
@@ -32,17 +30,19 @@ describe('no accepted event is lost between the table and the queue', () => {
     // The ingest handler's own SQS client (the same module instance the gateway loaded) refuses sends.
     const queue = mockClient(sqsClient());
     queue.on(SendMessageBatchCommand).rejects(new Error('SQS is throttling'));
-    let res;
+    let refused;
     try {
-      res = await ingest(call, source.path_token, '{"lost":false}');
+      refused = await ingest(call, source.path_token, '{"lost":false}');
       expect(queue.commandCalls(SendMessageBatchCommand)).toHaveLength(1);
     } finally {
       queue.restore();
     }
-    expect(res.status).toBe(202);
-    expect(res.json.data.status).toBe('queued');
+    expect(refused.status).toBe(500);
+    expect((await call('GET', '/v1/events', { key })).json.data).toEqual([]);
 
-    const detail = await eventually(() => eventDetail(call, key, res.json.data.id), (d) => d.event.status === 'delivered', 20_000);
+    const retried = await ingest(call, source.path_token, '{"lost":false}');
+    expect(retried.status).toBe(202);
+    const detail = await eventually(() => eventDetail(call, key, retried.json.data.id), (d) => d.event.status === 'delivered', 20_000);
     expect(detail.attempts).toHaveLength(1);
     expect(sink.received.filter((r) => r.path === '/late')).toHaveLength(1);
   });
@@ -51,7 +51,7 @@ describe('no accepted event is lost between the table and the queue', () => {
 describe('a gateway killed with SIGKILL loses nothing it answered 202 for', () => {
   it('delivers every accepted event after a restart on the same data', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'hookgate-crash-'));
-    const childEnv = { ...DELIVERY_TEST_ENV, ...FAST_RECONCILE, HOOKGATE_DATA_DIR: dataDir };
+    const childEnv = { ...DELIVERY_TEST_ENV, HOOKGATE_DATA_DIR: dataDir };
     let down = true;
     const target = await startSink((_req, res) => res.writeHead(down ? 503 : 200).end());
     let gateway = await startChildGateway(childEnv);

@@ -151,7 +151,7 @@ async function writeEvent(accountId: string, spec: OldEvent): Promise<string> {
       spec.retentionDays,
     );
   }
-  if (dedupe) await claimExternalId(accountId, dedupe, id, Math.floor(createdMs / 1000) + (spec.retentionDays + 7) * 86_400);
+  if (dedupe) await claimExternalId(accountId, dedupe, id, Math.floor(createdMs / 1000) + (spec.retentionDays + 7) * 86_400, new Date(createdMs));
   return id;
 }
 

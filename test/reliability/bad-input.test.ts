@@ -199,9 +199,12 @@ const queryValue = fc.oneof(
   fc.integer().map(String),
 );
 const queryName = fc.constantFrom('limit', 'cursor', 'status', 'event_type', 'source_id', 'customer', 'offset', 'limit[]', '__proto__', 'constructor', '', '%00', 'LIMIT');
+// API Gateway takes at most 10,240 bytes of request line and headers (HTTP API quota), so a longer
+// query never reaches a function; the local server (Node's 16 KB header limit) would answer it itself.
 const queryString = fc
   .array(fc.tuple(queryName, queryValue), { minLength: 1, maxLength: 5 })
-  .map((pairs) => pairs.map(([n, v]) => `${n}=${v}`).join('&'));
+  .map((pairs) => pairs.map(([n, v]) => `${n}=${v}`).join('&'))
+  .filter((query) => query.length <= 9_000);
 
 // ---- the operations --------------------------------------------------------------------------
 

@@ -128,7 +128,6 @@ export function realHandlers(wrapDeliver: (real: SqsHandler) => SqsHandler): Gat
   return {
     api: async (event, context) => need((await load()).api, 'api')(event, context),
     ingest: async (event, context) => need((await load()).ingest, 'ingest')(event, context),
-    reconciler: async (event, context) => need((await load()).reconciler, 'reconciler')(event, context),
     deliver: async (event, context) => {
       deliver ??= load().then((handlers) => wrapDeliver(need(handlers.deliver, 'deliver')));
       return (await deliver)(event, context);

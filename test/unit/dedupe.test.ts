@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dedupeKeyOf, type DedupeFacts } from '../../lambdas/domain/dedupe';
+import { dedupeKeyOf, orphanClaimVerdict, type DedupeFacts } from '../../lambdas/domain/dedupe';
 
 const inbound: DedupeFacts = { account_id: 'acct-1', direction: 'inbound', source_id: 'src-1', external_event_id: 'evt_1', replay_of: null };
 const outbound: DedupeFacts = { account_id: 'acct-1', direction: 'outbound', source_id: null, external_event_id: 'evt_1', replay_of: null };
@@ -27,5 +27,18 @@ describe('the one de-duplication rule', () => {
     ['a replay (a copy on purpose)', { replay_of: 'evt-original' }],
   ])('claims nothing for %s', (_, overrides) => {
     expect(key(overrides)).toBeNull();
+  });
+});
+
+describe('a claim whose event cannot be found', () => {
+  const now = new Date('2026-11-26T12:00:00Z');
+  it.each<[string, number | undefined, 'in_progress' | 'take_over']>([
+    ['claimed a moment ago: its accept may still be writing it', now.getTime() - 50, 'in_progress'],
+    ['claimed just inside the grace', now.getTime() - 59_999, 'in_progress'],
+    ['claimed a grace ago: its accept failed, and its messages gave up', now.getTime() - 60_000, 'take_over'],
+    ['claimed long ago', now.getTime() - 86_400_000, 'take_over'],
+    ['a claim with no time', undefined, 'take_over'],
+  ])('%s', (_, claimedAt, verdict) => {
+    expect(orphanClaimVerdict(claimedAt, now, 60)).toBe(verdict);
   });
 });

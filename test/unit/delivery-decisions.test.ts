@@ -10,7 +10,7 @@ import {
   takeProbe,
   type BreakerState,
 } from '../../lambdas/domain/breaker';
-import { decideClaim, settleTry, withClaim, withEnd, withSettlement, withWait, type ClaimInput } from '../../lambdas/domain/delivery-phases';
+import { decideClaim, missingEventWait, settleTry, withClaim, withEnd, withSettlement, withWait, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { carriedWait, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState, eventRecord } from '../fixtures/records';
 
@@ -48,6 +48,19 @@ describe('claim decision', () => {
     ['a settled delivery is skipped even when its destination is gone', { delivery: deliveryState({ status: 'delivered', attempts: 1 }), destination: undefined }, { kind: 'skip' }],
   ])('%s', (_, overrides, expected) => {
     expect(decideClaim({ ...base, ...overrides })).toEqual(expected);
+  });
+});
+
+describe('a task that finds no event', () => {
+  const now = new Date('2026-11-26T12:00:00Z');
+  const ms = now.getTime();
+  it.each<[string, number | undefined, ReturnType<typeof missingEventWait>]>([
+    ['just sent: its event is being written, look again in 2 s', ms - 100, { kind: 'wait', until: new Date(ms + 2000) }],
+    ['near the end of the grace: look once more at its end', ms - 59_000, { kind: 'wait', until: new Date(ms + 1000) }],
+    ['sent a grace ago: its event was never written, drop it', ms - 60_000, { kind: 'skip' }],
+    ['a message no accept sent (a re-send): its event is gone', undefined, { kind: 'skip' }],
+  ])('%s', (_, sentAt, expected) => {
+    expect(missingEventWait(sentAt, now, 60)).toEqual(expected);
   });
 });
 

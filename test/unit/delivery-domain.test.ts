@@ -4,7 +4,6 @@ import { DEFAULT_RETRY_SCHEDULE, nextRetry, parseRetrySchedule } from '../../lam
 import { deliveryHeaders, shownDeliveryHeaders } from '../../lambdas/domain/delivery-headers';
 import { planDeliveries, statusAfter } from '../../lambdas/domain/delivery-plan';
 import { aggregateStatus } from '../../lambdas/domain/event-status';
-import { progressDueAt } from '../../lambdas/domain/progress';
 import { activeSecrets, hookgateSignature, standardWebhooksSignature } from '../../lambdas/domain/signing';
 
 describe('retry schedule', () => {
@@ -63,7 +62,7 @@ describe('planning deliveries', () => {
       (id) => ({ active: id !== 'off', customer: null }),
       { source_id: 's', event_type: 'x.y', customer: null },
       '2026-01-01T00:00:00.000Z',
-    );
+    ).deliveries;
     expect(Object.keys(plan).sort()).toEqual(['a', 'b']);
     expect(plan.a).toEqual({ status: 'queued', attempts: 0, next_attempt_at: '2026-01-01T00:00:00.000Z', claimed_at: null });
   });
@@ -81,26 +80,26 @@ describe('planning deliveries', () => {
       (id) => ({ active: true, customer: owners[id] ?? null }),
       { source_id: null, event_type: 'invoice.paid', customer },
       '2026-01-01T00:00:00.000Z',
-    );
+    ).deliveries;
     expect(Object.keys(plan).sort()).toEqual(expected);
   });
-});
 
-describe('when an event should show progress (reconciler index)', () => {
-  const at = (s: number) => new Date(Date.UTC(2026, 0, 1, 0, 0, s)).toISOString();
-  it('is the earliest due delivery; a claim keeps its delivery’s due time (no index write per try)', () => {
-    const deliveries = {
-      a: { status: 'retry_scheduled' as const, attempts: 1, next_attempt_at: at(30), claimed_at: null },
-      b: { status: 'queued' as const, attempts: 0, next_attempt_at: at(2), claimed_at: null },
-      c: { status: 'delivered' as const, attempts: 1, next_attempt_at: null, claimed_at: null },
-    };
-    expect(progressDueAt('retry_scheduled', at(0), deliveries)).toBe(at(2));
-    const claimed = { ...deliveries, b: { ...deliveries.b, status: 'delivering' as const, claimed_at: at(5) } };
-    expect(progressDueAt('delivering', at(0), claimed)).toBe(at(2));
-  });
-  it('is the receive time for an unrouted event, and nothing once settled', () => {
-    expect(progressDueAt('received', at(3), {})).toBe(at(3));
-    expect(progressDueAt('delivered', at(3), { a: { status: 'delivered', attempts: 1, next_attempt_at: null, claimed_at: null } })).toBeUndefined();
+  // Routes in the order the routing table holds them (oldest first); d2 is reached twice.
+  it.each<[string, number, string[], string[]]>([
+    ['under the limit: every destination', 10, ['d1', 'd2', 'd3', 'd4'], []],
+    ['at the limit: every destination', 4, ['d1', 'd2', 'd3', 'd4'], []],
+    ['over the limit: the oldest routes’ destinations, the rest named', 2, ['d1', 'd2'], ['d3', 'd4']],
+    ['a destination reached again counts once, planned or not', 1, ['d1'], ['d2', 'd3', 'd4']],
+  ])('fan-out limit: %s', (_, limit, planned, beyond) => {
+    const plan = planDeliveries(
+      [route('d1'), route('d2'), route('d2', { event_type_pattern: 'x.*' }), route('d3'), route('d4')],
+      () => ({ active: true, customer: null }),
+      { source_id: 's', event_type: 'x.y', customer: null },
+      '2026-01-01T00:00:00.000Z',
+      limit,
+    );
+    expect(Object.keys(plan.deliveries)).toEqual(planned);
+    expect(plan.beyondLimit).toEqual(beyond);
   });
 });
 

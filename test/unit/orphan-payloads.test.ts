@@ -1,13 +1,14 @@
 import { ConditionalCheckFailedException, ProvisionedThroughputExceededException } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { BatchWriteCommand, DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { INLINE_BODY_LIMIT_BYTES } from '../../lambdas/adapters/payloads';
 import { acceptEvent, type NewEvent } from '../../lambdas/events/accept';
 import { resetConfigForTests } from '../../lambdas/shared/config';
 import { UNIT_ENV } from '../fixtures/apigw';
+import type { RoutingTable } from '../../lambdas/store/routing-table';
 import { ACCOUNT_ID, eventRecord } from '../fixtures/records';
 
 // Payload objects of events that never made it into the table: nothing (not even retention) would
@@ -33,6 +34,16 @@ beforeEach(() => {
   sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
 });
 
+const at = new Date().toISOString();
+/** The account as the caller read it (no routes): accept reads nothing else before it writes. */
+const routing: RoutingTable = {
+  account: { id: ACCOUNT_ID, name: null, plan: 'free', retention_days: 1, created_at: at, updated_at: at },
+  version: 0,
+  destinations: new Map(),
+  routes: [],
+  breakers: new Map(),
+};
+
 const largeEvent = (overrides: Partial<NewEvent> = {}): NewEvent => ({
   accountId: ACCOUNT_ID,
   direction: 'outbound',
@@ -44,6 +55,7 @@ const largeEvent = (overrides: Partial<NewEvent> = {}): NewEvent => ({
   contentType: 'application/json',
   headers: {},
   createdBy: 'api',
+  routing,
   now: new Date(),
   ...overrides,
 });
@@ -53,34 +65,44 @@ const deletedKeys = () => s3.commandCalls(DeleteObjectCommand).map((c) => c.args
 
 describe('payload objects of events that were never stored', () => {
   it('a failed insert deletes the object it had just put, and the error still surfaces', async () => {
-    ddb.on(BatchWriteCommand).rejects(new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} }));
+    ddb.on(PutCommand).rejects(new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} }));
     await expect(acceptEvent(largeEvent())).rejects.toThrow('slow down');
     expect(putKey()).toMatch(/^payloads\//);
     expect(deletedKeys()).toEqual([putKey()]);
   });
 
-  it('the loser of a de-duplication race deletes its event and its object, and answers the winner', async () => {
-    ddb.on(BatchWriteCommand).resolves({});
+  it('a repeat of a claimed external id stores no object at all, and answers the holder', async () => {
     ddb.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'taken', $metadata: {} }));
     ddb.on(GetCommand).callsFake((input: { Key: { sk: string } }) =>
       input.Key.sk === 'DEDUP'
-        ? { Item: { entity: 'dedupe', event_id: HOLDER, expires_at: 1 } }
+        ? { Item: { entity: 'dedupe', event_id: HOLDER, expires_at: 1, claimed_at: Date.now() } }
         : { Item: { entity: 'event', ...eventRecord({ id: HOLDER, direction: 'outbound', status: 'delivered' }) } },
     );
-    ddb.on(DeleteCommand).resolves({});
     const result = await acceptEvent(largeEvent({ externalEventId: 'order-1' }));
     expect(result).toMatchObject({ duplicate: true, existingId: HOLDER });
+    expect(s3.commandCalls(PutObjectCommand)).toEqual([]);
+    expect(sqs.commandCalls(SendMessageBatchCommand)).toEqual([]);
+  });
+
+  it('a failed insert after the claim gives the claim back, so the sender\'s retry is not held off', async () => {
+    ddb.on(PutCommand).callsFake((input: { Item: { sk: string } }) => {
+      if (input.Item.sk === 'DEDUP') return {};
+      throw new ProvisionedThroughputExceededException({ message: 'slow down', $metadata: {} });
+    });
+    ddb.on(DeleteCommand).resolves({});
+    await expect(acceptEvent(largeEvent({ externalEventId: 'order-2' }))).rejects.toThrow('slow down');
+    expect(ddb.commandCalls(DeleteCommand).map((c) => c.args[0].input.Key?.sk)).toEqual(['DEDUP']);
     expect(deletedKeys()).toEqual([putKey()]);
   });
 
   it('an object that cannot be deleted is logged and left to the lifecycle rule; the refusal is unchanged', async () => {
-    ddb.on(BatchWriteCommand).rejects(new Error('table unavailable'));
+    ddb.on(PutCommand).rejects(new Error('table unavailable'));
     s3.on(DeleteObjectCommand).rejects(new Error('S3 unavailable'));
     await expect(acceptEvent(largeEvent())).rejects.toThrow('table unavailable');
   });
 
   it('a stored event keeps its object', async () => {
-    ddb.on(BatchWriteCommand).resolves({});
+    ddb.on(PutCommand).resolves({});
     const result = await acceptEvent(largeEvent());
     expect(result.duplicate).toBe(false);
     expect(deletedKeys()).toEqual([]);

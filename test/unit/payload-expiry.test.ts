@@ -1,6 +1,6 @@
 import { CopyObjectCommand, DeleteObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { BatchWriteCommand, DynamoDBDocumentClient, GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { INLINE_BODY_LIMIT_BYTES, payloadKey } from '../../lambdas/adapters/payloads';
@@ -73,7 +73,7 @@ beforeEach(() => {
   ddb.reset();
   s3.reset();
   sqs.reset();
-  ddb.on(BatchWriteCommand).resolves({});
+  ddb.on(PutCommand).resolves({});
   s3.on(PutObjectCommand).resolves({});
   s3.on(CopyObjectCommand).resolves({});
   s3.on(DeleteObjectCommand).resolves({});
@@ -103,10 +103,7 @@ function routingOf(retentionDays: number): RoutingTable {
 /** What accept wrote: the object's key, and the TTLs of the status and body items that point at it. */
 function written() {
   const key = String(s3.commandCalls(PutObjectCommand)[0]?.args[0].input.Key ?? s3.commandCalls(CopyObjectCommand)[0]?.args[0].input.Key);
-  const items = ddb
-    .commandCalls(BatchWriteCommand)
-    .flatMap((call) => Object.values(call.args[0].input.RequestItems ?? {}).flat())
-    .map((request) => request.PutRequest?.Item as Record<string, unknown>);
+  const items = ddb.commandCalls(PutCommand).map((call) => call.args[0].input.Item as Record<string, unknown>);
   const status = items.find((item) => item.sk === 'EVENT');
   const body = items.find((item) => item.sk === 'BODY');
   expect(body?.body_ref).toBe(key);

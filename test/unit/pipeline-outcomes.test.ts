@@ -20,7 +20,7 @@ const { replayEvent } = await import('../../lambdas/replays/replay-event');
 
 const now = new Date('2025-01-01T00:00:00Z');
 const token = 'a'.repeat(40);
-const stored = { duplicate: false, event: { id: 'evt_new', status: 'queued' } };
+const stored = { duplicate: false, event: { id: 'evt_new', status: 'queued' }, beyondLimit: [] };
 const duplicate = { duplicate: true, existingId: 'evt_first', existingStatus: 'delivered' };
 const refusal = (kind: Refusal['kind'], message: string) => ({ kind: 'refused', reason: expect.objectContaining({ kind, message }) });
 

@@ -1,7 +1,8 @@
 import * as z from 'zod';
+import { Refusal } from '../../domain/errors';
 import { isReservedType } from '../../domain/operational-events';
 import { unsendableHeaderMessage } from '../../domain/header-values';
-import { deferredEnqueue, type TaskSink } from '../../events/accept';
+import { gatheredEnqueue, type TaskSink } from '../../events/accept';
 import { publishEvent, type PublishInput } from '../../events/publish';
 import { batchItemResponse, duplicateResponse, exampleOutboundPayload, presentPublished, publishedResponse, type BatchItemResponse } from '../../events/shapes';
 import { ids } from '../examples';
@@ -69,6 +70,7 @@ const publishErrors = [
   'external_event_id must be at most 256 characters',
   CUSTOMER_MESSAGE,
   'unknown field: eventtype',
+  'the event reaches 150 destinations; one event may reach at most 100',
 ];
 
 async function publishItem(accountId: string, raw: unknown, now: Date, enqueue?: TaskSink): Promise<BatchItemResponse> {
@@ -77,7 +79,13 @@ async function publishItem(accountId: string, raw: unknown, now: Date, enqueue?:
     const first = parsed.error.issues[0];
     return { status: REFUSAL_STATUS.invalid, error: first ? issueMessage(first) : 'invalid event' };
   }
-  return presentPublished(await publishEvent(accountId, parsed.data as PublishInput, now, enqueue));
+  try {
+    return presentPublished(await publishEvent(accountId, parsed.data as PublishInput, now, enqueue));
+  } catch (error) {
+    // One event of the batch refused (over the fan-out limit): that event's answer, not the batch's.
+    if (error instanceof Refusal && error.kind === 'invalid') return { status: REFUSAL_STATUS.invalid, error: error.message };
+    throw error;
+  }
 }
 
 function splitRepeats(events: readonly unknown[]): { firsts: number[]; repeats: number[] } {
@@ -166,8 +174,8 @@ export const outboundEventRoutes: Route[] = [
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, batchBody);
-      const queue = deferredEnqueue();
-      const publish = (index: number) => publishItem(principal.accountId, body.events[index], now, queue.enqueue);
+      const queue = gatheredEnqueue();
+      const publish = (index: number) => queue.run(() => publishItem(principal.accountId, body.events[index], now, queue.enqueue));
       // A repeat of an external id inside the batch waits for its first occurrence, so it is the one
       // answered as the duplicate, as it would be had the events been sent one by one in order.
       const { firsts, repeats } = splitRepeats(body.events);
@@ -176,7 +184,6 @@ export const outboundEventRoutes: Route[] = [
         const answers = await mapLimited(phase, BATCH_CONCURRENCY, publish);
         phase.forEach((index, i) => (results[index] = answers[i] as BatchItemResponse));
       }
-      await queue.send();
       return { status: 200, data: results };
     },
   }),

@@ -1,0 +1,66 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { DeliveryTask } from '../lambdas/adapters/delivery-queue';
+import { isTerminalDelivery, SETTLED_STATUSES } from '../lambdas/domain/event-status';
+import { MAX_MESSAGE_DELAY_SECONDS } from '../lambdas/domain/queue-wait';
+import { isExpired } from '../lambdas/domain/retention';
+import { eventItemKind, eventRecord } from '../lambdas/events/record';
+import { DELIVERY_QUEUE } from '../lambdas/shared/resource-definitions';
+
+/**
+ * SQS keeps every message it accepted; the local queue (local-aws-sqs) keeps them in memory only, so
+ * a gateway that starts on existing data has lost the messages of every unsettled delivery. This gives
+ * each one its message back, due when it was due: a try in flight when the gateway died comes back
+ * when its lease ends, as its message would have in SQS. Nothing in AWS does this: there nothing is
+ * lost. It scans the whole table with the gateway's own clients (the handlers' clients and settings
+ * belong to the gateway that first loaded them). Returns how many messages it sent.
+ */
+export async function restoreQueue(
+  clients: { dynamodb: DynamoDBClient; sqs: SQSClient },
+  resources: { tableName: string; deliveryQueueUrl: string },
+  now: Date,
+): Promise<number> {
+  const table = DynamoDBDocumentClient.from(clients.dynamodb);
+  const leaseMs = DELIVERY_QUEUE.consumerTimeoutSeconds * 1000;
+  const byDelay = new Map<number, DeliveryTask[]>();
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await table.send(new ScanCommand({ TableName: resources.tableName, ExclusiveStartKey: startKey }));
+    startKey = page.LastEvaluatedKey;
+    for (const item of page.Items ?? []) {
+      if (eventItemKind(item) !== 'status' || isExpired(item.expires_at, now)) continue;
+      const event = eventRecord.parse(item);
+      if (SETTLED_STATUSES.includes(event.status)) continue;
+      for (const [destination_id, delivery] of Object.entries(event.deliveries)) {
+        if (isTerminalDelivery(delivery.status)) continue;
+        const due =
+          delivery.status === 'delivering' ? Date.parse(delivery.claimed_at ?? event.received_at) + leaseMs : Date.parse(delivery.next_attempt_at ?? event.received_at);
+        const delay = Math.max(0, Math.ceil((due - now.getTime()) / 1000));
+        const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, ...(delay > 0 && { not_before: due }) };
+        byDelay.set(delay, [...(byDelay.get(delay) ?? []), task]);
+      }
+    }
+  } while (startKey);
+
+  let restored = 0;
+  for (const [delay, tasks] of byDelay) {
+    for (let start = 0; start < tasks.length; start += 10) {
+      const batch = tasks.slice(start, start + 10);
+      const out = await clients.sqs.send(
+        new SendMessageBatchCommand({
+          QueueUrl: resources.deliveryQueueUrl,
+          Entries: batch.map((task, i) => ({
+            Id: String(i),
+            MessageBody: JSON.stringify(task),
+            DelaySeconds: Math.min(delay, MAX_MESSAGE_DELAY_SECONDS),
+            MessageGroupId: task.destination_id,
+          })),
+        }),
+      );
+      if (out.Failed?.length) throw new Error(`the local queue refused ${out.Failed.length} restored message(s)`);
+      restored += batch.length;
+    }
+  }
+  return restored;
+}
