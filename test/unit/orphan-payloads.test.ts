@@ -8,8 +8,7 @@ import { INLINE_BODY_LIMIT_BYTES } from '../../lambdas/adapters/payloads';
 import { acceptEvent, type NewEvent } from '../../lambdas/events/accept';
 import { resetConfigForTests } from '../../lambdas/shared/config';
 import { UNIT_ENV } from '../fixtures/apigw';
-import type { RoutingTable } from '../../lambdas/store/routing-table';
-import { ACCOUNT_ID, eventRecord } from '../fixtures/records';
+import { eventRecord, newEvent, routingTable } from '../fixtures/records';
 
 // Payload objects of events that never made it into the table: nothing (not even retention) would
 // ever find them again, so the pipeline deletes them itself. Only AWS fails this way on demand.
@@ -34,31 +33,9 @@ beforeEach(() => {
   sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
 });
 
-const at = new Date().toISOString();
-/** The account as the caller read it (no routes): accept reads nothing else before it writes. */
-const routing: RoutingTable = {
-  account: { id: ACCOUNT_ID, name: null, plan: 'free', retention_days: 1, created_at: at, updated_at: at },
-  version: 0,
-  destinations: new Map(),
-  routes: [],
-  breakers: new Map(),
-};
-
-const largeEvent = (overrides: Partial<NewEvent> = {}): NewEvent => ({
-  accountId: ACCOUNT_ID,
-  direction: 'outbound',
-  sourceId: null,
-  eventType: 'order.created',
-  customer: null,
-  externalEventId: null,
-  body: Buffer.alloc(INLINE_BODY_LIMIT_BYTES + 1, 0x61),
-  contentType: 'application/json',
-  headers: {},
-  createdBy: 'api',
-  routing,
-  now: new Date(),
-  ...overrides,
-});
+/** A publish over the inline limit, for an account with no routes: accept reads nothing else before it writes. */
+const largeEvent = (overrides: Partial<NewEvent> = {}): NewEvent =>
+  newEvent(routingTable(), { body: Buffer.alloc(INLINE_BODY_LIMIT_BYTES + 1, 0x61), ...overrides });
 
 const putKey = () => String(s3.commandCalls(PutObjectCommand)[0]?.args[0].input.Key);
 const deletedKeys = () => s3.commandCalls(DeleteObjectCommand).map((c) => c.args[0].input.Key);

@@ -15,9 +15,8 @@ import {
 import { acceptEvent } from '../../lambdas/events/accept';
 import { copyEvent } from '../../lambdas/replays/replay-event';
 import { resetConfigForTests } from '../../lambdas/shared/config';
-import type { RoutingTable } from '../../lambdas/store/routing-table';
 import { UNIT_ENV } from '../fixtures/apigw';
-import { eventRecord } from '../fixtures/records';
+import { eventRecord, newEvent, routingTable } from '../fixtures/records';
 
 const DAY_SECONDS = 86_400;
 
@@ -88,17 +87,8 @@ function objectExpiresAt(key: string, putAt: Date): number {
 
 let accounts = 0;
 /** A routing table with no routes: the event settles (`accepted`) as it is stored, so its status item gets its TTL at once. */
-function routingOf(retentionDays: number): RoutingTable {
-  const id = `0190a1b2-0000-7000-8000-${String(++accounts).padStart(12, '0')}`;
-  const at = NOW.toISOString();
-  return {
-    account: { id, name: null, plan: 'enterprise', retention_days: retentionDays, created_at: at, updated_at: at },
-    version: 0,
-    destinations: new Map(),
-    routes: [],
-    breakers: new Map(),
-  };
-}
+const routingOf = (retentionDays: number) =>
+  routingTable({ id: `0190a1b2-0000-7000-8000-${String(++accounts).padStart(12, '0')}`, plan: 'enterprise', retention_days: retentionDays });
 
 /** What accept wrote: the object's key, and the TTLs of the status and body items that point at it. */
 function written() {
@@ -118,20 +108,7 @@ describe('in AWS a large payload expires with its event, by its bucket rule alon
     ['enterprise at the longest window', MAX_RETENTION_DAYS],
   ])('%s (%i days): no sooner than the event’s TTL or its body item’s, no later than the TTL plus the margin', async (_plan, days) => {
     const routing = routingOf(days);
-    await acceptEvent({
-      accountId: routing.account.id,
-      direction: 'outbound',
-      sourceId: null,
-      eventType: 'order.created',
-      customer: null,
-      externalEventId: null,
-      body: Buffer.alloc(INLINE_BODY_LIMIT_BYTES + 1, 0x61),
-      contentType: 'application/json',
-      headers: {},
-      createdBy: 'api',
-      routing,
-      now: NOW,
-    });
+    await acceptEvent(newEvent(routing, { body: Buffer.alloc(INLINE_BODY_LIMIT_BYTES + 1, 0x61), now: NOW }));
     const { key, statusExpiresAt, bodyExpiresAt } = written();
     expect(key.startsWith(`payloads/r${days}/`)).toBe(true);
     expect(statusExpiresAt).toBe(Math.floor(NOW.getTime() / 1000) + days * DAY_SECONDS);
@@ -144,20 +121,9 @@ describe('in AWS a large payload expires with its event, by its bucket rule alon
 
   it('a window between two classes takes the longer one: kept past its body item, by at most the gap to that class', async () => {
     const routing = routingOf(45);
-    await acceptEvent({
-      accountId: routing.account.id,
-      direction: 'inbound',
-      sourceId: null,
-      eventType: null,
-      customer: null,
-      externalEventId: null,
-      body: Buffer.alloc(INLINE_BODY_LIMIT_BYTES + 1, 0x62),
-      contentType: null,
-      headers: {},
-      createdBy: 'ingest',
-      routing,
-      now: NOW,
-    });
+    await acceptEvent(
+      newEvent(routing, { direction: 'inbound', eventType: null, body: Buffer.alloc(INLINE_BODY_LIMIT_BYTES + 1, 0x62), contentType: null, createdBy: 'ingest', now: NOW }),
+    );
     const { key, statusExpiresAt, bodyExpiresAt } = written();
     expect(key.startsWith('payloads/r90/')).toBe(true);
     const expiresAt = objectExpiresAt(key, NOW);
