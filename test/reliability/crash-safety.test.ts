@@ -259,7 +259,7 @@ describe('a gateway killed with SIGKILL under load', () => {
       for (let run = 0; run < KILLS; run++) {
         const due = Array.from({ length: (run + 1) * PER_RUN }, (_, i) => i).filter((i) => !accepted.has(i));
         const sending = Promise.all(due.map((i) => send(i)));
-        await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 1500)));
+        await new Promise((resolve) => setTimeout(resolve, Math.floor(random() * 800)));
         await gateway.kill('SIGKILL');
         await sending;
         gateway = await startChildGateway(childEnv);
