@@ -49,6 +49,15 @@ export const MISSING_EVENT_GRACE_SECONDS = 60;
 /** How often a task that found no event looks again within the grace. */
 const MISSING_EVENT_RECHECK_MS = 2_000;
 
+/** Pauses (ms) before each in-process look for an event being written: ~0.8 s in all, the usual write taking milliseconds. */
+const IN_PROCESS_LOOKS_MS = [25, 50, 100, 200, 400];
+/** A message sent longer ago than this found no event for another reason than the race: it waits in the queue. */
+const IN_PROCESS_LOOK_AGE_MS = 2_000;
+
+/** How a task that found no event looks again before it waits in the queue: only a just-sent first message does. */
+export const inProcessLooks = (sentAt: number | undefined, now: Date): readonly number[] =>
+  sentAt !== undefined && now.getTime() - sentAt < IN_PROCESS_LOOK_AGE_MS ? IN_PROCESS_LOOKS_MS : [];
+
 /** A task that found no event: look again shortly while its event may still be being written, else drop it. */
 export function missingEventWait(sentAt: number | undefined, now: Date, graceSeconds: number): { kind: 'skip' } | { kind: 'wait'; until: Date } {
   if (sentAt === undefined) return { kind: 'skip' }; // a message no accept sent: its event existed, and retention took it

@@ -3,7 +3,7 @@ import { scheduleFor } from '../domain/backoff';
 import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
 import { afterFailure, afterSuccess, breakerGate, breakerTransition, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
-import { checkArrival, decideClaim, missingEventWait, settleTry, withClaim, withEnd, withSettlement, withWait, type Settlement } from '../domain/delivery-phases';
+import { checkArrival, decideClaim, inProcessLooks, missingEventWait, settleTry, withClaim, withEnd, withSettlement, withWait, type Settlement } from '../domain/delivery-phases';
 import type { DeliveryState, EndReason } from '../domain/progress';
 import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
 import { activeSecrets } from '../domain/signing';
@@ -96,7 +96,7 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
 
 async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promise<Prepared> {
   const { account_id: accountId, event_id: eventId, destination_id: destinationId } = task;
-  const loaded = await findEventWithBody(accountId, eventId);
+  const loaded = await findWrittenEvent(task, now);
   if (!loaded) {
     const missing = missingEventWait(task.sent_at, now, config().missingEventGraceSeconds);
     return missing.kind === 'wait' ? { kind: 'wait', until: missing.until } : { kind: 'done' };
@@ -147,6 +147,22 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       return { kind: 'claimed', claimed: { event: claim.event, body: loaded.body, destination, breaker, claimedAt: now, attemptNumber, probe: decision.probe, sendAt } };
     }
   }
+}
+
+/**
+ * The event and its body. A first message can arrive while its accept is still writing the event
+ * (messages go first, and a consumer may take one within milliseconds): such a task looks again a
+ * few times in-process before it waits in the queue, where a wait costs whole seconds.
+ */
+async function findWrittenEvent(task: DeliveryTask, now: Date) {
+  let loaded = await findEventWithBody(task.account_id, task.event_id);
+  const looks = loaded ? [] : inProcessLooks(task.sent_at, now);
+  for (const pause of looks) {
+    await new Promise((resolve) => setTimeout(resolve, pause));
+    loaded = await findEventWithBody(task.account_id, task.event_id);
+    if (loaded) break;
+  }
+  return loaded;
 }
 
 /**

@@ -10,7 +10,7 @@ import {
   takeProbe,
   type BreakerState,
 } from '../../lambdas/domain/breaker';
-import { decideClaim, missingEventWait, settleTry, withClaim, withEnd, withSettlement, withWait, type ClaimInput } from '../../lambdas/domain/delivery-phases';
+import { decideClaim, inProcessLooks, missingEventWait, settleTry, withClaim, withEnd, withSettlement, withWait, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { carriedWait, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState, eventRecord } from '../fixtures/records';
 
@@ -61,6 +61,14 @@ describe('a task that finds no event', () => {
     ['a message no accept sent (a re-send): its event is gone', undefined, { kind: 'skip' }],
   ])('%s', (_, sentAt, expected) => {
     expect(missingEventWait(sentAt, now, 60)).toEqual(expected);
+  });
+
+  it.each<[string, number | undefined, number]>([
+    ['just sent: its accept is likely writing it now, so it looks again in-process first', ms - 5, 5],
+    ['sent 2 s ago: not the race, it waits in the queue', ms - 2000, 0],
+    ['a re-sent message: it waits in the queue', undefined, 0],
+  ])('in-process looks: %s', (_, sentAt, looks) => {
+    expect(inProcessLooks(sentAt, now)).toHaveLength(looks);
   });
 });
 
