@@ -1,9 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { DeliveryTask } from '../lambdas/adapters/delivery-queue';
+import { enqueueDeliveries, type DeliveryTask } from '../lambdas/adapters/delivery-queue';
 import { isTerminalDelivery, SETTLED_STATUSES } from '../lambdas/domain/event-status';
-import { MAX_MESSAGE_DELAY_SECONDS } from '../lambdas/domain/queue-wait';
 import { isExpired } from '../lambdas/domain/retention';
 import { eventItemKind, eventRecord } from '../lambdas/events/record';
 import { DELIVERY_QUEUE } from '../lambdas/shared/resource-definitions';
@@ -13,8 +12,8 @@ import { DELIVERY_QUEUE } from '../lambdas/shared/resource-definitions';
  * a gateway that starts on existing data has lost the messages of every unsettled delivery. This gives
  * each one its message back, due when it was due: a try in flight when the gateway died comes back
  * when its lease ends, as its message would have in SQS. Nothing in AWS does this: there nothing is
- * lost. It scans the whole table with the gateway's own clients (the handlers' clients and settings
- * belong to the gateway that first loaded them). Returns how many messages it sent.
+ * lost. It scans the whole table and sends with the gateway's own clients (the handlers' clients and
+ * settings belong to the gateway that first loaded them). Returns how many messages it sent.
  */
 export async function restoreQueue(
   clients: { dynamodb: DynamoDBClient; sqs: SQSClient },
@@ -45,22 +44,8 @@ export async function restoreQueue(
 
   let restored = 0;
   for (const [delay, tasks] of byDelay) {
-    for (let start = 0; start < tasks.length; start += 10) {
-      const batch = tasks.slice(start, start + 10);
-      const out = await clients.sqs.send(
-        new SendMessageBatchCommand({
-          QueueUrl: resources.deliveryQueueUrl,
-          Entries: batch.map((task, i) => ({
-            Id: String(i),
-            MessageBody: JSON.stringify(task),
-            DelaySeconds: Math.min(delay, MAX_MESSAGE_DELAY_SECONDS),
-            MessageGroupId: task.destination_id,
-          })),
-        }),
-      );
-      if (out.Failed?.length) throw new Error(`the local queue refused ${out.Failed.length} restored message(s)`);
-      restored += batch.length;
-    }
+    await enqueueDeliveries(tasks, delay, { client: clients.sqs, url: resources.deliveryQueueUrl });
+    restored += tasks.length;
   }
   return restored;
 }

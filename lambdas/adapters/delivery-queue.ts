@@ -1,4 +1,4 @@
-import { ChangeMessageVisibilityCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod/mini';
 import { MAX_MESSAGE_DELAY_SECONDS, type QueueWait } from '../domain/queue-wait';
 import { config } from '../shared/config';
@@ -30,18 +30,26 @@ const MAX_VISIBILITY_SECONDS = 43_200;
  * Each message's group is its destination: on a standard queue that makes SQS a fair queue, so a
  * destination whose messages pile up or dwell in flight does not hold back everyone else's.
  */
-export async function enqueueDeliveries(tasks: DeliveryTask[], delaySeconds: number): Promise<void> {
+export async function enqueueDeliveries(tasks: DeliveryTask[], delaySeconds: number, queue: DeliveryQueue = handlerQueue()): Promise<void> {
   const delay = Math.min(Math.max(0, Math.round(delaySeconds)), MAX_MESSAGE_DELAY_SECONDS);
-  for (let start = 0; start < tasks.length; start += 10) await sendBatch(tasks.slice(start, start + 10), delay);
+  for (let start = 0; start < tasks.length; start += 10) await sendBatch(queue, tasks.slice(start, start + 10), delay);
 }
+
+/** Where tasks go: the function's own queue, or one a caller names (the local runtime, with its own client). */
+interface DeliveryQueue {
+  client: SQSClient;
+  url: string;
+}
+
+const handlerQueue = (): DeliveryQueue => ({ client: sqsClient(), url: config().deliveryQueueUrl });
 
 /** SQS may refuse some entries of a batch it answers 200 for (throttling): those are sent again, twice at most. */
 const SEND_ROUNDS = 3;
 
-async function sendBatch(batch: DeliveryTask[], delay: number): Promise<void> {
+async function sendBatch(queue: DeliveryQueue, batch: DeliveryTask[], delay: number): Promise<void> {
   let entries = batch.map((task, i) => ({ Id: String(i), MessageBody: JSON.stringify(task), DelaySeconds: delay, MessageGroupId: task.destination_id }));
   for (let round = 1; ; round++) {
-    const out = await sqsClient().send(new SendMessageBatchCommand({ QueueUrl: config().deliveryQueueUrl, Entries: entries }));
+    const out = await queue.client.send(new SendMessageBatchCommand({ QueueUrl: queue.url, Entries: entries }));
     const failed = out.Failed ?? [];
     if (failed.length === 0) return;
     const retryable = failed.every((entry) => !entry.SenderFault);

@@ -1,5 +1,4 @@
 import { invalid } from '../domain/errors';
-import { MAX_RETENTION_DAYS } from '../domain/plans';
 import { webhookIdOf } from '../domain/ids';
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { copyPayload, payloadKey } from '../adapters/payloads';
@@ -60,11 +59,11 @@ export async function copyEvent(
   copyId?: string,
 ): Promise<EventRecord> {
   // The copy is kept for the account's window of today, not the original's: its object is filed (and
-  // expires) in that window's class. Read here and handed on, so acceptEvent does not read it again; if
-  // it cannot be read, acceptEvent tries once more and the copy is kept as long as any event can be.
-  const routing = await loadCurrentRoutingTable(accountId).catch(() => undefined);
-  const retentionDays = routing?.account.retention_days ?? MAX_RETENTION_DAYS;
-  const storedBody = body.body_ref ? { ...body, body_ref: payloadKey(accountId, newId(), retentionDays) } : body;
+  // expires) in that window's class. Read before anything is copied (an event without its routes is
+  // not accepted, so nothing would be left behind) and handed on, so acceptEvent does not read it again.
+  const routing = await loadCurrentRoutingTable(accountId);
+  if (!routing) throw new Error(`account ${accountId} has no routing table`);
+  const storedBody = body.body_ref ? { ...body, body_ref: payloadKey(accountId, newId(), routing.account.retention_days) } : body;
   if (body.body_ref && storedBody.body_ref) await copyPayload(body.body_ref, storedBody.body_ref);
   const accepted = await acceptEvent({
     accountId,

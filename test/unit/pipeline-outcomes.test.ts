@@ -13,6 +13,11 @@ vi.mock('../../lambdas/events/record', () => ({ findEventWithBody, changeEvent }
 vi.mock('../../lambdas/custom-domains/record', () => ({ findHostOwner }));
 vi.mock('../../lambdas/adapters/payloads', () => ({ copyPayload: vi.fn(), payloadKey: (account: string, id: string) => `${account}/${id}` }));
 vi.mock('../../lambdas/shared/metrics', () => ({ recordVerificationRejected: vi.fn() }));
+// A replay reads the account's routes before it copies anything.
+vi.mock('../../lambdas/store/routing-table', async () => {
+  const { routingTable } = await import('../fixtures/records');
+  return { loadCurrentRoutingTable: async () => routingTable() };
+});
 
 const { ingestWebhook } = await import('../../lambdas/events/ingest');
 const { publishEvent } = await import('../../lambdas/events/publish');
