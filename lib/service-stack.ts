@@ -211,9 +211,9 @@ export class ServiceStack extends Stack {
       timeout: Duration.seconds(DELIVERY_QUEUE.consumerTimeoutSeconds),
       memorySize: 512,
     });
-    // Claims, attempt records and breakers; the task's body when it is in S3. Consuming includes
+    // Its three items (body, delivery, status) in one batch get; claims, attempts and breakers; the body when it is in S3. Consuming includes
     // ChangeMessageVisibility (short waits); a longer wait is a new delayed message, hence the send.
-    grantTable(this.deliverFunction, table, []);
+    grantTable(this.deliverFunction, table, ['dynamodb:BatchGetItem']);
     deliveryQueue.grantConsumeMessages(this.deliverFunction.fn);
     deliveryQueue.grantSendMessages(this.deliverFunction.fn);
     // GetObject only: the operational events it publishes are small bodies, always stored inline.

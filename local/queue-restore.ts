@@ -4,7 +4,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { enqueueDeliveries, type DeliveryTask } from '../lambdas/adapters/delivery-queue';
 import { isTerminalDelivery, SETTLED_STATUSES } from '../lambdas/domain/event-status';
 import { isExpired } from '../lambdas/domain/retention';
-import { eventItemKind, eventRecord } from '../lambdas/events/record';
+import { assembleEvent, eventItemKind, eventPartition, eventRecord, type EventRecord } from '../lambdas/events/record';
 import { DELIVERY_QUEUE } from '../lambdas/shared/resource-definitions';
 
 /**
@@ -23,24 +23,34 @@ export async function restoreQueue(
   const table = DynamoDBDocumentClient.from(clients.dynamodb);
   const leaseMs = DELIVERY_QUEUE.consumerTimeoutSeconds * 1000;
   const byDelay = new Map<number, DeliveryTask[]>();
+  const events: EventRecord[] = [];
+  const deliveryItems = new Map<string, Array<Record<string, unknown>>>();
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await table.send(new ScanCommand({ TableName: resources.tableName, ExclusiveStartKey: startKey }));
     startKey = page.LastEvaluatedKey;
     for (const item of page.Items ?? []) {
-      if (eventItemKind(item) !== 'status' || isExpired(item.expires_at, now)) continue;
+      const kind = eventItemKind(item);
+      if (kind === 'delivery') deliveryItems.set(String(item.pk), [...(deliveryItems.get(String(item.pk)) ?? []), item]);
+      if (kind !== 'status' || isExpired(item.expires_at, now)) continue;
       const event = eventRecord.parse(item);
-      if (SETTLED_STATUSES.includes(event.status)) continue;
-      for (const [destination_id, delivery] of Object.entries(event.deliveries)) {
-        if (isTerminalDelivery(delivery.status)) continue;
-        const due =
-          delivery.status === 'delivering' ? Date.parse(delivery.claimed_at ?? event.received_at) + leaseMs : Date.parse(delivery.next_attempt_at ?? event.received_at);
-        const delay = Math.max(0, Math.ceil((due - now.getTime()) / 1000));
-        const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, ...(delay > 0 && { not_before: due }) };
-        byDelay.set(delay, [...(byDelay.get(delay) ?? []), task]);
-      }
+      if (!SETTLED_STATUSES.includes(event.status)) events.push(event);
     }
   } while (startKey);
+
+  for (const stored of events) {
+    const event = assembleEvent(stored, deliveryItems.get(eventPartition(stored.account_id, stored.id)) ?? []);
+    const open = Object.entries(event.deliveries).filter(([, delivery]) => !isTerminalDelivery(delivery.status));
+    // Every delivery ended but the event did not settle (its last worker died in between): one task settles it on arrival.
+    const restore = open.length > 0 ? open : Object.entries(event.deliveries).slice(0, 1);
+    for (const [destination_id, delivery] of restore) {
+      const due =
+        delivery.status === 'delivering' ? Date.parse(delivery.claimed_at ?? event.received_at) + leaseMs : Date.parse(delivery.next_attempt_at ?? event.received_at);
+      const delay = Math.max(0, Math.ceil((due - now.getTime()) / 1000));
+      const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, ...(delay > 0 && { not_before: due }) };
+      byDelay.set(delay, [...(byDelay.get(delay) ?? []), task]);
+    }
+  }
 
   let restored = 0;
   for (const [delay, tasks] of byDelay) {

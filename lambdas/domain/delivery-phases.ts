@@ -1,10 +1,9 @@
 import { nextRetry, type RetryDecision } from './backoff';
 import type { BreakerGate } from './breaker';
-import { statusAfter } from './delivery-plan';
 import { isTerminalDelivery } from './event-status';
 import type { DeliveryState, EndReason } from './progress';
 import { reachesCustomer } from './routing';
-import type { AttemptOutcome, EventStatus } from './vocabulary';
+import type { AttemptOutcome } from './vocabulary';
 
 /**
  * The decisions of one delivery try, as pure functions (model: svix-server's worker, which types each
@@ -121,48 +120,33 @@ export function settleTry(result: TryOutcome, attemptNumber: number, schedule: r
   return { next: { status: 'retry_scheduled', ...settled, next_attempt_at: due }, retry, disable: false };
 }
 
-/** The part of an event these transitions touch. */
-interface EventDeliveries {
-  status: EventStatus;
-  deliveries: Record<string, DeliveryState>;
-  attempts_count: number;
-}
-
-function withDelivery<E extends EventDeliveries>(event: E, destinationId: string, next: DeliveryState, tries = 0): E {
-  const deliveries = { ...event.deliveries, [destinationId]: next };
-  return { ...event, deliveries, attempts_count: event.attempts_count + tries, status: statusAfter(event.status, deliveries) };
-}
-
 /**
- * Each transition re-checks the event as stored (it may have changed since the decision) and returns
+ * Each transition re-checks the delivery as stored (it may have changed since the decision) and returns
  * undefined when it no longer applies, so a concurrent worker or a duplicate message changes nothing.
+ * A delivery is one item of its own: deliveries of one event never contend.
  */
-export function withClaim<E extends EventDeliveries>(event: E, destinationId: string, claimedAt: Date, leaseMs: number): E | undefined {
-  const current = event.deliveries[destinationId];
-  if (!current || isTerminalDelivery(current.status)) return undefined;
+export function claimedDelivery(current: DeliveryState, claimedAt: Date, leaseMs: number): DeliveryState | undefined {
+  if (isTerminalDelivery(current.status)) return undefined;
   if (current.status === 'delivering' && hasLiveClaim(current, claimedAt, leaseMs)) return undefined;
-  return withDelivery(event, destinationId, { ...current, status: 'delivering', claimed_at: claimedAt.toISOString() });
+  return { ...current, status: 'delivering', claimed_at: claimedAt.toISOString() };
 }
 
 /** A delivery that waits without a try (breaker open): its due time moves, so the event shows when it comes. */
-export function withWait<E extends EventDeliveries>(event: E, destinationId: string, until: Date, now: Date, leaseMs: number): E | undefined {
-  const current = event.deliveries[destinationId];
-  if (!current || isTerminalDelivery(current.status)) return undefined;
+export function heldDelivery(current: DeliveryState, until: Date, now: Date, leaseMs: number): DeliveryState | undefined {
+  if (isTerminalDelivery(current.status)) return undefined;
   if (current.status === 'delivering' && hasLiveClaim(current, now, leaseMs)) return undefined;
   const status = current.attempts === 0 ? 'queued' : 'retry_scheduled';
-  return withDelivery(event, destinationId, { ...current, status, next_attempt_at: until.toISOString(), claimed_at: null });
+  return { ...current, status, next_attempt_at: until.toISOString(), claimed_at: null };
 }
 
 /** Ends a delivery without a try; its attempts stay as they were. */
-export function withEnd<E extends EventDeliveries>(event: E, destinationId: string, reason: EndReason): E | undefined {
-  const current = event.deliveries[destinationId];
-  if (!current || isTerminalDelivery(current.status)) return undefined;
-  return withDelivery(event, destinationId, { status: 'dead_letter', attempts: current.attempts, next_attempt_at: null, claimed_at: null, end_reason: reason });
+export function endedDelivery(current: DeliveryState, reason: EndReason): DeliveryState | undefined {
+  if (isTerminalDelivery(current.status)) return undefined;
+  return { status: 'dead_letter', attempts: current.attempts, next_attempt_at: null, claimed_at: null, end_reason: reason };
 }
 
 /** Records a try's settlement, if the claim it was made under is still the delivery's. */
-export function withSettlement<E extends EventDeliveries>(event: E, destinationId: string, claimedAt: Date, next: DeliveryState): E | undefined {
-  const current = event.deliveries[destinationId];
-  if (!current || current.status !== 'delivering' || current.claimed_at !== claimedAt.toISOString()) return undefined; // taken over
-  return withDelivery(event, destinationId, next, 1);
+export function settledDelivery(current: DeliveryState, claimedAt: Date, next: DeliveryState): DeliveryState | undefined {
+  if (current.status !== 'delivering' || current.claimed_at !== claimedAt.toISOString()) return undefined; // taken over
+  return next;
 }

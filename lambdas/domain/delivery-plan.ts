@@ -10,12 +10,13 @@ export interface PlannedDestination {
 }
 
 /**
- * How many destinations one event may reach, by default. Every delivery's state lives in the event's
- * one status item (~110 bytes each) and each try rewrites it twice: at 100 the item is ~11 KB and a
- * fully fanned-out event costs ~2,200 write units, where DynamoDB's 400 KB item limit would end it
- * near 3,700. Deployments set their own with `HOOKGATE_MAX_FANOUT`.
+ * How many destinations one event may reach, by default. Each delivery is an item of its own, so a
+ * delivery costs the same at any width; what grows is the event's status item, which holds the plan
+ * (~110 bytes a destination: ~110 KB at 1,000, a quarter of DynamoDB's 400 KB item limit, written
+ * twice per event), and its accept, which sends 1,000 queue messages (100 batches) within one request.
+ * Deployments set their own with `HOOKGATE_MAX_FANOUT`.
  */
-export const DEFAULT_MAX_FANOUT = 100;
+export const DEFAULT_MAX_FANOUT = 1_000;
 
 export interface DeliveryPlan {
   deliveries: Record<string, DeliveryState>;

@@ -4,7 +4,7 @@ import { sideItemExpiresAt } from '../domain/retention';
 import { defineEntity } from '../store/entity';
 import { eventEntity } from './record';
 import { accountPartition } from '../store/keys';
-import { eventRecord, type EventRecord } from './record';
+import { eventRecord, withDeliveryStates, type EventRecord } from './record';
 import { batchGet, putItem, queryPage, type Query, type StartKey } from '../store/table';
 import type { EventStatus } from '../domain/vocabulary';
 
@@ -112,7 +112,7 @@ export async function listCustomerEvents(
     const out = await queryPage(log, { limit: query.limit + 1, startKey });
     const entries = out.items.map((item) => customerEventEntry.parse(item));
     const events = new Map(
-      (await batchGet(entries.map((e) => eventEntity.key(accountId, e.event_id)), eventRecord)).map((e) => [e.id, e]),
+      (await withDeliveryStates(accountId, await batchGet(entries.map((e) => eventEntity.key(accountId, e.event_id)), eventRecord))).map((e) => [e.id, e]),
     );
     for (const entry of entries) {
       const event = events.get(entry.event_id);

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
+import { SETTLED_STATUSES } from '../domain/event-status';
 import { isExpired } from '../domain/retention';
-import { eventEntity, LIST_SHARDS, listPartition } from './record';
+import { eventEntity, findEvent, LIST_SHARDS, listPartition, withDeliveryStates } from './record';
 import { eventRecord, type EventRecord } from './record';
 import { batchGet, INDEX, queryEach } from '../store/table';
 import type { Direction } from '../domain/vocabulary';
@@ -107,7 +108,10 @@ export async function* walkListIndex(accountId: string, direction: Direction, ra
 
 const listedState = z.extend(z.pick(eventRecord, { id: true, status: true, attempts_count: true }), { expires_at: z.optional(z.number()) });
 
-/** The status items of listed events, consistently: exact statuses, and events past their window left out. */
+/**
+ * The status items of listed events, consistently: exact statuses, and events past their window left
+ * out. An unsettled event's status adds up its deliveries' items, read for it alone.
+ */
 async function withStatuses(accountId: string, listed: ListedKeys[]): Promise<EventListItem[]> {
   const now = new Date();
   const states = await batchGet(
@@ -115,7 +119,12 @@ async function withStatuses(accountId: string, listed: ListedKeys[]): Promise<Ev
     listedState,
     { consistent: true, projection: ['id', 'status', 'attempts_count', 'expires_at'] },
   );
-  const found = new Map(states.filter((state) => !isExpired(state.expires_at, now)).map(({ id, status, attempts_count }) => [id, { status, attempts_count }]));
+  const live = await Promise.all(
+    states
+      .filter((state) => !isExpired(state.expires_at, now))
+      .map(async (state) => (SETTLED_STATUSES.includes(state.status) ? state : await findEvent(accountId, state.id))),
+  );
+  const found = new Map(live.flatMap((state) => (state ? [[state.id, { status: state.status, attempts_count: state.attempts_count }] as const] : [])));
   return listed.flatMap((e) => {
     const state = found.get(e.id);
     return state ? [{ ...e, ...state }] : [];
@@ -159,7 +168,8 @@ export async function* listEventRecordPages(
   const flush = async () => {
     const now = new Date();
     const found = await batchGet(ids.map((id) => eventEntity.key(accountId, id)), storedStatus, { consistent: true });
-    const byId = new Map(found.filter((item) => !isExpired(item.expires_at, now)).map(({ expires_at: _, ...event }) => [event.id, event]));
+    const events = await withDeliveryStates(accountId, found.filter((item) => !isExpired(item.expires_at, now)).map(({ expires_at: _, ...event }) => event));
+    const byId = new Map(events.map((event) => [event.id, event]));
     const page = { events: ids.flatMap((id) => byId.get(id) ?? []), lastScanned: ids.at(-1) ?? '' };
     ids = [];
     return page;

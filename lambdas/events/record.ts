@@ -1,11 +1,13 @@
 import * as z from 'zod/mini';
-import { SETTLED_STATUSES } from '../domain/event-status';
+import { eventSettlement, SETTLED_STATUSES, settleCheck } from '../domain/event-status';
+import { statusAfter } from '../domain/delivery-plan';
+import type { DeliveryState } from '../domain/progress';
 import { END_REASONS } from '../domain/progress';
 import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES } from '../domain/vocabulary';
 import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
 import { defineEntity, type Key } from '../store/entity';
 import { accountPartition } from '../store/keys';
-import { batchDelete, deleteItem, getRawItem, ITEM_EXISTS, putItem, queryAll, queryPage, updateItem } from '../store/table';
+import { batchDelete, batchGet, deleteItem, getRawItem, ITEM_ABSENT, ITEM_EXISTS, putItem, queryAll, updateItem } from '../store/table';
 
 
 /** An event as stored, validated on every read: its status item, its body, its attempts. */
@@ -29,11 +31,16 @@ export const eventRecord = z.object({
   external_event_id: z.nullable(z.string()),
   /** The customer an outbound event is addressed to (lambdas/domain/routing.ts `reachesCustomer`); null: none. */
   customer: z._default(z.nullable(z.string()), null),
+  /**
+   * As of the event's last own write: `queued` (or `accepted`) from its accept until it settles, then
+   * final. Readers of an unsettled event add up its deliveries' items (`assemble`).
+   */
   status: z.enum(EVENT_STATUSES),
   attempts_count: z.int(),
   created_by: z.string(),
   received_at: timestamp,
   created_at: timestamp,
+  /** The plan (every delivery queued) until the event settles, then each delivery's final state. */
   deliveries: z.record(z.string(), deliveryState),
   version: z.int(),
   retention_days: z.int(),
@@ -78,19 +85,42 @@ const attemptRecord = z.object({
 export type AttemptRecord = z.infer<typeof attemptRecord>;
 
 /**
+ * One delivery of an event, as its own item once a worker first claims it (until then the plan in the
+ * status item is its state). `version` guards its writes; `first_attempt` is its first try, written
+ * with that try's outcome: one write where an attempt item of its own would be a second.
+ */
+const deliveryRecord = z.extend(deliveryState, {
+  destination_id: z.string(),
+  version: z.int(),
+  first_attempt: z.optional(attemptRecord),
+});
+type DeliveryRecord = z.infer<typeof deliveryRecord>;
+
+/** A delivery as a worker read it: `version` 0 when it has no item yet (its state is the plan's). */
+export interface StoredDelivery {
+  state: DeliveryState;
+  version: number;
+  first_attempt?: AttemptRecord;
+}
+
+/**
  * Events live in their own partitions (one per event) so no account partition takes their writes:
  * the status item, the body beside it, the attempts after it (and replay claims, replay-jobs.ts).
  */
 export const eventPartition = (accountId: string, eventId: string) => `${accountPartition(accountId)}#EVT#${eventId}`;
+// Sort order within the partition: attempts, body, deliveries, status, tally. Readers take ranges of it.
 const STATUS_SK = 'EVENT';
 const BODY_SK = 'BODY';
 const ATTEMPT_PREFIX = 'ATT#';
+const DELIVERY_PREFIX = 'DLV#';
+const TALLY_SK = 'TALLY';
 
 /** What an item read from an event's partition is, by its sort key; the literals stay in this module. */
-export function eventItemKind(item: Record<string, unknown>): 'status' | 'body' | 'attempt' | 'other' {
+export function eventItemKind(item: Record<string, unknown>): 'status' | 'body' | 'attempt' | 'delivery' | 'other' {
   const sk = String(item.sk);
   if (sk === STATUS_SK) return 'status';
   if (sk === BODY_SK) return 'body';
+  if (sk.startsWith(DELIVERY_PREFIX)) return 'delivery';
   return sk.startsWith(ATTEMPT_PREFIX) ? 'attempt' : 'other';
 }
 
@@ -134,6 +164,12 @@ const eventBodyEntity = defineEntity({
   key: (accountId: string, eventId: string) => ({ pk: eventPartition(accountId, eventId), sk: BODY_SK }),
 });
 
+const deliveryEntity = defineEntity({
+  name: 'delivery',
+  schema: deliveryRecord,
+  key: (accountId: string, eventId: string, destinationId: string) => ({ pk: eventPartition(accountId, eventId), sk: `${DELIVERY_PREFIX}${destinationId}` }),
+});
+
 /** One delivery try, after the body in the event's partition; its TTL counts from its own time. */
 const attemptEntity = defineEntity({
   name: 'attempt',
@@ -164,27 +200,93 @@ export async function insertEvent(event: EventRecord, body: EventBodyRecord): Pr
  */
 const liveStatus = (item: Record<string, unknown> | undefined) => (item && !isExpired(item.expires_at, new Date()) ? eventRecord.parse(item) : undefined);
 
-export async function findEvent(accountId: string, eventId: string): Promise<EventRecord | undefined> {
-  return liveStatus(await getRawItem(statusKey(accountId, eventId)));
+const stateOf = ({ status, attempts, next_attempt_at, claimed_at, end_reason }: DeliveryRecord): DeliveryState => ({
+  status,
+  attempts,
+  next_attempt_at,
+  claimed_at,
+  ...(end_reason !== undefined && { end_reason }),
+});
+
+/**
+ * An event as its readers see it. A settled event's status item holds everything; an unsettled one's
+ * holds the plan, and each delivery that has an item of its own is as that item says.
+ */
+function assemble(stored: EventRecord, items: readonly DeliveryRecord[]): EventRecord {
+  if (SETTLED_STATUSES.includes(stored.status)) return stored;
+  const deliveries = { ...stored.deliveries };
+  for (const item of items) if (item.destination_id in deliveries) deliveries[item.destination_id] = stateOf(item);
+  const attempts = Object.values(deliveries).reduce((sum, d) => sum + d.attempts, 0);
+  return { ...stored, deliveries, status: statusAfter(stored.status, deliveries), attempts_count: attempts };
 }
 
-/** The event and its body in one strongly consistent query (the two items sort next to each other). */
+/** `assemble` for a reader that found the items itself (the local runtime's queue restore scans the table). */
+export const assembleEvent = (stored: EventRecord, deliveryItems: ReadonlyArray<Record<string, unknown>>) =>
+  assemble(stored, deliveryItems.map((item) => deliveryRecord.parse(item)));
+
+/** Items of one event's partition, told apart; the event assembled from its status and delivery items. */
+function partsOf(items: ReadonlyArray<Record<string, unknown>>) {
+  const stored = liveStatus(items.find((item) => eventItemKind(item) === 'status'));
+  const deliveries = items.filter((item) => eventItemKind(item) === 'delivery').map((item) => deliveryRecord.parse(item));
+  const bodyItem = items.find((item) => eventItemKind(item) === 'body');
+  return { stored, deliveries, event: stored && assemble(stored, deliveries), body: bodyItem && eventBodyRecord.parse(bodyItem) };
+}
+
+/** One event's items in a range of its partition, read consistently. */
+const readRange = (accountId: string, eventId: string, from: string, to: string) =>
+  queryAll({
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': eventPartition(accountId, eventId), ':from': from, ':to': to },
+    ConsistentRead: true,
+  });
+
+/** The event with its deliveries' states (one query of its delivery and status items). */
+export async function findEvent(accountId: string, eventId: string): Promise<EventRecord | undefined> {
+  return partsOf(await readRange(accountId, eventId, DELIVERY_PREFIX, STATUS_SK)).event;
+}
+
+/** The event and its body in one strongly consistent query (body, deliveries and status sort together). */
 export async function findEventWithBody(
   accountId: string,
   eventId: string,
 ): Promise<{ event: EventRecord; body: EventBodyRecord } | undefined> {
-  const { items } = await queryPage({
-    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :body AND :event',
-    ExpressionAttributeValues: { ':pk': eventPartition(accountId, eventId), ':body': BODY_SK, ':event': STATUS_SK },
-    ConsistentRead: true,
-  });
-  const bodyItem = items.find((item) => eventItemKind(item) === 'body');
-  const event = liveStatus(items.find((item) => eventItemKind(item) === 'status'));
-  if (!bodyItem || !event) return undefined;
-  return { event, body: eventBodyRecord.parse(bodyItem) };
+  const { event, body } = partsOf(await readRange(accountId, eventId, BODY_SK, STATUS_SK));
+  return event && body ? { event, body } : undefined;
 }
 
-/** Every item stored under one event (status, body, attempts), read consistently. */
+/** Events read from their status items alone, each unsettled one with its deliveries' states added. */
+export async function withDeliveryStates(accountId: string, events: readonly EventRecord[]): Promise<EventRecord[]> {
+  const assembled = await Promise.all(
+    events.map(async (event) => (SETTLED_STATUSES.includes(event.status) ? event : await findEvent(accountId, event.id))),
+  );
+  return assembled.filter((event) => event !== undefined);
+}
+
+const anyItem = z.record(z.string(), z.unknown());
+
+/**
+ * What one delivery task reads, in one consistent request of three items whatever the event's fan-out:
+ * the status item as stored (not assembled: the task decides on its own delivery, and settles the
+ * event from the stored status), the body, and its delivery (undefined: the event plans none to it).
+ */
+export async function findDeliveryContext(
+  accountId: string,
+  eventId: string,
+  destinationId: string,
+): Promise<{ event: EventRecord; body: EventBodyRecord; delivery: StoredDelivery | undefined } | undefined> {
+  const keys = [eventBodyEntity.key(accountId, eventId), deliveryEntity.key(accountId, eventId, destinationId), statusKey(accountId, eventId)];
+  const items = await batchGet(keys, anyItem, { consistent: true });
+  const { stored, deliveries, body } = partsOf(items);
+  if (!stored || !body) return undefined;
+  const item = deliveries[0];
+  const planned = stored.deliveries[destinationId];
+  const delivery = item
+    ? { state: stateOf(item), version: item.version, ...(item.first_attempt && { first_attempt: item.first_attempt }) }
+    : planned && { state: planned, version: 0 };
+  return { event: stored, body, delivery };
+}
+
+/** Every item stored under one event (status, body, deliveries, attempts), read consistently. */
 export const readEventPartition = (accountId: string, eventId: string): Promise<Array<Record<string, unknown>>> =>
   queryAll({
     KeyConditionExpression: 'pk = :pk',
@@ -192,21 +294,20 @@ export const readEventPartition = (accountId: string, eventId: string): Promise<
     ConsistentRead: true,
   });
 
-/** Everything stored for one event: its status, body and attempts (oldest first). */
+/** Everything stored for one event: its status, body and attempts (oldest first; first tries live in their deliveries' items). */
 export async function findEventDetail(accountId: string, eventId: string) {
   const items = await readEventPartition(accountId, eventId);
-  const event = liveStatus(items.find((item) => eventItemKind(item) === 'status'));
-  const bodyItem = items.find((item) => eventItemKind(item) === 'body');
-  if (!event || !bodyItem) return undefined;
-  const attempts = items
-    .filter((item) => eventItemKind(item) === 'attempt')
-    .map((item) => attemptRecord.parse(item))
-    .sort((a, b) => (a.attempted_at === b.attempted_at ? a.id.localeCompare(b.id) : a.attempted_at.localeCompare(b.attempted_at)));
-  return { event, body: eventBodyRecord.parse(bodyItem), attempts };
+  const { event, body, deliveries } = partsOf(items);
+  if (!event || !body) return undefined;
+  const attempts = [
+    ...items.filter((item) => eventItemKind(item) === 'attempt').map((item) => attemptRecord.parse(item)),
+    ...deliveries.flatMap((delivery) => delivery.first_attempt ?? []),
+  ].sort((a, b) => (a.attempted_at === b.attempted_at ? a.id.localeCompare(b.id) : a.attempted_at.localeCompare(b.attempted_at)));
+  return { event, body, attempts };
 }
 
 /**
- * Optimistic concurrency on the status item: `decide` sees the current event and returns the next one
+ * Optimistic concurrency on the status item: `decide` sees the current event as stored and returns the next one
  * (or undefined to leave it); the write succeeds only if nobody changed the event in between, else we
  * read again and decide again. Returns the event as finally stored, or undefined if it does not exist.
  */
@@ -219,7 +320,7 @@ export async function changeEvent(
 ): Promise<{ event: EventRecord; changed: boolean } | undefined> {
   let held = known;
   for (let round = 0; round < 20; round++) {
-    const current = held ?? (await findEvent(accountId, eventId));
+    const current = held ?? liveStatus(await getRawItem(statusKey(accountId, eventId)));
     held = undefined;
     if (!current) return undefined;
     const next = decide(current);
@@ -230,6 +331,80 @@ export async function changeEvent(
     }
   }
   throw new Error(`event ${eventId} kept changing under us`);
+}
+
+type DeliveryOwner = Pick<EventRecord, 'account_id' | 'id' | 'received_at' | 'retention_days'>;
+
+async function findDelivery(event: DeliveryOwner, destinationId: string): Promise<StoredDelivery | undefined> {
+  const item = await deliveryEntity.find(event.account_id, event.id, destinationId);
+  return item && { state: stateOf(item), version: item.version, ...(item.first_attempt && { first_attempt: item.first_attempt }) };
+}
+
+/**
+ * Optimistic concurrency on one delivery's item, which its first claim creates: `decide` sees the
+ * delivery as stored (first `known`, as the caller read it) and returns its next state, or undefined
+ * to leave it. `firstAttempt` is written with the state (the try it settles). Returns the delivery as
+ * finally stored, or undefined when its item is gone (retention).
+ */
+export async function changeDelivery(
+  event: DeliveryOwner,
+  destinationId: string,
+  decide: (current: DeliveryState) => DeliveryState | undefined,
+  known: StoredDelivery,
+  firstAttempt?: AttemptRecord,
+): Promise<{ delivery: StoredDelivery; changed: boolean } | undefined> {
+  let held: StoredDelivery | undefined = known;
+  for (let round = 0; round < 20; round++) {
+    const current = held ?? (await findDelivery(event, destinationId));
+    held = undefined;
+    if (!current) return undefined;
+    const next = decide(current.state);
+    if (!next) return { delivery: current, changed: false };
+    const first = firstAttempt ?? current.first_attempt;
+    const stored: StoredDelivery = { state: next, version: current.version + 1, ...(first && { first_attempt: first }) };
+    const item = {
+      ...deliveryEntity.item({ ...next, destination_id: destinationId, version: stored.version, first_attempt: first }, deliveryEntity.key(event.account_id, event.id, destinationId)),
+      expires_at: sideItemExpiresAt(event.received_at, event.retention_days),
+    };
+    const condition = current.version === 0 ? ITEM_ABSENT : { expression: 'version = :v', values: { ':v': current.version } };
+    if (await putItem(item, condition)) return { delivery: stored, changed: true };
+  }
+  throw new Error(`delivery ${event.id}/${destinationId} kept changing under us`);
+}
+
+/**
+ * After one of its deliveries ended (or a task found it ended while the event is not settled: the
+ * worker that ended it died before this): settles the event if every planned delivery has ended,
+ * writing the final states, status and attempt count into the status item (whose TTL then starts).
+ * Safe to repeat: a tally counted twice only makes a read that finds an unfinished delivery.
+ */
+export async function settleEventIfDone(stored: EventRecord): Promise<boolean> {
+  if (SETTLED_STATUSES.includes(stored.status)) return false;
+  const planned = Object.keys(stored.deliveries);
+  const pk = eventPartition(stored.account_id, stored.id);
+  if (settleCheck(planned.length) === 'count') {
+    const tally = await updateItem(
+      { pk, sk: TALLY_SK },
+      { add: { done: 1 }, set: { expires_at: sideItemExpiresAt(stored.received_at, stored.retention_days) } },
+      { returnValues: 'UPDATED_NEW' },
+    );
+    if (tally === false || Number(tally?.done ?? 0) < planned.length) return false;
+  }
+  const { stored: current, deliveries } = partsOf(await readRange(stored.account_id, stored.id, DELIVERY_PREFIX, STATUS_SK));
+  const byId = new Map(deliveries.map((item) => [item.destination_id, item]));
+  const settlement = eventSettlement(planned, Object.fromEntries(byId));
+  if (!current || !settlement) return false;
+  const final = Object.fromEntries(planned.flatMap((id) => {
+    const item = byId.get(id);
+    return item ? [[id, stateOf(item)]] : [];
+  }));
+  const written = await changeEvent(
+    stored.account_id,
+    stored.id,
+    (event) => (SETTLED_STATUSES.includes(event.status) ? undefined : { ...event, ...settlement, deliveries: final }),
+    current,
+  );
+  return written?.changed === true;
 }
 
 /**

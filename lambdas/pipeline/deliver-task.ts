@@ -3,8 +3,9 @@ import { scheduleFor } from '../domain/backoff';
 import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
 import { afterFailure, afterSuccess, breakerGate, breakerTransition, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
-import { checkArrival, decideClaim, inProcessLooks, missingEventWait, settleTry, withClaim, withEnd, withSettlement, withWait, type Settlement } from '../domain/delivery-phases';
+import { checkArrival, claimedDelivery, decideClaim, endedDelivery, heldDelivery, inProcessLooks, missingEventWait, settledDelivery, settleTry, type Settlement } from '../domain/delivery-phases';
 import type { DeliveryState, EndReason } from '../domain/progress';
+import { isTerminalDelivery } from '../domain/event-status';
 import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
 import { activeSecrets } from '../domain/signing';
 import type { DeliveryTask } from '../adapters/delivery-queue';
@@ -19,7 +20,7 @@ import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
 import { disableDestination } from '../destinations/record';
-import { changeEvent, findAttempt, findEventWithBody, insertAttempt } from '../events/record';
+import { changeDelivery, findAttempt, findDeliveryContext, insertAttempt, settleEventIfDone, type StoredDelivery } from '../events/record';
 import type { DestinationRecord } from '../destinations/record';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from '../events/record';
 import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routing-table';
@@ -48,8 +49,10 @@ type Versioned = BreakerState & { version: number };
 
 /** A delivery this worker has claimed: everything the send and settle phases need. */
 interface Claimed {
+  /** As stored: the status item (the plan, until the event settles). */
   event: EventRecord;
   body: EventBodyRecord;
+  delivery: StoredDelivery;
   destination: DestinationRecord;
   breaker: Versioned;
   claimedAt: Date;
@@ -68,6 +71,7 @@ interface Hold {
   kind: 'hold';
   wait: TaskWait;
   event: EventRecord;
+  delivery: StoredDelivery;
   now: Date;
 }
 
@@ -102,9 +106,14 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
     return missing.kind === 'wait' ? { kind: 'wait', until: missing.until } : { kind: 'done' };
   }
   const timing = { now, leaseMs: LEASE_MS, earlyToleranceMs: EARLY_TOLERANCE_MS };
-  const delivery = loaded.event.deliveries[destinationId];
+  const stored = loaded.delivery;
+  const delivery = stored?.state;
   const arrival = checkArrival({ delivery, ...timing });
-  if (arrival.kind === 'skip') return { kind: 'done' };
+  if (arrival.kind === 'skip') {
+    // An ended delivery of an unsettled event: the worker that ended it may have died before settling it.
+    if (delivery && isTerminalDelivery(delivery.status)) await settleEventIfDone(loaded.event);
+    return { kind: 'done' };
+  }
   if (arrival.kind === 'wait') return { kind: 'wait', until: arrival.until }; // its due time is stored already
   let routing = await loadRoutingTable(accountId);
   let destination = routing?.destinations.get(destinationId);
@@ -114,52 +123,57 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
     destination = routing?.destinations.get(destinationId);
   }
   const breaker = breakerOf(routing, destinationId);
-  // A try in flight whose worker is gone: if it recorded its try, its outcome is settled from it, never sent again.
-  if (delivery?.status === 'delivering' && destination) {
+  // A try in flight whose worker is gone: if it recorded its try, its outcome is settled from it, never
+  // sent again. A first try is recorded in the same write as its outcome, so only later ones can be.
+  if (stored && delivery?.status === 'delivering' && destination && delivery.attempts > 0) {
     const recorded = await findAttempt(accountId, eventId, destinationId, delivery.attempts + 1);
-    if (recorded) return settleRecorded(task, loaded.event, destination, recorded, delivery.claimed_at);
+    if (recorded) return settleRecorded(task, loaded.event, stored, destination, recorded);
   }
   const decision = decideClaim({ delivery, destination, customer: loaded.event.customer, gate: breakerGate(breaker, now), ...timing });
   switch (decision.kind) {
     case 'skip':
       return { kind: 'done' };
     case 'end':
-      await endDelivery(task, loaded.event, decision.reason);
+      if (stored) await endDelivery(task, loaded.event, stored, decision.reason);
       return { kind: 'done' };
     case 'wait':
-      return { kind: 'hold', wait: { until: decision.until }, event: loaded.event, now };
+      return stored ? { kind: 'hold', wait: { until: decision.until }, event: loaded.event, delivery: stored, now } : { kind: 'done' };
     case 'claim': {
-      if (!destination) return { kind: 'done' };
+      if (!destination || !stored) return { kind: 'done' };
       let sendAt: number | undefined;
       if (destination.rate_limit_per_second) {
-        const paced = await pace(task, loaded.event, destination.rate_limit_per_second, clock);
+        const paced = await pace(task, loaded.event, stored, destination.rate_limit_per_second, clock);
         if (paced.kind !== 'send') return paced;
         sendAt = paced.at;
       }
       if (decision.probe) {
         const probe = await changeBreaker(accountId, destinationId, breaker, (current) => takeProbe(current, now, destination.timeout_ms + PROBE_MARGIN_MS));
         const gate = breakerGate(probe.breaker, now);
-        if (!probe.changed && gate.kind === 'wait') return { kind: 'hold', wait: { until: gate.until }, event: loaded.event, now };
+        if (!probe.changed && gate.kind === 'wait') return { kind: 'hold', wait: { until: gate.until }, event: loaded.event, delivery: stored, now };
       }
-      const claim = await changeEvent(accountId, eventId, (event) => withClaim(event, destinationId, now, LEASE_MS), loaded.event);
+      const claim = await changeDelivery(loaded.event, destinationId, (current) => claimedDelivery(current, now, LEASE_MS), stored);
       if (!claim?.changed) return { kind: 'done' };
-      const attemptNumber = (claim.event.deliveries[destinationId]?.attempts ?? 0) + 1;
-      return { kind: 'claimed', claimed: { event: claim.event, body: loaded.body, destination, breaker, claimedAt: now, attemptNumber, probe: decision.probe, sendAt } };
+      const attemptNumber = claim.delivery.state.attempts + 1;
+      return {
+        kind: 'claimed',
+        claimed: { event: loaded.event, body: loaded.body, delivery: claim.delivery, destination, breaker, claimedAt: now, attemptNumber, probe: decision.probe, sendAt },
+      };
     }
   }
 }
 
 /**
- * The event and its body. A first message can arrive while its accept is still writing the event
- * (messages go first, and a consumer may take one within milliseconds): such a task looks again a
- * few times in-process before it waits in the queue, where a wait costs whole seconds.
+ * The event, its body and the task's delivery. A first message can arrive while its accept is still
+ * writing the event (messages go first, and a consumer may take one within milliseconds): such a task
+ * looks again a few times in-process before it waits in the queue, where a wait costs whole seconds.
  */
 async function findWrittenEvent(task: DeliveryTask, now: Date) {
-  let loaded = await findEventWithBody(task.account_id, task.event_id);
+  const read = () => findDeliveryContext(task.account_id, task.event_id, task.destination_id);
+  let loaded = await read();
   const looks = loaded ? [] : inProcessLooks(task.sent_at, now);
   for (const pause of looks) {
     await new Promise((resolve) => setTimeout(resolve, pause));
-    loaded = await findEventWithBody(task.account_id, task.event_id);
+    loaded = await read();
     if (loaded) break;
   }
   return loaded;
@@ -170,25 +184,26 @@ async function findWrittenEvent(task: DeliveryTask, now: Date) {
  * hops that wait for it): sent at that time (the send waits for it, so nothing between spreads the
  * sends unevenly), or, when it is further off, held with the slot.
  */
-async function pace(task: DeliveryTask, event: EventRecord, limit: number, clock: () => Date): Promise<Hold | { kind: 'send'; at: number }> {
+async function pace(task: DeliveryTask, event: EventRecord, delivery: StoredDelivery, limit: number, clock: () => Date): Promise<Hold | { kind: 'send'; at: number }> {
   // The time now, not the task's arrival: a slot taken for a moment already past would be sent at once, with others.
   const carried = task.rate_slot !== undefined && !isStaleSlot(task.rate_slot, clock()) ? task.rate_slot : undefined;
   const slot = carried ?? (await takeSendSlot(task.account_id, task.destination_id, limit, clock()));
   const now = clock();
   const plan = planSlot(slot, now);
   if (plan.kind === 'send') return { kind: 'send', at: slot };
-  return { kind: 'hold', wait: { until: plan.until, slot }, event, now };
+  return { kind: 'hold', wait: { until: plan.until, slot }, event, delivery, now };
 }
 
 /** A delivery settled or claimed meanwhile has no wait to store, and its task is done. */
-async function hold(task: DeliveryTask, { wait, event, now }: Hold): Promise<TaskResult> {
-  const held = await changeEvent(task.account_id, task.event_id, (current) => withWait(current, task.destination_id, wait.until, now, LEASE_MS), event);
+async function hold(task: DeliveryTask, { wait, event, delivery, now }: Hold): Promise<TaskResult> {
+  const held = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, wait.until, now, LEASE_MS), delivery);
   return held?.changed ? { kind: 'wait', ...wait } : { kind: 'done' };
 }
 
-async function endDelivery(task: DeliveryTask, event: EventRecord, reason: EndReason): Promise<void> {
-  const ended = await changeEvent(task.account_id, task.event_id, (current) => withEnd(current, task.destination_id, reason), event);
+async function endDelivery(task: DeliveryTask, event: EventRecord, delivery: StoredDelivery, reason: EndReason): Promise<void> {
+  const ended = await changeDelivery(event, task.destination_id, (current) => endedDelivery(current, reason), delivery);
   if (!ended?.changed) return;
+  await settleEventIfDone(event);
   recordDeliveryEnded(reason);
   log.info('delivery ended without a try', { account_id: task.account_id, event_id: task.event_id, destination_id: task.destination_id, reason });
 }
@@ -229,8 +244,7 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
     attempted_at: attemptedAt.toISOString(),
     duration_ms: result.durationMs,
   };
-  await insertAttempt(accountId, attempt, claimed.event.retention_days);
-  const settled = await writeSettlement(task, claimed.event, claimed.claimedAt, settlement.next);
+  const settled = await recordTry(claimed, attempt, settlement.next);
 
   if (settlement.disable) {
     await disable(claimed, DISABLED_BY_GONE, claimed.breaker.failing_since, attemptedAt);
@@ -264,18 +278,39 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
  * Settles a try its worker recorded and then died before settling (the breaker, auto-disable and
  * notices of that try are lost with the worker; the delivery's state is not).
  */
-async function settleRecorded(task: DeliveryTask, event: EventRecord, destination: DestinationRecord, attempt: AttemptRecord, claimedAt: string | null): Promise<TaskResult> {
+async function settleRecorded(task: DeliveryTask, event: EventRecord, delivery: StoredDelivery, destination: DestinationRecord, attempt: AttemptRecord): Promise<TaskResult> {
+  const claimedAt = delivery.state.claimed_at;
   if (claimedAt === null) return { kind: 'done' };
   const attemptedAt = new Date(attempt.attempted_at);
   const result = { outcome: attempt.outcome, responseStatus: attempt.response_status, retryAfterSeconds: null };
   const settlement = settleTry(result, attempt.attempt_number, scheduleFor(destination, config().retrySchedule), attemptedAt);
-  const settled = await writeSettlement(task, event, new Date(claimedAt), settlement.next);
+  const settled = await writeSettlement(event, task.destination_id, delivery, new Date(claimedAt), settlement.next);
   return settled?.changed ? afterSettlement(settlement, attemptedAt) : { kind: 'done' };
 }
 
-/** Writes a try's outcome, if the claim it was made under is still the delivery's. */
-const writeSettlement = (task: DeliveryTask, event: EventRecord, claimedAt: Date, next: DeliveryState) =>
-  changeEvent(task.account_id, task.event_id, (current) => withSettlement(current, task.destination_id, claimedAt, next), event);
+/**
+ * Records a try and its outcome. A first try is written with its outcome, in one write of the
+ * delivery's item (a crash cannot part them); a later one is its own item first, so a worker that
+ * dies before the outcome leaves a try that whoever takes over settles from (`settleRecorded`). A
+ * try whose claim was taken over meanwhile keeps its attempt, as an item of its own.
+ */
+async function recordTry(claimed: Claimed, attempt: AttemptRecord, next: DeliveryState) {
+  const { event, delivery, claimedAt } = claimed;
+  if (attempt.attempt_number !== 1) {
+    await insertAttempt(event.account_id, attempt, event.retention_days);
+    return writeSettlement(event, attempt.destination_id, delivery, claimedAt, next);
+  }
+  const settled = await writeSettlement(event, attempt.destination_id, delivery, claimedAt, next, attempt);
+  if (!settled?.changed) await insertAttempt(event.account_id, attempt, event.retention_days);
+  return settled;
+}
+
+/** Writes a try's outcome, if the claim it was made under is still the delivery's; settles the event after its last delivery. */
+async function writeSettlement(event: EventRecord, destinationId: string, delivery: StoredDelivery, claimedAt: Date, next: DeliveryState, attempt?: AttemptRecord) {
+  const settled = await changeDelivery(event, destinationId, (current) => settledDelivery(current, claimedAt, next), delivery, attempt);
+  if (settled?.changed && isTerminalDelivery(next.status)) await settleEventIfDone(event);
+  return settled;
+}
 
 /** A retry brings the task's message back when it is due; anything else is done. */
 const afterSettlement = (settlement: Settlement, attemptedAt: Date): TaskResult =>

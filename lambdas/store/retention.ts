@@ -66,12 +66,20 @@ export interface StoredEventParts {
   body: SideItem | undefined;
   payloadRef: string | undefined;
   attempts: number;
-  /** Everything but the status item: body, attempts, replay claims. */
+  /** Everything but the status item: body, deliveries, attempts, replay claims. */
   sideItems: SideItem[];
 }
 
 const sweptStatus = z.object({ status: z.enum(EVENT_STATUSES), dedupe_key: z.optional(z.nullable(z.string())) });
-const storedSide = z.object({ pk: z.string(), sk: z.string(), body_ref: z.optional(z.string()), attempted_at: z.optional(z.string()), expires_at: z.optional(z.number()) });
+const storedSide = z.object({
+  pk: z.string(),
+  sk: z.string(),
+  body_ref: z.optional(z.string()),
+  attempted_at: z.optional(z.string()),
+  expires_at: z.optional(z.number()),
+  /** A delivery's item holds its first try. */
+  first_attempt: z.optional(z.unknown()),
+});
 
 export async function readEventParts(accountId: string, eventId: string): Promise<StoredEventParts> {
   const items = await readStoredEvent(accountId, eventId);
@@ -88,7 +96,7 @@ export async function readEventParts(accountId: string, eventId: string): Promis
     status: loose === undefined ? undefined : loose.success ? { status: loose.data.status, dedupe_key: loose.data.dedupe_key ?? null } : 'unreadable',
     event: event?.success ? event.data : undefined,
     payloadRef: sides.find((item) => eventItemKind(item) === 'body')?.body_ref,
-    attempts: sides.filter((item) => eventItemKind(item) === 'attempt').length,
+    attempts: sides.filter((item) => eventItemKind(item) === 'attempt' || item.first_attempt !== undefined).length,
     body: sideItems[sides.findIndex((item) => eventItemKind(item) === 'body')],
     sideItems,
   };

@@ -617,7 +617,8 @@ describe('function permissions', () => {
     // Event reads and lists (batch gets of status items); events are written item by item, body first.
     api: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['GetObject'] },
     ingest: { dynamodb: ITEM, payloads: ['PutObject', 'DeleteObject'], exports: [] },
-    deliver: { dynamodb: ITEM, payloads: ['GetObject'], exports: [] },
+    // A task reads its body, delivery and status items in one consistent batch get, whatever the fan-out.
+    deliver: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject'], exports: [] },
     export: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['PutObject'] },
     // Deletes, and moves of payload objects to a new window's class (copy, then delete the old key).
     sweeper: { dynamodb: [...ITEM, 'BatchWriteItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: [] },

@@ -5,9 +5,10 @@ import { Level } from 'level';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { enqueueDeliveries } from '../../lambdas/adapters/delivery-queue';
-import { insertAttempt, insertEvent } from '../../lambdas/events/record';
+import { changeDelivery, eventPartition, insertAttempt, insertEvent, settleEventIfDone } from '../../lambdas/events/record';
 import { newId } from '../../lambdas/shared/secrets';
 import { documentClient } from '../../lambdas/store/client';
+import { getRawItem } from '../../lambdas/store/table';
 import { startChildGateway } from '../fixtures/child-gateway';
 import { bootGatewayWithSink, DELIVERY_TEST_ENV } from '../fixtures/gateway';
 import { httpClient, type Call } from '../fixtures/http-client';
@@ -191,37 +192,66 @@ describe('a worker that died after recording its try', () => {
   it('its successful try is settled from the record by the next worker, and not sent again', async () => {
     const { key, accountId } = await accountWithSource(call);
     const destination = await addDestination(call, key, { url: `${sink.url}/recorded` });
-    // The state a kill leaves between the attempt write and the outcome write: the delivery still
-    // `delivering` under a claim whose lease has ended, its first try recorded as a success.
+    // The state a kill leaves between the attempt write and the outcome write of a second try (a first
+    // try is written with its outcome): the delivery `delivering` under a claim whose lease has ended,
+    // its first try failed (in its item), its second recorded as a success.
     const claimedAt = new Date(Date.now() - 120_000).toISOString();
-    const event = eventRecord({
-      id: newId(),
-      account_id: accountId,
-      status: 'delivering',
-      deliveries: { [destination.id]: deliveryState({ status: 'delivering', claimed_at: claimedAt, next_attempt_at: claimedAt }) },
-    });
+    const event = eventRecord({ id: newId(), account_id: accountId, status: 'queued', deliveries: { [destination.id]: deliveryState({ next_attempt_at: claimedAt }) } });
     await insertEvent(event, { body: Buffer.from('{}'), body_size: 2, content_type: 'application/json', headers: {}, payload_hash: 'sha256:test' });
-    const attempt = {
+    const attempt = (number: number, success: boolean, secondsAgo: number) => ({
       id: newId(),
       event_id: event.id,
       destination_id: destination.id,
-      attempt_number: 1,
-      outcome: 'success' as const,
-      response_status: 200,
-      response_body: 'ok',
+      attempt_number: number,
+      outcome: success ? ('success' as const) : ('http_error' as const),
+      response_status: success ? 200 : 500,
+      response_body: success ? 'ok' : 'down',
       error: null,
-      attempted_at: new Date(Date.now() - 119_000).toISOString(),
+      attempted_at: new Date(Date.now() - secondsAgo * 1000).toISOString(),
       duration_ms: 12,
-    };
-    await insertAttempt(accountId, attempt, 1);
+    });
+    const first = attempt(1, false, 125);
+    const second = attempt(2, true, 119);
+    const inFlight = deliveryState({ status: 'delivering', attempts: 1, claimed_at: claimedAt, next_attempt_at: claimedAt });
+    await changeDelivery(event, destination.id, () => inFlight, { state: event.deliveries[destination.id]!, version: 0 }, first);
+    await insertAttempt(accountId, second, 1);
     await enqueueDeliveries([{ v: 1, account_id: accountId, event_id: event.id, destination_id: destination.id }], 0);
     recordFigures(SOURCE, { faultsInjected: 1 });
 
     const detail = await eventually(() => eventDetail(call, key, event.id), (d) => d.event.status === 'delivered');
-    expect(detail.event.deliveries).toEqual([expect.objectContaining({ destination_id: destination.id, status: 'delivered', attempts: 1 })]);
-    expect(detail.attempts.map((a: { id: string }) => a.id)).toEqual([attempt.id]);
+    expect(detail.event.deliveries).toEqual([expect.objectContaining({ destination_id: destination.id, status: 'delivered', attempts: 2 })]);
+    expect(detail.event.attempts_count).toBe(2);
+    expect(detail.attempts.map((a: { id: string }) => a.id)).toEqual([first.id, second.id]);
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(sink.received.filter((r) => r.path === '/recorded')).toEqual([]);
+  });
+});
+
+describe('a worker that died after ending a delivery, before settling its event', () => {
+  // Its message was not deleted, so it comes back; the task finds the delivery ended and the event not settled.
+  it.each([
+    ['the only delivery (its last one reads them all)', 1],
+    ['one of 30 (each counts itself on a tally; this one’s count was lost)', 30],
+  ])('%s: the returning message settles the event', async (_, width) => {
+    const { key, accountId } = await accountWithSource(call);
+    const at = new Date(Date.now() - 60_000).toISOString();
+    const ids = Array.from({ length: width }, () => newId());
+    const event = eventRecord({ id: newId(), account_id: accountId, status: 'queued', deliveries: Object.fromEntries(ids.map((id) => [id, deliveryState({ next_attempt_at: at })])) });
+    await insertEvent(event, { body: Buffer.from('{}'), body_size: 2, content_type: 'application/json', headers: {}, payload_hash: 'sha256:test' });
+    for (const [n, id] of ids.entries()) {
+      const ended = deliveryState({ status: n === 0 ? 'dead_letter' : 'delivered', attempts: 1 });
+      await changeDelivery(event, id, () => ended, { state: event.deliveries[id]!, version: 0 });
+      // Every other delivery settled normally (counted on the tally where there is one); the first died first.
+      if (n > 0) await settleEventIfDone(event);
+    }
+    expect((await eventDetail(call, key, event.id)).event.status).toBe('dead_letter'); // as its deliveries add up, not yet stored
+    // Settled as stored: the status item's own status (what retention and TTL go by), not one added up on read.
+    const storedStatus = async () => (await getRawItem({ pk: eventPartition(accountId, event.id), sk: 'EVENT' }))?.status;
+    expect(await storedStatus()).toBe('queued');
+    await enqueueDeliveries([{ v: 1, account_id: accountId, event_id: event.id, destination_id: ids[0]! }], 0);
+    recordFigures(SOURCE, { faultsInjected: 1 });
+    await eventually(storedStatus, (stored) => stored === 'dead_letter');
+    expect((await eventDetail(call, key, event.id)).event).toMatchObject({ status: 'dead_letter', attempts_count: width });
   });
 });
 

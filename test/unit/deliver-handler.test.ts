@@ -1,5 +1,5 @@
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { Context } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
@@ -22,13 +22,18 @@ beforeEach(() => {
   vi.spyOn(console, 'warn').mockImplementation(() => undefined);
 });
 
+/** A consistent BatchGet of a task's three items (body, delivery, status) answered with `items`. */
+const answering = (items: Array<Record<string, unknown>>) => (input: { RequestItems?: Record<string, unknown> }) => ({
+  Responses: { [Object.keys(input.RequestItems ?? {})[0] ?? '']: items },
+});
+
 const task = (eventId: string) =>
   JSON.stringify({ v: 1, account_id: ACCOUNT_ID, event_id: eventId, destination_id: 'd' });
 
 describe('deliver handler', () => {
   it('reports only the poison messages as failed, by their message id, without holding up the rest', async () => {
     sqs.on(ChangeMessageVisibilityCommand).resolves({});
-    ddb.on(QueryCommand).resolves({ Items: [] }); // the event is gone (retention): nothing to do, message done
+    ddb.on(BatchGetCommand).callsFake(answering([])); // the event is gone (retention): nothing to do, message done
     const { handler } = await import('../../lambdas/handlers/deliver');
     const result = await handler(
       {
@@ -52,7 +57,7 @@ describe('deliver handler', () => {
 
   it('keeps the results of batches that run at the same time apart (the local runtime runs two at once)', async () => {
     sqs.on(ChangeMessageVisibilityCommand).resolves({});
-    ddb.on(QueryCommand).callsFake(() => new Promise((resolve) => setTimeout(() => resolve({ Items: [] }), 20)));
+    ddb.on(BatchGetCommand).callsFake((input) => new Promise((resolve) => setTimeout(() => resolve(answering([])(input)), 20)));
     const { handler } = await import('../../lambdas/handlers/deliver');
     const [a, b] = await Promise.all([
       handler({ Records: [sqsRecord('a-poison', 'nope'), sqsRecord('a-ok', task('01a1fe4e-0000-7000-8000-00000000000a'))] }, {} as Context),
@@ -70,7 +75,7 @@ describe('deliver handler', () => {
       status: 'retry_scheduled',
       deliveries: { d: deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: new Date(due).toISOString() }) },
     });
-    ddb.on(QueryCommand).resolves({ Items: eventPartitionItems(event) });
+    ddb.on(BatchGetCommand).callsFake(answering(eventPartitionItems(event)));
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     const { handler } = await import('../../lambdas/handlers/deliver');
     const result = await handler({ Records: [sqsRecord('m-early', task(eventId))] }, {} as Context);
@@ -103,7 +108,7 @@ describe('deliver handler', () => {
       id: eventId,
       deliveries: { d: deliveryState({ next_attempt_at: new Date(Date.now() + 1900).toISOString() }) },
     });
-    ddb.on(QueryCommand).resolves({ Items: eventPartitionItems(event) });
+    ddb.on(BatchGetCommand).callsFake(answering(eventPartitionItems(event)));
     sqs.on(ChangeMessageVisibilityCommand).resolves({});
     sqs.on(SendMessageBatchCommand).resolves({ Successful: [], Failed: [] });
     const { handler } = await import('../../lambdas/handlers/deliver');

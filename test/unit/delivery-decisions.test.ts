@@ -10,9 +10,10 @@ import {
   takeProbe,
   type BreakerState,
 } from '../../lambdas/domain/breaker';
-import { decideClaim, inProcessLooks, missingEventWait, settleTry, withClaim, withEnd, withSettlement, withWait, type ClaimInput } from '../../lambdas/domain/delivery-phases';
+import { claimedDelivery, decideClaim, endedDelivery, heldDelivery, inProcessLooks, missingEventWait, settleTry, settledDelivery, type ClaimInput } from '../../lambdas/domain/delivery-phases';
+import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { carriedWait, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
-import { deliveryState, eventRecord } from '../fixtures/records';
+import { deliveryState } from '../fixtures/records';
 
 const NOW = new Date('2026-11-23T12:00:00.000Z');
 const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
@@ -86,36 +87,54 @@ describe('settling a try', () => {
   });
 });
 
-describe('event transitions', () => {
+describe('delivery transitions', () => {
   const claimedAt = at(0);
-  const claimed = withClaim(eventRecord(), 'd', claimedAt, LEASE_MS);
+  const claimed = claimedDelivery(deliveryState(), claimedAt, LEASE_MS);
 
-  it('claims, then settles under the same claim, counting the try once', () => {
-    expect(claimed?.deliveries.d).toMatchObject({ status: 'delivering', claimed_at: claimedAt.toISOString() });
-    expect(claimed?.status).toBe('delivering');
-    const settled = claimed && withSettlement(claimed, 'd', claimedAt, { status: 'delivered', attempts: 1, next_attempt_at: null, claimed_at: null });
-    expect(settled).toMatchObject({ status: 'delivered', attempts_count: 1 });
+  it('claims, then settles under the same claim', () => {
+    expect(claimed).toMatchObject({ status: 'delivering', claimed_at: claimedAt.toISOString() });
+    const next = deliveryState({ status: 'delivered', attempts: 1 });
+    expect(claimed && settledDelivery(claimed, claimedAt, next)).toEqual(next);
   });
 
   it('does not settle a try whose claim was taken over, nor claim a live claim again', () => {
-    expect(claimed && withSettlement(claimed, 'd', at(5), deliveryState({ status: 'delivered', attempts: 1 }))).toBeUndefined();
-    expect(claimed && withClaim(claimed, 'd', at(10), LEASE_MS)).toBeUndefined();
+    expect(claimed && settledDelivery(claimed, at(5), deliveryState({ status: 'delivered', attempts: 1 }))).toBeUndefined();
+    expect(claimed && claimedDelivery(claimed, at(10), LEASE_MS)).toBeUndefined();
   });
 
-  it('ends a waiting retry with its attempts unchanged and the reason shown', () => {
-    const waiting = eventRecord({ status: 'retry_scheduled', attempts_count: 2, deliveries: { d: deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: iso(60) }) } });
-    expect(withEnd(waiting, 'd', 'destination_inactive')).toMatchObject({
-      status: 'dead_letter',
-      attempts_count: 2,
-      deliveries: { d: { status: 'dead_letter', attempts: 2, end_reason: 'destination_inactive', next_attempt_at: null } },
-    });
-    expect(withEnd(eventRecord({ status: 'delivered', deliveries: { d: deliveryState({ status: 'delivered', attempts: 1 }) } }), 'd', 'destination_inactive')).toBeUndefined();
+  it('takes over a claim whose lease ran out', () => {
+    expect(claimed && claimedDelivery(claimed, new Date(claimedAt.getTime() + LEASE_MS + 1), LEASE_MS)).toMatchObject({ status: 'delivering' });
+  });
+
+  it('ends a waiting retry with its attempts unchanged and the reason shown, and leaves an ended one', () => {
+    const waiting = deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: iso(60) });
+    expect(endedDelivery(waiting, 'destination_inactive')).toEqual({ status: 'dead_letter', attempts: 2, end_reason: 'destination_inactive', next_attempt_at: null, claimed_at: null });
+    expect(endedDelivery(deliveryState({ status: 'delivered', attempts: 1 }), 'destination_inactive')).toBeUndefined();
   });
 
   it('moves a held delivery’s due time without spending a try', () => {
-    const held = withWait(eventRecord(), 'd', at(30), NOW, LEASE_MS);
-    expect(held?.deliveries.d).toEqual(deliveryState({ next_attempt_at: iso(30) }));
-    expect(held?.attempts_count).toBe(0);
+    expect(heldDelivery(deliveryState(), at(30), NOW, LEASE_MS)).toEqual(deliveryState({ next_attempt_at: iso(30) }));
+    expect(heldDelivery(deliveryState({ status: 'retry_scheduled', attempts: 2 }), at(30), NOW, LEASE_MS)).toMatchObject({ status: 'retry_scheduled', attempts: 2 });
+  });
+});
+
+describe('event settlement', () => {
+  const ended = (status: 'delivered' | 'dead_letter', attempts: number) => deliveryState({ status, attempts });
+  it.each([
+    ['every delivery succeeded', { a: ended('delivered', 1), b: ended('delivered', 2) }, { status: 'delivered', attempts_count: 3 }],
+    ['one exhausted its tries', { a: ended('delivered', 1), b: ended('dead_letter', 5) }, { status: 'dead_letter', attempts_count: 6 }],
+    ['one is still retrying', { a: ended('delivered', 1), b: deliveryState({ status: 'retry_scheduled', attempts: 1 }) }, undefined],
+    ['one was never claimed (no item yet)', { a: ended('delivered', 1) }, undefined],
+  ])('%s', (_, deliveries, expected) => {
+    expect(eventSettlement(['a', 'b'], deliveries)).toEqual(expected);
+  });
+
+  it.each([
+    [1, 'read'],
+    [SETTLE_BY_READING_MAX, 'read'],
+    [SETTLE_BY_READING_MAX + 1, 'count'],
+  ] as const)('an event of %i deliveries finds its last one by %s', (planned, mode) => {
+    expect(settleCheck(planned)).toBe(mode);
   });
 });
 

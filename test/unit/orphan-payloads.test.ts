@@ -50,11 +50,8 @@ describe('payload objects of events that were never stored', () => {
 
   it('a repeat of a claimed external id stores no object at all, and answers the holder', async () => {
     ddb.on(PutCommand).rejects(new ConditionalCheckFailedException({ message: 'taken', $metadata: {} }));
-    ddb.on(GetCommand).callsFake((input: { Key: { sk: string } }) =>
-      input.Key.sk === 'DEDUP'
-        ? { Item: { entity: 'dedupe', event_id: HOLDER, expires_at: 1, claimed_at: Date.now() } }
-        : { Item: { entity: 'event', ...eventRecord({ id: HOLDER, direction: 'outbound', status: 'delivered' }) } },
-    );
+    ddb.on(GetCommand).resolves({ Item: { entity: 'dedupe', event_id: HOLDER, expires_at: 1, claimed_at: Date.now() } });
+    ddb.on(QueryCommand).resolves({ Items: [{ entity: 'event', sk: 'EVENT', ...eventRecord({ id: HOLDER, direction: 'outbound', status: 'delivered' }) }] });
     const result = await acceptEvent(largeEvent({ externalEventId: 'order-1' }));
     expect(result).toMatchObject({ duplicate: true, existingId: HOLDER });
     expect(s3.commandCalls(PutObjectCommand)).toEqual([]);

@@ -70,7 +70,7 @@ const publishErrors = [
   'external_event_id must be at most 256 characters',
   CUSTOMER_MESSAGE,
   'unknown field: eventtype',
-  'the event reaches 150 destinations; one event may reach at most 100',
+  'the event reaches 1500 destinations; one event may reach at most 1000',
 ];
 
 async function publishItem(accountId: string, raw: unknown, now: Date, enqueue?: TaskSink): Promise<BatchItemResponse> {
