@@ -30,6 +30,13 @@ export function optionsFromContext(app: App): BuildAppOptions {
     maxWriteCapacity: context.wholeNumber('maxWriteCapacity'),
     // e.g. -c tracingSampleRate=0.05 (X-Ray traces 5% of requests)
     tracingSampleRate: context.number('tracingSampleRate'),
+    // Per-route budgets (requests a second, burst), e.g. -c ingestRateLimit=3000 -c ingestBurstLimit=1500
+    ingestRateLimit: context.number('ingestRateLimit'),
+    ingestBurstLimit: context.wholeNumber('ingestBurstLimit'),
+    managementRateLimit: context.number('managementRateLimit'),
+    managementBurstLimit: context.wholeNumber('managementBurstLimit'),
+    signupRateLimit: context.number('signupRateLimit'),
+    signupBurstLimit: context.wholeNumber('signupBurstLimit'),
   };
 }
 
