@@ -74,6 +74,10 @@ export interface BuildAppOptions {
   /** The same for sign-up (`POST /v1/accounts`). @default DEFAULT_ROUTE_THROTTLES.signup (1, burst 5) */
   readonly signupRateLimit?: number;
   readonly signupBurstLimit?: number;
+  /** Concurrent executions reserved for the ingest function (also its ceiling). @default none reserved */
+  readonly ingestReservedConcurrency?: number;
+  /** The same for the deliver function; at least `deliverMaxConcurrency`. @default none reserved */
+  readonly deliverReservedConcurrency?: number;
 }
 
 /**
@@ -121,6 +125,8 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     maxEndpointsPerCustomer: opts.maxEndpointsPerCustomer,
     maxEndpointsPerAccount: opts.maxEndpointsPerAccount,
     tracingSampleRate: opts.tracingSampleRate,
+    ingestReservedConcurrency: opts.ingestReservedConcurrency,
+    deliverReservedConcurrency: opts.deliverReservedConcurrency,
     routeThrottles: {
       ingest: { rateLimit: opts.ingestRateLimit, burstLimit: opts.ingestBurstLimit },
       management: { rateLimit: opts.managementRateLimit, burstLimit: opts.managementBurstLimit },

@@ -37,6 +37,9 @@ export function optionsFromContext(app: App): BuildAppOptions {
     managementBurstLimit: context.wholeNumber('managementBurstLimit'),
     signupRateLimit: context.number('signupRateLimit'),
     signupBurstLimit: context.wholeNumber('signupBurstLimit'),
+    // Unset: no reservation. e.g. -c ingestReservedConcurrency=100 -c deliverReservedConcurrency=150
+    ingestReservedConcurrency: context.wholeNumber('ingestReservedConcurrency'),
+    deliverReservedConcurrency: context.wholeNumber('deliverReservedConcurrency'),
   };
 }
 

@@ -45,6 +45,16 @@ export interface ServiceStackProps extends StackProps {
   readonly maxEndpointsPerAccount?: number;
   /** Share of the functions' invocations X-Ray traces, 0 to 1. @default DEFAULT_TRACING_SAMPLE_RATE */
   readonly tracingSampleRate?: number;
+  /**
+   * Concurrent executions reserved for the ingest function: capacity nothing else in the account can
+   * take, and its ceiling. @default none reserved: it shares the account's unreserved pool
+   */
+  readonly ingestReservedConcurrency?: number;
+  /**
+   * The same for the deliver function; at least `deliverMaxConcurrency`, or Lambda would throttle the
+   * batches its event source mapping hands it. @default none reserved
+   */
+  readonly deliverReservedConcurrency?: number;
   /** Per-route budgets; a part left out keeps its default. @default DEFAULT_ROUTE_THROTTLES */
   readonly routeThrottles?: { readonly [route in ThrottledRoute]?: Partial<RouteThrottle> };
 }
@@ -214,6 +224,7 @@ export class ServiceStack extends Stack {
       description: 'Hookgate webhook intake (POST /ingest/{token})',
       timeout: Duration.seconds(29),
       memorySize: 512,
+      reservedConcurrency: reservedConcurrency('ingestReservedConcurrency', props.ingestReservedConcurrency),
     });
     // Source lookup, dedupe claim and event write; then the first delivery tasks; bodies over
     // the inline limit go to S3 (PutObject only: ingest never reads a payload back).
@@ -226,11 +237,13 @@ export class ServiceStack extends Stack {
     this.addRoutes('Ingest', ['/ingest/{token}'], [apigw.HttpMethod.POST], ingestIntegration);
     this.throttleRoutes(routeThrottles(props.routeThrottles));
 
+    const deliverBatches = deliverConcurrency(props.deliverMaxConcurrency);
     this.deliverFunction = this.addFunction('DeliverFunction', {
       handler: 'deliver',
       description: 'Hookgate delivery worker (SQS consumer)',
       timeout: Duration.seconds(DELIVERY_QUEUE.consumerTimeoutSeconds),
       memorySize: 512,
+      reservedConcurrency: deliverReservedConcurrency(props.deliverReservedConcurrency, deliverBatches),
     });
     // Claims, attempt records and breakers; the task's body when it is in S3. Consuming includes
     // ChangeMessageVisibility (short waits); a longer wait is a new delayed message, hence the send.
@@ -244,7 +257,7 @@ export class ServiceStack extends Stack {
         batchSize: DELIVERY_QUEUE.batchSize,
         maxBatchingWindow: Duration.seconds(0),
         reportBatchItemFailures: true,
-        maxConcurrency: deliverConcurrency(props.deliverMaxConcurrency),
+        maxConcurrency: deliverBatches,
       }),
     );
 
@@ -521,6 +534,25 @@ function deliverConcurrency(requested: number | undefined): number {
     throw new Error(`deliverMaxConcurrency must be a whole number from ${min} to ${max}, got ${value}`);
   }
   return value;
+}
+
+/** A reservation, refused at synth when it is no whole number of at least 1 (0 would stop the function). */
+function reservedConcurrency(name: string, value: number | undefined): number | undefined {
+  if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new Error(`${name} must be a whole number of at least 1, got ${value}`);
+  return value;
+}
+
+/**
+ * Below the event source mapping's cap, Lambda throttles the batches the mapping hands over; each
+ * throttled batch is received again later, and every receive counts toward the redrive policy's
+ * maxReceiveCount, so healthy tasks would end in the DLQ.
+ */
+function deliverReservedConcurrency(value: number | undefined, batches: number): number | undefined {
+  const reserved = reservedConcurrency('deliverReservedConcurrency', value);
+  if (reserved !== undefined && reserved < batches) {
+    throw new Error(`deliverReservedConcurrency must be at least deliverMaxConcurrency (${batches}), got ${reserved}`);
+  }
+  return reserved;
 }
 
 /**

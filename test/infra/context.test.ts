@@ -4,6 +4,7 @@ import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { buildApp, createApp, type HookgateStacks } from '../../lib/app-builder';
 import { optionsFromContext } from '../../lib/app-context';
+import { DELIVERY_QUEUE } from '../../lambdas/shared/resource-definitions';
 
 // The settings a stage is sized with, read from CDK context as `cdk synth` reads it (bin/app.ts):
 // each one's default, and what a value given as `-c key=value` (a string) turns into. Templates only.
@@ -21,6 +22,11 @@ function logicalId(construct: IConstruct): string {
 
 const routeSettings = ({ template }: ReturnType<typeof synthFrom>) =>
   Object.values(template.findResources('AWS::ApiGatewayV2::Stage'))[0]?.Properties.RouteSettings as Record<string, unknown>;
+
+const reservedConcurrency = ({ stacks, template }: ReturnType<typeof synthFrom>) => {
+  const of = (construct: IConstruct) => template.toJSON().Resources[logicalId(construct)].Properties.ReservedConcurrentExecutions as unknown;
+  return { ingest: of(stacks.service.ingestFunction.fn), deliver: of(stacks.service.deliverFunction.fn), api: of(stacks.service.apiFunction.fn) };
+};
 
 const defaults = synthFrom();
 
@@ -51,6 +57,28 @@ describe('route throttles from context', () => {
     expect(() => synthFrom({ managementBurstLimit: '0' })).toThrow('managementBurstLimit must be a whole number of at least 1, got 0');
     expect(() => synthFrom({ signupBurstLimit: '2.5' })).toThrow('context "signupBurstLimit" must be a whole number');
     expect(() => synthFrom({ ingestRateLimit: 'fast' })).toThrow('context "ingestRateLimit" must be a number');
+  });
+});
+
+describe('reserved concurrency from context', () => {
+  it('default: none reserved for any function', () => {
+    expect(reservedConcurrency(defaults)).toEqual({ ingest: undefined, deliver: undefined, api: undefined });
+  });
+
+  it('ingest and deliver each get the reservation their key sets, and only they', () => {
+    expect(reservedConcurrency(synthFrom({ ingestReservedConcurrency: '50' }))).toEqual({ ingest: 50, deliver: undefined, api: undefined });
+    expect(reservedConcurrency(synthFrom({ deliverReservedConcurrency: 150 }))).toEqual({ ingest: undefined, deliver: 150, api: undefined });
+  });
+
+  it('deliver reserves no less than its event source runs at once (Lambda would throttle the batches, and throttled receives count toward the DLQ)', () => {
+    expect(() => synthFrom({ deliverReservedConcurrency: String(DELIVERY_QUEUE.maxConcurrency - 1) })).toThrow(
+      `deliverReservedConcurrency must be at least deliverMaxConcurrency (${DELIVERY_QUEUE.maxConcurrency}), got ${DELIVERY_QUEUE.maxConcurrency - 1}`,
+    );
+    expect(reservedConcurrency(synthFrom({ deliverMaxConcurrency: '20', deliverReservedConcurrency: '20' })).deliver).toBe(20);
+  });
+
+  it('a reservation of 0 (which would stop the function) fails the synth', () => {
+    expect(() => synthFrom({ ingestReservedConcurrency: '0' })).toThrow('ingestReservedConcurrency must be a whole number of at least 1, got 0');
   });
 });
 

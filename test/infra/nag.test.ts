@@ -72,7 +72,7 @@ describe('cdk-nag AwsSolutions', () => {
     expect(provisioned.findings).toEqual([]);
   });
 
-  it('stays clean with every route throttle given', () => {
+  it('stays clean with every scaling setting given (route throttles, reserved concurrency)', () => {
     const sized = synthAndReport(undefined, {
       ingestRateLimit: 3000,
       ingestBurstLimit: 1500,
@@ -80,6 +80,9 @@ describe('cdk-nag AwsSolutions', () => {
       managementBurstLimit: 200,
       signupRateLimit: 2,
       signupBurstLimit: 10,
+      ingestReservedConcurrency: 100,
+      deliverMaxConcurrency: 150,
+      deliverReservedConcurrency: 150,
     });
     expect(sized.error).toBeUndefined();
     expect(sized.findings).toEqual([]);
