@@ -62,6 +62,22 @@ export interface BuildAppOptions {
   readonly maxWriteCapacity?: number;
   /** Share of the requests X-Ray traces, from 0 to 1. @default 0.01 */
   readonly tracingSampleRate?: number;
+  /**
+   * Requests a second `POST /ingest/{token}` takes, and the burst above that, before API Gateway answers
+   * 429. @default DEFAULT_ROUTE_THROTTLES.ingest (1,000, burst 500)
+   */
+  readonly ingestRateLimit?: number;
+  readonly ingestBurstLimit?: number;
+  /** The same for the management API (`ANY /{proxy+}`). @default DEFAULT_ROUTE_THROTTLES.management (200, burst 100) */
+  readonly managementRateLimit?: number;
+  readonly managementBurstLimit?: number;
+  /** The same for sign-up (`POST /v1/accounts`). @default DEFAULT_ROUTE_THROTTLES.signup (1, burst 5) */
+  readonly signupRateLimit?: number;
+  readonly signupBurstLimit?: number;
+  /** Concurrent executions reserved for the ingest function (also its ceiling). @default none reserved */
+  readonly ingestReservedConcurrency?: number;
+  /** The same for the deliver function; at least `deliverMaxConcurrency`. @default none reserved */
+  readonly deliverReservedConcurrency?: number;
 }
 
 /**
@@ -109,6 +125,13 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     maxEndpointsPerCustomer: opts.maxEndpointsPerCustomer,
     maxEndpointsPerAccount: opts.maxEndpointsPerAccount,
     tracingSampleRate: opts.tracingSampleRate,
+    ingestReservedConcurrency: opts.ingestReservedConcurrency,
+    deliverReservedConcurrency: opts.deliverReservedConcurrency,
+    routeThrottles: {
+      ingest: { rateLimit: opts.ingestRateLimit, burstLimit: opts.ingestBurstLimit },
+      management: { rateLimit: opts.managementRateLimit, burstLimit: opts.managementBurstLimit },
+      signup: { rateLimit: opts.signupRateLimit, burstLimit: opts.signupBurstLimit },
+    },
   });
 
   Tags.of(app).add('project', 'hookgate');

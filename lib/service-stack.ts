@@ -45,21 +45,52 @@ export interface ServiceStackProps extends StackProps {
   readonly maxEndpointsPerAccount?: number;
   /** Share of the functions' invocations X-Ray traces, 0 to 1. @default DEFAULT_TRACING_SAMPLE_RATE */
   readonly tracingSampleRate?: number;
+  /**
+   * Concurrent executions reserved for the ingest function: capacity nothing else in the account can
+   * take, and its ceiling. @default none reserved: it shares the account's unreserved pool
+   */
+  readonly ingestReservedConcurrency?: number;
+  /**
+   * The same for the deliver function; at least `deliverMaxConcurrency`, or Lambda would throttle the
+   * batches its event source mapping hands it. @default none reserved
+   */
+  readonly deliverReservedConcurrency?: number;
+  /** Per-route budgets; a part left out keeps its default. @default DEFAULT_ROUTE_THROTTLES */
+  readonly routeThrottles?: { readonly [route in ThrottledRoute]?: Partial<RouteThrottle> };
 }
 
 const API_THROTTLE = { burstLimit: 500, rateLimit: 1000 } as const;
 
+/** A route's budget: requests per second, and how many may arrive at once above it. */
+interface RouteThrottle {
+  readonly rateLimit: number;
+  readonly burstLimit: number;
+}
+
 /**
- * Each route key has a budget of its own (requests per second, burst), so a flood of sign-ups or
- * management calls answers 429 on its own route and never takes ingest's. The HTTP API has no per-key
- * usage plans: per tenant, only the plan's limits and these per-route ones hold (docs/operations.md).
+ * Each route key has a budget of its own, so a flood of sign-ups or management calls answers 429 on
+ * its own route and never takes ingest's. The HTTP API has no per-key usage plans: per tenant, only the
+ * plan's limits and these per-route ones hold (docs/api.md). Ingest's budget is what the table, the
+ * queue and the deliver function must keep up with, so a stage sized for more traffic raises it (CDK
+ * context, docs/operations.md); these are the defaults.
  */
-const ROUTE_THROTTLES = {
-  'POST /ingest/{token}': { rateLimit: 1000, burstLimit: 500 },
-  'ANY /{proxy+}': { rateLimit: 200, burstLimit: 100 },
-  'ANY /': { rateLimit: 10, burstLimit: 10 },
-  'POST /v1/accounts': { rateLimit: 1, burstLimit: 5 },
-} as const;
+const DEFAULT_ROUTE_THROTTLES = {
+  ingest: { rateLimit: 1000, burstLimit: 500 },
+  management: { rateLimit: 200, burstLimit: 100 },
+  signup: { rateLimit: 1, burstLimit: 5 },
+} as const satisfies Record<string, RouteThrottle>;
+
+type ThrottledRoute = keyof typeof DEFAULT_ROUTE_THROTTLES;
+
+const THROTTLED_ROUTE_KEYS: Record<ThrottledRoute, string> = {
+  ingest: 'POST /ingest/{token}',
+  // Every other path: the rest of /v1/*, the portal and the probes.
+  management: 'ANY /{proxy+}',
+  signup: 'POST /v1/accounts',
+};
+
+/** The bare root serves nothing a client needs: a small fixed budget, not worth a setting. */
+const ROOT_ROUTE_THROTTLE = { 'ANY /': { rateLimit: 10, burstLimit: 10 } } as const;
 
 /** The range SQS event source mappings accept for maximum concurrency. */
 const ESM_CONCURRENCY_RANGE = [2, 1000] as const;
@@ -193,6 +224,7 @@ export class ServiceStack extends Stack {
       description: 'Hookgate webhook intake (POST /ingest/{token})',
       timeout: Duration.seconds(29),
       memorySize: 512,
+      reservedConcurrency: reservedConcurrency('ingestReservedConcurrency', props.ingestReservedConcurrency),
     });
     // Source lookup, dedupe claim and event write; then the first delivery tasks; bodies over
     // the inline limit go to S3 (PutObject only: ingest never reads a payload back).
@@ -203,13 +235,15 @@ export class ServiceStack extends Stack {
     // More specific than ANY /{proxy+}, so API Gateway picks it for POST /ingest/{token}.
     const ingestIntegration = new HttpLambdaIntegration('IngestIntegration', this.ingestFunction.fn);
     this.addRoutes('Ingest', ['/ingest/{token}'], [apigw.HttpMethod.POST], ingestIntegration);
-    this.throttleRoutes();
+    this.throttleRoutes(routeThrottles(props.routeThrottles));
 
+    const deliverBatches = deliverConcurrency(props.deliverMaxConcurrency);
     this.deliverFunction = this.addFunction('DeliverFunction', {
       handler: 'deliver',
       description: 'Hookgate delivery worker (SQS consumer)',
       timeout: Duration.seconds(DELIVERY_QUEUE.consumerTimeoutSeconds),
       memorySize: 512,
+      reservedConcurrency: deliverReservedConcurrency(props.deliverReservedConcurrency, deliverBatches),
     });
     // Its three items (body, delivery, status) in one batch get; claims, attempts and breakers; the body when it is in S3. Consuming includes
     // ChangeMessageVisibility (short waits); a longer wait is a new delayed message, hence the send.
@@ -223,7 +257,7 @@ export class ServiceStack extends Stack {
         batchSize: DELIVERY_QUEUE.batchSize,
         maxBatchingWindow: Duration.seconds(0),
         reportBatchItemFailures: true,
-        maxConcurrency: deliverConcurrency(props.deliverMaxConcurrency),
+        maxConcurrency: deliverBatches,
       }),
     );
 
@@ -431,12 +465,12 @@ export class ServiceStack extends Stack {
   }
 
   /** Route settings name routes by key, so the stage must be (re)deployed after the routes exist. */
-  private throttleRoutes(): void {
+  private throttleRoutes(throttles: Record<string, RouteThrottle>): void {
     const stage = this.httpApi.node.findChild('DefaultStage') as apigw.HttpStage;
     const cfnStage = stage.node.defaultChild as apigw.CfnStage;
     // A free-form map in CloudFormation: CDK passes it through as is, so the keys are CloudFormation's.
     cfnStage.routeSettings = Object.fromEntries(
-      Object.entries(ROUTE_THROTTLES).map(([routeKey, t]) => [routeKey, { ThrottlingRateLimit: t.rateLimit, ThrottlingBurstLimit: t.burstLimit }]),
+      Object.entries(throttles).map(([routeKey, t]) => [routeKey, { ThrottlingRateLimit: t.rateLimit, ThrottlingBurstLimit: t.burstLimit }]),
     );
     for (const route of this.httpApi.node.children.filter((child) => child instanceof apigw.HttpRoute)) stage.node.addDependency(route);
   }
@@ -500,6 +534,41 @@ function deliverConcurrency(requested: number | undefined): number {
     throw new Error(`deliverMaxConcurrency must be a whole number from ${min} to ${max}, got ${value}`);
   }
   return value;
+}
+
+/** A reservation, refused at synth when it is no whole number of at least 1 (0 would stop the function). */
+function reservedConcurrency(name: string, value: number | undefined): number | undefined {
+  if (value !== undefined && (!Number.isInteger(value) || value < 1)) throw new Error(`${name} must be a whole number of at least 1, got ${value}`);
+  return value;
+}
+
+/**
+ * Below the event source mapping's cap, Lambda throttles the batches the mapping hands over; each
+ * throttled batch is received again later, and every receive counts toward the redrive policy's
+ * maxReceiveCount, so healthy tasks would end in the DLQ.
+ */
+function deliverReservedConcurrency(value: number | undefined, batches: number): number | undefined {
+  const reserved = reservedConcurrency('deliverReservedConcurrency', value);
+  if (reserved !== undefined && reserved < batches) {
+    throw new Error(`deliverReservedConcurrency must be at least deliverMaxConcurrency (${batches}), got ${reserved}`);
+  }
+  return reserved;
+}
+
+/**
+ * Every throttled route by its key, each budget checked at synth: CloudFormation would take a rate of 0
+ * or a fractional burst, and the route would then refuse every request.
+ */
+function routeThrottles(overrides: ServiceStackProps['routeThrottles'] = {}): Record<string, RouteThrottle> {
+  const byKey: Record<string, RouteThrottle> = { ...ROOT_ROUTE_THROTTLE };
+  for (const route of Object.keys(DEFAULT_ROUTE_THROTTLES) as ThrottledRoute[]) {
+    const rateLimit = overrides[route]?.rateLimit ?? DEFAULT_ROUTE_THROTTLES[route].rateLimit;
+    const burstLimit = overrides[route]?.burstLimit ?? DEFAULT_ROUTE_THROTTLES[route].burstLimit;
+    if (!(Number.isFinite(rateLimit) && rateLimit > 0)) throw new Error(`${route}RateLimit must be a number above 0, got ${rateLimit}`);
+    if (!Number.isInteger(burstLimit) || burstLimit < 1) throw new Error(`${route}BurstLimit must be a whole number of at least 1, got ${burstLimit}`);
+    byKey[THROTTLED_ROUTE_KEYS[route]] = { rateLimit, burstLimit };
+  }
+  return byKey;
 }
 
 /** An endpoint cap, refused at synth rather than by the api function's first request. */

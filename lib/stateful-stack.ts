@@ -161,9 +161,14 @@ function checkedCapacity<T extends Extract<TableCapacity, { mode: 'provisioned' 
   return capacity;
 }
 
+const SQS_MAX_RETENTION_SECONDS = 14 * 24 * 3600;
+
 function createDeliveryQueues(scope: Construct): [queue: sqs.Queue, dlq: sqs.Queue] {
   if (DELIVERY_QUEUE.visibilityTimeoutSeconds < 6 * DELIVERY_QUEUE.consumerTimeoutSeconds) {
     throw new Error('DELIVERY_QUEUE.visibilityTimeoutSeconds must be at least 6x consumerTimeoutSeconds');
+  }
+  if (!(DELIVERY_QUEUE.retentionSeconds < DELIVERY_DLQ.retentionSeconds && DELIVERY_DLQ.retentionSeconds <= SQS_MAX_RETENTION_SECONDS)) {
+    throw new Error('DELIVERY_DLQ.retentionSeconds must be above DELIVERY_QUEUE.retentionSeconds and at most 14 days');
   }
 
   const dlq = new sqs.Queue(scope, 'DeliveryDlq', {

@@ -13,8 +13,8 @@ const VISIBILITY_WAIT_MAX_SECONDS = 2;
 export const MAX_MESSAGE_DELAY_SECONDS = 900;
 /**
  * A message received this often is re-sent rather than hidden again, so waiting alone never brings a
- * healthy task near the redrive policy's maxReceiveCount (which counts every receive, and must stay
- * above this plus the handler failures a poison message is allowed).
+ * healthy task near the redrive policy's maxReceiveCount (which counts every receive, throttled ones
+ * too, and must stay well above this: DELIVERY_QUEUE in lambdas/shared/resource-definitions.ts).
  */
 export const VISIBILITY_WAIT_MAX_RECEIVES = 2;
 /** A task that arrives up to this early is tried rather than put back: queue delays are whole seconds. */

@@ -35,13 +35,20 @@ export const DELIVERY_QUEUE = {
   /** Longest a delivery handler may run; the queue's visibility must be at least 6x this. */
   consumerTimeoutSeconds: 60,
   visibilityTimeoutSeconds: 360,
-  retentionSeconds: 14 * 24 * 3600,
   /**
-   * A message received this many times without being deleted is poison: it moves to the DLQ. A healthy
-   * delivery never gets near it: a wait is a fresh message (receive count 0) except for short waits,
-   * which reuse a message only while it has been received at most VISIBILITY_WAIT_MAX_RECEIVES times.
+   * A week: a task waits here at most a message delay (15 min) at a time, so only a consumer stopped
+   * for that long loses tasks (the queue-stuck alarm fires within minutes). Shorter than the DLQ's, see there.
    */
-  maxReceiveCount: 5,
+  retentionSeconds: 7 * 24 * 3600,
+  /**
+   * A message received this many times without being deleted is poison: it moves to the DLQ. SQS counts
+   * every receive, also those of a batch Lambda throttled or a consumer crashed on before it could
+   * answer, so a healthy task must have room for those: waiting itself leaves a message at
+   * VISIBILITY_WAIT_MAX_RECEIVES receives at most (a longer wait is a fresh message, receive count 0),
+   * which leaves 8 for throttles and crashes. The local runtime derives its own count from this one
+   * (local/resources.ts).
+   */
+  maxReceiveCount: 10,
   batchSize: 10,
   /**
    * Batches the event source mapping runs at once (CDK context `deliverMaxConcurrency` overrides).
@@ -56,6 +63,11 @@ export const DELIVERY_QUEUE = {
   messageGroup: 'destination_id' as const,
 } as const;
 
+/**
+ * A message keeps its first enqueue time when SQS moves it to the DLQ, and expires by it, so the DLQ
+ * keeps messages longer than the delivery queue: one moved at the end of its week there still has a
+ * week to be redriven. 14 days is SQS's longest retention.
+ */
 export const DELIVERY_DLQ = {
   logicalName: 'hookgate-delivery-dlq',
   retentionSeconds: 14 * 24 * 3600,

@@ -13,8 +13,8 @@ export class ForgetfulCache<V> {
     this.cache = new TtlCache<V>(ttlMs);
   }
 
-  get(key: string, load: () => Promise<V>): Promise<V> {
-    return this.cache.get(this.current(key), load);
+  get(key: string, load: () => Promise<V>, now?: number): Promise<V> {
+    return this.cache.get(this.current(key), load, now);
   }
 
   forget(key: string): void {

@@ -11,6 +11,16 @@ import type { RoutingTable } from './routing-table';
 // through this process forget the entry at once, even when a read was in flight during the write.
 export const cache = new ForgetfulCache<RoutingTable | undefined>(() => config().routeCacheSeconds * 1000);
 
+/**
+ * How long a function instance reuses the account's routing stamp: a busy account costs one small
+ * read a second per instance rather than one per event, and a route written through another process
+ * applies here within that second. Never longer than the table cache: HOOKGATE_ROUTE_CACHE_SECONDS=0
+ * still reads both every time.
+ */
+const STAMP_REUSE_MS = 1000;
+export const stamps = new ForgetfulCache<number | undefined>(() => Math.min(STAMP_REUSE_MS, config().routeCacheSeconds * 1000));
+
 export function forgetRoutingTable(accountId: string): void {
   cache.forget(accountId);
+  stamps.forget(accountId);
 }

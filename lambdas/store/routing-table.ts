@@ -5,7 +5,7 @@ import { accountRecord, type AccountRecord } from '../accounts/record';
 import { getItem, queryAll } from './table';
 import { ACCOUNT_SK, accountKey, accountPartition, routingPrefix, routingRange } from './keys';
 import { breakerRecord } from './records';
-import { cache, forgetRoutingTable } from './routing-cache';
+import { cache, stamps } from './routing-cache';
 import * as z from 'zod/mini';
 
 export interface RoutingTable {
@@ -22,7 +22,7 @@ export const loadRoutingTable = (accountId: string) => cache.get(accountId, () =
 
 /** A consistent read now, which later cached reads in this process reuse. */
 export function reloadRoutingTable(accountId: string): Promise<RoutingTable | undefined> {
-  forgetRoutingTable(accountId);
+  cache.forget(accountId);
   return loadRoutingTable(accountId);
 }
 
@@ -30,14 +30,27 @@ export function reloadRoutingTable(accountId: string): Promise<RoutingTable | un
 const routingStamp = z.object({ routing_version: z.optional(z.int()) });
 
 /**
- * The routing table with every destination and route whose write completed before this call: the
- * cached table serves only if it is at least as new as the stamp read now. One small consistent read.
+ * The routing table with every destination and route written through this process, and every one
+ * written elsewhere about a second before this call (the stamp's reuse in routing-cache.ts, plus
+ * DynamoDB's replication lag, usually milliseconds): the cached table serves only if it is at least as
+ * new as the stamp. `now` is the clock the stamp's reuse is measured on.
  */
-export async function loadCurrentRoutingTable(accountId: string): Promise<RoutingTable | undefined> {
-  const [cached, stamp] = await Promise.all([loadRoutingTable(accountId), getItem(accountKey(accountId), routingStamp)]);
-  if (!stamp) return undefined;
-  if (cached && cached.version >= (stamp.routing_version ?? 0)) return cached;
+export async function loadCurrentRoutingTable(accountId: string, now = Date.now()): Promise<RoutingTable | undefined> {
+  const [cached, stamp] = await Promise.all([loadRoutingTable(accountId), stamps.get(accountId, () => readStamp(accountId), now)]);
+  if (stamp === undefined) {
+    // An eventually consistent read can miss an account created a moment ago: the consistent query
+    // decides, and the miss is not reused.
+    stamps.forget(accountId);
+    return reloadRoutingTable(accountId);
+  }
+  if (cached && cached.version >= stamp) return cached;
   return reloadRoutingTable(accountId);
+}
+
+/** Half a read unit, eventually consistent: a stamp a moment old only delays a route by that moment. */
+async function readStamp(accountId: string): Promise<number | undefined> {
+  const item = await getItem(accountKey(accountId), routingStamp, false);
+  return item && (item.routing_version ?? 0);
 }
 
 /** The account item, its destinations, their breakers and its routes sort together: one query reads them all. */

@@ -29,6 +29,8 @@ export interface HookgateFunctionProps {
   readonly timeout?: Duration;
   /** How long its log group keeps logs. @default one month */
   readonly logRetention?: logs.RetentionDays;
+  /** Concurrent executions set aside for it, which are also the most it may run. @default none reserved */
+  readonly reservedConcurrency?: number;
 }
 
 /**
@@ -90,6 +92,7 @@ export class HookgateFunction extends Construct {
       systemLogLevelV2: lambda.SystemLogLevel.WARN,
       applicationLogLevelV2: lambda.ApplicationLogLevel.INFO,
       description: props.description,
+      reservedConcurrentExecutions: props.reservedConcurrency,
       environment: {
         [ENV.serviceName]: `hookgate-${props.handler}`,
         ...props.environment,

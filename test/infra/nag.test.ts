@@ -72,6 +72,22 @@ describe('cdk-nag AwsSolutions', () => {
     expect(provisioned.findings).toEqual([]);
   });
 
+  it('stays clean with every scaling setting given (route throttles, reserved concurrency)', () => {
+    const sized = synthAndReport(undefined, {
+      ingestRateLimit: 3000,
+      ingestBurstLimit: 1500,
+      managementRateLimit: 400,
+      managementBurstLimit: 200,
+      signupRateLimit: 2,
+      signupBurstLimit: 10,
+      ingestReservedConcurrency: 100,
+      deliverMaxConcurrency: 150,
+      deliverReservedConcurrency: 150,
+    });
+    expect(sized.error).toBeUndefined();
+    expect(sized.findings).toEqual([]);
+  });
+
   it('is really wired in: a non-compliant resource fails synthesis', () => {
     const broken = synthAndReport(({ stateful, service }) => {
       new s3.Bucket(stateful, 'UnloggedBucket', { enforceSSL: true });

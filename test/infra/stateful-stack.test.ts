@@ -170,6 +170,18 @@ describe('delivery queues', () => {
     expect(dlq.RedrivePolicy).toBeUndefined();
   });
 
+  it('the DLQ keeps messages longer than the delivery queue (a moved message keeps its first enqueue time), at most SQS’s 14 days', () => {
+    const retention = (queue: IConstruct) => template.toJSON().Resources[logicalId(queue)].Properties.MessageRetentionPeriod as number;
+    expect(retention(stack.deliveryDlq)).toBeGreaterThan(retention(stack.deliveryQueue));
+    expect(retention(stack.deliveryDlq)).toBeLessThanOrEqual(14 * 24 * 3600);
+    expect(retention(stack.deliveryQueue)).toBe(7 * 24 * 3600);
+  });
+
+  it('redrives only after 10 receives or more: SQS counts throttled and crashed receives too', () => {
+    const policy = template.toJSON().Resources[logicalId(stack.deliveryQueue)].Properties.RedrivePolicy as { maxReceiveCount: number };
+    expect(policy.maxReceiveCount).toBeGreaterThanOrEqual(10);
+  });
+
   it.each([
     ['delivery queue', () => stack.deliveryQueue],
     ['DLQ', () => stack.deliveryDlq],
