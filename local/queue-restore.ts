@@ -1,7 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { enqueueDeliveries, type DeliveryTask } from '../lambdas/adapters/delivery-queue';
+import { enqueueDeliveries, type DeliveryTask, type QueueTask } from '../lambdas/adapters/delivery-queue';
+import { accountPartition } from '../lambdas/store/keys';
+import { breakerRecord } from '../lambdas/store/records';
 import { isTerminalDelivery, SETTLED_STATUSES } from '../lambdas/domain/event-status';
 import { isExpired } from '../lambdas/domain/retention';
 import { assembleEvent, eventItemKind, eventPartition, eventRecord, type EventRecord } from '../lambdas/events/record';
@@ -13,7 +15,8 @@ import { DELIVERY_QUEUE } from '../lambdas/shared/resource-definitions';
  * each one its message back, due when it was due: a try in flight when the gateway died comes back
  * when its lease ends, as its message would have in SQS. Nothing in AWS does this: there nothing is
  * lost. It scans the whole table and sends with the gateway's own clients (the handlers' clients and
- * settings belong to the gateway that first loaded them). Returns how many messages it sent.
+ * settings belong to the gateway that first loaded them). An open breaker gets its wakes back too (its
+ * parked deliveries wait for them). Returns how many messages it sent.
  */
 export async function restoreQueue(
   clients: { dynamodb: DynamoDBClient; sqs: SQSClient },
@@ -22,7 +25,11 @@ export async function restoreQueue(
 ): Promise<number> {
   const table = DynamoDBDocumentClient.from(clients.dynamodb);
   const leaseMs = DELIVERY_QUEUE.consumerTimeoutSeconds * 1000;
-  const byDelay = new Map<number, DeliveryTask[]>();
+  const byDelay = new Map<number, QueueTask[]>();
+  const later = (task: QueueTask, due: number) => {
+    const delay = Math.max(0, Math.ceil((due - now.getTime()) / 1000));
+    byDelay.set(delay, [...(byDelay.get(delay) ?? []), task]);
+  };
   const events: EventRecord[] = [];
   const deliveryItems = new Map<string, Array<Record<string, unknown>>>();
   let startKey: Record<string, unknown> | undefined;
@@ -30,6 +37,14 @@ export async function restoreQueue(
     const page = await table.send(new ScanCommand({ TableName: resources.tableName, ExclusiveStartKey: startKey }));
     startKey = page.LastEvaluatedKey;
     for (const item of page.Items ?? []) {
+      // An open breaker's parked deliveries wait for its wakes, which were messages too.
+      if (item.entity === 'breaker' && item.state === 'open') {
+        const breaker = breakerRecord.parse(item);
+        const accountId = String(item.pk).slice(accountPartition('').length);
+        for (const at of [breaker.open_until, breaker.probe_until]) {
+          if (at) later({ v: 1, kind: 'wake', account_id: accountId, destination_id: breaker.destination_id, at }, Date.parse(at));
+        }
+      }
       const kind = eventItemKind(item);
       if (kind === 'delivery') deliveryItems.set(String(item.pk), [...(deliveryItems.get(String(item.pk)) ?? []), item]);
       if (kind !== 'status' || isExpired(item.expires_at, now)) continue;
@@ -46,9 +61,8 @@ export async function restoreQueue(
     for (const [destination_id, delivery] of restore) {
       const due =
         delivery.status === 'delivering' ? Date.parse(delivery.claimed_at ?? event.received_at) + leaseMs : Date.parse(delivery.next_attempt_at ?? event.received_at);
-      const delay = Math.max(0, Math.ceil((due - now.getTime()) / 1000));
-      const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, ...(delay > 0 && { not_before: due }) };
-      byDelay.set(delay, [...(byDelay.get(delay) ?? []), task]);
+      const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, ...(due > now.getTime() && { not_before: due }) };
+      later(task, due);
     }
   }
 

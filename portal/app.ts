@@ -458,6 +458,17 @@ function prettyPayload(event: PortalEvent): string {
 }
 
 /** What each endpoint's tries carry, one block per endpoint: a receiver debugging its verification reads these. */
+const WAITING: Record<NonNullable<Delivery['waiting']>['reason'], string> = {
+  retry: 'next try',
+  breaker_open: 'held: the endpoint is failing; next probe',
+  concurrency: 'held: too many requests in flight',
+  rate_limit: 'held by the rate limit until',
+  paused: 'held: the endpoint is paused',
+};
+
+/** Why a delivery waits, in words (— when it does not). */
+const waitingText = (waiting: Delivery['waiting']) => (waiting ? `${WAITING[waiting.reason]}${waiting.until ? ` ${when(waiting.until)}` : ''}` : '—');
+
 function requestHeaders(deliveries: Delivery[], names: Map<string, string>): HTMLElement[] {
   const shown = deliveries.filter((d) => d.request_headers !== null);
   if (!shown.length) return [h('p', { class: 'empty' }, 'No endpoint of yours still receives this event.')];
@@ -490,7 +501,7 @@ async function eventScreen(id: string) {
         say((error as Error).message, 'error');
       }
     });
-    return [names.get(d.destination_id) ?? 'deleted endpoint', badge(d.status), String(d.attempts), resend];
+    return [names.get(d.destination_id) ?? 'deleted endpoint', badge(d.status), String(d.attempts), waitingText(d.waiting), resend];
   });
   const attemptRows = attempts.map((a) => [
     String(a.attempt_number),
@@ -517,7 +528,7 @@ async function eventScreen(id: string) {
       h('dd', {}, h('code', {}, event.content_type ?? '—')),
     ),
     h('section', {}, h('h2', {}, 'Payload'), payload, link),
-    h('section', {}, h('h2', {}, 'Deliveries'), table('deliveries', ['Endpoint', 'Status', 'Attempts', ''], deliveries)),
+    h('section', {}, h('h2', {}, 'Deliveries'), table('deliveries', ['Endpoint', 'Status', 'Attempts', 'Waiting', ''], deliveries)),
     h('section', { id: 'request-headers' }, h('h2', {}, 'Request headers'), ...requestHeaders(event.deliveries, names)),
     h('section', {}, h('h2', {}, 'Attempts'), attempts.length ? attemptTable : h('p', { class: 'empty' }, 'No attempt yet.')),
   );

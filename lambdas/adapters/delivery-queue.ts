@@ -19,8 +19,27 @@ export const deliveryTask = z.object({
   rate_slot: z.optional(z.number()),
   /** When the task's first message was sent, before its event was written (the outbox): see `missingEventWait`. */
   sent_at: z.optional(z.int()),
+  /** A manual action's delivery (a replay, a portal resend or test): the probe of an open breaker, at once. */
+  manual: z.optional(z.literal(true)),
 });
 export type DeliveryTask = z.infer<typeof deliveryTask>;
+
+/**
+ * A destination's own task: `wake` looks at its breaker at an instant a breaker write set (`at`: its
+ * cooldown's or its probe's end), `release` lets a page of its held deliveries go.
+ */
+export const destinationTask = z.object({
+  v: z.literal(1),
+  kind: z.enum(['wake', 'release']),
+  account_id: z.string(),
+  destination_id: z.string(),
+  at: z.optional(z.string()),
+});
+export type DestinationTask = z.infer<typeof destinationTask>;
+
+/** Either kind of message on the delivery queue. */
+export const queueTask = z.union([destinationTask, deliveryTask]);
+export type QueueTask = DeliveryTask | DestinationTask;
 
 /** SQS caps a message's visibility timeout at 12 hours. */
 const MAX_VISIBILITY_SECONDS = 43_200;
@@ -30,7 +49,7 @@ const MAX_VISIBILITY_SECONDS = 43_200;
  * Each message's group is its destination: on a standard queue that makes SQS a fair queue, so a
  * destination whose messages pile up or dwell in flight does not hold back everyone else's.
  */
-export async function enqueueDeliveries(tasks: DeliveryTask[], delaySeconds: number, queue: DeliveryQueue = handlerQueue()): Promise<void> {
+export async function enqueueDeliveries(tasks: QueueTask[], delaySeconds: number, queue: DeliveryQueue = handlerQueue()): Promise<void> {
   const delay = Math.min(Math.max(0, Math.round(delaySeconds)), MAX_MESSAGE_DELAY_SECONDS);
   for (let start = 0; start < tasks.length; start += 10) await sendBatch(queue, tasks.slice(start, start + 10), delay);
 }
@@ -46,7 +65,7 @@ const handlerQueue = (): DeliveryQueue => ({ client: sqsClient(), url: config().
 /** SQS may refuse some entries of a batch it answers 200 for (throttling): those are sent again, twice at most. */
 const SEND_ROUNDS = 3;
 
-async function sendBatch(queue: DeliveryQueue, batch: DeliveryTask[], delay: number): Promise<void> {
+async function sendBatch(queue: DeliveryQueue, batch: QueueTask[], delay: number): Promise<void> {
   let entries = batch.map((task, i) => ({ Id: String(i), MessageBody: JSON.stringify(task), DelaySeconds: delay, MessageGroupId: task.destination_id }));
   for (let round = 1; ; round++) {
     const out = await queue.client.send(new SendMessageBatchCommand({ QueueUrl: queue.url, Entries: entries }));

@@ -7,6 +7,8 @@ import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
 import { headerFacts, shownDeliveryHeaders } from '../domain/delivery-headers';
 import { subscribedTypes } from '../domain/portal';
 import { findBreaker, listBreakers, resetBreaker } from '../store/breakers';
+import { heldCount } from '../store/held-deliveries';
+import { startRelease } from '../pipeline/held-deliveries';
 import { listEventTypes } from '../event-types/record';
 import { deleteRoute, listRoutes } from '../routes/record';
 import {
@@ -43,33 +45,38 @@ export async function findManagedDestination(accountId: string, destinationId: s
   return destination && mayManage(actor, destination) ? destination : undefined;
 }
 
-/** A destination with its breaker: what the API and the portal show of it. */
+/** A destination with its breaker and how many deliveries it holds: what the API and the portal show of it. */
 export interface ShownDestination {
   destination: DestinationRecord;
-  breaker: BreakerState;
+  breaker: BreakerState & { held: number };
+}
+
+/** The breaker and the held count of one destination (two small reads, side by side). */
+async function healthOf(accountId: string, destinationId: string, known?: BreakerState): Promise<ShownDestination['breaker']> {
+  const [breaker, held] = await Promise.all([known ?? findBreaker(accountId, destinationId), heldCount(accountId, destinationId)]);
+  return { ...breaker, held };
 }
 
 export const withHealth = async (destination: DestinationRecord): Promise<ShownDestination> => ({
   destination,
-  breaker: await findBreaker(destination.account_id, destination.id),
+  breaker: await healthOf(destination.account_id, destination.id),
 });
 
 export async function showDestination(accountId: string, destinationId: string, actor: DestinationActor): Promise<ShownDestination | undefined> {
-  const [destination, breaker] = await Promise.all([findManagedDestination(accountId, destinationId, actor), findBreaker(accountId, destinationId)]);
+  const [destination, breaker] = await Promise.all([findManagedDestination(accountId, destinationId, actor), healthOf(accountId, destinationId)]);
   return destination && { destination, breaker };
 }
 
 /** The destinations the actor may see (a customer: its own), newest first; `customer` narrows the account's. */
 export async function listManagedDestinations(accountId: string, actor: DestinationActor, customer?: string): Promise<ShownDestination[]> {
   const [destinations, breakers] = await Promise.all([listDestinations(accountId), listBreakers(accountId)]);
-  return destinations
-    .filter((d) => mayManage(actor, d) && (customer === undefined || d.customer === customer))
-    .map((destination) => ({ destination, breaker: breakers.get(destination.id) ?? CLOSED_BREAKER }));
+  const shown = destinations.filter((d) => mayManage(actor, d) && (customer === undefined || d.customer === customer));
+  return Promise.all(shown.map(async (destination) => ({ destination, breaker: await healthOf(accountId, destination.id, breakers.get(destination.id) ?? CLOSED_BREAKER) })));
 }
 
 /** A portal endpoint: the destination, its breaker and the event types its portal routes subscribe it to. */
 export async function showEndpoint(destination: DestinationRecord): Promise<ShownDestination & { eventTypes: string[] }> {
-  const [breaker, routes] = await Promise.all([findBreaker(destination.account_id, destination.id), listRoutes(destination.account_id)]);
+  const [breaker, routes] = await Promise.all([healthOf(destination.account_id, destination.id), listRoutes(destination.account_id)]);
   return { destination, breaker, eventTypes: subscribedTypes(endpointRoutes(routes, destination.id)) };
 }
 
@@ -138,7 +145,11 @@ export async function changeDestination(current: DestinationRecord, request: Des
   if (capped) return refused(capped);
   const destination = await updateDestination(accountId, current.id, { ...plan.changes, updated_at: now.toISOString() });
   if (!destination) return { kind: 'not_found' };
-  if (plan.resetBreaker) await resetBreaker(accountId, current.id);
+  if (plan.resetBreaker) {
+    await resetBreaker(accountId, current.id);
+    // Switched back on: what its breaker held goes now, as after a successful probe.
+    await startRelease(accountId, current.id);
+  }
   if (request.event_types) await subscribeEndpoint(accountId, current.id, request.event_types, now);
   return { kind: 'changed', destination };
 }

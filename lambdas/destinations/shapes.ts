@@ -207,6 +207,10 @@ const destinationHealthResponse = named(
     last_success_at: nullableTimestamp.describe('Refreshed at most once a minute while deliveries succeed.'),
     last_failure_at: nullableTimestamp,
     open_until: nullableTimestamp.describe('While `open`: when the next probe may go.'),
+    held: z
+      .int()
+      .min(0)
+      .describe('Deliveries its open breaker holds, parked until it closes (a probe succeeds, a manual action succeeds, or it is switched back on), then released in due order.'),
   }),
   'How the destination’s endpoint has been answering, from its circuit breaker.',
 );
@@ -248,7 +252,7 @@ export type DestinationResponse = z.output<typeof destinationResponse>;
 export type DestinationWithSecretResponse = z.output<typeof destinationWithSecretResponse>;
 
 /** A destination as lists and PATCH show it: no signing secret. */
-export function presentDestination(d: DestinationRecord, breaker: BreakerState): DestinationResponse {
+export function presentDestination(d: DestinationRecord, breaker: BreakerState & { held?: number }): DestinationResponse {
   return {
     id: d.id,
     account_id: d.account_id,
@@ -265,6 +269,7 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState):
       last_success_at: breaker.last_success_at,
       last_failure_at: breaker.last_failure_at,
       open_until: breaker.state === 'open' ? breaker.open_until : null,
+      held: breaker.held ?? 0,
     },
     customer: d.customer,
     retry_schedule: [...scheduleFor(d, config().retrySchedule)],
@@ -350,7 +355,7 @@ export const endpointErrors = [
 ];
 
 /** An endpoint as its customer sees it, with the event types it receives. */
-export function presentEndpoint(d: DestinationRecord, breaker: BreakerState, types: string[]): PortalEndpointResponse {
+export function presentEndpoint(d: DestinationRecord, breaker: BreakerState & { held?: number }, types: string[]): PortalEndpointResponse {
   return { ...endpointPart(presentDestination(d, breaker)), event_types: types };
 }
 
@@ -377,7 +382,7 @@ export const exampleDestination = {
   timeout_ms: 15000,
   signature_scheme: 'hookgate',
   disabled_reason: null,
-  health: { state: 'healthy', consecutive_failures: 0, last_success_at: at, last_failure_at: null, open_until: null },
+  health: { state: 'healthy', consecutive_failures: 0, last_success_at: at, last_failure_at: null, open_until: null, held: 0 },
   customer: 'cus_42',
   retry_schedule: [0, 30, 120, 600, 3600],
   auto_disable_after_hours: 120,

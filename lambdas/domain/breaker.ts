@@ -46,31 +46,57 @@ export const CLOSED_BREAKER: BreakerState = {
   last_failure_at: null,
 };
 
-/** What a delivery may do now, as far as its destination's breaker is concerned. */
-/** While a probe is out, the held deliveries look again this often. */
-const PROBE_RECHECK_SECONDS = 5;
-
 export type BreakerGate = { kind: 'pass' } | { kind: 'probe' } | { kind: 'wait'; until: Date; reason: 'breaker_open' | 'probe_in_flight' };
 
-export function breakerGate(breaker: BreakerState, now: Date): BreakerGate {
+/**
+ * What a delivery may do now, as far as its destination's breaker is concerned. A manual action (a
+ * replay, a portal resend or test) is the best probe there is: it need not wait for the cooldown, only
+ * for a probe already out.
+ */
+export function breakerGate(breaker: BreakerState, now: Date, manual = false): BreakerGate {
   if (breaker.state === 'closed') return { kind: 'pass' };
   const openUntil = Date.parse(breaker.open_until ?? '');
-  if (openUntil > now.getTime()) return { kind: 'wait', until: new Date(openUntil), reason: 'breaker_open' };
   const probeUntil = Date.parse(breaker.probe_until ?? '');
-  if (probeUntil > now.getTime()) {
-    // Not the whole lease (up to the destination's timeout): a probe that succeeds at once closes the
-    // breaker, and the held deliveries should follow within seconds.
-    const recheck = Math.min(probeUntil, now.getTime() + PROBE_RECHECK_SECONDS * 1000);
-    return { kind: 'wait', until: new Date(recheck), reason: 'probe_in_flight' };
-  }
+  if (probeUntil > now.getTime()) return { kind: 'wait', until: new Date(Math.max(probeUntil, manual ? 0 : openUntil)), reason: 'probe_in_flight' };
+  if (openUntil > now.getTime() && !manual) return { kind: 'wait', until: new Date(openUntil), reason: 'breaker_open' };
   return { kind: 'probe' };
 }
 
 /** The probe's hold on the breaker, or undefined when another delivery already holds it. */
-export function takeProbe(breaker: BreakerState, now: Date, leaseMs: number): BreakerState | undefined {
-  if (breakerGate(breaker, now).kind !== 'probe') return undefined;
+export function takeProbe(breaker: BreakerState, now: Date, leaseMs: number, manual = false): BreakerState | undefined {
+  if (breakerGate(breaker, now, manual).kind !== 'probe') return undefined;
   return { ...breaker, probe_until: new Date(now.getTime() + leaseMs).toISOString() };
 }
+
+/**
+ * Held deliveries sleep (parked, no message of their own), so a destination with an open breaker has
+ * one timer instead: a wake message at each instant a breaker write sets (its cooldown's end, its
+ * probe's lease end). These are the instants `after` sets that `before` did not.
+ */
+export function wakeTimes(before: BreakerState, after: BreakerState): string[] {
+  return [after.open_until, after.probe_until].filter((at): at is string => at !== null && at !== before.open_until && at !== before.probe_until);
+}
+
+/**
+ * What a wake scheduled for `at` does on arrival: nothing when the breaker no longer waits for that
+ * instant (a later write scheduled its own wake, or the breaker closed and released its deliveries);
+ * let one held delivery through as the probe; or, early, wait for the instant.
+ */
+export function wakeVerdict(breaker: BreakerState, at: string, now: Date): { kind: 'stale' } | { kind: 'release' } | { kind: 'probe' } | { kind: 'wait'; until: Date } {
+  if (breaker.state === 'closed') return { kind: 'release' };
+  if (at !== breaker.open_until && at !== breaker.probe_until) return { kind: 'stale' };
+  const gate = breakerGate(breaker, now);
+  if (gate.kind === 'wait') return { kind: 'wait', until: gate.until };
+  return { kind: 'probe' };
+}
+
+/**
+ * How a destination's held deliveries are let go once it can take them: a page per second, at its
+ * rate limit when it has one (more would only wait for send slots), else 100.
+ */
+export const RELEASE_INTERVAL_SECONDS = 1;
+export const releasePage = (rateLimitPerSecond: number | null | undefined): number =>
+  Math.max(1, Math.min(100, Math.floor(rateLimitPerSecond ?? 100)));
 
 export type BreakerTransition = 'opened' | 'recovered' | null;
 export type BreakerChange = { next: BreakerState; transition: BreakerTransition };

@@ -1,7 +1,7 @@
 import { nextRetry, type RetryDecision } from './backoff';
 import type { BreakerGate } from './breaker';
 import { isTerminalDelivery } from './event-status';
-import type { DeliveryState, EndReason } from './progress';
+import type { DeliveryState, EndReason, WaitReason } from './progress';
 import { reachesCustomer } from './routing';
 import type { AttemptOutcome } from './vocabulary';
 
@@ -128,15 +128,21 @@ export function settleTry(result: TryOutcome, attemptNumber: number, schedule: r
 export function claimedDelivery(current: DeliveryState, claimedAt: Date, leaseMs: number): DeliveryState | undefined {
   if (isTerminalDelivery(current.status)) return undefined;
   if (current.status === 'delivering' && hasLiveClaim(current, claimedAt, leaseMs)) return undefined;
-  return { ...current, status: 'delivering', claimed_at: claimedAt.toISOString() };
+  return { ...current, status: 'delivering', claimed_at: claimedAt.toISOString(), waiting: null };
 }
 
-/** A delivery that waits without a try (breaker open): its due time moves, so the event shows when it comes. */
-export function heldDelivery(current: DeliveryState, until: Date, now: Date, leaseMs: number): DeliveryState | undefined {
+/**
+ * A delivery that waits without a try. Waiting for its send slot (`rate_limit`), its due time moves to
+ * the slot: its message comes back then. Parked by an open breaker, it keeps its due time (the order
+ * it is released in) and says why it waits and until when, if anyone knows.
+ */
+export function heldDelivery(current: DeliveryState, reason: WaitReason, until: Date | null, now: Date, leaseMs: number): DeliveryState | undefined {
   if (isTerminalDelivery(current.status)) return undefined;
   if (current.status === 'delivering' && hasLiveClaim(current, now, leaseMs)) return undefined;
   const status = current.attempts === 0 ? 'queued' : 'retry_scheduled';
-  return { ...current, status, next_attempt_at: until.toISOString(), claimed_at: null };
+  const waiting = { reason, until: until && until.toISOString() };
+  const due = reason === 'rate_limit' && until ? until.toISOString() : (current.next_attempt_at ?? now.toISOString());
+  return { ...current, status, next_attempt_at: due, claimed_at: null, waiting };
 }
 
 /** Ends a delivery without a try; its attempts stay as they were. */

@@ -13,6 +13,14 @@ export const END_REASONS = [
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 
+/**
+ * Why a delivery that is not settled waits (the API's `waiting.reason`): `retry`, its next try's due
+ * time; `breaker_open`, its destination's breaker holds it (parked: no message, timer or read until the
+ * breaker closes); `rate_limit`, its destination's send slot.
+ */
+export const WAIT_REASONS = ['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused'] as const;
+export type WaitReason = (typeof WAIT_REASONS)[number];
+
 export interface DeliveryState {
   status: DeliveryStatus;
   attempts: number;
@@ -22,4 +30,18 @@ export interface DeliveryState {
   claimed_at: string | null;
   /** Set when the delivery ended early (dead_letter) for another reason than its last try failing. */
   end_reason?: EndReason | null;
+  /** Set while it is held for another reason than its due time; cleared by its next claim. `until`: null when nobody knows. */
+  waiting?: { reason: WaitReason; until: string | null } | null;
+}
+
+/**
+ * Why a delivery waits, and until when, as the API shows it (null: it does not wait: it is in flight,
+ * settled, or due now). A hold says its own reason; otherwise a future due time is a retry's (or a
+ * first try's schedule step).
+ */
+export function waitingOf(delivery: DeliveryState, now: Date): { reason: WaitReason; until: string | null } | null {
+  if (delivery.status !== 'queued' && delivery.status !== 'retry_scheduled') return null;
+  if (delivery.waiting) return delivery.waiting;
+  if (delivery.next_attempt_at && Date.parse(delivery.next_attempt_at) > now.getTime()) return { reason: 'retry', until: delivery.next_attempt_at };
+  return null;
 }

@@ -41,6 +41,11 @@ export interface NewEvent {
    * resend to one endpoint); nothing is delivered when it is inactive or gone.
    */
   onlyDestination?: string;
+  /**
+   * A manual action (a replay, the first copy of a bulk replay, a portal resend or test): its
+   * deliveries go at once as the probes of open breakers, the best probe there is.
+   */
+  manual?: boolean;
   /** Where the event's delivery tasks go: the queue, or a batch's `gatheredEnqueue`. Sent before the event is written. */
   enqueue?: TaskSink;
   /** The account's current routing table when the caller has just read it to decide (an operational event): not read twice. */
@@ -116,7 +121,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   try {
     stored = await storeBody(input, id, event.retention_days);
     const sentAt = Date.now();
-    const tasks = tasksOf(event, input.now, sentAt);
+    const tasks = tasksOf(event, input.now, sentAt, input.manual === true);
     if (tasks.size > 0) await (input.enqueue ?? sendNow)(tasks);
     await logCustomerEvent(event, (destinationId) => routing.destinations.get(destinationId)?.customer);
     // Its messages give up on it a grace after `sent_at`: an event written later would never be delivered.
@@ -184,11 +189,11 @@ async function discardPayload(key: string | undefined, accountId: string, eventI
 }
 
 /** The first message of each delivery; destinations with their own schedule may wait a different time before the first try. */
-function tasksOf(event: EventRecord, now: Date, sentAt: number): Map<number, DeliveryTask[]> {
+function tasksOf(event: EventRecord, now: Date, sentAt: number, manual: boolean): Map<number, DeliveryTask[]> {
   const byDelay = new Map<number, DeliveryTask[]>();
   for (const [destination_id, delivery] of Object.entries(event.deliveries)) {
     const delay = Math.max(0, Math.round((Date.parse(delivery.next_attempt_at ?? event.created_at) - now.getTime()) / 1000));
-    const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, sent_at: sentAt };
+    const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, sent_at: sentAt, ...(manual && { manual: true }) };
     byDelay.set(delay, [...(byDelay.get(delay) ?? []), task]);
   }
   return byDelay;

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { eventSettlement, SETTLED_STATUSES, settleCheck } from '../domain/event-status';
 import { statusAfter } from '../domain/delivery-plan';
 import type { DeliveryState } from '../domain/progress';
-import { END_REASONS } from '../domain/progress';
+import { END_REASONS, WAIT_REASONS } from '../domain/progress';
 import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES } from '../domain/vocabulary';
 import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
 import { defineEntity, type Key } from '../store/entity';
@@ -19,6 +19,7 @@ const deliveryState = z.object({
   next_attempt_at: z.nullable(timestamp),
   claimed_at: z.nullable(timestamp),
   end_reason: z.optional(z.nullable(z.enum(END_REASONS))),
+  waiting: z.optional(z.nullable(z.object({ reason: z.enum(WAIT_REASONS), until: z.nullable(timestamp) }))),
 });
 
 /** The small, often-updated part of an event. The body lives in its own immutable item. */
@@ -200,12 +201,13 @@ export async function insertEvent(event: EventRecord, body: EventBodyRecord): Pr
  */
 const liveStatus = (item: Record<string, unknown> | undefined) => (item && !isExpired(item.expires_at, new Date()) ? eventRecord.parse(item) : undefined);
 
-const stateOf = ({ status, attempts, next_attempt_at, claimed_at, end_reason }: DeliveryRecord): DeliveryState => ({
+const stateOf = ({ status, attempts, next_attempt_at, claimed_at, end_reason, waiting }: DeliveryRecord): DeliveryState => ({
   status,
   attempts,
   next_attempt_at,
   claimed_at,
   ...(end_reason !== undefined && { end_reason }),
+  ...(waiting && { waiting }),
 });
 
 /**

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { webhookIdOf } from '../domain/ids';
-import { END_REASONS } from '../domain/progress';
+import { END_REASONS, WAIT_REASONS, waitingOf } from '../domain/progress';
 import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS } from '../domain/vocabulary';
 import { at, ids, later } from '../api/examples';
 import { eventStatus, named } from '../api/schemas';
@@ -81,6 +81,12 @@ export const eventDetailResponse = named(
           .nullable()
           .describe(
             'Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise.',
+          ),
+        waiting: z
+          .strictObject({ reason: z.enum(WAIT_REASONS), until: nullableTimestamp })
+          .nullable()
+          .describe(
+            'While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now.',
           ),
       }),
     ),
@@ -173,7 +179,7 @@ function presentBody(bytes: Buffer): PresentedBody {
 /** The body inline (its bytes), or, when the answer would be too large for Lambda, a link to it. */
 export type BodyView = { bytes: Buffer } | { url: string };
 
-export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, view: BodyView): EventDetailResponse {
+export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, view: BodyView, now: Date): EventDetailResponse {
   return {
     id: event.id,
     account_id: event.account_id,
@@ -203,6 +209,7 @@ export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, 
       attempts: d.attempts,
       next_attempt_at: d.next_attempt_at,
       end_reason: d.end_reason ?? null,
+      waiting: waitingOf(d, now),
     })),
   };
 }
@@ -289,7 +296,7 @@ export const exampleInboundDetail = {
   replay_of: null,
   webhook_id: exampleInboundListItem.id,
   replayed_by: null,
-  deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null }],
+  deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null, waiting: null }],
 } satisfies EventDetailResponse;
 
 export const exampleOutboundDetail = {
@@ -305,5 +312,5 @@ export const exampleOutboundDetail = {
   replay_of: null,
   webhook_id: exampleOutboundListItem.id,
   replayed_by: null,
-  deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null }],
+  deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null, waiting: null }],
 } satisfies EventDetailResponse;

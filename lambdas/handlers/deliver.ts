@@ -2,9 +2,10 @@ import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-p
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { queueWait } from '../domain/queue-wait';
-import { deliveryTask, postponeMessage, waitInQueue } from '../adapters/delivery-queue';
+import { postponeMessage, queueTask, waitInQueue } from '../adapters/delivery-queue';
 import { createHttpSender } from '../adapters/http-sender';
 import { deliverTask } from '../pipeline/deliver-task';
+import { destinationTaskArrived } from '../pipeline/held-deliveries';
 import { log, withLogKeys } from '../shared/log';
 import { invocationScoped, observability } from '../shared/observability';
 
@@ -21,7 +22,7 @@ class RetryLater extends Error {
 /** A body that is not a task can never succeed: it comes back at once, and the redrive policy moves it to the DLQ. */
 async function parseTask(record: SQSRecord) {
   try {
-    return deliveryTask.parse(JSON.parse(record.body));
+    return queueTask.parse(JSON.parse(record.body));
   } catch (error) {
     await postponeMessage(record.receiptHandle, 0).catch(() => undefined);
     throw error;
@@ -31,6 +32,7 @@ async function parseTask(record: SQSRecord) {
 async function handleRecord(record: SQSRecord): Promise<void> {
   const task = await parseTask(record);
   // Records run concurrently: each one's lines carry its own account.
+  if ('kind' in task) return withLogKeys({ account_id: task.account_id }, () => destinationTaskArrived(task, new Date()));
   const result = await withLogKeys({ account_id: task.account_id }, () => deliverTask(task, { send, now: () => new Date() }));
   if (result.kind === 'done') return;
   const wait = queueWait(result, new Date(), Number(record.attributes.ApproximateReceiveCount));

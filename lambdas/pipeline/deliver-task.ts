@@ -19,6 +19,8 @@ import { changeBreaker } from '../store/breakers';
 import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
+import { park, scheduleWakes, startRelease } from './held-deliveries';
+import { sideItemExpiresAt } from '../domain/retention';
 import { disableDestination } from '../destinations/record';
 import { changeDelivery, findAttempt, findDeliveryContext, insertAttempt, settleEventIfDone, type StoredDelivery } from '../events/record';
 import type { DestinationRecord } from '../destinations/record';
@@ -69,6 +71,8 @@ interface Claimed {
  */
 interface Hold {
   kind: 'hold';
+  /** `breaker_open`: parked until the breaker lets it through; `rate_limit`: back in the queue at its slot. */
+  reason: 'breaker_open' | 'rate_limit';
   wait: TaskWait;
   event: EventRecord;
   delivery: StoredDelivery;
@@ -92,7 +96,7 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
     case 'wait':
       return prepared;
     case 'hold':
-      return hold(task, prepared);
+      return hold(task, prepared, deps.now);
     case 'claimed':
       return settle(task, prepared.claimed, await send(prepared.claimed, deps), deps);
   }
@@ -129,7 +133,9 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
     const recorded = await findAttempt(accountId, eventId, destinationId, delivery.attempts + 1);
     if (recorded) return settleRecorded(task, loaded.event, stored, destination, recorded);
   }
-  const decision = decideClaim({ delivery, destination, customer: loaded.event.customer, gate: breakerGate(breaker, now), ...timing });
+  // A manual action (a replay, a portal resend or test) goes at once as the probe of an open breaker.
+  const manual = task.manual === true;
+  const decision = decideClaim({ delivery, destination, customer: loaded.event.customer, gate: breakerGate(breaker, now, manual), ...timing });
   switch (decision.kind) {
     case 'skip':
       return { kind: 'done' };
@@ -137,7 +143,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       if (stored) await endDelivery(task, loaded.event, stored, decision.reason);
       return { kind: 'done' };
     case 'wait':
-      return stored ? { kind: 'hold', wait: { until: decision.until }, event: loaded.event, delivery: stored, now } : { kind: 'done' };
+      return stored ? { kind: 'hold', reason: 'breaker_open', wait: { until: decision.until }, event: loaded.event, delivery: stored, now } : { kind: 'done' };
     case 'claim': {
       if (!destination || !stored) return { kind: 'done' };
       let sendAt: number | undefined;
@@ -147,9 +153,15 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
         sendAt = paced.at;
       }
       if (decision.probe) {
-        const probe = await changeBreaker(accountId, destinationId, breaker, (current) => takeProbe(current, now, destination.timeout_ms + PROBE_MARGIN_MS));
-        const gate = breakerGate(probe.breaker, now);
-        if (!probe.changed && gate.kind === 'wait') return { kind: 'hold', wait: { until: gate.until }, event: loaded.event, delivery: stored, now };
+        const probe = await changeBreaker(
+          accountId,
+          destinationId,
+          breaker,
+          (current) => takeProbe(current, now, destination.timeout_ms + PROBE_MARGIN_MS, manual),
+          (next, current) => scheduleWakes(accountId, destinationId, current, next, now),
+        );
+        const gate = breakerGate(probe.breaker, now, manual);
+        if (!probe.changed && gate.kind === 'wait') return { kind: 'hold', reason: 'breaker_open', wait: { until: gate.until }, event: loaded.event, delivery: stored, now };
       }
       const claim = await changeDelivery(loaded.event, destinationId, (current) => claimedDelivery(current, now, LEASE_MS), stored);
       if (!claim?.changed) return { kind: 'done' };
@@ -191,13 +203,21 @@ async function pace(task: DeliveryTask, event: EventRecord, delivery: StoredDeli
   const now = clock();
   const plan = planSlot(slot, now);
   if (plan.kind === 'send') return { kind: 'send', at: slot };
-  return { kind: 'hold', wait: { until: plan.until, slot }, event, delivery, now };
+  return { kind: 'hold', reason: 'rate_limit', wait: { until: plan.until, slot }, event, delivery, now };
 }
 
 /** A delivery settled or claimed meanwhile has no wait to store, and its task is done. */
-async function hold(task: DeliveryTask, { wait, event, delivery, now }: Hold): Promise<TaskResult> {
-  const held = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, wait.until, now, LEASE_MS), delivery);
-  return held?.changed ? { kind: 'wait', ...wait } : { kind: 'done' };
+/**
+ * Stores why the delivery waits. Waiting for a send slot, its message comes back at the slot. Held by
+ * its breaker, it is parked and its message is done: it sleeps until the breaker lets it through.
+ */
+async function hold(task: DeliveryTask, { reason, wait, event, delivery, now }: Hold, clock: () => Date): Promise<TaskResult> {
+  const held = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, reason, wait.until, now, LEASE_MS), delivery);
+  if (!held?.changed) return { kind: 'done' };
+  if (reason === 'rate_limit') return { kind: 'wait', ...wait };
+  const due = held.delivery.state.next_attempt_at ?? now.toISOString();
+  await park(task, due, sideItemExpiresAt(event.received_at, event.retention_days), clock);
+  return { kind: 'done' };
 }
 
 async function endDelivery(task: DeliveryTask, event: EventRecord, delivery: StoredDelivery, reason: EndReason): Promise<void> {
@@ -324,14 +344,19 @@ async function updateBreaker(task: DeliveryTask, claimed: Claimed, succeeded: bo
   const settings = config().breaker;
   let written: { breaker: BreakerState; previous: BreakerState };
   try {
-    written = await changeBreaker(task.account_id, task.destination_id, claimed.breaker, (current) =>
-      (succeeded ? afterSuccess(current, at, settings) : afterFailure(current, at, settings, claimed.probe))?.next,
+    written = await changeBreaker(
+      task.account_id,
+      task.destination_id,
+      claimed.breaker,
+      (current) => (succeeded ? afterSuccess(current, at, settings) : afterFailure(current, at, settings, claimed.probe))?.next,
+      (next, current) => scheduleWakes(task.account_id, task.destination_id, current, next, at),
     );
   } catch (error) {
     log.error('breaker update failed', { account_id: task.account_id, destination_id: task.destination_id }, error);
     return undefined;
   }
   const transition = breakerTransition(written.previous, written.breaker);
+  if (transition === 'recovered') await startRelease(task.account_id, task.destination_id);
   if (transition) {
     recordBreakerTransition(transition);
     log.warn(transition === 'opened' ? 'destination breaker opened' : 'destination breaker closed', {

@@ -28,6 +28,7 @@ export async function sendTestEvent(accountId: string, endpoint: { id: string; c
     headers: {},
     createdBy: 'api',
     onlyDestination: endpoint.id,
+    manual: true,
     now,
   });
   if (accepted.duplicate) throw new Error('a test event claims no external id');
@@ -46,6 +47,6 @@ export async function resendToEndpoint(accountId: string, eventId: string, desti
   const verdict = resendVerdict(loaded.event.deliveries[destinationId]);
   if (verdict === 'not_found') return { kind: 'not_found' };
   if (verdict === 'not_settled') return refused(invalid('the delivery to this endpoint is still in progress'));
-  const copy = await copyEvent(accountId, loaded, destinationId, now);
+  const copy = await copyEvent(accountId, loaded, destinationId, now, { manual: true });
   return { kind: 'accepted', event: { id: copy.id, status: copy.status } };
 }

@@ -33,7 +33,7 @@ export async function replayEvent(
     return refused(invalid('destination_id does not match a destination of this account'));
   }
 
-  const replay = await copyEvent(accountId, loaded, destinationId, now);
+  const replay = await copyEvent(accountId, loaded, destinationId, now, { manual: true });
   await markReplayed(accountId, eventId, replay.id, null);
   return { kind: 'accepted', replay: { id: replay.id, status: replay.status } };
 }
@@ -55,8 +55,8 @@ export async function copyEvent(
   { event, body }: { event: EventRecord; body: EventBodyRecord },
   destinationId: string | undefined,
   now: Date,
-  /** The copy's id when a bulk replay's claim fixed it. */
-  copyId?: string,
+  /** `copyId`: the copy's id when a bulk replay's claim fixed it; `manual`: see NewEvent. */
+  { copyId, manual = false }: { copyId?: string; manual?: boolean } = {},
 ): Promise<EventRecord> {
   // The copy is kept for the account's window of today, not the original's: its object is filed (and
   // expires) in that window's class. Read before anything is copied (an event without its routes is
@@ -81,6 +81,7 @@ export async function copyEvent(
     id: copyId,
     storedBody,
     onlyDestination: destinationId,
+    manual,
     routing,
     now,
   });

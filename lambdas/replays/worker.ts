@@ -145,7 +145,8 @@ async function replayPage(
     if (decision === 'skip') continue;
     if (decision === 'replay') {
       if (job.replayed + replayed >= REPLAY_JOB_LIMIT) return { matched, replayed, truncated: true };
-      if (!(await replayOnce(job, listed.id, now()))) continue;
+      // The job's first copy goes as a manual action (the probe of an open breaker); the rest follow its release.
+      if (!(await replayOnce(job, listed.id, now(), job.replayed + replayed === 0))) continue;
     }
     matched++;
     replayed++;
@@ -158,14 +159,14 @@ async function replayPage(
  * first, the copy made only if it does not exist yet, and the original marked last. False when the
  * event no longer matches (replayed meanwhile, or past its window).
  */
-async function replayOnce(job: ReplayJobRecord, eventId: string, now: Date): Promise<boolean> {
+async function replayOnce(job: ReplayJobRecord, eventId: string, now: Date, manual: boolean): Promise<boolean> {
   const loaded = await findEventWithBody(job.account_id, eventId);
   if (!loaded || selectForReplay(loaded.event, selectionOf(job.filters), job.id) !== 'replay') return false;
   const { event } = loaded;
   const expiresAt = sideItemExpiresAt(event.received_at, event.retention_days);
   const claim = await claimReplayCopy(job.account_id, event.id, job.id, newId(), expiresAt);
   if (claim.fresh || !(await findEvent(job.account_id, claim.copyId))) {
-    await copyEvent(job.account_id, loaded, job.filters.destination_id, now, claim.copyId);
+    await copyEvent(job.account_id, loaded, job.filters.destination_id, now, { copyId: claim.copyId, manual });
   }
   await markReplayed(job.account_id, event.id, claim.copyId, job.id);
   return true;

@@ -27,19 +27,23 @@ async function readBreaker(accountId: string, destinationId: string): Promise<Ve
  * returns the next one (or undefined to leave it); a write that lost a race reads again and decides
  * again. `known` is the breaker as the caller's routing table had it, so the common case is one write.
  * Returns the breaker as stored, whether this call changed it, and the breaker `decide` last saw
- * (what the change was made on).
+ * (what the change was made on). `beforeWrite` runs before each write with what it would write (the
+ * wakes of held deliveries go out first: a write that then fails leaves only a wake that finds
+ * nothing to do).
  */
 export async function changeBreaker(
   accountId: string,
   destinationId: string,
   known: Versioned,
   decide: (current: BreakerState) => BreakerState | undefined,
+  beforeWrite?: (next: BreakerState, current: BreakerState) => Promise<void>,
 ): Promise<{ breaker: BreakerState; changed: boolean; previous: BreakerState }> {
   let current = known;
   // Concurrent failures of one destination contend only until the breaker opens (then they write nothing).
   for (let round = 0; round < 25; round++) {
     const next = decide(current);
     if (!next) return { breaker: current, changed: false, previous: current };
+    await beforeWrite?.(next, current);
     const written = await putItem(
       breakerEntity.item(
         { destination_id: destinationId, ...next, version: current.version + 1 } satisfies BreakerRecord,
@@ -63,7 +67,7 @@ export async function resetBreaker(accountId: string, destinationId: string): Pr
   );
 }
 
-export const findBreaker = (accountId: string, destinationId: string): Promise<BreakerState> => readBreaker(accountId, destinationId);
+export const findBreaker = (accountId: string, destinationId: string): Promise<Versioned> => readBreaker(accountId, destinationId);
 
 /** Every breaker of the account, by destination id. */
 export async function listBreakers(accountId: string): Promise<Map<string, BreakerState>> {

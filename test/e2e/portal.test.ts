@@ -403,7 +403,9 @@ describe('the portal reads at a glance, at 1280 and 390 px', () => {
       await page.locator(`a[href="#/events/${eventId}"]`).click();
       await page.locator('#event-id', { hasText: eventId }).waitFor();
       expect(await page.locator('button.copy[aria-label="Copy event id"]').count()).toBe(1);
-      expect(await page.locator('#deliveries thead th').allTextContents()).toEqual(['Endpoint', 'Status', 'Attempts', '']);
+      expect(await page.locator('#deliveries thead th').allTextContents()).toEqual(['Endpoint', 'Status', 'Attempts', 'Waiting', '']);
+      // A settled delivery waits for nothing.
+      expect(await page.locator('#deliveries tbody tr td').nth(3).textContent()).toBe('—');
       // The headers each try carried: the ids a receiver de-duplicates on, the per-try signature described.
       const sent = await page.locator('#request-headers pre').first().textContent();
       expect(sent).toContain(`x-webhook-id: ${eventId}`);

@@ -160,7 +160,7 @@ describe('a run that resumes after a crash', () => {
     const copyOfFirst = (await claimReplayCopy(accountId, copied, job.id, newId(), expiresAt)).copyId;
     const loaded = await findEventWithBody(accountId, copied);
     if (!loaded) throw new Error('event missing');
-    const firstCopy = await copyEvent(accountId, loaded, undefined, new Date(Date.now() - 60_000), copyOfFirst);
+    const firstCopy = await copyEvent(accountId, loaded, undefined, new Date(Date.now() - 60_000), { copyId: copyOfFirst });
     const copyOfSecond = (await claimReplayCopy(accountId, claimed, job.id, newId(), expiresAt)).copyId;
 
     await runReplayWorker({ now: () => new Date(), job: { accountId, jobId: job.id }, remainingMs: () => 900_000 });

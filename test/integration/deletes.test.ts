@@ -45,7 +45,7 @@ describe('DELETE /v1/destinations/{id}', () => {
     expect((await call('GET', `/v1/routes/${route.id}`, { key })).status).toBe(404);
     const detail = await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'dead_letter', 10_000);
     expect(detail.event.deliveries).toEqual([
-      { destination_id: dest.id, status: 'dead_letter', attempts: 1, next_attempt_at: null, end_reason: 'destination_deleted' },
+      { destination_id: dest.id, status: 'dead_letter', attempts: 1, next_attempt_at: null, end_reason: 'destination_deleted', waiting: null },
     ]);
     expect(sink.received.filter((r) => r.path === '/dest-del')).toHaveLength(1);
     // A new event finds no route to it.

@@ -89,11 +89,13 @@ describe('a destination down for every try', () => {
     tries.slice(1).forEach((at, i) => expect(at - tries[i]!).toBeGreaterThanOrEqual(SCHEDULE[i + 1]! * 1000 - 1000));
     // The waiting retries were delayed messages, all three at once (at least: the emulator counts a
     // message delayed until its delay timer fires, late when the machine is loaded, so a short re-send
-    // can overlap); in flight were only the tries running, most of the time none.
+    // can overlap); in flight were only the tries running, most of the time none. Once a breaker opens
+    // (threshold 3 here) its retries are parked and it has one wake; a destination then has at most its
+    // try, its wake and the held delivery that wake lets go in flight.
     expect(Math.max(...samples.map((s) => s.delayed))).toBeGreaterThanOrEqual(ids.length);
     const inFlight = samples.map((s) => s.inFlight).sort((a, b) => a - b);
     expect(inFlight[Math.floor(inFlight.length / 2)]).toBe(0);
-    expect(inFlight.at(-1)).toBeLessThanOrEqual(ids.length);
+    expect(inFlight.at(-1)).toBeLessThanOrEqual(3 * ids.length);
   });
 });
 

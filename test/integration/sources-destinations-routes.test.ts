@@ -80,7 +80,7 @@ describe('destinations', () => {
       timeout_ms: 15000,
       signature_scheme: 'hookgate',
       disabled_reason: null,
-      health: { state: 'healthy', consecutive_failures: 0, last_success_at: null, last_failure_at: null, open_until: null },
+      health: { state: 'healthy', consecutive_failures: 0, last_success_at: null, last_failure_at: null, open_until: null, held: 0 },
       customer: null,
       retry_schedule: [0, 30, 120, 600, 3600],
       auto_disable_after_hours: 120,

@@ -1,15 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  afterFailure,
-  afterSuccess,
-  breakerGate,
-  breakerTransition,
-  CLOSED_BREAKER,
-  DEFAULT_BREAKER,
-  healthState,
-  takeProbe,
-  type BreakerState,
-} from '../../lambdas/domain/breaker';
+import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGate, breakerTransition, healthState, releasePage, takeProbe, type BreakerState, wakeTimes, wakeVerdict } from '../../lambdas/domain/breaker';
 import { claimedDelivery, decideClaim, endedDelivery, heldDelivery, inProcessLooks, missingEventWait, settleTry, settledDelivery, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { carriedWait, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
@@ -113,8 +103,12 @@ describe('delivery transitions', () => {
   });
 
   it('moves a held delivery’s due time without spending a try', () => {
-    expect(heldDelivery(deliveryState(), at(30), NOW, LEASE_MS)).toEqual(deliveryState({ next_attempt_at: iso(30) }));
-    expect(heldDelivery(deliveryState({ status: 'retry_scheduled', attempts: 2 }), at(30), NOW, LEASE_MS)).toMatchObject({ status: 'retry_scheduled', attempts: 2 });
+    const due = deliveryState({ next_attempt_at: iso(-5) });
+    // Waiting for a send slot, its due time moves to the slot (its message comes back then).
+    expect(heldDelivery(due, 'rate_limit', at(30), NOW, LEASE_MS)).toEqual({ ...due, next_attempt_at: iso(30), waiting: { reason: 'rate_limit', until: iso(30) } });
+    // Parked by its breaker, it keeps its due time (its release order) and says until when the breaker is open.
+    expect(heldDelivery(due, 'breaker_open', at(30), NOW, LEASE_MS)).toEqual({ ...due, waiting: { reason: 'breaker_open', until: iso(30) } });
+    expect(heldDelivery(deliveryState({ status: 'retry_scheduled', attempts: 2 }), 'breaker_open', null, NOW, LEASE_MS)).toMatchObject({ status: 'retry_scheduled', attempts: 2, next_attempt_at: iso(0) });
   });
 });
 
@@ -160,15 +154,44 @@ describe('circuit breaker', () => {
     expect(healthState(state, false)).toBe('disabled');
   });
 
-  it.each<[string, Partial<BreakerState>, Date, ReturnType<typeof breakerGate>]>([
-    ['closed passes', {}, NOW, { kind: 'pass' }],
-    ['open holds until open_until', { state: 'open', open_until: iso(30) }, NOW, { kind: 'wait', until: at(30), reason: 'breaker_open' }],
-    ['open past open_until lets one probe', { state: 'open', open_until: iso(-1) }, NOW, { kind: 'probe' }],
-    ['a probe out holds the others, rechecking within seconds', { state: 'open', open_until: iso(-1), probe_until: iso(20) }, NOW, { kind: 'wait', until: at(5), reason: 'probe_in_flight' }],
-    ['…or until its lease ends, if sooner', { state: 'open', open_until: iso(-1), probe_until: iso(2) }, NOW, { kind: 'wait', until: at(2), reason: 'probe_in_flight' }],
-    ['an expired probe lets another probe', { state: 'open', open_until: iso(-30), probe_until: iso(-1) }, NOW, { kind: 'probe' }],
-  ])('gate: %s', (_, overrides, now, expected) => {
-    expect(breakerGate({ ...CLOSED_BREAKER, ...overrides }, now)).toEqual(expected);
+  it.each<[string, Partial<BreakerState>, boolean, ReturnType<typeof breakerGate>]>([
+    ['closed passes', {}, false, { kind: 'pass' }],
+    ['open holds until open_until', { state: 'open', open_until: iso(30) }, false, { kind: 'wait', until: at(30), reason: 'breaker_open' }],
+    ['open past open_until lets one probe', { state: 'open', open_until: iso(-1) }, false, { kind: 'probe' }],
+    ['a probe out holds the others until its lease ends (no rechecks: they sleep)', { state: 'open', open_until: iso(-1), probe_until: iso(20) }, false, { kind: 'wait', until: at(20), reason: 'probe_in_flight' }],
+    ['an expired probe lets another probe', { state: 'open', open_until: iso(-30), probe_until: iso(-1) }, false, { kind: 'probe' }],
+    ['a manual action probes at once, before the cooldown ends', { state: 'open', open_until: iso(30) }, true, { kind: 'probe' }],
+    ['…but not beside a probe already out', { state: 'open', open_until: iso(30), probe_until: iso(10) }, true, { kind: 'wait', until: at(10), reason: 'probe_in_flight' }],
+  ])('gate: %s', (_, overrides, manual, expected) => {
+    expect(breakerGate({ ...CLOSED_BREAKER, ...overrides }, NOW, manual)).toEqual(expected);
+  });
+
+  it.each<[string, Partial<BreakerState>, Partial<BreakerState>, string[]]>([
+    ['opening sets the cooldown’s end', {}, { state: 'open', open_until: iso(30) }, [iso(30)]],
+    ['taking the probe sets its lease’s end', { state: 'open', open_until: iso(-1) }, { state: 'open', open_until: iso(-1), probe_until: iso(20) }, [iso(20)]],
+    ['a failed probe re-opens for longer', { state: 'open', open_until: iso(-1), probe_until: iso(20) }, { state: 'open', open_until: iso(60), probe_until: null }, [iso(60)]],
+    ['closing sets nothing', { state: 'open', open_until: iso(-1) }, {}, []],
+  ])('wake times: %s', (_, before, after, expected) => {
+    expect(wakeTimes({ ...CLOSED_BREAKER, ...before }, { ...CLOSED_BREAKER, ...after })).toEqual(expected);
+  });
+
+  it.each<[string, Partial<BreakerState>, string, ReturnType<typeof wakeVerdict>]>([
+    ['the cooldown ended: one held delivery goes as the probe', { state: 'open', open_until: iso(-1) }, iso(-1), { kind: 'probe' }],
+    ['the probe’s lease ended (its worker died): another goes', { state: 'open', open_until: iso(-30), probe_until: iso(-1) }, iso(-1), { kind: 'probe' }],
+    ['a wake for an instant the breaker no longer waits for does nothing', { state: 'open', open_until: iso(60) }, iso(-1), { kind: 'stale' }],
+    ['early: it waits for its instant', { state: 'open', open_until: iso(3) }, iso(3), { kind: 'wait', until: at(3) }],
+    ['closed meanwhile: release', {}, iso(-1), { kind: 'release' }],
+  ])('wake: %s', (_, breaker, wakeAt, expected) => {
+    expect(wakeVerdict({ ...CLOSED_BREAKER, ...breaker }, wakeAt, NOW)).toEqual(expected);
+  });
+
+  it.each([
+    [null, 100],
+    [5, 5],
+    [0.5, 1],
+    [1000, 100],
+  ])('releases held deliveries at a rate limit of %s a page of %i a second', (limit, page) => {
+    expect(releasePage(limit)).toBe(page);
   });
 
   it('lets one probe at a time', () => {

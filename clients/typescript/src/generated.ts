@@ -252,6 +252,8 @@ export type DestinationHealth = {
   last_failure_at: string | null;
   /** While `open`: when the next probe may go. */
   open_until: string | null;
+  /** Deliveries its open breaker holds, parked until it closes (a probe succeeds, a manual action succeeds, or it is switched back on), then released in due order. */
+  held: number;
 };
 
 /** A destination with its signing secret: the create answer and `GET /v1/destinations/{id}`. */
@@ -344,6 +346,11 @@ export type EventDetail = {
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
     end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | 'customer_changed' | null;
+    /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
+    waiting: {
+      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
+      until: string | null;
+    } | null;
   }>;
 };
 
@@ -472,6 +479,11 @@ export type PortalEvent = {
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
     end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | 'customer_changed' | null;
+    /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
+    waiting: {
+      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
+      until: string | null;
+    } | null;
     /** The headers each try to this endpoint carries; per-try values are described and credentials hidden. `null` once the endpoint is deleted. */
     request_headers: Record<string, string> | null;
   }>;

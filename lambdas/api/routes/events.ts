@@ -120,12 +120,13 @@ export function eventRoutes(basePath: string, direction: Direction): Route[] {
         const shown = await showEvent(principal.accountId, parsePathId(params.id), { direction });
         if (!shown) throw notFound();
         const attempts = shown.attempts.map(presentAttempt);
-        const inline = { event: presentEventDetail(shown.event, shown.body, { bytes: shown.bytes }), attempts };
+        const now = new Date();
+        const inline = { event: presentEventDetail(shown.event, shown.body, { bytes: shown.bytes }, now), attempts };
         if (fitsLambdaResponse(inline)) return { status: 200, data: inline };
         // Bodies that large always live in the payload bucket; a small one never makes the answer too large.
         const url = await payloadLink(shown.body);
         if (!url) return { status: 200, data: inline };
-        return { status: 200, data: { event: presentEventDetail(shown.event, shown.body, { url }), attempts } };
+        return { status: 200, data: { event: presentEventDetail(shown.event, shown.body, { url }, now), attempts } };
       },
     }),
     defineRoute({

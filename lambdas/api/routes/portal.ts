@@ -313,7 +313,7 @@ export const portalApiRoutes: Route[] = [
       const id = parsePathId(params.id);
       const shown = await showEvent(portal.accountId, id, { customer: portal.customer });
       if (!shown) throw notFound();
-      const full = presentEventDetail(shown.event, shown.body, { bytes: shown.bytes });
+      const full = presentEventDetail(shown.event, shown.body, { bytes: shown.bytes }, new Date());
       const headers = await shownRequestHeaders(shown.event, shown.body.content_type, full.deliveries.map((d) => d.destination_id), actorOf(portal));
       const event: PortalEventResponse = {
         id: full.id,

@@ -1,0 +1,82 @@
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalClients, type LocalClients } from '../../local/aws-clients';
+import { bootGatewayWithSink } from '../fixtures/gateway';
+import type { Call } from '../fixtures/http-client';
+import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
+import { eventually, type Sink } from '../fixtures/sink';
+
+// Deliveries an open breaker holds sleep: parked against their destination with no message, timer or
+// read, then released once each when the breaker closes. The cooldown (60 s) outlasts every test
+// here, so anything delivered was let through by a probe, a manual action or a release, never by time.
+
+let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
+let call: Call;
+let sink: Sink;
+let clients: LocalClients;
+let down = true;
+
+beforeAll(async () => {
+  env = await bootGatewayWithSink({ HOOKGATE_BREAKER_THRESHOLD: '3', HOOKGATE_BREAKER_COOLDOWN_SECONDS: '60' });
+  ({ call, sink } = env);
+  clients = createLocalClients(env.gateway.endpoints);
+  sink.respondWith((_request, res) => (down ? res.writeHead(503).end('down') : res.writeHead(200).end('ok')));
+});
+afterAll(async () => {
+  clients?.destroy();
+  await env?.stop();
+});
+
+/** Every message of the delivery queue: visible, in flight or delayed. */
+async function messagesInQueue(): Promise<number> {
+  const { Attributes } = await clients.sqs.send(
+    new GetQueueAttributesCommand({
+      QueueUrl: env.gateway.resources.deliveryQueueUrl,
+      AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+    }),
+  );
+  return Object.values(Attributes ?? {}).reduce((sum, n) => sum + Number(n), 0);
+}
+
+const health = async (key: string, id: string) => (await call('GET', `/v1/destinations/${id}`, { key })).json.data.health as { state: string; held: number; open_until: string | null };
+
+describe('deliveries held by an open breaker', () => {
+  it('sleep without messages, say why they wait, go at once as a replay’s probe, and are released once each when it succeeds', async () => {
+    const { key, source } = await accountWithSource(call);
+    // One try each, so the events that open the breaker dead-letter and can be replayed.
+    const dest = await addDestination(call, key, { url: `${sink.url}/held`, retry_schedule: [0] });
+    await addRoute(call, key, { destination_id: dest.id });
+    const opening: string[] = [];
+    for (let n = 0; n < 3; n++) opening.push((await ingest(call, source.path_token, JSON.stringify({ opening: n }))).json.data.id as string);
+    for (const id of opening) await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'dead_letter');
+    expect((await health(key, dest.id)).state).toBe('open');
+
+    const held: string[] = [];
+    for (let n = 0; n < 20; n++) held.push((await ingest(call, source.path_token, JSON.stringify({ held: n }))).json.data.id as string);
+    const parked = await eventually(() => health(key, dest.id), (h) => h.held === 20);
+    const detail = await eventDetail(call, key, held[0]!);
+    expect(detail.event.status).toBe('queued');
+    expect(detail.event.deliveries[0]).toMatchObject({ status: 'queued', attempts: 0, waiting: { reason: 'breaker_open', until: parked.open_until } });
+
+    // Asleep: the queue holds no message for them, only the destination's one wake (its cooldown's end).
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await messagesInQueue()).toBeLessThanOrEqual(1);
+    expect(sink.received).toHaveLength(3);
+
+    // The endpoint is fixed; its owner replays one dead letter: sent at once as the probe, not after the 60 s cooldown.
+    down = false;
+    const replay = await call('POST', `/v1/events/${opening[0]}/replay`, { key });
+    expect(replay.status).toBe(202);
+    await sink.waitForPath('/held', 4, 5_000);
+
+    // Its success closed the breaker and released what was held: each delivered exactly once.
+    for (const id of held) await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered', 20_000);
+    const bodies = sink.received.slice(3).map((r) => r.body.toString());
+    expect(bodies).toHaveLength(21);
+    expect(new Set(bodies).size).toBe(21);
+    for (let n = 0; n < 20; n++) expect(bodies).toContain(JSON.stringify({ held: n }));
+    const after = await health(key, dest.id);
+    expect(after).toMatchObject({ state: 'healthy', held: 0 });
+    expect((await eventDetail(call, key, held[0]!)).event.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1, waiting: null });
+  }, 120_000);
+});
