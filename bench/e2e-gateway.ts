@@ -1,20 +1,22 @@
 /**
- * The gateway under load for section 4, in a process of its own, started as `npm start` starts it
- * (emulators and the deliver function on threads of their own, ingest and the API on the main one),
- * driven over IPC by bench/e2e.ts. It reports its CPU use (every thread), each JS thread's CPU and
- * event-loop utilisation, and the main thread's CPU profile by component.
+ * The gateway under load for sections 4 and 8, in a process of its own, started as `npm start` starts
+ * it (emulators and the deliver function on threads of their own, ingest and the API on the main one),
+ * driven over IPC through bench/lib/child-gateway.ts. It reports its CPU use (every thread), each JS
+ * thread's CPU and event-loop utilisation, the main thread's CPU profile by component, and (started
+ * with HOOKGATE_LOCAL_CALL_COUNTS=1) the DynamoDB and SQS requests each thread made, by account.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { Worker } from 'node:worker_threads';
+import { readCallCounts } from '../local/call-counts';
 import { startGateway } from '../local/gateway';
 import { REPO_ROOT } from './lib/child';
 import { startProfile } from './lib/profile';
 import { round } from './lib/stats';
 
-type Message = { type: 'measure-start' } | { type: 'measure-stop' } | { type: 'stop' };
+type Message = { type: 'measure-start' } | { type: 'measure-stop' } | { type: 'calls' } | { type: 'stop' };
 
 const send = (message: unknown) => process.send?.(message);
 const dataDir = await mkdtemp(join(tmpdir(), 'hookgate-bench-e2e-'));
@@ -90,6 +92,12 @@ process.on('message', (message: Message) => {
           cpu_profile_percent: profile,
         },
       });
+    } else if (message.type === 'calls') {
+      const counting = ['main', ...(gateway.threads.deliver ? ['deliver'] : [])];
+      await readCallCounts(counting).then(
+        (calls) => send({ type: 'calls', calls }),
+        (error: unknown) => send({ type: 'calls', error: error instanceof Error ? error.message : String(error) }),
+      );
     } else if (message.type === 'stop') {
       await gateway.close();
       await rm(dataDir, { recursive: true, force: true });

@@ -5,12 +5,10 @@
  * rate, to show latency when the local runtime is not saturated. Latency is from the moment a client
  * starts the request (written into the body) to the moment the destination has read the delivery.
  */
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
-import { fileURLToPath } from 'node:url';
-import { REPO_ROOT, writeResult } from './lib/child';
+import { writeResult } from './lib/child';
+import { startChildGateway } from './lib/child-gateway';
 import { apiClient, providerHeaders, request, setupAccount, startSink, webhookBody, type Sink } from './lib/http';
 import { percentile, pool, progress, round, sleep, waitUntil } from './lib/stats';
 
@@ -20,18 +18,11 @@ const PACED_MS = 15_000;
 const DRAIN_TIMEOUT_MS = 90_000;
 
 const sink = await startSink();
-const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('bench/e2e-gateway.ts', REPO_ROOT))], {
-  cwd: fileURLToPath(REPO_ROOT),
-  // Its stdout carries the handlers' log lines and EMF metric documents: read and dropped.
-  stdio: ['ignore', 'pipe', 'inherit', 'ipc'],
+const child = await startChildGateway().catch(async (error: unknown) => {
+  await sink.close();
+  throw error;
 });
-child.stdout?.resume();
-const inbox: Array<{ type: string; [key: string]: unknown }> = [];
-child.on('message', (m: { type: string }) => inbox.push(m));
-async function expect(type: string, timeoutMs = 60_000) {
-  if (!(await waitUntil(() => inbox.some((m) => m.type === type), timeoutMs, 20))) throw new Error(`gateway never sent ${type}`);
-  return inbox.splice(inbox.findIndex((m) => m.type === type), 1)[0] as { type: string; [key: string]: unknown };
-}
+const { expect } = child;
 
 /** Busy and total CPU time of the whole machine (Linux), to tell how much other work shared the cores. */
 function machineCpu(): { busy: number; total: number } | undefined {
@@ -96,7 +87,7 @@ function deliveredStats(s: Sink, phase: Phase, label: string) {
 }
 
 try {
-  const { url } = (await expect('ready')) as unknown as { url: string };
+  const { url } = child;
   progress(`e2e: gateway in its own process at ${url}`);
   const account = await setupAccount(apiClient(url));
   await account.route({ destination_id: await account.destination(`${sink.url}/hooks`) });
@@ -177,8 +168,6 @@ try {
     paced: { offered_per_s: rate, ...pacedStats },
   });
 } finally {
-  child.send({ type: 'stop' });
-  await Promise.race([once(child, 'exit'), sleep(20_000)]);
-  if (child.exitCode === null) child.kill('SIGKILL');
+  await child.stop();
   await sink.close();
 }

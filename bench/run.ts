@@ -2,8 +2,12 @@
  * `npm run bench`: every benchmark section in its own process, then one table, the targets, a
  * closing note on what was missed and why, and bench/results.json (stable keys, for comparing runs).
  * Everything runs on loopback; every load is bounded in count and time.
+ *
+ * `npm run bench -- storm outage` runs only the sections named (by file: cold-start, hot-path, cost,
+ * batch, e2e, export, outage, storm) and prints only their rows; bench/results.json keeps the other
+ * sections' figures and says under `sections_run_alone` when these ran.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, runSection } from './lib/child';
@@ -24,7 +28,28 @@ const TARGETS = {
   batch10_ms: 500,
   /** A healthy destination's p99 beside a hanging one, once its breaker is open, against its p99 alone. */
   outage_p99_ratio: 2,
+  /** Issue 24, the storm: a healthy destination's p99 beside one hanging at 40 events/s (after the storm's first 10 s), against its p99 alone. */
+  storm_healthy_p99_ratio: 2,
+  /** Requests the hanging endpoint may get beyond its max_in_flight and one per probe: the failed tries that open its breaker. */
+  storm_hang_requests_beyond_cap_and_probes: 5,
+  /**
+   * DynamoDB and SQS requests per held delivery while the storm lasts: parked once (a share of a
+   * receive and a delete, a read or two, a write), not woken every few seconds for as long as it waits.
+   */
+  storm_held_ops_per_held_delivery: 5,
+  /** ...and per second once nothing new arrives: a probe's few requests at most, however many are held. */
+  storm_held_ops_per_s_after_publishing: 1,
 } as const;
+
+const SECTIONS = ['cold-start', 'hot-path', 'cost', 'batch', 'e2e', 'export', 'outage', 'storm'] as const;
+type SectionName = (typeof SECTIONS)[number];
+const chosen = process.argv.slice(2);
+const unknownSections = chosen.filter((name) => !(SECTIONS as readonly string[]).includes(name));
+if (unknownSections.length > 0) {
+  console.error(`unknown section(s): ${unknownSections.join(', ')}; the sections are ${SECTIONS.join(', ')}`);
+  process.exit(2);
+}
+const runs = (name: SectionName) => chosen.length === 0 || chosen.includes(name);
 
 type Scenario = CostReport & {
   per_million_without_retention_usd: number;
@@ -124,6 +149,40 @@ interface OutageResult {
   peak_in_flight_while_waiting: number;
   peak_delayed_while_waiting: number;
 }
+interface StormLatency {
+  deliveries: number;
+  p50_ms: number;
+  p99_ms: number;
+  max_ms: number;
+}
+interface StormOps {
+  sqs: number;
+  dynamodb: number;
+  by_operation: Record<string, number>;
+}
+interface StormResult {
+  hang_timeout_ms: number;
+  seconds: number;
+  hanging_per_s: number;
+  healthy_per_s: number;
+  events_published: { hanging: number; healthy: number; refused: number };
+  healthy_alone: StormLatency;
+  healthy_during_storm: StormLatency;
+  healthy_during_storm_after_10s: StormLatency;
+  healthy_p99_ratio_after_10s: number | null;
+  max_in_flight: number;
+  breaker_threshold: number;
+  breaker_opened_after_s: number | null;
+  probes_allowed: number;
+  hang_requests: number;
+  hang_peak_in_flight: number;
+  held_deliveries: number;
+  held_delivery_seconds: number;
+  held_ops: StormOps & { per_held_delivery: number | null };
+  held_ops_after_publishing: StormOps & { seconds: number; per_s: number };
+  main_thread_ops: StormOps;
+  deliver_ops_of_no_account: StormOps;
+}
 interface ExportRun {
   status: string;
   rows: number;
@@ -144,7 +203,9 @@ progress(`Hookgate benchmark: ${os.cpus().length} cores, Node ${process.version}
 if (loadStart > os.cpus().length * 0.5) progress(`note: the machine is already busy (load ${loadStart.toFixed(2)}): timings will be slower than on an idle machine`);
 
 const failures: string[] = [];
-async function section<T>(title: string, file: string, timeoutMs: number): Promise<T | undefined> {
+async function section<T>(title: string, name: SectionName, timeoutMs: number): Promise<T | undefined> {
+  if (!runs(name)) return undefined;
+  const file = `${name}.ts`;
   const started = Date.now();
   progress(`── ${title} ──`);
   try {
@@ -158,13 +219,14 @@ async function section<T>(title: string, file: string, timeoutMs: number): Promi
   }
 }
 
-const cold = await section<ColdResult>('3. cold start (bundle size, import time)', 'cold-start.ts', 240_000);
-const hot = await section<HotResult>('2. hot path (AWS answered instantly)', 'hot-path.ts', 180_000);
-const cost = await section<CostResult>('1. cost per million webhooks', 'cost.ts', 360_000);
-const batch = await section<BatchResult>('5. delivery concurrency in a batch', 'batch.ts', 90_000);
-const e2e = await section<E2EResult>('4. local end to end', 'e2e.ts', 300_000);
-const exported = await section<ExportResult>('6. export of 10,000 events', 'export.ts', 240_000);
-const outage = await section<OutageResult>('7. outage: a hanging destination, retries waiting', 'outage.ts', 240_000);
+const cold = await section<ColdResult>('3. cold start (bundle size, import time)', 'cold-start', 240_000);
+const hot = await section<HotResult>('2. hot path (AWS answered instantly)', 'hot-path', 180_000);
+const cost = await section<CostResult>('1. cost per million webhooks', 'cost', 360_000);
+const batch = await section<BatchResult>('5. delivery concurrency in a batch', 'batch', 90_000);
+const e2e = await section<E2EResult>('4. local end to end', 'e2e', 300_000);
+const exported = await section<ExportResult>('6. export of 10,000 events', 'export', 240_000);
+const outage = await section<OutageResult>('7. outage: a hanging destination, retries waiting', 'outage', 240_000);
+const storm = await section<StormResult>('8. storm: a hanging destination at 40 events/s beside a healthy one', 'storm', 300_000);
 
 // ---------------------------------------------------------------------------------------------------
 // results.json
@@ -274,9 +336,32 @@ const results = {
       }
     : null,
   outage: outage ?? null,
+  storm: storm ?? null,
   failures,
 };
-writeFileSync(fileURLToPath(new URL('bench/results.json', REPO_ROOT)), `${JSON.stringify(results, null, 2)}\n`);
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** `earlier` with every figure `later` has (not null) put in its place. */
+function withFiguresOf(earlier: Json, later: Json): Json {
+  const merged: Json = { ...earlier };
+  for (const [key, value] of Object.entries(later)) {
+    if (value === null || value === undefined) continue;
+    merged[key] = isObject(value) && isObject(earlier[key]) ? withFiguresOf(earlier[key], value) : value;
+  }
+  return merged;
+}
+const resultsFile = fileURLToPath(new URL('bench/results.json', REPO_ROOT));
+let written: Json = results;
+if (chosen.length > 0 && existsSync(resultsFile)) {
+  // The file stays the full run it was, with the figures of the sections run now in place of theirs.
+  const { at, duration_s, machine, failures: failed, ...figures } = results;
+  const earlier = JSON.parse(readFileSync(resultsFile, 'utf8')) as Json;
+  const alone = isObject(earlier.sections_run_alone) ? earlier.sections_run_alone : {};
+  const thisRun = { at, duration_s, load_average_at_start: machine.load_average_at_start, load_average_at_end: machine.load_average_at_end, failures: failed };
+  written = { ...withFiguresOf(earlier, figures), sections_run_alone: { ...alone, ...Object.fromEntries(chosen.map((name) => [name, thisRun])) } };
+}
+writeFileSync(resultsFile, `${JSON.stringify(written, null, 2)}\n`);
 
 // ---------------------------------------------------------------------------------------------------
 // The table
@@ -285,7 +370,11 @@ const rows: Array<[string, string, string, string]> = [];
 const fmt = (n: number | null | undefined, digits = 2, unit = '') => (n === null || n === undefined ? 'n/a' : `${n.toFixed(digits)}${unit}`);
 const money = (n: number | null | undefined, suffix = '') => (n === null || n === undefined ? 'n/a' : `$${n.toFixed(2)}${suffix}`);
 const verdict = (ok: boolean | null) => (ok === null ? '' : ok ? 'met' : 'MISSED');
-const add = (metric: string, value: string, target = '', status = '') => rows.push([metric, value, target, status]);
+/** The section the rows added next belong to: a run of some sections prints only theirs. */
+let rowSection: SectionName = 'cost';
+const add = (metric: string, value: string, target = '', status = '') => {
+  if (runs(rowSection)) rows.push([metric, value, target, status]);
+};
 
 const happy = usd('happy_path');
 /** On-demand / provisioned DynamoDB, and the CloudWatch log bytes of one webhook. */
@@ -304,6 +393,7 @@ add('   outbound publish, single', both('outbound_single'));
 add('   outbound publish, batch of 100', both('outbound_batch'));
 add('   fixed monthly (schedules, idle polling)', money(cost?.fixed_monthly.total_usd, ' a month'));
 const calls = hot?.ingest.aws_calls_mean ?? null;
+rowSection = 'hot-path';
 add('2. AWS calls per ingest (warm)', fmt(calls, 2), `<= ${TARGETS.ingest_aws_calls}`, verdict(calls === null ? null : calls <= TARGETS.ingest_aws_calls));
 add('   AWS calls per ingest (cold caches / observed)', `${hot?.ingest.first_call?.aws_calls ?? 'n/a'} / ${fmt(cost?.ingest_aws_calls_per_request_observed, 3)}`);
 add('   ingest handler CPU p50 / p99', `${fmt(hot?.ingest.cpu_ms_p50, 3)} / ${fmt(hot?.ingest.cpu_ms_p99, 3)} ms`);
@@ -311,6 +401,7 @@ add('   deliver handler CPU p50 / p99 (1 record)', `${fmt(hot?.deliver.cpu_ms_p5
 add('   AWS calls per delivery', fmt(hot?.deliver.aws_calls_mean, 2));
 const bundleKb = ingestCold?.bundle_kb ?? null;
 const importMs = ingestCold?.import_ms ?? null;
+rowSection = 'cold-start';
 add('3. ingest bundle (loaded at start)', `${fmt(bundleKb, 1, ' KB')} (+${fmt(ingestCold?.lazy_chunks_kb, 0, ' KB')} lazy)`, `< ${TARGETS.ingest_bundle_kb} KB`, verdict(bundleKb === null ? null : bundleKb < TARGETS.ingest_bundle_kb));
 add('   ingest import (median, fresh Node 24)', fmt(importMs, 1, ' ms'), `< ${TARGETS.ingest_import_ms} ms`, verdict(importMs === null ? null : importMs < TARGETS.ingest_import_ms));
 for (const [name, h] of Object.entries(cold?.handlers ?? {})) {
@@ -325,6 +416,7 @@ for (const [name, h] of Object.entries(cold?.handlers ?? {})) {
 }
 const delivered = e2e?.saturated.delivered_per_s ?? null;
 const p99 = e2e?.saturated.p99_ms ?? null;
+rowSection = 'e2e';
 add(`4. e2e ${e2e?.concurrency ?? 50} clients, ${e2e?.duration_s ?? 30} s: accepted/s`, fmt(e2e?.saturated.accepted_per_s, 1));
 add('   delivered/s (during the load)', fmt(delivered, 1), `>= ${TARGETS.e2e_delivered_per_s}`, verdict(delivered === null ? null : delivered >= TARGETS.e2e_delivered_per_s));
 add('   delivered/s (load + drain)', `${fmt(e2e?.saturated.delivered_per_s_including_drain, 1)} (drain ${fmt(e2e?.saturated.drain_s, 1)} s)`);
@@ -333,6 +425,7 @@ add('   ingest-to-destination p50 / p95 / p99', `${fmt(e2e?.saturated.p50_ms, 0)
 add(`   paced at ${e2e?.paced.offered_per_s ?? '?'}/s: p50 / p95 / p99`, `${fmt(e2e?.paced.p50_ms, 0)} / ${fmt(e2e?.paced.p95_ms, 0)} / ${fmt(e2e?.paced.p99_ms, 0)} ms`);
 add('   gateway process: CPU / event loop busy', `${fmt(e2e?.gateway.cpu_percent_of_one_core, 0)}% of a core / ${fmt(e2e ? e2e.gateway.event_loop_utilization * 100 : null, 0)}%`);
 const batchMs = batch?.batch10_ms ?? null;
+rowSection = 'batch';
 add('5. batch of 10, destination answers in 200 ms', fmt(batchMs, 0, ' ms'), `about 200 ms, not 2 s (< ${TARGETS.batch10_ms} ms)`, verdict(batchMs === null ? null : batchMs < TARGETS.batch10_ms));
 add(
   '   one destination hangs: others delivered by',
@@ -340,9 +433,11 @@ add(
   'not held up',
   verdict(batch ? batch.hang.others_delivered_at_check === 9 : null),
 );
+rowSection = 'export';
 add('6. export 10,000 rows: CSV / JSON', exported ? `${exported.csv.ms} / ${exported.json.ms} ms` : 'n/a');
 add('   peak RSS (fresh process, bundled function)', exported ? `${exported.csv.peak_rss_mb} / ${exported.json.peak_rss_mb} MB` : 'n/a');
 const ratio = outage ? round(outage.healthy_beside_hanging_breaker_open.p99_ms / outage.healthy_alone.p99_ms, 2) : null;
+rowSection = 'outage';
 add('7. outage: healthy destination alone p50 / p99', outage ? `${outage.healthy_alone.p50_ms} / ${outage.healthy_alone.p99_ms} ms` : 'n/a');
 add('   beside one hanging with 10x traffic, breaker closed', outage ? `${outage.healthy_beside_hanging_breaker_closed.p50_ms} / ${outage.healthy_beside_hanging_breaker_closed.p99_ms} ms` : 'n/a');
 add(
@@ -353,6 +448,36 @@ add(
 );
 add('   hanging destination: tries made / events sent', outage ? `${outage.hanging_tries_total} / ${outage.hanging_events_sent}` : 'n/a');
 add(`   ${outage?.retries_waiting ?? '?'} retries waiting: peak in flight / delayed`, outage ? `${outage.peak_in_flight_while_waiting} / ${outage.peak_delayed_while_waiting}` : 'n/a', 'in flight = tries running');
+const stormRatio = storm?.healthy_p99_ratio_after_10s ?? null;
+const hangLimit = storm ? storm.max_in_flight + TARGETS.storm_hang_requests_beyond_cap_and_probes + storm.probes_allowed : null;
+const heldPer = storm?.held_ops.per_held_delivery ?? null;
+const quietPerS = storm?.held_ops_after_publishing.per_s ?? null;
+rowSection = 'storm';
+add('8. storm: healthy destination alone p50 / p99', storm ? `${storm.healthy_alone.p50_ms} / ${storm.healthy_alone.p99_ms} ms` : 'n/a');
+add(
+  `   beside one hanging at ${storm?.hanging_per_s ?? '?'}/s, after the first 10 s`,
+  storm ? `${storm.healthy_during_storm_after_10s.p50_ms} / ${storm.healthy_during_storm_after_10s.p99_ms} ms (${stormRatio}x alone)` : 'n/a',
+  `p99 <= ${TARGETS.storm_healthy_p99_ratio}x alone`,
+  verdict(stormRatio === null ? null : stormRatio <= TARGETS.storm_healthy_p99_ratio),
+);
+add(
+  `   hanging endpoint: requests for ${storm?.events_published.hanging ?? '?'} events`,
+  storm ? `${storm.hang_requests} (${storm.hang_peak_in_flight} at once at most; breaker open after ${storm.breaker_opened_after_s ?? 'never'} s)` : 'n/a',
+  storm ? `<= ${hangLimit} (max_in_flight ${storm.max_in_flight} + ${TARGETS.storm_hang_requests_beyond_cap_and_probes} + ${storm.probes_allowed} probes)` : '',
+  verdict(storm && hangLimit !== null ? storm.hang_requests <= hangLimit : null),
+);
+add(
+  '   held deliveries: SQS / DynamoDB requests in the storm',
+  storm ? `${storm.held_ops.sqs} / ${storm.held_ops.dynamodb} for ${storm.held_deliveries} held (${heldPer} each)` : 'n/a',
+  `<= ${TARGETS.storm_held_ops_per_held_delivery} per held delivery`,
+  verdict(heldPer === null ? null : heldPer <= TARGETS.storm_held_ops_per_held_delivery),
+);
+add(
+  `   ... in the ${storm?.held_ops_after_publishing.seconds ?? '?'} s after it, nothing new arriving`,
+  storm ? `${quietPerS}/s (${storm.held_ops_after_publishing.sqs} / ${storm.held_ops_after_publishing.dynamodb})` : 'n/a',
+  `<= ${TARGETS.storm_held_ops_per_s_after_publishing}/s`,
+  verdict(quietPerS === null ? null : quietPerS <= TARGETS.storm_held_ops_per_s_after_publishing),
+);
 
 const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => (r[i] ?? '').length), ['Metric', 'Value', 'Target', ''][i]?.length ?? 0));
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
@@ -434,6 +559,28 @@ if (outage && ratio !== null && ratio > TARGETS.outage_p99_ratio) {
     `Outage: the healthy destination's p99 beside the hanging one, breaker open, is ${outage.healthy_beside_hanging_breaker_open.p99_ms} ms, ${ratio}x its ${outage.healthy_alone.p99_ms} ms alone (target ${TARGETS.outage_p99_ratio}x). ` +
       `No hanging try runs then; what remains is the local gateway's two cores doing ten ingests and ten held deliveries (a read, a write and a re-send each) for every healthy event.`,
   );
+}
+if (storm) {
+  const held = storm.held_ops;
+  const topOps = Object.entries(held.by_operation).slice(0, 4).map(([op, n]) => `${op} ${n}`).join(', ');
+  if (stormRatio !== null && stormRatio > TARGETS.storm_healthy_p99_ratio) {
+    notes.push(
+      `Storm: the healthy destination's p99 after the storm's first 10 s is ${storm.healthy_during_storm_after_10s.p99_ms} ms, ${stormRatio}x its ${storm.healthy_alone.p99_ms} ms alone (target ${TARGETS.storm_healthy_p99_ratio}x). ` +
+        `Beside it the gateway's two cores accepted ${storm.hanging_per_s} events/s for the hanging one and served ${held.sqs + held.dynamodb} SQS and DynamoDB requests for its held deliveries (${topOps}).`,
+    );
+  }
+  if (hangLimit !== null && storm.hang_requests > hangLimit) {
+    notes.push(
+      `Storm: the hanging endpoint received ${storm.hang_requests} requests for ${storm.events_published.hanging} events, ${storm.hang_peak_in_flight} of them open at once, against at most ${hangLimit}: ` +
+        `before its breaker opened (after ${storm.breaker_opened_after_s ?? '?'} s) nothing bounded the tries in flight to it, so each deliver slot that took one of its events hung for the ${storm.hang_timeout_ms} ms timeout.`,
+    );
+  }
+  if (heldPer !== null && (heldPer > TARGETS.storm_held_ops_per_held_delivery || (quietPerS ?? 0) > TARGETS.storm_held_ops_per_s_after_publishing)) {
+    notes.push(
+      `Storm: the ${storm.held_deliveries} held deliveries (${storm.held_delivery_seconds} delivery-seconds of waiting) cost ${held.sqs} SQS and ${held.dynamodb} DynamoDB requests during the storm, ${heldPer} each, ` +
+        `and ${quietPerS} a second once nothing new arrived: a held delivery is woken, read and re-sent every few seconds for as long as it waits, so the cost grows with held x time (${topOps}).`,
+    );
+  }
 }
 if (failures.length) notes.push(`Sections that failed: ${failures.join('; ')}`);
 

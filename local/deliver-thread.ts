@@ -11,6 +11,7 @@
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, skipSigning } from './aws-clients';
+import { countCallsIfEnabled } from './call-counts';
 import { importHandlers, skipHandlerSigning, type SqsHandler } from './handlers';
 import { startSqsPoller, type SqsPoller, type SqsPollerOptions } from './sqs-poller';
 import { failedMessage, startWorker } from './worker-thread';
@@ -37,6 +38,7 @@ export async function runDeliverThread(port: MessagePort, data: DeliverThreadDat
   const { sqsEndpoint, ...options } = data;
   const client = new SQSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: sqsEndpoint });
   skipSigning(client);
+  countCallsIfEnabled('deliver', client);
   const poller = startSqsPoller({ ...options, client, handler: deliver });
   port.on('message', (message: { type: string }) => {
     if (message.type !== 'close') return;

@@ -22,6 +22,7 @@ import { restoreQueue } from './queue-restore';
 import { startSqsPoller, type SqsPoller } from './sqs-poller';
 import { startDeliverThread } from './deliver-thread';
 import { niceThisThread } from './thread-priority';
+import { countCallsIfEnabled } from './call-counts';
 
 export type { ApiHandler, GatewayHandlers, ScheduledHandler, SqsHandler } from './handlers';
 
@@ -273,6 +274,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       niceThisThread(DELIVERY_FIRST_NICE);
     }
     skipHandlerSigning();
+    // Ingest, the API and the schedules (and the poller, when it runs on this thread).
+    countCallsIfEnabled('main', clients.sqs);
     background.schedules = startSchedules(handlers);
     state.handlers = handlers;
     (opts.log ?? console.log)(`Hookgate local gateway listening on ${url} (data in ${dataDir})`);

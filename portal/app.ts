@@ -389,6 +389,9 @@ async function endpointScreen(id: string) {
       h('dd', {}, when(e.health.last_failure_at)),
       h('dt', {}, 'Signature'),
       h('dd', {}, e.signature_scheme === 'standard_webhooks' ? 'Standard Webhooks' : 'Webhook-Signature'),
+      // Set by the account, not the customer: shown so a customer sizing its receiver knows the most it gets at once.
+      h('dt', {}, 'Concurrent requests'),
+      h('dd', { id: 'max-in-flight' }, `up to ${e.max_in_flight} at a time`),
     ),
     h('div', { class: 'actions' }, test, pause, remove),
     h(

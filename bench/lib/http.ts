@@ -212,6 +212,8 @@ export async function startSink(behaviour: SinkBehaviour = () => ({ status: 200 
     url,
     arrivals,
     delivered: () => arrivals.filter((a) => a.status >= 200 && a.status < 300),
+    /** Requests held open now (answered `'hang'`), until the gateway gives up on them. */
+    hangingNow: () => hanging.size,
     respondWith(next: SinkBehaviour) {
       current = next;
     },

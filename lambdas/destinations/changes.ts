@@ -1,5 +1,6 @@
 import { DEFAULT_AUTO_DISABLE_HOURS } from '../domain/auto-disable';
 import { invalid, type Refusal } from '../domain/errors';
+import { DEFAULT_MAX_IN_FLIGHT } from '../domain/max-in-flight';
 import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS } from '../domain/signing-secret';
 import type { DestinationRecord } from './record';
 
@@ -24,6 +25,7 @@ const SETTABLE = [
   'retry_schedule',
   'auto_disable_after_hours',
   'rate_limit_per_second',
+  'max_in_flight',
   'signature_scheme',
 ] as const satisfies ReadonlyArray<keyof DestinationSettings>;
 
@@ -85,6 +87,7 @@ export function newDestinationSettings(
     retry_schedule: input.retry_schedule ?? null,
     auto_disable_after_hours: input.auto_disable_after_hours ?? DEFAULT_AUTO_DISABLE_HOURS,
     rate_limit_per_second: input.rate_limit_per_second ?? null,
+    max_in_flight: input.max_in_flight ?? DEFAULT_MAX_IN_FLIGHT,
   };
   return schemeRefusal(settings) ?? settings;
 }

@@ -38,6 +38,8 @@ export const destinationRecord = z.object({
   auto_disable_after_hours: z.optional(z.number()),
   /** Sends per second across every deliver function (lambdas/domain/rate-limit.ts); absent or null: no limit. */
   rate_limit_per_second: z.optional(z.nullable(z.int())),
+  /** Tries in flight at once across every deliver function (lambdas/domain/max-in-flight.ts); absent on older records: the default. */
+  max_in_flight: z.optional(z.int()),
   created_at: z.string(),
   updated_at: z.string(),
 });

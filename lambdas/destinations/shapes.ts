@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { autoDisableHours, DEFAULT_AUTO_DISABLE_HOURS, MAX_AUTO_DISABLE_HOURS } from '../domain/auto-disable';
 import { RETRY_SCHEDULE_LIMITS, scheduleFor } from '../domain/backoff';
 import { HEALTH_STATES, healthState, type BreakerState } from '../domain/breaker';
+import { DEFAULT_MAX_IN_FLIGHT, MAX_MAX_IN_FLIGHT, maxInFlight } from '../domain/max-in-flight';
 import { unsendableHeaderMessage } from '../domain/header-values';
 import { config } from '../shared/config';
 import { exampleSigningSecret, ids, at } from '../api/examples';
@@ -58,6 +59,17 @@ const rateLimitInput = z
 
 const rateLimitResponse = z.int().min(1).nullable().describe('Deliveries per second at most; null: no limit.');
 
+const maxInFlightInput = z
+  .int()
+  .min(1)
+  .max(MAX_MAX_IN_FLIGHT)
+  .optional()
+  .describe(
+    `Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default ${DEFAULT_MAX_IN_FLIGHT}.`,
+  );
+
+const maxInFlightResponse = z.int().min(1).max(MAX_MAX_IN_FLIGHT).describe('Tries in flight at once at most.');
+
 const autoDisableResponse = z.number().min(0).describe('Hours of nothing but failures before Hookgate disables it; 0: never.');
 
 const retryScheduleResponse = z.array(z.int().min(0)).describe('The schedule its deliveries follow (its own, or the default).');
@@ -69,6 +81,10 @@ const DELIVERY_SETTINGS_ERRORS = [
   'rate_limit_per_second must be an integer',
   'rate_limit_per_second must be at least 1',
   `rate_limit_per_second must be at most ${MAX_RATE_LIMIT_PER_SECOND}`,
+  'max_in_flight must be a number',
+  'max_in_flight must be an integer',
+  'max_in_flight must be at least 1',
+  `max_in_flight must be at most ${MAX_MAX_IN_FLIGHT}`,
   'auto_disable_after_hours must be at least 0',
   `auto_disable_after_hours must be at most ${MAX_AUTO_DISABLE_HOURS}`,
 ];
@@ -145,6 +161,7 @@ const requestFields = {
   retry_schedule: retryScheduleInput,
   auto_disable_after_hours: autoDisableInput,
   rate_limit_per_second: rateLimitInput,
+  max_in_flight: maxInFlightInput,
 };
 
 export const listDestinationsQuery = z.object({ customer: customerField.optional().describe('Only the destinations of this customer.') });
@@ -236,6 +253,7 @@ const responseFields = {
   retry_schedule: retryScheduleResponse,
   auto_disable_after_hours: autoDisableResponse,
   rate_limit_per_second: rateLimitResponse,
+  max_in_flight: maxInFlightResponse,
   created_at: timestamp,
   updated_at: timestamp,
 };
@@ -275,6 +293,7 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState &
     retry_schedule: [...scheduleFor(d, config().retrySchedule)],
     auto_disable_after_hours: autoDisableHours(d),
     rate_limit_per_second: d.rate_limit_per_second ?? null,
+    max_in_flight: maxInFlight(d),
     created_at: d.created_at,
     updated_at: d.updated_at,
   };
@@ -297,6 +316,7 @@ const ENDPOINT_FIELDS = {
   disabled_reason: true,
   health: true,
   signature_scheme: true,
+  max_in_flight: true,
   created_at: true,
   updated_at: true,
 } as const;
@@ -387,6 +407,7 @@ export const exampleDestination = {
   retry_schedule: [0, 30, 120, 600, 3600],
   auto_disable_after_hours: 120,
   rate_limit_per_second: null,
+  max_in_flight: 10,
   created_at: at,
   updated_at: at,
 } satisfies DestinationResponse;

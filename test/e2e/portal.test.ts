@@ -122,6 +122,9 @@ describe('consumer portal in a browser', () => {
     await browserPage.click('#types button[type=submit]');
     await browserPage.locator('#notice', { hasText: 'Event types saved.' }).waitFor();
     expect(await browserPage.isChecked('#types input[value="invoice.paid"]')).toBe(true);
+    // The account's concurrency cap (the default here), shown and not editable.
+    expect(await browserPage.textContent('#max-in-flight')).toBe('up to 10 at a time');
+    expect(await browserPage.locator('[name=max_in_flight]').count()).toBe(0);
     await shot(browserPage, '2-endpoint');
     await call('POST', '/v1/outbound-events', { key, body: { event_type: 'invoice.created', payload: '{"skip":true}', customer: 'cus_1' } });
     const published = await call('POST', '/v1/outbound-events', {
@@ -305,11 +308,14 @@ describe('the portal reads at a glance, at 1280 and 390 px', () => {
     for (const [name, path] of [['Production receiver', LONG_PATH], ['Broken receiver', '/fail']]) {
       const made = await call('POST', '/v1/destinations', {
         key: statesKey,
-        body: { name, url: `${sink.url}${path}`, customer: 'cus_states', signature_scheme: 'standard_webhooks' },
+        body: { name, url: `${sink.url}${path}`, customer: 'cus_states', signature_scheme: 'standard_webhooks', max_in_flight: 25 },
       });
       expect(made.status).toBe(201);
       const subscribed = await call('PATCH', `/v1/portal/endpoints/${made.json.data.id}`, { key: secret, body: { event_types: ['invoice.paid'] } });
       expect(subscribed.status).toBe(200);
+      // The cap is the account's: the customer's session cannot change it.
+      const capped = await call('PATCH', `/v1/portal/endpoints/${made.json.data.id}`, { key: secret, body: { max_in_flight: 1000 } });
+      expect([capped.status, capped.json.error]).toEqual([400, 'unknown field: max_in_flight']);
     }
     const published = await call('POST', '/v1/outbound-events', {
       key: statesKey,
@@ -394,6 +400,7 @@ describe('the portal reads at a glance, at 1280 and 390 px', () => {
       await page.click('#rotate');
       await expect.poll(() => asked.length).toBe(1);
       expect(await page.textContent('#secret')).toBe('whsec_••••••••');
+      expect(await page.textContent('#max-in-flight')).toBe('up to 25 at a time');
       await screen(page, width, 'endpoint');
 
       // The event log, then the event: its id with a copy button, column headings, a copy linked to its original.

@@ -1,4 +1,7 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS } from '../../local/aws-clients';
 import { bootGateway } from '../fixtures/gateway';
 import type { Hookgate } from '../../clients/typescript/src/index';
 import { createAccount, typedClient, type Call } from '../fixtures/http-client';
@@ -85,6 +88,7 @@ describe('destinations', () => {
       retry_schedule: [0, 30, 120, 600, 3600],
       auto_disable_after_hours: 120,
       rate_limit_per_second: null,
+      max_in_flight: 10,
       signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
@@ -172,6 +176,41 @@ describe('destinations', () => {
     const switchScheme = await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { signature_scheme: 'standard_webhooks' } });
     expect(switchScheme.status).toBe(400);
     expect((await hookgate.destinations.get(dest.id)).url).toBe('https://p2.example.com/x');
+  });
+
+  it('sets max_in_flight on create and PATCH, refuses what is not 1..1000, and shows 10 for a destination stored before it', async () => {
+    const created = await call('POST', '/v1/destinations', { key, body: { name: 'Capped', url: 'https://cap.example.com', max_in_flight: 3 } });
+    expect(created.status).toBe(201);
+    expect(created.json.data.max_in_flight).toBe(3);
+    const id = created.json.data.id as string;
+    expect((await call('PATCH', `/v1/destinations/${id}`, { key, body: { max_in_flight: 1000 } })).json.data.max_in_flight).toBe(1000);
+    expect((await hookgate.destinations.get(id)).max_in_flight).toBe(1000);
+    for (const [value, message] of [
+      [0, 'max_in_flight must be at least 1'],
+      [1001, 'max_in_flight must be at most 1000'],
+      [2.5, 'max_in_flight must be an integer'],
+      ['10', 'max_in_flight must be a number'],
+      [null, 'max_in_flight must be a number'],
+    ] as const) {
+      for (const res of [
+        await call('PATCH', `/v1/destinations/${id}`, { key, body: { max_in_flight: value } }),
+        await call('POST', '/v1/destinations', { key, body: { name: 'a', url: 'https://x.example.com', max_in_flight: value } }),
+      ]) {
+        expect(res.status).toBe(400);
+        expect(res.json.error).toBe(message);
+      }
+    }
+    expect((await hookgate.destinations.get(id)).max_in_flight).toBe(1000);
+
+    // A destination written before the setting existed has no such attribute.
+    const table = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: env.gateway.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }));
+    await table.send(
+      new UpdateCommand({ TableName: env.gateway.resources.tableName, Key: { pk: `ACCT#${accountId}`, sk: `ACCOUNT#DEST#${id}` }, UpdateExpression: 'REMOVE max_in_flight' }),
+    );
+    table.destroy();
+    expect((await hookgate.destinations.get(id)).max_in_flight).toBe(10);
+    const listed = (await call('GET', '/v1/destinations', { key })).json.data.find((d: { id: string }) => d.id === id);
+    expect(listed.max_in_flight).toBe(10);
   });
 
   it('answers PATCH of an unknown destination with 404', async () => {

@@ -254,11 +254,12 @@ const OPERATIONS: Operation[] = [
       signature_scheme: 'hookgate',
       signing_secret: 'a-long-enough-secret',
       active: true,
+      max_in_flight: 10,
     }),
   },
   { method: 'GET', path: '/v1/destinations', auth: true },
   { method: 'GET', path: '/v1/destinations/:id', auth: true },
-  { method: 'PATCH', path: '/v1/destinations/:id', auth: true, body: () => ({ name: 'x', timeout_ms: 1000, auth: { type: 'bearer', token: 't' } }) },
+  { method: 'PATCH', path: '/v1/destinations/:id', auth: true, body: () => ({ name: 'x', timeout_ms: 1000, auth: { type: 'bearer', token: 't' }, max_in_flight: 5 }) },
   {
     method: 'POST',
     path: '/v1/routes',

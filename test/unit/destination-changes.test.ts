@@ -10,6 +10,7 @@ import {
   type DestinationSettings,
 } from '../../lambdas/destinations/changes';
 import { Refusal } from '../../lambdas/domain/errors';
+import { maxInFlight } from '../../lambdas/domain/max-in-flight';
 
 const NOW = new Date('2026-01-01T00:00:00.000Z');
 const DAY_LATER = '2026-01-02T00:00:00.000Z';
@@ -34,6 +35,7 @@ const destination = (overrides: Partial<DestinationSettings> = {}): DestinationS
   retry_schedule: null,
   auto_disable_after_hours: 120,
   rate_limit_per_second: null,
+  max_in_flight: 10,
   ...overrides,
 });
 
@@ -49,6 +51,7 @@ const OWN_SETTINGS = {
   retry_schedule: [0, 5],
   auto_disable_after_hours: 0,
   rate_limit_per_second: 3,
+  max_in_flight: 50,
 };
 
 describe('a new destination', () => {
@@ -64,6 +67,7 @@ describe('a new destination', () => {
     retry_schedule: null,
     auto_disable_after_hours: 120,
     rate_limit_per_second: null,
+    max_in_flight: 10,
   };
 
   it.each<[string, DestinationInput & { url: string }, DestinationActor, DestinationSettings]>([
@@ -87,7 +91,7 @@ describe('a new destination', () => {
     ],
     [
       'from a customer that tries what only the account may set',
-      { url: 'https://a.example.com/h', name: 'mine', customer: 'cus_b', auth: BEARER, signing_secret: 'chosen-secret', timeout_ms: 100 },
+      { url: 'https://a.example.com/h', name: 'mine', customer: 'cus_b', auth: BEARER, signing_secret: 'chosen-secret', timeout_ms: 100, max_in_flight: 500 },
       CUSTOMER,
       { ...DEFAULTS, name: 'mine', url: 'https://a.example.com/h', customer: 'cus_a' } as DestinationSettings,
     ],
@@ -100,6 +104,15 @@ describe('a new destination', () => {
     const result = newDestinationSettings({ name: 'n', url: 'https://a.example.com/', signature_scheme: 'standard_webhooks', ...extra }, ACCOUNT_ACTOR, GENERATED);
     expect(result instanceof Refusal ? result.message : null).toBe(message);
   });
+});
+
+describe('the concurrency cap in force', () => {
+  it.each<[string, { max_in_flight?: number | null }, number]>([
+    ['stored before the setting', {}, 10],
+    ['null', { max_in_flight: null }, 10],
+    ['its own', { max_in_flight: 1 }, 1],
+    ['the most', { max_in_flight: 1000 }, 1000],
+  ])('%s', (_label, destination, expected) => expect(maxInFlight(destination)).toBe(expected));
 });
 
 describe('a change', () => {
@@ -124,7 +137,7 @@ describe('a change', () => {
     ['the account moves it: its auth kept', { auth: BEARER }, { url: 'https://new.example.com/' }, ACCOUNT_ACTOR, { url: 'https://new.example.com/' }, false, null],
     ['the account moves it with new auth', { auth: BEARER }, { url: 'https://new.example.com/', auth: HEADER }, ACCOUNT_ACTOR, { url: 'https://new.example.com/', auth: HEADER }, false, null],
     ['the account removes auth', { auth: BEARER }, { auth: null }, ACCOUNT_ACTOR, { auth: null }, false, null],
-    ['a customer tries the account’s fields', { auth: BEARER }, { auth: null, customer: 'cus_b', timeout_ms: 100, signing_secret: 'mine-mine' }, CUSTOMER, {}, false, null],
+    ['a customer tries the account’s fields', { auth: BEARER }, { auth: null, customer: 'cus_b', timeout_ms: 100, signing_secret: 'mine-mine', max_in_flight: 500 }, CUSTOMER, {}, false, null],
     ['the account gives it to a customer', { customer: null }, { customer: 'cus_b' }, ACCOUNT_ACTOR, { customer: 'cus_b' }, false, 'cus_b'],
     ['the account moves it to another customer', {}, { customer: 'cus_b' }, ACCOUNT_ACTOR, { customer: 'cus_b' }, false, 'cus_b'],
     ['the account keeps its customer', {}, { customer: 'cus_a' }, ACCOUNT_ACTOR, { customer: 'cus_a' }, false, null],
@@ -134,9 +147,9 @@ describe('a change', () => {
     [
       'delivery settings',
       {},
-      { timeout_ms: 100, retry_schedule: [0], auto_disable_after_hours: 1, rate_limit_per_second: 2 },
+      { timeout_ms: 100, retry_schedule: [0], auto_disable_after_hours: 1, rate_limit_per_second: 2, max_in_flight: 1 },
       ACCOUNT_ACTOR,
-      { timeout_ms: 100, retry_schedule: [0], auto_disable_after_hours: 1, rate_limit_per_second: 2 },
+      { timeout_ms: 100, retry_schedule: [0], auto_disable_after_hours: 1, rate_limit_per_second: 2, max_in_flight: 1 },
       false,
       null,
     ],

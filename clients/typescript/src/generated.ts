@@ -102,6 +102,8 @@ export type CreateDestinationRequest = {
   auto_disable_after_hours?: number;
   /** Deliveries per second to this destination, across every deliver function: deliveries over the rate wait for their turn (never dropped, no try spent). null or absent: no limit. */
   rate_limit_per_second?: number | null;
+  /** Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10. */
+  max_in_flight?: number;
 };
 
 /** Creates the type, or replaces the description and schema of an existing one. */
@@ -228,6 +230,8 @@ export type Destination = {
   auto_disable_after_hours: number;
   /** Deliveries per second at most; null: no limit. */
   rate_limit_per_second: number | null;
+  /** Tries in flight at once at most. */
+  max_in_flight: number;
   created_at: string;
   updated_at: string;
 };
@@ -283,6 +287,8 @@ export type DestinationWithSecret = {
   auto_disable_after_hours: number;
   /** Deliveries per second at most; null: no limit. */
   rate_limit_per_second: number | null;
+  /** Tries in flight at once at most. */
+  max_in_flight: number;
   created_at: string;
   updated_at: string;
   /** Signs every delivery (`Webhook-Signature`). */
@@ -430,6 +436,8 @@ export type PortalEndpoint = {
   disabled_reason: string | null;
   health: DestinationHealth;
   signature_scheme: 'hookgate' | 'standard_webhooks';
+  /** Tries in flight at once at most. */
+  max_in_flight: number;
   created_at: string;
   updated_at: string;
   /** The event types it receives (`*`: every type, set up by the account). */
@@ -445,6 +453,8 @@ export type PortalEndpointWithSecret = {
   disabled_reason: string | null;
   health: DestinationHealth;
   signature_scheme: 'hookgate' | 'standard_webhooks';
+  /** Tries in flight at once at most. */
+  max_in_flight: number;
   created_at: string;
   updated_at: string;
   /** The event types it receives (`*`: every type, set up by the account). */
@@ -702,6 +712,8 @@ export type UpdateDestinationRequest = {
   auto_disable_after_hours?: number;
   /** Deliveries per second to this destination, across every deliver function: deliveries over the rate wait for their turn (never dropped, no try spent). null or absent: no limit. */
   rate_limit_per_second?: number | null;
+  /** Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10. */
+  max_in_flight?: number;
 };
 
 export type UpdatePortalEndpointRequest = {
