@@ -88,7 +88,7 @@ const examplePortalEvent = {
     ...delivery,
     request_headers: {
       'content-type': 'application/json',
-      'user-agent': 'hookgate/0.3.0',
+      'user-agent': 'hookgate/0.4.0',
       'x-webhook-id': exampleOutboundDetail.id,
       'x-hookgate-event-id': exampleOutboundDetail.id,
       'x-event-type': 'invoice.paid',
