@@ -4,6 +4,7 @@ import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { enqueueDeliveries, type DeliveryTask, type QueueTask } from '../lambdas/adapters/delivery-queue';
 import { accountPartition } from '../lambdas/store/keys';
 import { breakerRecord } from '../lambdas/store/records';
+import { heldItemOf } from '../lambdas/store/held-deliveries';
 import { isTerminalDelivery, SETTLED_STATUSES } from '../lambdas/domain/event-status';
 import { isExpired } from '../lambdas/domain/retention';
 import { assembleEvent, eventItemKind, eventPartition, eventRecord, type EventRecord } from '../lambdas/events/record';
@@ -31,12 +32,21 @@ export async function restoreQueue(
     byDelay.set(delay, [...(byDelay.get(delay) ?? []), task]);
   };
   const events: EventRecord[] = [];
+  const parked = new Set<string>();
+  const releases = new Map<string, QueueTask>();
   const deliveryItems = new Map<string, Array<Record<string, unknown>>>();
   let startKey: Record<string, unknown> | undefined;
   do {
     const page = await table.send(new ScanCommand({ TableName: resources.tableName, ExclusiveStartKey: startKey }));
     startKey = page.LastEvaluatedKey;
     for (const item of page.Items ?? []) {
+      // A parked delivery keeps its park (not given a message: in AWS it has none); its destination gets a
+      // release, which lets it go once the breaker lets it (a release chain was a message too).
+      const held = heldItemOf(item);
+      if (held) {
+        parked.add(`${held.accountId}/${held.destinationId}/${held.eventId}`);
+        releases.set(`${held.accountId}/${held.destinationId}`, { v: 1, kind: 'release', account_id: held.accountId, destination_id: held.destinationId });
+      }
       // An open breaker's parked deliveries wait for its wakes, which were messages too.
       if (item.entity === 'breaker' && item.state === 'open') {
         const breaker = breakerRecord.parse(item);
@@ -57,7 +67,7 @@ export async function restoreQueue(
     const event = assembleEvent(stored, deliveryItems.get(eventPartition(stored.account_id, stored.id)) ?? []);
     const open = Object.entries(event.deliveries).filter(([, delivery]) => !isTerminalDelivery(delivery.status));
     // Every delivery ended but the event did not settle (its last worker died in between): one task settles it on arrival.
-    const restore = open.length > 0 ? open : Object.entries(event.deliveries).slice(0, 1);
+    const restore = open.length > 0 ? open.filter(([destination_id]) => !parked.has(`${event.account_id}/${destination_id}/${event.id}`)) : Object.entries(event.deliveries).slice(0, 1);
     for (const [destination_id, delivery] of restore) {
       const due =
         delivery.status === 'delivering' ? Date.parse(delivery.claimed_at ?? event.received_at) + leaseMs : Date.parse(delivery.next_attempt_at ?? event.received_at);
@@ -65,6 +75,8 @@ export async function restoreQueue(
       later(task, due);
     }
   }
+
+  for (const release of releases.values()) later(release, now.getTime());
 
   let restored = 0;
   for (const [delay, tasks] of byDelay) {

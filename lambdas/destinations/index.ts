@@ -145,11 +145,10 @@ export async function changeDestination(current: DestinationRecord, request: Des
   if (capped) return refused(capped);
   const destination = await updateDestination(accountId, current.id, { ...plan.changes, updated_at: now.toISOString() });
   if (!destination) return { kind: 'not_found' };
-  if (plan.resetBreaker) {
-    await resetBreaker(accountId, current.id);
-    // Switched back on: what its breaker held goes now, as after a successful probe.
-    await startRelease(accountId, current.id);
-  }
+  if (plan.resetBreaker) await resetBreaker(accountId, current.id);
+  // Switched back on: what its breaker held goes now, as after a successful probe. Switched off: it
+  // goes too, and each delivery ends (`destination_inactive`) rather than sleep for good.
+  if (destination.active !== current.active) await startRelease(accountId, current.id);
   if (request.event_types) await subscribeEndpoint(accountId, current.id, request.event_types, now);
   return { kind: 'changed', destination };
 }
@@ -169,5 +168,7 @@ export async function removeDestination(current: DestinationRecord, actor: Desti
     await deleteRoute(current.account_id, route.id);
   }
   await deleteDestination(current.account_id, current.id);
+  // What its breaker held goes, and each delivery ends (`destination_deleted`) rather than sleep for good.
+  await startRelease(current.account_id, current.id);
   return { kind: 'deleted' };
 }

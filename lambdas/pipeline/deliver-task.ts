@@ -134,7 +134,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
     if (recorded) return settleRecorded(task, loaded.event, stored, destination, recorded);
   }
   // A manual action (a replay, a portal resend or test) goes at once as the probe of an open breaker.
-  const manual = task.manual === true;
+  const manual = task.manual === true && (delivery?.attempts ?? 0) === 0; // its retries wait like any other's
   const decision = decideClaim({ delivery, destination, customer: loaded.event.customer, gate: breakerGate(breaker, now, manual), ...timing });
   switch (decision.kind) {
     case 'skip':
@@ -370,6 +370,8 @@ async function updateBreaker(task: DeliveryTask, claimed: Claimed, succeeded: bo
 /** Hookgate switches a destination off (a 410, or failures for too long) and says so. */
 async function disable({ event, destination }: Claimed, reason: string, failingSince: string | null, at: Date): Promise<void> {
   await disableDestination(event.account_id, destination.id, reason, at);
+  // What its breaker held goes, and each delivery ends (`destination_inactive`) rather than sleep for good.
+  await startRelease(event.account_id, destination.id);
   log.warn('destination disabled', { account_id: event.account_id, destination_id: destination.id, reason });
   await noticeDisabled(event, destination, reason, failingSince, at);
 }

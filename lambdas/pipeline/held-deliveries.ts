@@ -2,7 +2,7 @@ import { breakerGate, RELEASE_INTERVAL_SECONDS, releasePage, wakeTimes, wakeVerd
 import { enqueueDeliveries, type DeliveryTask, type DestinationTask } from '../adapters/delivery-queue';
 import { findBreaker } from '../store/breakers';
 import { heldPage, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
-import { loadRoutingTable } from '../store/routing-table';
+import { reloadRoutingTable } from '../store/routing-table';
 
 /**
  * Held deliveries sleep. A delivery its destination's breaker holds is parked against the destination
@@ -23,13 +23,13 @@ async function release(accountId: string, destinationId: string, held: readonly 
 
 /**
  * Parks one delivery, then looks at the breaker once more: it may have closed (and released what was
- * held) after the decision to park was made, and a delivery parked after that release would sleep
- * until the next one. Then it lets itself go at once.
+ * held) or come to its probe (and its wake found nothing held) after the decision to park was made,
+ * and a delivery parked after that would sleep until the next one. Then it lets itself go at once.
  */
 export async function park(task: DeliveryTask, due: string, expiresAt: number, now: () => Date): Promise<void> {
-  await parkDelivery(task.account_id, task.destination_id, { event_id: task.event_id, due }, expiresAt);
+  const held = await parkDelivery(task.account_id, task.destination_id, { event_id: task.event_id, due }, expiresAt);
   const breaker = await findBreaker(task.account_id, task.destination_id);
-  if (breakerGate(breaker, now()).kind === 'pass') await release(task.account_id, task.destination_id, [{ event_id: task.event_id, due }]);
+  if (breakerGate(breaker, now()).kind !== 'wait') await release(task.account_id, task.destination_id, [held]);
 }
 
 /** Sends the wakes a breaker write needs (before the write: see `changeBreaker`). */
@@ -38,8 +38,15 @@ export async function scheduleWakes(accountId: string, destinationId: string, be
   await Promise.all(wakes.map((at) => sendWake(accountId, destinationId, at, now)));
 }
 
-const sendWake = (accountId: string, destinationId: string, at: string, now: Date) =>
-  enqueueDeliveries([{ v: 1, kind: 'wake', account_id: accountId, destination_id: destinationId, at }], Math.ceil((Date.parse(at) - now.getTime()) / 1000));
+/** A wake for the instant `at` (its identity: see `wakeVerdict`), sent to arrive at `arrive` (by default `at`). */
+const sendWake = (accountId: string, destinationId: string, at: string, now: Date, arrive = at) =>
+  enqueueDeliveries([{ v: 1, kind: 'wake', account_id: accountId, destination_id: destinationId, at }], Math.ceil((Date.parse(arrive) - now.getTime()) / 1000));
+
+/**
+ * A wake that let a held delivery go looks again this much later: that delivery may not become the
+ * probe (it ended without a try, or was settled already), and nothing else would wake the others.
+ */
+const PROBE_FALLBACK_SECONDS = 5;
 
 /** Starts letting a destination's held deliveries go (its breaker closed, or it was switched back on). */
 export const startRelease = (accountId: string, destinationId: string) =>
@@ -57,20 +64,26 @@ export async function destinationTaskArrived(task: DestinationTask, now: Date): 
     case 'release':
       return releasePageOf(accountId, destinationId, breaker, now);
     case 'wait':
-      return sendWake(accountId, destinationId, task.at ?? verdict.until.toISOString(), now);
+      return sendWake(accountId, destinationId, task.at ?? verdict.until.toISOString(), now, verdict.until.toISOString());
     case 'probe': {
       // The held delivery due first goes as the probe; if it finds the probe taken, it parks again.
       const first = await heldPage(accountId, destinationId, 1);
-      if (first.length > 0) await release(accountId, destinationId, first);
+      if (first.length === 0) return;
+      await release(accountId, destinationId, first);
+      if (task.at) await sendWake(accountId, destinationId, task.at, now, new Date(now.getTime() + PROBE_FALLBACK_SECONDS * 1000).toISOString());
     }
   }
 }
 
-/** One page of held deliveries, while the breaker lets them through; the next page a second later. */
+/**
+ * One page of held deliveries, while the breaker lets them through, or whatever it says once the
+ * destination is switched off or deleted (each released delivery then ends); the next page a second later.
+ */
 async function releasePageOf(accountId: string, destinationId: string, breaker: BreakerState, now: Date): Promise<void> {
-  if (breakerGate(breaker, now).kind !== 'pass') return; // open again: its wake lets the next probe through
-  const routing = await loadRoutingTable(accountId);
-  const size = releasePage(routing?.destinations.get(destinationId)?.rate_limit_per_second);
+  const destination = (await reloadRoutingTable(accountId))?.destinations.get(destinationId);
+  const ending = !destination?.active;
+  if (!ending && breakerGate(breaker, now).kind !== 'pass') return; // open again: its wake lets the next probe through
+  const size = releasePage(destination?.rate_limit_per_second);
   const page = await heldPage(accountId, destinationId, size);
   if (page.length === 0) return;
   await release(accountId, destinationId, page);

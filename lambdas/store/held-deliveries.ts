@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { defineEntity } from './entity';
 import { accountPartition } from './keys';
-import { deleteItem, getRawItem, putNew, queryPage, updateItem } from './table';
+import { newId } from '../shared/secrets';
+import { deleteItem, getRawItem, queryPage, updateItem } from './table';
 
 /**
  * Deliveries parked against their destination while its breaker holds them: one item each, in a
@@ -14,29 +14,40 @@ const heldRecord = z.object({
   event_id: z.string(),
   /** The delivery's due time when it was parked: the release order. */
   due: z.string(),
+  /**
+   * New at every park: a release deletes only the park it read, so a delivery parked again while its
+   * release was under way (its breaker re-opened) stays parked.
+   */
+  nonce: z.string(),
 });
 export type HeldDelivery = z.infer<typeof heldRecord>;
 
 const heldPartition = (accountId: string, destinationId: string) => `${accountPartition(accountId)}#HELD#${destinationId}`;
+
+/** A held item as a table scan finds it (the local runtime's queue restore): whose it is, and which event. */
+export function heldItemOf(item: Record<string, unknown>): { accountId: string; destinationId: string; eventId: string } | undefined {
+  if (item.entity !== 'held_delivery') return undefined;
+  const [accountPart, destinationId] = String(item.pk).split('#HELD#');
+  return { accountId: String(accountPart).slice(accountPartition('').length), destinationId: String(destinationId), eventId: String(item.event_id) };
+}
 /** Due times are ISO instants (they start with a digit); the count sorts after every one of them. */
 const COUNT_SK = '~count';
 
-const heldEntity = defineEntity({
-  name: 'held_delivery',
-  schema: heldRecord,
-  key: (accountId: string, destinationId: string, due: string, eventId: string) => ({ pk: heldPartition(accountId, destinationId), sk: `${due}#${eventId}` }),
+const heldKey = (accountId: string, destinationId: string, held: Pick<HeldDelivery, 'due' | 'event_id'>) => ({
+  pk: heldPartition(accountId, destinationId),
+  sk: `${held.due}#${held.event_id}`,
 });
 const countKey = (accountId: string, destinationId: string) => ({ pk: heldPartition(accountId, destinationId), sk: COUNT_SK });
 
 /**
- * Parks a delivery. `expiresAt`: when its event's items expire (the held item goes with them if it is
- * never released). False when it was parked already (a duplicate message): it is counted once.
+ * Parks a delivery (again, if it is parked: a new nonce, counted once). `expiresAt`: when its event's
+ * items expire (the held item goes with them if it is never released). Returns the park as written.
  */
-export async function parkDelivery(accountId: string, destinationId: string, held: HeldDelivery, expiresAt: number): Promise<boolean> {
-  const key = heldEntity.key(accountId, destinationId, held.due, held.event_id);
-  if (!(await putNew({ ...heldEntity.item(held, key), expires_at: expiresAt }))) return false;
-  await updateItem(countKey(accountId, destinationId), { add: { held: 1 } });
-  return true;
+export async function parkDelivery(accountId: string, destinationId: string, park: Omit<HeldDelivery, 'nonce'>, expiresAt: number): Promise<HeldDelivery> {
+  const held = { ...park, nonce: newId() };
+  const old = await updateItem(heldKey(accountId, destinationId, held), { set: { entity: 'held_delivery', ...held, expires_at: expiresAt } }, { returnValues: 'ALL_OLD' });
+  if (!old) await updateItem(countKey(accountId, destinationId), { add: { held: 1 } });
+  return held;
 }
 
 /** The destination's held deliveries due first, at most `limit`, read consistently. */
@@ -52,10 +63,13 @@ export async function heldPage(accountId: string, destinationId: string, limit: 
   return items.map((item) => heldRecord.parse(item));
 }
 
-/** Removes released deliveries (after their messages went out); the count drops by those this call removed. */
+/** Removes released parks (after their messages went out), each only if it was not parked again since; the count drops by those removed. */
 export async function unparkDeliveries(accountId: string, destinationId: string, released: readonly HeldDelivery[]): Promise<void> {
   const removed = await Promise.all(
-    released.map(async (held) => (await deleteItem(heldEntity.key(accountId, destinationId, held.due, held.event_id), { returnOld: true })) !== undefined),
+    released.map(async (held) => {
+      const gone = await deleteItem(heldKey(accountId, destinationId, held), { condition: { expression: 'nonce = :nonce', values: { ':nonce': held.nonce } }, returnOld: true });
+      return gone !== false && gone !== undefined;
+    }),
   );
   const count = removed.filter(Boolean).length;
   if (count > 0) await updateItem(countKey(accountId, destinationId), { add: { held: -count } });

@@ -188,7 +188,7 @@ interface Changes {
 export async function updateItem(
   key: Key,
   changes: Changes,
-  options: { condition?: Condition; returnValues?: 'ALL_NEW' | 'UPDATED_NEW' } = {},
+  options: { condition?: Condition; returnValues?: 'ALL_NEW' | 'UPDATED_NEW' | 'ALL_OLD' } = {},
 ): Promise<Item | undefined | false> {
   const placeholders = new Placeholders();
   const clause = (verb: string, parts: string[]) => (parts.length > 0 ? `${verb} ${parts.join(', ')}` : '');

@@ -79,4 +79,28 @@ describe('deliveries held by an open breaker', () => {
     expect(after).toMatchObject({ state: 'healthy', held: 0 });
     expect((await eventDetail(call, key, held[0]!)).event.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1, waiting: null });
   }, 120_000);
+
+  it.each([
+    ['switched off', 'PATCH', 'destination_inactive'],
+    ['deleted', 'DELETE', 'destination_deleted'],
+  ] as const)('end (never sleep for good) when their destination is %s', async (_, method, reason) => {
+    const { key, source } = await accountWithSource(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/held-${method}`, retry_schedule: [0] });
+    await addRoute(call, key, { destination_id: dest.id });
+    down = true;
+    for (let n = 0; n < 3; n++) await ingest(call, source.path_token, JSON.stringify({ opening: n }));
+    await eventually(() => health(key, dest.id), (h) => h.state === 'open');
+    const held: string[] = [];
+    for (let n = 0; n < 5; n++) held.push((await ingest(call, source.path_token, JSON.stringify({ held: n }))).json.data.id as string);
+    await eventually(() => health(key, dest.id), (h) => h.held === 5);
+
+    const changed = method === 'PATCH' ? await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { active: false } }) : await call('DELETE', `/v1/destinations/${dest.id}`, { key });
+    expect(changed.status).toBeLessThan(300);
+    for (const id of held) {
+      const detail = await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'dead_letter', 20_000);
+      expect(detail.event.deliveries[0]).toMatchObject({ status: 'dead_letter', attempts: 0, end_reason: reason, waiting: null });
+    }
+    expect(sink.received.filter((r) => r.path === `/held-${method}`)).toHaveLength(3);
+    if (method === 'PATCH') expect((await health(key, dest.id)).held).toBe(0);
+  }, 120_000);
 });
