@@ -5,7 +5,7 @@ import { config } from '../shared/config';
 import { sqsClient } from './aws-clients';
 
 /** One delivery task: an event to one destination. Ids only: bodies stay in DynamoDB or S3. */
-export const deliveryTask = z.object({
+const deliveryTask = z.object({
   v: z.literal(1),
   account_id: z.string(),
   event_id: z.string(),
@@ -28,7 +28,7 @@ export type DeliveryTask = z.infer<typeof deliveryTask>;
  * A destination's own task: `wake` looks at its breaker at an instant a breaker write set (`at`: its
  * cooldown's or its probe's end), `release` lets a page of its held deliveries go.
  */
-export const destinationTask = z.object({
+const destinationTask = z.object({
   v: z.literal(1),
   kind: z.enum(['wake', 'release']),
   account_id: z.string(),
