@@ -578,7 +578,7 @@ if (storm) {
   if (heldPer !== null && (heldPer > TARGETS.storm_held_ops_per_held_delivery || (quietPerS ?? 0) > TARGETS.storm_held_ops_per_s_after_publishing)) {
     notes.push(
       `Storm: the ${storm.held_deliveries} held deliveries (${storm.held_delivery_seconds} delivery-seconds of waiting) cost ${held.sqs} SQS and ${held.dynamodb} DynamoDB requests during the storm, ${heldPer} each, ` +
-        `and ${quietPerS} a second once nothing new arrived: a held delivery is woken, read and re-sent every few seconds for as long as it waits, so the cost grows with held x time (${topOps}).`,
+        `and ${quietPerS} a second once nothing new arrived. Each held delivery is parked once (its arrival's reads, its wait, its park, the count, a breaker re-read) and not touched again while it waits; what remains after the storm is the destination's own wakes and probes, a constant per destination, not per held delivery (${topOps}).`,
     );
   }
 }
