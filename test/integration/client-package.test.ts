@@ -76,6 +76,7 @@ describe('the packed client', () => {
     const files = stdout.trim().split('\n').sort();
     expect(files).toContain('package/dist/index.js');
     expect(files).toContain('package/dist/index.d.ts');
+    expect(files).toContain('package/LICENSE'); // Apache-2.0, as package.json says: legal checks look for the file
     expect(files.filter((file) => !/^package\/(package\.json|README\.md|LICENSE|dist\/[\w.-]+\.(js|d\.ts))$/.test(file))).toEqual([]);
   });
 
