@@ -1,11 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { validate, compileErrors } from '@readme/openapi-parser';
 import { describe, expect, it } from 'vitest';
+import { generatePythonTypes } from '../../clients/python/codegen/generate-types';
 import { tsType } from '../../clients/typescript/codegen/generate-types';
 import { buildOpenApiDocument } from '../../lambdas/api/openapi';
 import { apiOperations } from '../../lambdas/api/routes';
 import { routeGroups } from '../../lambdas/api/routes/groups';
-import { CLIENT_TYPES_FILE, OPENAPI_FILE, openApiDocument, renderClientTypes, renderOpenApi } from '../../scripts/generate-openapi';
+import {
+  CLIENT_TYPES_FILE,
+  OPENAPI_FILE,
+  PYTHON_TYPES_FILE,
+  openApiDocument,
+  renderClientTypes,
+  renderOpenApi,
+  renderPythonTypes,
+} from '../../scripts/generate-openapi';
 import { committedOpenApi, documentedMessages, operationsOf, schemaValidator } from '../fixtures/openapi';
 
 const document = openApiDocument();
@@ -70,6 +79,12 @@ describe('the OpenAPI document', () => {
   it('is current: the client types are what `npm run openapi` generates from docs/openapi.json', () => {
     expect(readFileSync(CLIENT_TYPES_FILE, 'utf8'), 'clients/typescript/src/generated.ts is stale: run npm run openapi').toBe(
       renderClientTypes(readFileSync(OPENAPI_FILE, 'utf8')),
+    );
+  });
+
+  it('is current: the Python client types are what `npm run openapi` generates from docs/openapi.json', () => {
+    expect(readFileSync(PYTHON_TYPES_FILE, 'utf8'), 'clients/python/hookgate/generated.py is stale: run npm run openapi').toBe(
+      renderPythonTypes(readFileSync(OPENAPI_FILE, 'utf8')),
     );
   });
 
@@ -216,5 +231,30 @@ describe('the client type generator', () => {
   it('throws on JSON Schema it does not know, rather than guess a type', () => {
     expect(() => tsType({ allOf: [{ type: 'string' }] })).toThrow(/unsupported schema/);
     expect(() => tsType({ $ref: 'https://elsewhere.example/schema.json' })).toThrow(/unsupported \$ref/);
+  });
+});
+
+describe('the Python type generator', () => {
+  const generate = (schemas: Record<string, Record<string, unknown>>) =>
+    generatePythonTypes({ info: { version: '1' }, paths: { '/x': { get: { operationId: 'getX' } } }, components: { schemas } });
+
+  it('turns objects into TypedDicts (nested ones named Parent_Property) and the rest into aliases', () => {
+    const out = generate({
+      Thing: {
+        type: 'object',
+        properties: { kind: { enum: ['a', "b'c"] }, inner: { type: 'object', properties: { n: { type: ['integer', 'null'] } }, required: ['n'] } },
+        required: ['kind'],
+      },
+      Status: { anyOf: [{ $ref: '#/components/schemas/Thing' }, { type: 'null' }] },
+    });
+    expect(out).toContain("class Thing(TypedDict):\n    kind: Literal['a', 'b\\'c']\n    inner: NotRequired[Thing_Inner]\n");
+    expect(out).toContain('class Thing_Inner(TypedDict):\n    n: int | None\n');
+    expect(out).toContain('Status: TypeAlias = "Thing | None"');
+    expect(out).toContain('"getX": ("GET", "/x"),');
+  });
+
+  it('throws on JSON Schema it does not know, and on names Python cannot take', () => {
+    expect(() => generate({ X: { allOf: [{ type: 'string' }] } })).toThrow(/unsupported schema/);
+    expect(() => generate({ X: { type: 'object', properties: { 'a-b': { type: 'string' } } } })).toThrow(/no Python identifier/);
   });
 });

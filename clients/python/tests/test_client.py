@@ -1,0 +1,161 @@
+"""The client against a real local gateway (HOOKGATE_URL), and verify_webhook against its real deliveries.
+
+`npm test` boots the gateway and runs these (test/integration/python-client.test.ts); without
+HOOKGATE_URL they are skipped, and that test fails on any skip.
+"""
+
+import http.server
+import urllib.request
+import json
+import os
+import threading
+import time
+import unittest
+import uuid
+
+from hookgate import Hookgate, HookgateError, verify_webhook
+
+GATEWAY_URL = os.environ.get("HOOKGATE_URL")
+
+
+class Sink:
+    """A local destination that records every delivery and answers 200."""
+
+    def __init__(self) -> None:
+        self.received: list[tuple[str, dict[str, str], bytes]] = []
+        self._arrived = threading.Condition()
+        sink = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("content-length") or 0))
+                self.send_response(200)
+                self.end_headers()
+                with sink._arrived:
+                    sink.received.append((self.path, {k.lower(): v for k, v in self.headers.items()}, body))
+                    sink._arrived.notify_all()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self._server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        threading.Thread(target=self._server.serve_forever, daemon=True).start()
+
+    def wait_for(self, path: str, timeout: float = 20.0) -> tuple[dict[str, str], bytes]:
+        with self._arrived:
+            found = self._arrived.wait_for(lambda: [r for r in self.received if r[0] == path], timeout)
+        if not found:
+            raise AssertionError(f"no delivery to {path} within {timeout} s")
+        _, headers, body = found[0]
+        return headers, body
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def eventually(read, done, timeout: float = 20.0):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = read()
+        if done(value) or time.monotonic() > deadline:
+            return value
+        time.sleep(0.2)
+
+
+@unittest.skipUnless(GATEWAY_URL, "HOOKGATE_URL is not set: run through npm test")
+class AgainstTheGateway(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls) -> None:
+        created = Hookgate(GATEWAY_URL).accounts.create({"name": "Python client"})
+        cls.account = created["account"]
+        cls.hookgate = Hookgate(GATEWAY_URL, created["api_key"]["key"])
+        cls.sink = Sink()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.sink.close()
+
+    def test_creates_an_account_whose_key_works(self):
+        self.assertEqual(self.account["name"], "Python client")
+        self.assertEqual(self.hookgate.account.get()["id"], self.account["id"])
+
+    def test_publishes_to_a_routed_destination_whose_delivery_verifies(self):
+        destination = self.hookgate.destinations.create({"name": "py", "url": f"{self.sink.url}/hookgate"})
+        self.assertIn(destination["id"], [d["id"] for d in self.hookgate.destinations.list()])
+        route = self.hookgate.routes.create({"destination_id": destination["id"], "event_type_pattern": "py.hookgate"})
+        self.assertEqual(self.hookgate.routes.get(route["id"])["event_type_pattern"], "py.hookgate")
+
+        published = self.hookgate.outbound_events.publish({"payload": {"invoice": "in_1"}, "event_type": "py.hookgate"})
+        self.assertEqual(published["status"], "queued")
+        headers, body = self.sink.wait_for("/hookgate")
+        self.assertEqual(body, b'{"invoice":"in_1"}')
+        self.assertEqual(headers["x-hookgate-event-id"], published["id"])
+        secret = destination["signing_secret"]
+        self.assertTrue(verify_webhook(body, headers, secret))
+        self.assertFalse(verify_webhook(body, headers, secret + "x"))
+        self.assertFalse(verify_webhook(body.replace(b"in_1", b"in_2"), headers, secret))
+        self.assertFalse(verify_webhook(body, headers, secret, now=time.time() + 301))
+
+        detail = eventually(lambda: self.hookgate.outbound_events.get(published["id"]), lambda d: d["event"]["status"] == "delivered")
+        self.assertEqual(detail["event"]["status"], "delivered")
+        self.assertEqual(detail["event"]["body"], '{"invoice":"in_1"}')
+        self.assertEqual([a["outcome"] for a in detail["attempts"]], ["success"])
+
+        page = self.hookgate.outbound_events.list(event_type="py.hookgate", limit=10)
+        self.assertEqual([e["id"] for e in page.data], [published["id"]])
+        self.assertIsNone(page.next_cursor)
+
+    def test_signs_standard_webhooks_deliveries_that_verify(self):
+        destination = self.hookgate.destinations.create(
+            {"name": "py-standard", "url": f"{self.sink.url}/standard", "signature_scheme": "standard_webhooks"}
+        )
+        self.hookgate.routes.create({"destination_id": destination["id"], "event_type_pattern": "py.standard"})
+        published = self.hookgate.outbound_events.publish({"payload": '{"n":1}', "event_type": "py.standard"})
+        headers, body = self.sink.wait_for("/standard")
+        self.assertEqual(headers["webhook-id"], published["id"])
+        secret = destination["signing_secret"]
+        verify = lambda b, h, s=secret, **kw: verify_webhook(b, h, s, scheme="standard_webhooks", **kw)
+        self.assertTrue(verify(body, headers))
+        self.assertFalse(verify(body, headers, "whsec_" + "A" * 43 + "="))
+        self.assertFalse(verify(body + b" ", headers))
+        self.assertFalse(verify(body, headers, now=time.time() + 301))
+        self.assertFalse(verify_webhook(body, headers, secret))
+
+    def test_lists_pages_and_gets_inbound_events(self):
+        source = self.hookgate.sources.create({"name": "py-provider"})
+        ids = []
+        for n in range(3):
+            request = urllib.request.Request(
+                source["ingest_url"], data=json.dumps({"n": n}).encode(), headers={"content-type": "application/json"}, method="POST"
+            )
+            with urllib.request.urlopen(request) as answer:
+                self.assertEqual(answer.status, 202)
+                ids.append(json.loads(answer.read())["data"]["id"])
+        first = self.hookgate.events.list(source_id=source["id"], limit=2)
+        self.assertEqual(len(first.data), 2)
+        self.assertIsInstance(first.next_cursor, str)
+        self.assertEqual(sorted(e["id"] for e in self.hookgate.events.all(source_id=source["id"], limit=2)), sorted(ids))
+        detail = self.hookgate.events.get(ids[0])
+        self.assertEqual(detail["event"]["body"], '{"n": 0}')
+        self.assertEqual(detail["event"]["source_id"], source["id"])
+
+    def test_raises_hookgate_error_with_the_status_and_exact_message(self):
+        with self.assertRaises(HookgateError) as anonymous:
+            Hookgate(GATEWAY_URL).sources.list()
+        self.assertEqual((anonymous.exception.status, anonymous.exception.message), (401, "Unauthorized"))
+        with self.assertRaises(HookgateError) as invalid:
+            self.hookgate.routes.create({"destination_id": "nope"})
+        self.assertEqual((invalid.exception.status, str(invalid.exception)), (400, "invalid destination_id"))
+        with self.assertRaises(HookgateError) as missing:
+            self.hookgate.events.get(str(uuid.uuid4()))
+        self.assertEqual(missing.exception.status, 404)
+        self.assertEqual(missing.exception.message, "Not found")
+        self.assertEqual(missing.exception.body["error"], "Not found")
+        with self.assertRaises(TypeError):
+            self.hookgate.request("getEvent")
+
+
+if __name__ == "__main__":
+    unittest.main()
