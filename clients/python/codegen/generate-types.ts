@@ -5,25 +5,9 @@
  * Schema construct it does not know, so a new one never turns silently into a wrong type. Run by
  * `npm run openapi`; a unit test checks the committed output is current.
  */
-import type { OpenApiLike } from '../../typescript/codegen/generate-types';
+import { ANNOTATIONS, type OpenApiLike } from '../../typescript/codegen/generate-types';
 
 type Schema = { [key: string]: unknown };
-
-/** Keywords that only annotate or constrain values, and never change the Python type. */
-const ANNOTATIONS = new Set([
-  'description',
-  'format',
-  'pattern',
-  'minLength',
-  'maxLength',
-  'minimum',
-  'maximum',
-  'minItems',
-  'maxItems',
-  'default',
-  'examples',
-  'propertyNames',
-]);
 
 const pascal = (name: string) => name.replace(/(^|_)([a-z0-9])/g, (_, __, c: string) => c.toUpperCase());
 const literal = (value: unknown) => {

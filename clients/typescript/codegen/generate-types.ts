@@ -19,8 +19,8 @@ export interface OpenApiLike {
   components: { schemas: { [name: string]: Schema } };
 }
 
-/** Keywords that only annotate or constrain values, and never change the TypeScript type. */
-const ANNOTATIONS = new Set([
+/** Keywords that only annotate or constrain values, and never change the generated type (TypeScript's or Python's). */
+export const ANNOTATIONS = new Set([
   'description',
   'format',
   'pattern',
