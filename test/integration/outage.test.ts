@@ -175,7 +175,8 @@ describe('endpoints that are gone or switched off', () => {
     const detail = await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'dead_letter');
     expect(detail.attempts).toHaveLength(1);
     expect(detail.event.deliveries).toEqual([expect.objectContaining({ destination_id: dest.id, status: 'dead_letter', attempts: 1, end_reason: 'endpoint_gone' })]);
-    const disabled = await destination(key, dest.id);
+    // The delivery's outcome is written (and the event settled) before its destination is switched off.
+    const disabled = await eventually(() => destination(key, dest.id), (d) => !d.active);
     expect(disabled).toMatchObject({ active: false, disabled_reason: 'the endpoint answered 410 Gone', health: { state: 'disabled' } });
 
     // No further tries: a new event is not routed to it.
