@@ -210,6 +210,13 @@ const stateOf = ({ status, attempts, next_attempt_at, claimed_at, end_reason, wa
   ...(waiting && { waiting }),
 });
 
+/** A delivery's item as a worker holds it: its state, the version its next write is conditioned on, its first try. */
+const storedDeliveryOf = (item: DeliveryRecord): StoredDelivery => ({
+  state: stateOf(item),
+  version: item.version,
+  ...(item.first_attempt && { first_attempt: item.first_attempt }),
+});
+
 /**
  * An event as its readers see it. A settled event's status item holds everything; an unsettled one's
  * holds the plan, and each delivery that has an item of its own is as that item says.
@@ -283,7 +290,7 @@ export async function findDeliveryContext(
   const item = deliveries[0];
   const planned = stored.deliveries[destinationId];
   const delivery = item
-    ? { state: stateOf(item), version: item.version, ...(item.first_attempt && { first_attempt: item.first_attempt }) }
+    ? storedDeliveryOf(item)
     : planned && { state: planned, version: 0 };
   return { event: stored, body, delivery };
 }
@@ -339,7 +346,7 @@ type DeliveryOwner = Pick<EventRecord, 'account_id' | 'id' | 'received_at' | 're
 
 async function findDelivery(event: DeliveryOwner, destinationId: string): Promise<StoredDelivery | undefined> {
   const item = await deliveryEntity.find(event.account_id, event.id, destinationId);
-  return item && { state: stateOf(item), version: item.version, ...(item.first_attempt && { first_attempt: item.first_attempt }) };
+  return item && storedDeliveryOf(item);
 }
 
 /**

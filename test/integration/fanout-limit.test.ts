@@ -1,20 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bootGatewayWithSink } from '../fixtures/gateway';
-import type { Call } from '../fixtures/http-client';
+import { describe, expect, it } from 'vitest';
+import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
-import { eventually, type Sink } from '../fixtures/sink';
+import { eventually } from '../fixtures/sink';
 
-// One event may reach at most HOOKGATE_MAX_FANOUT destinations (3 here, 100 by default).
+// One event may reach at most HOOKGATE_MAX_FANOUT destinations (3 here, 1,000 by default).
 
-let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
-let call: Call;
-let sink: Sink;
-
-beforeAll(async () => {
-  env = await bootGatewayWithSink({ HOOKGATE_MAX_FANOUT: '3' });
-  ({ call, sink } = env);
-});
-afterAll(() => env?.stop());
+const { call, sink } = gatewayWithSinkForFile({ HOOKGATE_MAX_FANOUT: '3' });
 
 /** An account whose five destinations all take every event (oldest route first), and an ops endpoint for Hookgate's notices. */
 async function fannedOutAccount(prefix: string) {
