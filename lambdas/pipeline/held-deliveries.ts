@@ -1,7 +1,10 @@
 import { breakerGate, RELEASE_INTERVAL_SECONDS, releasePage, wakeTimes, wakeVerdict, type BreakerState } from '../domain/breaker';
 import { enqueueDeliveries, type DeliveryTask, type DestinationTask } from '../adapters/delivery-queue';
+import { slotsToTry } from '../domain/max-in-flight';
+import { newId } from '../shared/secrets';
 import { findBreaker } from '../store/breakers';
-import { heldPage, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
+import { releaseFlightSlot, takeFlightSlot, waiterOfFreeSlot, waitOnFlightSlot } from '../store/flight-slots';
+import { claimRelease, heldPage, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
 import { reloadRoutingTable } from '../store/routing-table';
 
 /**
@@ -11,13 +14,22 @@ import { reloadRoutingTable } from '../store/routing-table';
  * lets one held delivery through as the probe, and the breaker's closing (a probe that succeeded, a
  * manual try, the owner switching the destination back on) releases the rest, in due order, a page at
  * a time. Holding N deliveries costs N parks and N releases, whatever the time they wait.
+ *
+ * A delivery over its destination's concurrency cap is parked the same way: it waits on one of the
+ * slots it found taken, and that slot's release lets one held delivery go, with the slot.
  */
 
-const taskOf = (accountId: string, destinationId: string, held: HeldDelivery): DeliveryTask => ({ v: 1, account_id: accountId, event_id: held.event_id, destination_id: destinationId });
+const taskOf = (accountId: string, destinationId: string, held: HeldDelivery, slot?: number): DeliveryTask => ({
+  v: 1,
+  account_id: accountId,
+  event_id: held.event_id,
+  destination_id: destinationId,
+  ...(slot !== undefined && { flight_slot: slot }),
+});
 
 /** Lets held deliveries go: their messages first, then their held items (a crash between leaves a duplicate the claim ignores). */
-async function release(accountId: string, destinationId: string, held: readonly HeldDelivery[]): Promise<void> {
-  await enqueueDeliveries(held.map((h) => taskOf(accountId, destinationId, h)), 0);
+async function release(accountId: string, destinationId: string, held: readonly HeldDelivery[], slot?: number): Promise<void> {
+  await enqueueDeliveries(held.map((h) => taskOf(accountId, destinationId, h, slot)), 0);
   await unparkDeliveries(accountId, destinationId, held);
 }
 
@@ -31,6 +43,70 @@ export async function park(task: DeliveryTask, due: string, expiresAt: number, n
   const breaker = await findBreaker(task.account_id, task.destination_id);
   if (breakerGate(breaker, now()).kind !== 'wait') await release(task.account_id, task.destination_id, [held]);
 }
+
+/** A try's hold on one of its destination's `max_in_flight` slots. */
+export interface FlightSlot {
+  slot: number;
+  holder: string;
+}
+
+/**
+ * Takes one of the destination's slots for a try, until `leaseUntil` (epoch ms); or, when every slot
+ * it looked at is taken, says which (the delivery then waits on one of them: `parkOverCap`).
+ */
+export async function takeSlot(task: DeliveryTask, cap: number, now: Date, leaseUntil: number): Promise<{ kind: 'taken'; slot: FlightSlot } | { kind: 'full'; taken: number[] }> {
+  const holder = newId();
+  const taken: number[] = [];
+  for (const slot of slotsToTry(cap, task.flight_slot, Math.random)) {
+    const waiters = await takeFlightSlot(task.account_id, task.destination_id, slot, holder, now, leaseUntil);
+    if (waiters === undefined) {
+      taken.push(slot);
+      continue;
+    }
+    // Its release lets one of them go; if this worker dies first, the check at its lease's end does.
+    if (waiters > 0) await checkSlotAt(task.account_id, task.destination_id, slot, leaseUntil, now);
+    return { kind: 'taken', slot: { slot, holder } };
+  }
+  return { kind: 'full', taken };
+}
+
+/** The try is over: its slot goes, and if a delivery waits on it, the held delivery due first goes with it. */
+export async function letSlotGo(accountId: string, destinationId: string, { slot, holder }: FlightSlot, now: Date): Promise<void> {
+  if (await releaseFlightSlot(accountId, destinationId, slot, holder)) await releaseOne(accountId, destinationId, slot, now);
+}
+
+/** How many held deliveries a slot's release looks at for one that no other release has taken. */
+const RELEASE_ONE_LOOKS = 5;
+
+/** Lets the held delivery due first go, with the slot just let go, unless another release took it (then the next). */
+async function releaseOne(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
+  for (const held of await heldPage(accountId, destinationId, RELEASE_ONE_LOOKS)) {
+    if (!(await claimRelease(accountId, destinationId, held, now))) continue;
+    return release(accountId, destinationId, [held], slot);
+  }
+}
+
+/**
+ * Parks a delivery over its destination's cap and counts it as waiting on a slot it found taken, so
+ * that slot's release lets it (or whichever held delivery is due first) go. A slot let go between the
+ * look and the count has no release to come: the delivery then tries again at once. A check at the
+ * slot's lease end covers a holder that dies (its release never comes).
+ */
+export async function parkOverCap(task: DeliveryTask, due: string, expiresAt: number, taken: readonly number[], now: () => Date): Promise<void> {
+  const held = await parkDelivery(task.account_id, task.destination_id, { event_id: task.event_id, due }, expiresAt);
+  for (const slot of taken) {
+    const waiting = await waitOnFlightSlot(task.account_id, task.destination_id, slot, now());
+    if (waiting === undefined) continue;
+    // One check per lease: the first waiter sends it (a holder that finds waiters when it takes the slot sends its own).
+    if (waiting.waiters === 1) await checkSlotAt(task.account_id, task.destination_id, slot, waiting.leaseUntil, now());
+    return;
+  }
+  if (await claimRelease(task.account_id, task.destination_id, held, now())) await release(task.account_id, task.destination_id, [held]);
+}
+
+/** A look at a slot just after its lease ends (`leaseUntil`, epoch ms). */
+const checkSlotAt = (accountId: string, destinationId: string, slot: number, leaseUntil: number, now: Date) =>
+  enqueueDeliveries([{ v: 1, kind: 'slot', account_id: accountId, destination_id: destinationId, slot }], Math.ceil((leaseUntil - now.getTime()) / 1000) + 1);
 
 /** Sends the wakes a breaker write needs (before the write: see `changeBreaker`). */
 export async function scheduleWakes(accountId: string, destinationId: string, before: BreakerState, after: BreakerState, now: Date): Promise<void> {
@@ -55,6 +131,7 @@ export const startRelease = (accountId: string, destinationId: string) =>
 /** A destination's own task, as it arrives. */
 export async function destinationTaskArrived(task: DestinationTask, now: Date): Promise<void> {
   const { account_id: accountId, destination_id: destinationId } = task;
+  if (task.kind === 'slot') return slotCheckArrived(accountId, destinationId, task.slot ?? 0, now);
   const breaker = await findBreaker(accountId, destinationId);
   if (task.kind === 'release') return releasePageOf(accountId, destinationId, breaker, now);
   const verdict = wakeVerdict(breaker, task.at ?? '', now);
@@ -88,4 +165,9 @@ async function releasePageOf(accountId: string, destinationId: string, breaker: 
   if (page.length === 0) return;
   await release(accountId, destinationId, page);
   if (page.length === size) await enqueueDeliveries([{ v: 1, kind: 'release', account_id: accountId, destination_id: destinationId }], RELEASE_INTERVAL_SECONDS);
+}
+
+/** Deliveries still waiting on a slot at its lease's end: one goes if nobody holds it. */
+async function slotCheckArrived(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
+  if (await waiterOfFreeSlot(accountId, destinationId, slot, now)) await releaseOne(accountId, destinationId, slot, now);
 }

@@ -45,7 +45,7 @@ const countKey = (accountId: string, destinationId: string) => ({ pk: heldPartit
  */
 export async function parkDelivery(accountId: string, destinationId: string, park: Omit<HeldDelivery, 'nonce'>, expiresAt: number): Promise<HeldDelivery> {
   const held = { ...park, nonce: newId() };
-  const old = await updateItem(heldKey(accountId, destinationId, held), { set: { entity: 'held_delivery', ...held, expires_at: expiresAt } }, { returnValues: 'ALL_OLD' });
+  const old = await updateItem(heldKey(accountId, destinationId, held), { set: { entity: 'held_delivery', ...held, expires_at: expiresAt }, remove: ['releasing'] }, { returnValues: 'ALL_OLD' });
   if (!old) await updateItem(countKey(accountId, destinationId), { add: { held: 1 } });
   return held;
 }
@@ -61,6 +61,28 @@ export async function heldPage(accountId: string, destinationId: string, limit: 
     { limit },
   );
   return items.map((item) => heldRecord.parse(item));
+}
+
+/** A claim to let a held delivery go that is older than this was its releaser's last act (it died): another may take it. */
+const RELEASE_CLAIM_MS = 60_000;
+
+/**
+ * Takes a held delivery to let it go: deliveries let go one at a time from many workers at once (a
+ * concurrency slot's release) could otherwise each send the one due first. False when another
+ * release has it, or it was parked again since it was read.
+ */
+export async function claimRelease(accountId: string, destinationId: string, held: HeldDelivery, now: Date): Promise<boolean> {
+  const claimed = await updateItem(
+    heldKey(accountId, destinationId, held),
+    { set: { releasing: now.getTime() } },
+    {
+      condition: {
+        expression: 'nonce = :nonce AND (attribute_not_exists(releasing) OR releasing < :stale)',
+        values: { ':nonce': held.nonce, ':stale': now.getTime() - RELEASE_CLAIM_MS },
+      },
+    },
+  );
+  return claimed !== false;
 }
 
 /** Removes released parks (after their messages went out), each only if it was not parked again since; the count drops by those removed. */
