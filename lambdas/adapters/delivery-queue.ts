@@ -28,16 +28,16 @@ export type DeliveryTask = z.infer<typeof deliveryTask>;
 
 /**
  * A destination's own task: `wake` looks at its breaker at an instant a breaker write set (`at`: its
- * cooldown's or its probe's end), `release` lets a page of its held deliveries go, `slot` looks at a
- * concurrency slot whose lease has ended (`slot`) for deliveries still waiting on it.
+ * cooldown's or its probe's end), `release` lets a page of its held deliveries go, `slots` looks at
+ * concurrency slots a parked delivery found taken (`slots`) once their leases have ended.
  */
 const destinationTask = z.object({
   v: z.literal(1),
-  kind: z.enum(['wake', 'release', 'slot']),
+  kind: z.enum(['wake', 'release', 'slots']),
   account_id: z.string(),
   destination_id: z.string(),
   at: z.optional(z.string()),
-  slot: z.optional(z.int()),
+  slots: z.optional(z.array(z.int())),
 });
 export type DestinationTask = z.infer<typeof destinationTask>;
 

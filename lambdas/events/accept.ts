@@ -38,7 +38,7 @@ export interface NewEvent {
   storedBody?: EventBodyRecord;
   /**
    * Deliver to this destination only, whatever the routes say (the portal's test event and its
-   * resend to one endpoint); nothing is delivered when it is inactive or gone.
+   * resend to one endpoint); nothing is delivered when it is gone, and it is held while it is paused.
    */
   onlyDestination?: string;
   /**

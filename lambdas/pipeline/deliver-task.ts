@@ -81,7 +81,8 @@ type Hold = {
 } & (
   | /** Back in the queue at its send slot. */ { reason: 'rate_limit'; wait: TaskWait }
   | /** Parked until the breaker lets it through (`until`: the earliest it may). */ { reason: 'breaker_open'; until: Date }
-  | /** Parked until one of the slots it found taken is let go. */ { reason: 'concurrency'; taken: readonly number[] }
+  | /** Parked until a slot is let go. */ { reason: 'concurrency'; cap: number }
+  | /** Parked until its destination is switched back on. */ { reason: 'paused' }
 );
 
 type Prepared = TaskResult | Hold | { kind: 'claimed'; claimed: Claimed };
@@ -156,6 +157,8 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       return { kind: 'done' };
     case 'wait':
       return stored ? { kind: 'hold', reason: 'breaker_open', until: decision.until, event: loaded.event, delivery: stored, now } : { kind: 'done' };
+    case 'paused':
+      return stored ? { kind: 'hold', reason: 'paused', event: loaded.event, delivery: stored, now } : { kind: 'done' };
     case 'claim': {
       if (!destination || !stored) return { kind: 'done' };
       let sendAt: number | undefined;
@@ -166,7 +169,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       }
       // A try holds one of its destination's slots while it is in flight: over the cap, it waits parked.
       const place = await takeSlot(task, maxInFlight(destination), now, now.getTime() + LEASE_MS);
-      if (place.kind === 'full') return { kind: 'hold', reason: 'concurrency', taken: place.taken, event: loaded.event, delivery: stored, now };
+      if (place.kind === 'full') return { kind: 'hold', reason: 'concurrency', cap: maxInFlight(destination), event: loaded.event, delivery: stored, now };
       const claimed = await claimUnderSlot(task, loaded.event, stored, destination, breaker, decision.probe, manual, now);
       if (claimed.kind !== 'claimed') await letSlotGo(accountId, destinationId, place.slot, now);
       if (claimed.kind === 'hold') return claimed;
@@ -236,8 +239,9 @@ async function pace(task: DeliveryTask, event: EventRecord, delivery: StoredDeli
 
 /**
  * Stores why the delivery waits. Waiting for a send slot, its message comes back at the slot. Held by
- * its breaker or its destination's cap, it is parked and its message is done: it sleeps until the
- * breaker lets it through or a slot is let go. A delivery settled or claimed meanwhile has no wait to
+ * its breaker, its destination's cap or its destination being switched off, it is parked and its
+ * message is done: it sleeps until the breaker lets it through, a slot is let go or the destination
+ * is switched back on. A delivery settled or claimed meanwhile has no wait to
  * store, and its task is done.
  */
 async function hold(task: DeliveryTask, held: Hold, clock: () => Date): Promise<TaskResult> {
@@ -248,8 +252,8 @@ async function hold(task: DeliveryTask, held: Hold, clock: () => Date): Promise<
   if (held.reason === 'rate_limit') return { kind: 'wait', ...held.wait };
   const due = changed.delivery.state.next_attempt_at ?? now.toISOString();
   const expiresAt = sideItemExpiresAt(event.received_at, event.retention_days);
-  if (held.reason === 'concurrency') await parkOverCap(task, due, expiresAt, held.taken, clock);
-  else await park(task, due, expiresAt, clock);
+  if (held.reason === 'concurrency') await parkOverCap(task, due, expiresAt, held.cap, LEASE_MS, clock);
+  else await park(task, held.reason, due, expiresAt, clock);
   return { kind: 'done' };
 }
 
@@ -402,9 +406,8 @@ async function updateBreaker(task: DeliveryTask, claimed: Claimed, succeeded: bo
 
 /** Hookgate switches a destination off (a 410, or failures for too long) and says so. */
 async function disable({ event, destination }: Claimed, reason: string, failingSince: string | null, at: Date): Promise<void> {
+  // What it holds stays parked (now as paused) until its owner switches it back on.
   await disableDestination(event.account_id, destination.id, reason, at);
-  // What its breaker held goes, and each delivery ends (`destination_inactive`) rather than sleep for good.
-  await startRelease(event.account_id, destination.id);
   log.warn('destination disabled', { account_id: event.account_id, destination_id: destination.id, reason });
   await noticeDisabled(event, destination, reason, failingSince, at);
 }

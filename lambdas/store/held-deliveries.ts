@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { accountPartition } from './keys';
 import { newId } from '../shared/secrets';
-import { deleteItem, getRawItem, queryPage, updateItem } from './table';
+import { deleteItem, getRawItem, queryEach, queryPage, updateItem } from './table';
 
 /**
  * Deliveries parked against their destination while its breaker holds them: one item each, in a
@@ -50,17 +50,21 @@ export async function parkDelivery(accountId: string, destinationId: string, par
   return held;
 }
 
+const heldQuery = (accountId: string, destinationId: string) => ({
+  KeyConditionExpression: 'pk = :pk AND sk < :count',
+  ExpressionAttributeValues: { ':pk': heldPartition(accountId, destinationId), ':count': COUNT_SK },
+  ConsistentRead: true,
+});
+
 /** The destination's held deliveries due first, at most `limit`, read consistently. */
 export async function heldPage(accountId: string, destinationId: string, limit: number): Promise<HeldDelivery[]> {
-  const { items } = await queryPage(
-    {
-      KeyConditionExpression: 'pk = :pk AND sk < :count',
-      ExpressionAttributeValues: { ':pk': heldPartition(accountId, destinationId), ':count': COUNT_SK },
-      ConsistentRead: true,
-    },
-    { limit },
-  );
+  const { items } = await queryPage(heldQuery(accountId, destinationId), { limit });
   return items.map((item) => heldRecord.parse(item));
+}
+
+/** Every held delivery of the destination in due order, read consistently a page at a time, as far as the caller goes. */
+export async function* eachHeld(accountId: string, destinationId: string, pageSize: number): AsyncGenerator<HeldDelivery> {
+  for await (const item of queryEach(heldQuery(accountId, destinationId), pageSize)) yield heldRecord.parse(item);
 }
 
 /** A claim to let a held delivery go that is older than this was its releaser's last act (it died): another may take it. */
@@ -98,7 +102,7 @@ export async function unparkDeliveries(accountId: string, destinationId: string,
 }
 
 /** How many deliveries the destination holds (the count can run a little behind a crash; never below 0). */
-export async function heldCount(accountId: string, destinationId: string): Promise<number> {
-  const item = await getRawItem(countKey(accountId, destinationId), false);
+export async function heldCount(accountId: string, destinationId: string, consistent = false): Promise<number> {
+  const item = await getRawItem(countKey(accountId, destinationId), consistent);
   return Math.max(0, Number(item?.held ?? 0));
 }

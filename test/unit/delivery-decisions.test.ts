@@ -31,7 +31,7 @@ describe('claim decision', () => {
     ['a retry not due yet waits for its due time', { delivery: deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: iso(30) }) }, { kind: 'wait', until: at(30), reason: 'not_due' }],
     ['a retry due within the tolerance is claimed', { delivery: deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: iso(0.5) }) }, { kind: 'claim', probe: false }],
     ['a destination a fresh read did not find ends it', { destination: undefined }, { kind: 'end', reason: 'destination_deleted' }],
-    ['an inactive destination ends it without a try', { destination: { active: false, customer: null } }, { kind: 'end', reason: 'destination_inactive' }],
+    ['a switched-off destination holds it without a try', { destination: { active: false, customer: null } }, { kind: 'paused' }],
     ['a destination given to a customer since planning ends it', { destination: { active: true, customer: 'cus_a' } }, { kind: 'end', reason: 'customer_changed' }],
     ['a destination moved to another customer ends it', { destination: { active: true, customer: 'cus_b' }, customer: 'cus_a' }, { kind: 'end', reason: 'customer_changed' }],
     ['the addressed customer’s destination is claimed', { destination: { active: true, customer: 'cus_a' }, customer: 'cus_a' }, { kind: 'claim', probe: false }],
@@ -99,8 +99,8 @@ describe('delivery transitions', () => {
 
   it('ends a waiting retry with its attempts unchanged and the reason shown, and leaves an ended one', () => {
     const waiting = deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: iso(60) });
-    expect(endedDelivery(waiting, 'destination_inactive')).toEqual({ status: 'dead_letter', attempts: 2, end_reason: 'destination_inactive', next_attempt_at: null, claimed_at: null });
-    expect(endedDelivery(deliveryState({ status: 'delivered', attempts: 1 }), 'destination_inactive')).toBeUndefined();
+    expect(endedDelivery(waiting, 'destination_deleted')).toEqual({ status: 'dead_letter', attempts: 2, end_reason: 'destination_deleted', next_attempt_at: null, claimed_at: null });
+    expect(endedDelivery(deliveryState({ status: 'delivered', attempts: 1 }), 'destination_deleted')).toBeUndefined();
   });
 
   it('moves a held delivery’s due time without spending a try', () => {

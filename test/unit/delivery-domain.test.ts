@@ -56,14 +56,14 @@ describe('planning deliveries', () => {
     active: true,
     ...extra,
   });
-  it('gives each active destination one delivery, however many routes reach it', () => {
+  it('gives each destination of an active route one delivery, however many routes reach it; a paused one too (it is held), a gone one not', () => {
     const plan = planDeliveries(
-      [route('a'), route('a', { event_type_pattern: 'x.*' }), route('b'), route('off'), route('c', { active: false })],
-      (id) => ({ active: id !== 'off', customer: null }),
+      [route('a'), route('a', { event_type_pattern: 'x.*' }), route('b'), route('paused'), route('gone'), route('c', { active: false })],
+      (id) => (id === 'gone' ? undefined : { active: id !== 'paused', customer: null }),
       { source_id: 's', event_type: 'x.y', customer: null },
       '2026-01-01T00:00:00.000Z',
     ).deliveries;
-    expect(Object.keys(plan).sort()).toEqual(['a', 'b']);
+    expect(Object.keys(plan).sort()).toEqual(['a', 'b', 'paused']);
     expect(plan.a).toEqual({ status: 'queued', attempts: 0, next_attempt_at: '2026-01-01T00:00:00.000Z', claimed_at: null });
   });
 
