@@ -1,4 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
+import { eventPartition } from '../../lambdas/events/record';
+import { updateItem } from '../../lambdas/store/table';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { createAccount, typedClient } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
@@ -73,6 +75,23 @@ describe('W3C trace context', () => {
     expect(tries.map((t) => t.traceId)).toEqual([TRACE, TRACE]);
     expect(new Set([SPAN, ...tries.map((t) => t.spanId)]).size).toBe(3);
     expect((await eventDetail(call, key, copy, '/v1/outbound-events')).event.trace_id).toBe(TRACE);
+  });
+
+  it('an event stored before traces were kept: its trace is made from its id, and a replay keeps it', async () => {
+    const { key, accountId } = await createAccount(call);
+    const destination = await addDestination(call, key, { url: `${sink.url}/legacy` });
+    await addRoute(call, key, { destination_id: destination.id });
+    const id = (await publish(key)).json.data.id as string;
+    await eventually(() => eventDetail(call, key, id, '/v1/outbound-events'), (d) => d.event.status === 'delivered');
+    // As an older version wrote it: a body item without a trace.
+    await updateItem({ pk: eventPartition(accountId, id), sk: 'BODY' }, { remove: ['trace'] });
+
+    const fromId = id.replaceAll('-', '');
+    expect((await eventDetail(call, key, id, '/v1/outbound-events')).event.trace_id).toBe(fromId);
+    const { replay_event_id: copy } = await typedClient(call, key).outboundEvents.replay(id);
+    const [, replayed] = await sink.waitForPath('/legacy', 2);
+    expect(traceOfDelivery(replayed as ReceivedRequest).traceId).toBe(fromId);
+    expect((await eventDetail(call, key, copy, '/v1/outbound-events')).event.trace_id).toBe(fromId);
   });
 
   it('an ingested traceparent is the delivery’s trace, sent once; the stored headers keep it as received', async () => {
