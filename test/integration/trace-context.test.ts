@@ -143,6 +143,16 @@ describe('W3C trace context', () => {
     expect(tries[0]?.traceId).not.toBe(tries[1]?.traceId);
   });
 
+  it('a destination’s custom auth header cannot be the traceparent every try carries', async () => {
+    const { key } = await createAccount(call);
+    const answer = await call('POST', '/v1/destinations', {
+      key,
+      body: { name: 'd', url: `${sink.url}/auth`, auth: { type: 'header', name: 'Traceparent', value: 'v' } },
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.json.error).toBe('auth.name is a header the gateway sets itself');
+  });
+
   it('a batch’s traceparent is every event’s', async () => {
     const key = await publisher('/batch');
     const answer = await call('POST', '/v1/outbound-events/batch', {
