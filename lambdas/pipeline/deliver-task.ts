@@ -12,9 +12,9 @@ import type { DeliveryTask } from '../adapters/delivery-queue';
 import type { DeliveryResult } from '../adapters/http-sender';
 import { readStoredBody } from '../adapters/payloads';
 import { config } from '../shared/config';
-import { log } from '../shared/log';
+import { appendLogKeys, log } from '../shared/log';
 import { recordBreakerTransition, recordDeliveryAttempt, recordDeliveryEnded } from '../shared/metrics';
-import { newId } from '../shared/secrets';
+import { newId, newSpanBytes } from '../shared/secrets';
 import { changeBreaker } from '../store/breakers';
 import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
@@ -22,6 +22,7 @@ import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } f
 import { letSlotGo, park, parkOverCap, scheduleWakes, startRelease, takeSlot, type FlightSlot } from './held-deliveries';
 import { maxInFlight } from '../domain/max-in-flight';
 import { sideItemExpiresAt } from '../domain/retention';
+import { traceOf, traceparentOf } from '../domain/trace-context';
 import { disableDestination } from '../destinations/record';
 import { changeDelivery, findAttempt, findDeliveryContext, insertAttempt, settleEventIfDone, type StoredDelivery } from '../events/record';
 import type { DestinationRecord } from '../destinations/record';
@@ -122,6 +123,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
     const missing = missingEventWait(task.sent_at, now, config().missingEventGraceSeconds);
     return missing.kind === 'wait' ? { kind: 'wait', until: missing.until } : { kind: 'done' };
   }
+  appendLogKeys({ trace_id: traceOf(loaded.body.trace, eventId).id });
   const timing = { now, leaseMs: LEASE_MS, earlyToleranceMs: EARLY_TOLERANCE_MS };
   const stored = loaded.delivery;
   const delivery = stored?.state;
@@ -274,6 +276,7 @@ async function send({ destination, event, body: stored, sendAt }: Claimed, deps:
     ...headerFacts(event, stored.content_type, destination, config().version),
     body,
     timestamp: Math.floor(now.getTime() / 1000),
+    traceparent: traceparentOf(traceOf(stored.trace, event.id), newSpanBytes()),
     secrets: activeSecrets(destination, now),
   });
   return deps.send({

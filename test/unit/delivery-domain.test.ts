@@ -139,6 +139,7 @@ describe('delivery headers', () => {
     contentType: 'application/json',
     body: Buffer.from('{}'),
     timestamp: 1,
+    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
     secrets: ['whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0'],
     userAgent: 'hookgate/1.0.0',
   };
@@ -146,6 +147,7 @@ describe('delivery headers', () => {
     const headers = deliveryHeaders({ ...base, scheme: 'hookgate', auth: { type: 'bearer', token: 't' } });
     expect(headers).toMatchObject({ 'x-webhook-id': 'w1', 'x-hookgate-event-id': 'e1', 'x-event-type': 'order.created', authorization: 'Bearer t' });
     expect(headers['webhook-signature']).toMatch(/^t=1,v1=/);
+    expect(headers.traceparent).toBe(base.traceparent);
     expect(headers).not.toHaveProperty('webhook-id');
     expect(headers).not.toHaveProperty('webhook-timestamp');
   });
@@ -159,13 +161,14 @@ describe('delivery headers', () => {
     { scheme: 'hookgate' as const, auth: { type: 'bearer' as const, token: 'secret-token' }, hidden: 'authorization' },
     { scheme: 'standard_webhooks' as const, auth: { type: 'header' as const, name: 'X-Key', value: 'secret-value' }, hidden: 'x-key' },
   ])('shown in event detail ($scheme): the names every try carries, per-try values described, the credential hidden', ({ scheme, auth, hidden }) => {
-    const { body: _body, timestamp: _timestamp, secrets: _secrets, ...facts } = base;
+    const { body: _body, timestamp: _timestamp, traceparent: _traceparent, secrets: _secrets, ...facts } = base;
     const shown = shownDeliveryHeaders({ ...facts, scheme, auth });
     const sent = deliveryHeaders({ ...base, scheme, auth });
     expect(Object.keys(shown).sort()).toEqual(Object.keys(sent).sort());
     expect(shown[hidden]).toBe('<hidden>');
     expect(JSON.stringify(shown)).not.toContain('secret-');
     expect(shown['webhook-signature']).toBe('<computed for each try>');
+    expect(shown.traceparent).toBe('<the event’s trace, a new span for each try>');
     for (const name of ['x-webhook-id', 'x-hookgate-event-id', 'content-type', 'user-agent']) expect(shown[name]).toBe(sent[name]);
   });
 });

@@ -383,6 +383,8 @@ class EventDetail(TypedDict):
     webhook_id: str
     """What its deliveries carry as `X-Webhook-Id` (and `webhook-id`): the first event of its replay chain, so a replayed copy keeps its original’s; the event’s own `id` when it is no copy."""
     replayed_by: str | None
+    trace_id: str
+    """The W3C trace id its deliveries carry in `traceparent` (each try a new span id): the `traceparent` it was ingested or published with, when valid; else one Hookgate started. A replayed copy keeps its original’s."""
     deliveries: list[EventDetail_Deliveries_Item]
 
 

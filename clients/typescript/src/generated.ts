@@ -345,6 +345,8 @@ export type EventDetail = {
   /** What its deliveries carry as `X-Webhook-Id` (and `webhook-id`): the first event of its replay chain, so a replayed copy keeps its original’s; the event’s own `id` when it is no copy. */
   webhook_id: string;
   replayed_by: string | null;
+  /** The W3C trace id its deliveries carry in `traceparent` (each try a new span id): the `traceparent` it was ingested or published with, when valid; else one Hookgate started. A replayed copy keeps its original’s. */
+  trace_id: string;
   deliveries: Array<{
     destination_id: string;
     status: 'queued' | 'delivering' | 'retry_scheduled' | 'delivered' | 'dead_letter';
