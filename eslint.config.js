@@ -41,7 +41,7 @@ const classicZodInApiOnly = {
 
 export default tseslint.config(
   // test/fixtures/lint/ breaks the rules on purpose; test/unit/lint-rules.test.ts lints it.
-  { ignores: ['node_modules/', 'cdk.out/', '.hookgate/', 'coverage/', 'bench/out/', 'clients/typescript/dist/', 'test/fixtures/lint/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.hookgate/', 'coverage/', 'bench/out/', 'clients/typescript/dist/', 'clients/cli/dist/', 'test/fixtures/lint/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
