@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -108,6 +108,7 @@ describe('login', () => {
   });
 
   it('checks the key, then saves URL and key in a 0600 file in a 0700 directory, never printing the key', async () => {
+    await mkdir(join(loginHome(), 'hookgate'), { recursive: true, mode: 0o755 }); // made wider by something else: narrowed
     const run = await login(['--url', `${gatewayUrl}/`, '--key', key, '--json']);
     expect(run.code, run.stderr).toBe(0);
     const answer = json(run);
@@ -164,6 +165,15 @@ describe('events get and replay', () => {
     expect(human.code, human.stderr).toBe(0);
     expect(human.stdout).toContain(`Replayed ${answer.replay_event_id} as`);
     expect((await cli(['replay', randomUUID()])).code).toBe(1);
+  });
+
+  it('replays to one destination with --destination, whatever the routes say', async () => {
+    const { id } = await deliveredInbound('/replay-one', '{"order":"o_4"}');
+    const unrouted = await hookgate.destinations.create({ name: 'unrouted', url: `${sink.url}/unrouted` });
+    const run = await cli(['replay', id, '--destination', unrouted.id, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const copy = await hookgate.events.get((json(run) as { replay_event_id: string }).replay_event_id);
+    expect(copy.event.deliveries.map((delivery) => delivery.destination_id)).toEqual([unrouted.id]);
   });
 });
 
