@@ -1,11 +1,13 @@
-import { spawn } from 'node:child_process';
+import { execFile as execFileCallback, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hookgate } from '../../clients/typescript/src/index';
 import { hookgateSignature } from '../../lambdas/domain/signing';
@@ -19,6 +21,7 @@ import { eventually, type ReceivedRequest } from '../fixtures/sink';
  * the contract scripts rely on: 0 ok, 1 a no, 2 usage, 3 config or key, 4 gateway unavailable.
  */
 const root = fileURLToPath(new URL('../../', import.meta.url));
+const execFile = promisify(execFileCallback);
 const { call, sink } = gatewayWithSinkForFile();
 
 let configHome: string;
@@ -343,5 +346,36 @@ describe('configuration and the gateway', () => {
     expect((await cli(['--version'])).stdout.trim()).toBe(JSON.parse(await readFile(join(root, 'clients/cli/package.json'), 'utf8')).version);
     expect((await cli(['events', 'tail', '--help'])).code).toBe(0);
     expect((await cli(['listen-to-everything'])).code).toBe(2);
+  });
+});
+
+describe('the packed @hookgate/cli', () => {
+  let project: string;
+  let tarball: string;
+
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'hookgate-cli-package-'));
+    const packed = await execFile('npm', ['pack', '--pack-destination', project], { cwd: join(root, 'clients/cli') });
+    tarball = join(project, packed.stdout.trim().split('\n').at(-1) ?? '');
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+    await execFile('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: project });
+  }, 120_000);
+  afterAll(() => rm(project, { recursive: true, force: true }));
+
+  it('ships the bundle, its README and LICENSE, and nothing else', async () => {
+    const { stdout } = await execFile('tar', ['-tzf', tarball]);
+    expect(stdout.trim().split('\n').sort()).toEqual(['package/LICENSE', 'package/README.md', 'package/dist/hookgate.cjs', 'package/package.json']);
+    expect(await readFile(join(project, 'node_modules/@hookgate/cli/LICENSE'), 'utf8')).toBe(await readFile(join(root, 'LICENSE'), 'utf8'));
+  });
+
+  it('installs a hookgate bin, with no dependency, that runs on this Node and on the system\'s', async () => {
+    const published = await hookgate.outboundEvents.publish({ event_type: 'packed', payload: {} });
+    const bin = join(project, 'node_modules/.bin/hookgate');
+    expect((await stat(bin)).mode & 0o111).not.toBe(0);
+    const nodes = [process.execPath, '/usr/bin/node'].filter((path, i, all) => all.indexOf(path) === i && existsSync(path));
+    for (const node of nodes) {
+      const { stdout } = await execFile(node, [bin, 'events', 'get', published.id, '--json'], { env: cliEnv({ HOOKGATE_URL: gatewayUrl, HOOKGATE_API_KEY: key }) });
+      expect(JSON.parse(stdout), node).toMatchObject({ event: { id: published.id, event_type: 'packed' } });
+    }
   });
 });

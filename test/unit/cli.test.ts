@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
+import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { configPath, normaliseUrl, resolveConnection } from '../../clients/cli/src/config';
 import { diagnose, parseHeaderArguments, type Diagnosis, type VerifyInput } from '../../clients/cli/src/diagnose';
 import { CliError, describeError, EXIT } from '../../clients/cli/src/exit';
+import { Output } from '../../clients/cli/src/output';
+import { buildProgram } from '../../clients/cli/src/program';
 import { TailWindow } from '../../clients/cli/src/tail';
 import { HookgateError, verifyWebhook, type EventListItem } from '../../clients/typescript/src/index';
 import { hookgateSignature, standardWebhooksSignature } from '../../lambdas/domain/signing';
@@ -174,5 +178,18 @@ describe('events tail: which events are new', () => {
     expect(window.since()).toBe(at(-60));
     expect(window.take([event('a', 100), event('c', 30)]).map((e) => e.id)).toEqual(['c']);
     expect(window.remembered).toBe(3);
+  });
+});
+
+describe('docs/cli.md', () => {
+  const doc = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+  const section = (name: string) => doc.split(`\n## ${name}\n`)[1]?.split('\n## ')[0] ?? '';
+  const leaves = (command: Command, prefix: string[] = []): Array<[string, Command]> =>
+    command.commands.flatMap((sub) => (sub.commands.length > 0 ? leaves(sub, [...prefix, sub.name()]) : [[[...prefix, sub.name()].join(' '), sub] as [string, Command]]));
+
+  it.each(leaves(buildProgram(new Output())))('documents `hookgate %s` and each of its options', (name, command) => {
+    expect(section(name), `docs/cli.md has no "## ${name}" section`).not.toBe('');
+    for (const option of command.options) expect(section(name), `${name} ${option.long}`).toContain(`\`${option.long}`);
+    expect(doc).toContain(`[\`hookgate ${name}`);
   });
 });

@@ -14,7 +14,7 @@ import { Output } from './output.js';
 type RegisterCommand = (program: Command, output: Output) => void;
 const COMMANDS: RegisterCommand[] = [login, events, replay, verify];
 
-function buildProgram(output: Output): Command {
+export function buildProgram(output: Output): Command {
   const program = new Command('hookgate')
     .description('Command line for a Hookgate gateway: log in, follow and inspect events, replay, check signatures.')
     .version(packageJson.version)
