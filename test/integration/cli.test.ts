@@ -218,6 +218,28 @@ describe('events tail', () => {
     expect(exited.stdout).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\S+Z  outbound  \\w+ +tail\\.human +${published.id}$`, 'm'));
   });
 
+  it('Ctrl-C ends it at once, a poll in flight abandoned', async () => {
+    let requests = 0;
+    // Answers the first poll, then holds every later one without an answer.
+    const stalling = createServer((_req, res) => {
+      if (++requests === 1) res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"next_cursor":null,"duration_ms":0}');
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
+      const tail = start(['events', 'tail', '--direction', 'inbound', '--interval', '0.1'], { HOOKGATE_URL: url });
+      await eventually(async () => requests, (n) => n >= 2);
+      const signalled = Date.now();
+      tail.child.kill('SIGINT');
+      const exited = await tail.exited;
+      expect(exited.code, exited.stderr).toBe(0);
+      expect(Date.now() - signalled).toBeLessThan(5_000);
+    } finally {
+      stalling.closeAllConnections();
+      stalling.close();
+    }
+  });
+
   it('a status that is none exits 2', async () => {
     const run = await cli(['events', 'tail', '--status', 'lost']);
     expect(run.code).toBe(2);

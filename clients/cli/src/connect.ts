@@ -6,11 +6,15 @@ import type { Output } from './output.js';
 /** A request that gets no answer in this long fails (exit code 4) rather than hang a script. */
 const REQUEST_TIMEOUT_MS = 30_000;
 
-export function clientFor(url: string, apiKey?: string): Hookgate {
+/** A client whose requests give up after REQUEST_TIMEOUT_MS, or at once when `stop` aborts. */
+export function clientFor(url: string, apiKey?: string, stop?: AbortSignal): Hookgate {
   return new Hookgate({
     baseUrl: url,
     apiKey,
-    fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS) }),
+    fetch: (input, init) => {
+      const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+      return fetch(input, { ...init, signal: stop ? AbortSignal.any([timeout, stop]) : timeout });
+    },
   });
 }
 
@@ -19,9 +23,9 @@ export function userConfigPath(): string {
 }
 
 /** The client of the configured gateway (config file, then HOOKGATE_URL / HOOKGATE_API_KEY over it). */
-export async function connect(output: Output): Promise<Hookgate> {
+export async function connect(output: Output, stop?: AbortSignal): Promise<Hookgate> {
   const path = userConfigPath();
   const { url, apiKey } = resolveConnection(process.env, await readConfig(path), path);
   output.gateway = url;
-  return clientFor(url, apiKey);
+  return clientFor(url, apiKey, stop);
 }

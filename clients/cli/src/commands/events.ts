@@ -59,13 +59,14 @@ interface TailOptions {
 async function tail(output: Output, options: TailOptions): Promise<void> {
   const intervalMs = Number(options.interval) * 1000;
   if (!Number.isFinite(intervalMs) || intervalMs < 100) throw new CliError(EXIT.usage, '--interval must be a number of seconds, at least 0.1');
-  const hookgate = await connect(output);
+  // Ctrl-C is how a tail ends: exit 0, not the 130 of a killed process, and at once, a poll in
+  // flight abandoned.
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  const hookgate = await connect(output, stop.signal);
   const directions = options.direction ? [options.direction] : DIRECTIONS;
   const window = new TailWindow({ startedAt: Date.now(), filtersByStatus: options.status !== undefined });
 
-  // Ctrl-C is how a tail ends: exit 0, not the 130 of a killed process.
-  const stop = new AbortController();
-  const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
@@ -79,6 +80,7 @@ async function tail(output: Output, options: TailOptions): Promise<void> {
         if (baseline) process.stderr.write(`Following ${directions.join(' and ')} events${options.status ? ` with status ${options.status}` : ''} on ${hookgate.baseUrl} (Ctrl-C to stop)\n`);
         baseline = false;
       } catch (error) {
+        if (stop.signal.aborted) break;
         // The first poll proves the connection; after it a restarting gateway or a network blip is
         // waited out rather than ending the tail. A refused key is not going to get better.
         const { exitCode, message } = describeError(error, hookgate.baseUrl);
