@@ -9,7 +9,8 @@ import { Output } from './output.js';
 
 /**
  * A command adds itself to the program; `listen` will be one more file in commands/ and one more
- * entry here. Each leaf command takes `--json` (`jsonOption`), which the pre-action hook reads.
+ * entry here. Each leaf command declares its own `--json` (its help says what it prints), which the
+ * pre-action hook copies into `output` before the action runs.
  */
 type RegisterCommand = (program: Command, output: Output) => void;
 const COMMANDS: RegisterCommand[] = [login, events, replay, verify];
