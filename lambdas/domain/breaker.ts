@@ -91,12 +91,18 @@ export function wakeVerdict(breaker: BreakerState, at: string, now: Date): { kin
 }
 
 /**
- * How a destination's held deliveries are let go once it can take them: a page per second, at its
- * rate limit when it has one (more would only wait for send slots), else 100.
+ * How a destination's held deliveries are let go once it can take them. Each try that ends lets the
+ * held delivery due first go (its concurrency slot's release), so a release only starts that chain:
+ * a page of as many as its cap lets in flight (at most its rate limit, or 100: more would only park
+ * again), and another page a while later for whatever the chain missed. A deleted destination's
+ * deliveries end without a try: a page of 100 a second.
  */
-export const RELEASE_INTERVAL_SECONDS = 1;
-export const releasePage = (rateLimitPerSecond: number | null | undefined): number =>
-  Math.max(1, Math.min(100, Math.floor(rateLimitPerSecond ?? 100)));
+export function releasePlan(destination: { rate_limit_per_second?: number | null; max_in_flight: number } | undefined): { size: number; nextInSeconds: number } {
+  if (!destination) return { size: 100, nextInSeconds: 1 };
+  const size = Math.max(1, Math.min(100, Math.floor(destination.rate_limit_per_second ?? 100), destination.max_in_flight));
+  return { size, nextInSeconds: RELEASE_FOLLOW_UP_SECONDS };
+}
+const RELEASE_FOLLOW_UP_SECONDS = 30;
 
 export type BreakerTransition = 'opened' | 'recovered' | null;
 export type BreakerChange = { next: BreakerState; transition: BreakerTransition };

@@ -25,8 +25,9 @@ export interface DeliveryPlan {
 }
 
 /**
- * The deliveries a new event gets: one per distinct active destination reached by a matching route
- * and addressed by the event (`reachesCustomer`), at most `limit`, taking routes oldest first.
+ * The deliveries a new event gets: one per distinct destination reached by a matching route and
+ * addressed by the event (`reachesCustomer`), at most `limit`, taking routes oldest first. A paused
+ * destination counts: its delivery is planned and waits, parked, until it is switched back on.
  */
 export function planDeliveries(
   routes: ReadonlyArray<RouteRule & { destination_id: string }>,

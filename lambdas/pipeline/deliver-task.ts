@@ -19,7 +19,7 @@ import { changeBreaker } from '../store/breakers';
 import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
-import { letSlotGo, park, parkOverCap, scheduleWakes, startRelease, takeSlot, type FlightSlot } from './held-deliveries';
+import { letSlotGo, park, parkOverCap, passOn, scheduleWakes, startRelease, takeSlot, type FlightSlot } from './held-deliveries';
 import { maxInFlight } from '../domain/max-in-flight';
 import { sideItemExpiresAt } from '../domain/retention';
 import { traceOf, traceparentOf } from '../domain/trace-context';
@@ -101,6 +101,8 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
   switch (prepared.kind) {
     case 'done':
     case 'wait':
+      // Let go with a slot, it found nothing to send: the chain of releases goes on with the next held delivery.
+      if (task.flight_slot !== undefined) await passOn(task.account_id, task.destination_id, task.flight_slot, deps.now());
       return prepared;
     case 'hold':
       return hold(task, prepared, deps.now);
@@ -109,10 +111,22 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
       try {
         result = await send(prepared.claimed, deps);
       } finally {
-        await letSlotGo(task.account_id, task.destination_id, prepared.claimed.slot, deps.now());
+        await letSlotGoAfterTry(task, prepared.claimed.slot, deps.now());
       }
       return settle(task, prepared.claimed, result, deps);
     }
+  }
+}
+
+/**
+ * A sent try must reach its settlement (a first try is recorded only with its outcome: a task that
+ * failed here would be sent again). A slot that could not be let go is free when its lease ends.
+ */
+async function letSlotGoAfterTry(task: DeliveryTask, slot: FlightSlot, now: Date): Promise<void> {
+  try {
+    await letSlotGo(task.account_id, task.destination_id, slot, now);
+  } catch (error) {
+    log.error('concurrency slot not let go; free when its lease ends', { account_id: task.account_id, destination_id: task.destination_id, slot: slot.slot }, error);
   }
 }
 
@@ -172,7 +186,10 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       // A try holds one of its destination's slots while it is in flight: over the cap, it waits parked.
       const place = await takeSlot(task, maxInFlight(destination), now, now.getTime() + LEASE_MS);
       if (place.kind === 'full') return { kind: 'hold', reason: 'concurrency', cap: maxInFlight(destination), event: loaded.event, delivery: stored, now };
-      const claimed = await claimUnderSlot(task, loaded.event, stored, destination, breaker, decision.probe, manual, now);
+      const claimed = await claimUnderSlot(task, loaded.event, stored, destination, breaker, decision.probe, manual, now).catch(async (error: unknown) => {
+        await letSlotGo(accountId, destinationId, place.slot, now);
+        throw error;
+      });
       if (claimed.kind !== 'claimed') await letSlotGo(accountId, destinationId, place.slot, now);
       if (claimed.kind === 'hold') return claimed;
       if (claimed.kind !== 'claimed') return { kind: 'done' };
@@ -252,10 +269,14 @@ async function hold(task: DeliveryTask, held: Hold, clock: () => Date): Promise<
   const changed = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, held.reason, until, now, LEASE_MS), delivery);
   if (!changed?.changed) return { kind: 'done' };
   if (held.reason === 'rate_limit') return { kind: 'wait', ...held.wait };
-  const due = changed.delivery.state.next_attempt_at ?? now.toISOString();
-  const expiresAt = sideItemExpiresAt(event.received_at, event.retention_days);
-  if (held.reason === 'concurrency') await parkOverCap(task, due, expiresAt, held.cap, LEASE_MS, clock);
-  else await park(task, held.reason, due, expiresAt, clock);
+  const how = {
+    reason: held.reason,
+    due: changed.delivery.state.next_attempt_at ?? now.toISOString(),
+    expiresAt: sideItemExpiresAt(event.received_at, event.retention_days),
+    again: Boolean(delivery.state.waiting),
+  };
+  if (held.reason === 'concurrency') await parkOverCap(task, { ...how, reason: held.reason }, held.cap, LEASE_MS, clock);
+  else await park(task, { ...how, reason: held.reason }, clock);
   return { kind: 'done' };
 }
 

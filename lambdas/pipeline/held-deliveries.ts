@@ -1,11 +1,12 @@
-import { breakerGate, RELEASE_INTERVAL_SECONDS, releasePage, wakeTimes, wakeVerdict, type BreakerState } from '../domain/breaker';
+import { breakerGate, releasePlan, wakeTimes, wakeVerdict, type BreakerState } from '../domain/breaker';
+import { maxInFlight } from '../domain/max-in-flight';
 import { enqueueDeliveries, type DeliveryTask, type DestinationTask } from '../adapters/delivery-queue';
 import { slotsToTry } from '../domain/max-in-flight';
 import { log } from '../shared/log';
 import { newId } from '../shared/secrets';
 import { findBreaker } from '../store/breakers';
 import { flightSlotLease, releaseFlightSlot, takeFlightSlot } from '../store/flight-slots';
-import { claimRelease, eachHeld, heldCount, heldPage, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
+import { claimRelease, eachHeld, heldPage, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
 import { reloadRoutingTable } from '../store/routing-table';
 
 /**
@@ -40,20 +41,28 @@ async function release(accountId: string, destinationId: string, held: readonly 
  * switched back on, after the decision to park was made, and a delivery parked after that would sleep
  * until the next one. Then it lets itself go at once.
  */
-export async function park(task: DeliveryTask, reason: 'breaker_open' | 'paused', due: string, expiresAt: number, now: () => Date): Promise<void> {
+export async function park(task: DeliveryTask, how: Park, now: () => Date): Promise<void> {
   const { account_id: accountId, destination_id: destinationId } = task;
-  const held = await parkAndSay(task, reason, due, expiresAt);
-  const stillHeld = reason === 'paused' ? await isPaused(accountId, destinationId) : breakerGate(await findBreaker(accountId, destinationId), now()).kind === 'wait';
+  const held = await parkAndSay(task, how);
+  const stillHeld = how.reason === 'paused' ? await isPaused(accountId, destinationId) : breakerGate(await findBreaker(accountId, destinationId), now()).kind === 'wait';
   if (!stillHeld) await release(accountId, destinationId, [held]);
+}
+
+/** How a delivery is parked: why, its due time (the release order), when its held item expires, and whether it waited parked before (a released delivery parking again). */
+export interface Park {
+  reason: 'breaker_open' | 'paused' | 'concurrency';
+  due: string;
+  expiresAt: number;
+  again: boolean;
 }
 
 /**
  * Parks a delivery and logs it: the line the per-destination held alarm counts (a Contributor Insights
- * rule on `destination_id`), one per park.
+ * rule on `destination_id`), once per delivery parked, not each time a released one parks again.
  */
-async function parkAndSay(task: DeliveryTask, reason: 'breaker_open' | 'paused' | 'concurrency', due: string, expiresAt: number): Promise<HeldDelivery> {
+async function parkAndSay(task: DeliveryTask, { reason, due, expiresAt, again }: Park): Promise<HeldDelivery> {
   const held = await parkDelivery(task.account_id, task.destination_id, { event_id: task.event_id, due }, expiresAt);
-  log.info('delivery parked', { account_id: task.account_id, destination_id: task.destination_id, event_id: task.event_id, reason });
+  if (!again) log.info('delivery parked', { account_id: task.account_id, destination_id: task.destination_id, event_id: task.event_id, reason });
   return held;
 }
 
@@ -85,11 +94,20 @@ export async function takeSlot(task: DeliveryTask, cap: number, now: Date, lease
 
 /**
  * The try is over: its slot goes, and if the destination holds deliveries (read consistently: a
- * delivery parked a moment ago counts), the one due first goes with the slot.
+ * delivery parked a moment ago counts), the one due first goes with the slot (`passOn`).
  */
 export async function letSlotGo(accountId: string, destinationId: string, { slot, holder }: FlightSlot, now: Date): Promise<void> {
   await releaseFlightSlot(accountId, destinationId, slot, holder);
-  if ((await heldCount(accountId, destinationId, true)) > 0) await releaseOne(accountId, destinationId, slot, now);
+  await passOn(accountId, destinationId, slot, now);
+}
+
+/**
+ * A slot was let go (or a delivery handed one found nothing to do with it): the held delivery due
+ * first goes with it. What is held is read from the held items themselves (one consistent query: the
+ * count beside them can run behind a crash).
+ */
+export async function passOn(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
+  if ((await heldPage(accountId, destinationId, 1)).length > 0) await releaseOne(accountId, destinationId, slot, now);
 }
 
 /** Held deliveries a slot's release reads at a time, looking for one that no other release has taken. */
@@ -113,9 +131,9 @@ async function releaseOne(accountId: string, destinationId: string, slot: number
  * at once, which lets the held delivery due first go). A check when the first lease it found ends
  * covers holders that die (their release never comes).
  */
-export async function parkOverCap(task: DeliveryTask, due: string, expiresAt: number, cap: number, leaseMs: number, now: () => Date): Promise<void> {
+export async function parkOverCap(task: DeliveryTask, how: Park, cap: number, leaseMs: number, now: () => Date): Promise<void> {
   const { account_id: accountId, destination_id: destinationId } = task;
-  await parkAndSay(task, 'concurrency', due, expiresAt);
+  await parkAndSay(task, how);
   const at = now();
   const again = await takeSlot(task, cap, at, at.getTime() + leaseMs);
   if (again.kind === 'taken') return letSlotGo(accountId, destinationId, again.slot, at);
@@ -180,11 +198,11 @@ async function releasePageOf(accountId: string, destinationId: string, breaker: 
   const destination = (await reloadRoutingTable(accountId))?.destinations.get(destinationId);
   if (destination && !destination.active) return;
   if (destination && breakerGate(breaker, now).kind !== 'pass') return; // open again: its wake lets the next probe through
-  const size = releasePage(destination?.rate_limit_per_second);
-  const page = await heldPage(accountId, destinationId, size);
+  const plan = releasePlan(destination && { rate_limit_per_second: destination.rate_limit_per_second, max_in_flight: maxInFlight(destination) });
+  const page = await heldPage(accountId, destinationId, plan.size);
   if (page.length === 0) return;
   await release(accountId, destinationId, page);
-  if (page.length === size) await enqueueDeliveries([{ v: 1, kind: 'release', account_id: accountId, destination_id: destinationId }], RELEASE_INTERVAL_SECONDS);
+  if (page.length === plan.size) await enqueueDeliveries([{ v: 1, kind: 'release', account_id: accountId, destination_id: destinationId }], plan.nextInSeconds);
 }
 
 /**
@@ -192,7 +210,7 @@ async function releasePageOf(accountId: string, destinationId: string, breaker: 
  * holds deliveries, no release came for it (its holder died), and the held delivery due first goes.
  */
 async function slotsCheckArrived(accountId: string, destinationId: string, slots: readonly number[], now: Date): Promise<void> {
-  if ((await heldCount(accountId, destinationId, true)) === 0) return;
+  if ((await heldPage(accountId, destinationId, 1)).length === 0) return;
   for (const slot of slots) {
     if ((await flightSlotLease(accountId, destinationId, slot, now)) === undefined) return releaseOne(accountId, destinationId, slot, now);
   }

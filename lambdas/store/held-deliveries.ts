@@ -102,7 +102,7 @@ export async function unparkDeliveries(accountId: string, destinationId: string,
 }
 
 /** How many deliveries the destination holds (the count can run a little behind a crash; never below 0). */
-export async function heldCount(accountId: string, destinationId: string, consistent = false): Promise<number> {
-  const item = await getRawItem(countKey(accountId, destinationId), consistent);
+export async function heldCount(accountId: string, destinationId: string): Promise<number> {
+  const item = await getRawItem(countKey(accountId, destinationId), false);
   return Math.max(0, Number(item?.held ?? 0));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGate, breakerTransition, healthState, releasePage, takeProbe, type BreakerState, wakeTimes, wakeVerdict } from '../../lambdas/domain/breaker';
+import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGate, breakerTransition, healthState, releasePlan, takeProbe, type BreakerState, wakeTimes, wakeVerdict } from '../../lambdas/domain/breaker';
 import { claimedDelivery, decideClaim, endedDelivery, heldDelivery, inProcessLooks, missingEventWait, settleTry, settledDelivery, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
@@ -187,12 +187,14 @@ describe('circuit breaker', () => {
   });
 
   it.each([
-    [null, 100],
-    [5, 5],
-    [0.5, 1],
-    [1000, 100],
-  ])('releases held deliveries at a rate limit of %s a page of %i a second', (limit, page) => {
-    expect(releasePage(limit)).toBe(page);
+    ['no rate limit, a cap of 1,000', { rate_limit_per_second: null, max_in_flight: 1000 }, { size: 100, nextInSeconds: 30 }],
+    ['the default cap', { max_in_flight: 10 }, { size: 10, nextInSeconds: 30 }],
+    ['a rate limit under the cap', { rate_limit_per_second: 5, max_in_flight: 10 }, { size: 5, nextInSeconds: 30 }],
+    ['a rate limit under one a second', { rate_limit_per_second: 0.5, max_in_flight: 10 }, { size: 1, nextInSeconds: 30 }],
+    ['a cap under the rate limit', { rate_limit_per_second: 1000, max_in_flight: 3 }, { size: 3, nextInSeconds: 30 }],
+    ['a deleted destination (its deliveries end)', undefined, { size: 100, nextInSeconds: 1 }],
+  ])('releases held deliveries, %s: %j', (_, destination, plan) => {
+    expect(releasePlan(destination)).toEqual(plan);
   });
 
   it('lets one probe at a time', () => {
