@@ -83,8 +83,10 @@ export type CreateCustomDomainRequest = {
 
 export type CreateDestinationRequest = {
   name: string;
-  /** An http(s) URL without credentials; private, loopback and reserved addresses are refused. */
-  url: string;
+  /** An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`. */
+  config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
+  /** An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types. */
+  url?: string;
   /** Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours. */
   signing_secret?: string;
   auth?: DestinationAuth | null;
@@ -104,6 +106,8 @@ export type CreateDestinationRequest = {
   rate_limit_per_second?: number | null;
   /** Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10. */
   max_in_flight?: number;
+  /** Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role. */
+  type?: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
 };
 
 /** Creates the type, or replaces the description and schema of an existing one. */
@@ -208,6 +212,10 @@ export type Destination = {
   id: string;
   account_id: string;
   name: string;
+  type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
+  /** An AWS destination’s target, defaults filled in; null for http. */
+  config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | null;
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
   url: string;
   active: boolean;
   /** The kind of auth sent to the destination; tokens and header values are never returned. */
@@ -265,6 +273,10 @@ export type DestinationWithSecret = {
   id: string;
   account_id: string;
   name: string;
+  type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
+  /** An AWS destination’s target, defaults filled in; null for http. */
+  config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | null;
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
   url: string;
   active: boolean;
   /** The kind of auth sent to the destination; tokens and header values are never returned. */
@@ -313,6 +325,15 @@ export type Error = {
   duration_ms: DurationMs;
 };
 
+export type EventBridgeDestinationConfig = {
+  /** arn:aws:events:<region>:<account id>:event-bus/<name>. */
+  event_bus_arn: string;
+  /** Default null: the event’s type (`webhook` when it has none). */
+  detail_type?: string | null;
+  /** Default `hookgate`; must not start with `aws.`. */
+  source?: string;
+};
+
 export type EventDetail = {
   id: string;
   account_id: string;
@@ -351,7 +372,7 @@ export type EventDetail = {
     attempts: number;
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
-    end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | 'customer_changed' | null;
+    end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
     waiting: {
       reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
@@ -416,6 +437,18 @@ export type IngestAccepted = {
   status: EventStatus;
 };
 
+export type KinesisDestinationConfig = {
+  /** arn:aws:kinesis:<region>:<account id>:stream/<name>. */
+  stream_arn: string;
+  /** `event_id` (default) or a JSON pointer into the body such as `/order/id`; the event id when the pointer finds no scalar. */
+  partition_key?: string;
+};
+
+export type LambdaDestinationConfig = {
+  /** arn:aws:lambda:<region>:<account id>:function:<name>[:<alias or version>]; invoked asynchronously. */
+  function_arn: string;
+};
+
 /** A newly created API key, with the key itself (the only time it is shown). */
 export type NewApiKey = {
   id: string;
@@ -430,6 +463,7 @@ export type NewApiKey = {
 export type PortalEndpoint = {
   id: string;
   name: string;
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
   url: string;
   active: boolean;
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
@@ -447,6 +481,7 @@ export type PortalEndpoint = {
 export type PortalEndpointWithSecret = {
   id: string;
   name: string;
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
   url: string;
   active: boolean;
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
@@ -488,7 +523,7 @@ export type PortalEvent = {
     attempts: number;
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
-    end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | 'customer_changed' | null;
+    end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
     waiting: {
       reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
@@ -630,6 +665,19 @@ export type Route = {
   created_at: string;
 };
 
+export type S3DestinationConfig = {
+  bucket: string;
+  /** Must contain `{event_id}`; may use `{event_type}` and `{date}` (YYYY-MM-DD of receipt). Default `hookgate/{date}/{event_id}`. */
+  key_template?: string;
+  /** The bucket’s region. Default null: the deployment’s region (S3 redirects to the right one). */
+  region?: string | null;
+};
+
+export type SnsDestinationConfig = {
+  /** arn:aws:sns:<region>:<account id>:<topic name>. */
+  topic_arn: string;
+};
+
 export type Source = {
   id: string;
   account_id: string;
@@ -670,6 +718,11 @@ export type SourceVerification = {
   prefix?: string;
 } | null;
 
+export type SqsDestinationConfig = {
+  /** https://sqs.<region>.amazonaws.com/<account id>/<queue name>; a `.fifo` queue gets the destination id as its message group and the event id as its de-duplication id. */
+  queue_url: string;
+};
+
 export type UpdateAccountRequest = {
   name?: string;
   plan?: 'free' | 'pro' | 'enterprise';
@@ -693,7 +746,9 @@ export type UpdateBrandSettingsRequest = {
 
 export type UpdateDestinationRequest = {
   name?: string;
-  /** An http(s) URL without credentials; private, loopback and reserved addresses are refused. */
+  /** A new target of the same type (an AWS destination only; its type never changes). */
+  config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
+  /** An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types. */
   url?: string;
   /** Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours. */
   signing_secret?: string;
