@@ -303,7 +303,7 @@ const AWS_TARGET_ERRORS = [
   'url is only for http destinations; aws_sqs takes config',
   'auth is only for http destinations',
   'config is required for aws_sqs',
-  'config does not match type aws_sqs: unknown field topic_arn',
+  'config does not match type aws_sqs: queue_url is required',
   'config must be the configuration of its type (see docs/api.md)',
   'config.queue_url must be an SQS queue URL: https://sqs.<region>.amazonaws.com/<12-digit account id>/<queue name>',
   'config.topic_arn must be an SNS topic ARN: arn:aws:sns:<region>:<12-digit account id>:<topic name>',
