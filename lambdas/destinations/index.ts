@@ -123,7 +123,7 @@ async function capRefusal(accountId: string, arrival: { customer: string | null;
 /** An http destination's URL passes the SSRF checks; an AWS destination's target the strict name and ARN rules. */
 async function whereRefusal(request: { url?: string; aws_target?: AwsTarget | null }): Promise<Refusal | undefined> {
   if (request.aws_target) {
-    const reason = awsTargetRefusal(request.aws_target, config().allowPrivateDestinations);
+    const reason = awsTargetRefusal(request.aws_target, config().sqsEndpoint);
     return reason === undefined ? undefined : invalid(reason);
   }
   return request.url === undefined ? undefined : urlRefusal(request.url);

@@ -316,6 +316,7 @@ const AWS_TARGET_ERRORS = [
   'config.region must be an AWS region such as eu-west-1',
   'config.key_template must contain {event_id}, so that no event overwrites another',
   'config.key_template may only use the placeholders {event_id}, {event_type} and {date}',
+  'config.key_template must not start with /',
   'config.key_template makes keys of up to 1836 bytes; S3 keys are at most 1024',
   'type cannot change: create a destination of the new type',
 ];

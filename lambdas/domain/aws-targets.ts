@@ -65,8 +65,8 @@ const PARTITION = 'aws(?:-cn|-us-gov)?';
 const ACCOUNT = '\\d{12}';
 
 const SQS_URL = new RegExp(`^https://sqs\\.(${REGION})\\.amazonaws\\.com(?:\\.cn)?/(${ACCOUNT})/([A-Za-z0-9_-]{1,75}(?:\\.fifo)?|[A-Za-z0-9_-]{1,80})$`);
-/** The local runtime's queues live on the SQS emulator: any host, the same path. */
-const LOCAL_SQS_URL = new RegExp(`^https?://[A-Za-z0-9.-]+(?::\\d{1,5})?/(${ACCOUNT})/([A-Za-z0-9_-]{1,80}(?:\\.fifo)?)$`);
+/** The path of a queue URL on an SQS emulator: `/<account>/<name>`. */
+const QUEUE_PATH = new RegExp(`^/${ACCOUNT}/[A-Za-z0-9_-]{1,75}(?:\\.fifo)?$|^/${ACCOUNT}/[A-Za-z0-9_-]{1,80}$`);
 const arn = (service: string, resource: string) => new RegExp(`^arn:${PARTITION}:${service}:(${REGION}):(${ACCOUNT}):${resource}$`);
 const TOPIC_ARN = arn('sns', '[A-Za-z0-9_-]{1,251}(?:\\.fifo)?');
 const EVENT_BUS_ARN = arn('events', 'event-bus/[A-Za-z0-9._/-]{1,256}');
@@ -84,13 +84,13 @@ const S3_KEY_MAX_BYTES = 1024;
 const KEY_PLACEHOLDER_GROWTH = { '{event_id}': 36, '{event_type}': 4 * 200, '{date}': 10 } as const;
 
 /**
- * Why a target is refused (a message for the 400), or undefined. `allowLocal` (the local runtime and
- * tests only) accepts queue URLs on the SQS emulator.
+ * Why a target is refused (a message for the 400), or undefined. `localSqs`: the origin of the SQS
+ * emulator the local runtime points the SDK at, whose queue URLs are accepted too (null in AWS).
  */
-export function awsTargetRefusal(target: AwsTarget, allowLocal: boolean): string | undefined {
+export function awsTargetRefusal(target: AwsTarget, localSqs: string | null): string | undefined {
   switch (target.type) {
     case 'aws_sqs':
-      return SQS_URL.test(target.queue_url) || (allowLocal && LOCAL_SQS_URL.test(target.queue_url))
+      return SQS_URL.test(target.queue_url) || isLocalQueue(target.queue_url, localSqs)
         ? undefined
         : 'config.queue_url must be an SQS queue URL: https://sqs.<region>.amazonaws.com/<12-digit account id>/<queue name>';
     case 'aws_sns':
@@ -112,6 +112,12 @@ export function awsTargetRefusal(target: AwsTarget, allowLocal: boolean): string
       if (target.region !== null && !REGION_ONLY.test(target.region)) return 'config.region must be an AWS region such as eu-west-1';
       return keyTemplateRefusal(target.key_template);
   }
+}
+
+function isLocalQueue(queueUrl: string, localSqs: string | null): boolean {
+  if (localSqs === null || !URL.canParse(queueUrl) || !URL.canParse(localSqs)) return false;
+  const url = new URL(queueUrl);
+  return url.origin === new URL(localSqs).origin && url.search === '' && url.hash === '' && QUEUE_PATH.test(url.pathname);
 }
 
 /** A key template names every object apart (it holds `{event_id}`) and stays within S3's 1,024-byte keys. */

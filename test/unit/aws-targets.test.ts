@@ -44,12 +44,17 @@ describe('AWS targets are checked strictly', () => {
     ['a key template with an unknown placeholder', s3('events-archive', '{event_id}/{account}'), false],
     ['a key template of every placeholder', s3('events-archive', '{event_type}/{date}/{event_id}.json'), true],
     ['a key template too long once filled', s3('events-archive', `${'{event_type}'.repeat(2)}{event_id}`), false],
-  ])('%s → %s', (_label, target, accepted) => expect(awsTargetRefusal(target, false) === undefined).toBe(accepted));
+  ])('%s → %s', (_label, target, accepted) => expect(awsTargetRefusal(target, null) === undefined).toBe(accepted));
 
-  it('accepts a queue on the local emulator only where private destinations are', () => {
-    expect(awsTargetRefusal(sqs(`http://127.0.0.1:4566/${ACCOUNT}/orders`), true)).toBeUndefined();
-    expect(awsTargetRefusal(sqs(`http://127.0.0.1:4566/${ACCOUNT}/orders`), false)).toMatch(/^config.queue_url must be an SQS queue URL/);
-  });
+  it.each<[string, string | null, boolean]>([
+    [`http://127.0.0.1:4566/${ACCOUNT}/orders`, 'http://127.0.0.1:4566', true],
+    [`http://127.0.0.1:4566/${ACCOUNT}/orders.fifo`, 'http://127.0.0.1:4566', true],
+    [`http://127.0.0.1:4566/${ACCOUNT}/orders`, null, false],
+    [`http://127.0.0.1:4567/${ACCOUNT}/orders`, 'http://127.0.0.1:4566', false],
+    [`http://169.254.169.254/${ACCOUNT}/orders`, 'http://127.0.0.1:4566', false],
+    [`http://127.0.0.1:4566/${ACCOUNT}/orders?x=1`, 'http://127.0.0.1:4566', false],
+    [`http://127.0.0.1:4566/latest/meta-data`, 'http://127.0.0.1:4566', false],
+  ])('queue %s on the SQS emulator at %s → %s', (queueUrl, localSqs, accepted) => expect(awsTargetRefusal(sqs(queueUrl), localSqs) === undefined).toBe(accepted));
 
   it.each<[AwsTarget, string | null]>([
     [sqs(`https://sqs.ap-southeast-2.amazonaws.com/${ACCOUNT}/q`), 'ap-southeast-2'],
