@@ -1,4 +1,5 @@
-import { AWS_MESSAGE_LIMITS, type AwsDestinationType, type AwsTarget } from '../../domain/aws-targets';
+import { attributedMessageBytes, messageAttributes, messageText } from '../../domain/aws-messages';
+import { AWS_MESSAGE_LIMITS, isFifo, type AwsDestinationType, type AwsTarget } from '../../domain/aws-targets';
 import type { AwsCredentials } from '../aws-credentials';
 
 /** One try as a service's module gets it. */
@@ -44,6 +45,18 @@ export const answered = (output: { $metadata: { requestId?: string; httpStatusCo
   ids,
 });
 
-/** SQS and SNS attributes: every value a string. */
-export const stringAttributes = (attributes: Record<string, string>) =>
-  Object.fromEntries(Object.entries(attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]));
+/**
+ * An SQS or SNS message: the body as its text, the signed headers as String attributes, and on a FIFO
+ * queue or topic the destination as its group and the event as its de-duplication id. Measured as
+ * both services count it, and refused over their limit.
+ */
+export function attributedMessage(target: Extract<AwsTarget, { type: 'aws_sqs' | 'aws_sns' }>, message: AwsMessage) {
+  const text = messageText(message.body);
+  const attributes = messageAttributes(message.headers, text.encoding);
+  checkSize(target, attributedMessageBytes(text, attributes));
+  return {
+    text: text.text,
+    MessageAttributes: Object.fromEntries(Object.entries(attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }])),
+    ...(isFifo(target) && { MessageGroupId: message.destinationId, MessageDeduplicationId: message.eventId }),
+  };
+}
