@@ -77,6 +77,8 @@ describe('destinations', () => {
       id: expect.stringMatching(UUID),
       account_id: accountId,
       name: 'Orders',
+      type: 'http',
+      config: null,
       url: 'https://consumer.example.com/hooks',
       active: true,
       auth: { type: 'bearer' },
