@@ -41,8 +41,9 @@ class Attempt(TypedDict):
     attempt_number: int
     outcome: Literal['success', 'http_error', 'timeout', 'network_error', 'blocked']
     response_status: int | None
+    """The HTTP status of the answer (of the AWS API’s, for an AWS destination); null without one."""
     response_body: str
-    """The first 4 KB of the answer."""
+    """The first 4 KB of the answer; for an AWS destination `{"aws_request_id", "error_code", "error_class"}` or the ids the service gave the message."""
     error: str | None
     attempted_at: str
     duration_ms: int

@@ -34,8 +34,9 @@ export type Attempt = {
   destination_id: string;
   attempt_number: number;
   outcome: 'success' | 'http_error' | 'timeout' | 'network_error' | 'blocked';
+  /** The HTTP status of the answer (of the AWS API’s, for an AWS destination); null without one. */
   response_status: number | null;
-  /** The first 4 KB of the answer. */
+  /** The first 4 KB of the answer; for an AWS destination `{"aws_request_id", "error_code", "error_class"}` or the ids the service gave the message. */
   response_body: string;
   error: string | null;
   attempted_at: string;
