@@ -19,7 +19,7 @@ import { DeployTrigger } from './constructs/deploy-trigger';
 import { HookgateFunction, type HookgateFunctionProps } from './constructs/hookgate-function';
 import { DELIVERY_QUEUE, ENV, metricsService } from '../lambdas/shared/resource-definitions';
 import type { StatefulResources } from './stateful-stack';
-import { awsDestinationStatements } from './constructs/aws-destination-grants';
+import { assumeCustomerRoles, awsDestinationStatements } from './constructs/aws-destination-grants';
 
 export interface ServiceStackProps extends StackProps {
   readonly stateful: StatefulResources;
@@ -166,6 +166,8 @@ export class ServiceStack extends Stack {
   readonly sweeperDeployRun: DeployTrigger;
   readonly domainProvisionerFunction: HookgateFunction;
   readonly domainProvisionerSchedule: events.Rule;
+  /** The deliver function's sts:AssumeRole on customers' roles for AWS destinations in other accounts. */
+  readonly assumeRolesPolicy: iam.Policy;
   /** What the deliver function may call on AWS destination targets (`awsDestinationTargets`); absent when none are listed. */
   readonly awsDestinationsPolicy?: iam.Policy;
   /** ACM and API Gateway permissions of the domain provisioner, in a policy of their own. */
@@ -260,6 +262,14 @@ export class ServiceStack extends Stack {
     deliveryQueue.grantSendMessages(this.deliverFunction.fn);
     // GetObject only: the operational events it publishes are small bodies, always stored inline.
     grantObjects(this.deliverFunction, payloadBucket, ['s3:GetObject']);
+    // AWS destinations in other accounts: their roles, assumed with an external id.
+    this.assumeRolesPolicy = new iam.Policy(this, 'AssumeCustomerRolesPolicy', { statements: [assumeCustomerRoles()] });
+    this.deliverFunction.role.attachInlinePolicy(this.assumeRolesPolicy);
+    Validations.of(this.assumeRolesPolicy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::*:role/*]',
+      reason:
+        'The roles customers create in their own accounts for AWS destinations (role_arn), known only at run time; every AssumeRole must carry a hookgate- external id (which each role’s trust policy requires) and may not name a role of this account.',
+    });
     // AWS destinations: only the listed targets, each with the one action its type calls.
     const awsTargets = awsDestinationStatements(props.awsDestinationTargets ?? []);
     if (awsTargets.length > 0) {

@@ -14,6 +14,9 @@ import type { DeliveryRequest, DeliveryResult } from './http-sender';
 /** Where an AWS try goes, and the facts of its event that name it there (a FIFO group, an object key). */
 export interface AwsDelivery {
   target: AwsTarget;
+  /** The role to assume (null: the deliver function's own), with the external id of `accountId`. */
+  roleArn: string | null;
+  accountId: string;
   destinationId: string;
   eventId: string;
   eventType: string | null;
@@ -23,8 +26,10 @@ export interface AwsDelivery {
 /** `headers`: the signed headers an HTTP try would carry; they travel as attributes, metadata or envelope fields. */
 export async function sendToAws(delivery: AwsDelivery & Pick<DeliveryRequest, 'headers' | 'body' | 'timeoutMs'>): Promise<DeliveryResult> {
   const startedAt = performance.now();
-  const message: AwsMessage = { ...delivery, credentials: credentialsFor(delivery.target), signal: AbortSignal.timeout(Math.max(1, delivery.timeoutMs)) };
+  const message: AwsMessage = { ...delivery, credentials: credentialsFor(delivery), signal: AbortSignal.timeout(Math.max(1, delivery.timeoutMs)) };
   try {
+    // An assumed role first: a role that refuses fails the try with STS's answer, before any call is built.
+    await message.credentials.provider?.();
     const sent = await sendByType(delivery.target, message);
     return finish(startedAt, { outcome: 'success', responseStatus: sent.status ?? 200, responseBody: JSON.stringify({ aws_request_id: sent.requestId, ...sent.ids }), error: null });
   } catch (error) {

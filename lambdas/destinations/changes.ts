@@ -20,6 +20,7 @@ const SETTABLE = [
   'name',
   'url',
   'aws_target',
+  'role_arn',
   'auth',
   'timeout_ms',
   'active',
@@ -79,6 +80,7 @@ export function newDestinationSettings(
     name: input.name ?? (target ? target.type : new URL(request.url).host),
     url: target ? targetAddress(target) : request.url,
     aws_target: target,
+    role_arn: target ? (input.role_arn ?? null) : null,
     active: input.active ?? true,
     auth: input.auth ?? null,
     timeout_ms: input.timeout_ms ?? DEFAULT_TIMEOUT_MS,
@@ -118,6 +120,7 @@ export function planDestinationChange(current: DestinationSettings, request: Des
   const input = allowedInput(request, actor);
   if (input.url !== undefined && current.aws_target !== null) return invalid(`url is only for http destinations; ${current.aws_target.type} takes config`);
   if (input.aws_target && input.aws_target.type !== current.aws_target?.type) return invalid('type cannot change: create a destination of the new type');
+  if (input.role_arn && current.aws_target === null) return invalid('role_arn is only for AWS destination types');
   const changes: Partial<DestinationSettings> = Object.fromEntries(SETTABLE.filter((field) => input[field] !== undefined).map((field) => [field, input[field]]));
   if (input.aws_target) changes.url = targetAddress(input.aws_target);
   if (input.signing_secret !== undefined && input.signing_secret !== current.signing_secret) {

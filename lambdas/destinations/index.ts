@@ -1,6 +1,6 @@
 import { resolveHost } from '../adapters/dns';
 import { invalid, Refusal } from '../domain/errors';
-import { awsTargetRefusal, type AwsTarget } from '../domain/aws-targets';
+import { awsTargetRefusal, roleArnRefusal, type AwsTarget } from '../domain/aws-targets';
 import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
 import { config } from '../shared/config';
 import { newId, newSigningSecret } from '../shared/secrets';
@@ -120,10 +120,16 @@ async function capRefusal(accountId: string, arrival: { customer: string | null;
   return endpointCapRefusal(await destinationOwners(accountId), arrival, config().endpointCaps);
 }
 
-/** An http destination's URL passes the SSRF checks; an AWS destination's target the strict name and ARN rules. */
-async function whereRefusal(request: { url?: string; aws_target?: AwsTarget | null }): Promise<Refusal | undefined> {
-  if (request.aws_target) {
-    const reason = awsTargetRefusal(request.aws_target, config().sqsEndpoint);
+/**
+ * An http destination's URL passes the SSRF checks; an AWS destination's target the strict name and
+ * ARN rules, and the role it is reached through must be in its account. `current`: the destination a
+ * change applies to, whose target or role the request may keep.
+ */
+async function whereRefusal(request: { url?: string; aws_target?: AwsTarget | null; role_arn?: string | null }, current?: DestinationRecord): Promise<Refusal | undefined> {
+  const target = request.aws_target ?? current?.aws_target ?? null;
+  const roleArn = request.role_arn === undefined ? (current?.role_arn ?? null) : request.role_arn;
+  if (target) {
+    const reason = (request.aws_target ? awsTargetRefusal(request.aws_target, config().sqsEndpoint) : undefined) ?? (roleArn === null ? undefined : roleArnRefusal(roleArn, target));
     return reason === undefined ? undefined : invalid(reason);
   }
   return request.url === undefined ? undefined : urlRefusal(request.url);
@@ -148,7 +154,7 @@ export async function createDestination(accountId: string, request: DestinationR
 export async function changeDestination(current: DestinationRecord, request: DestinationRequest, actor: DestinationActor, now: Date): Promise<Changed | NotFound | Refused> {
   if (!mayManage(actor, current)) return { kind: 'not_found' };
   const accountId = current.account_id;
-  const checked = (await whereRefusal(request)) ?? (await catalogRefusal(accountId, request.event_types));
+  const checked = (await whereRefusal(request, current)) ?? (await catalogRefusal(accountId, request.event_types));
   if (checked) return refused(checked);
   const plan = planDestinationChange(current, request, actor, now);
   if (plan instanceof Refusal) return refused(plan);

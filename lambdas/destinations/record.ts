@@ -36,6 +36,8 @@ export const destinationRecord = z.object({
   url: z.string(),
   /** Where an AWS destination delivers (lambdas/domain/aws-targets.ts); null: an http destination. */
   aws_target: z._default(z.nullable(awsTarget), null),
+  /** A role in the target's account that Hookgate assumes (with the account's external id) to deliver; null: its own role. */
+  role_arn: z._default(z.nullable(z.string()), null),
   active: z.boolean(),
   auth: z.nullable(destinationAuth),
   timeout_ms: z.int(),

@@ -12,7 +12,7 @@ import { hasControlChars, isHeaderName, sendableHeaderRule, textField } from '..
 import { accountCapMessage, customerCapMessage, DEFAULT_ENDPOINT_CAPS } from './changes';
 import type { DestinationRecord } from './record';
 import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
-import { AWS_MESSAGE_LIMITS, DEFAULT_EVENTBRIDGE_SOURCE, DEFAULT_KEY_TEMPLATE, DEFAULT_PARTITION_KEY, DESTINATION_TYPES, type AwsDestinationType, type AwsTarget } from '../domain/aws-targets';
+import { AWS_MESSAGE_LIMITS, DEFAULT_EVENTBRIDGE_SOURCE, DEFAULT_KEY_TEMPLATE, DEFAULT_PARTITION_KEY, DESTINATION_TYPES, externalIdOf, type AwsDestinationType, type AwsTarget } from '../domain/aws-targets';
 
 /**
  * A destination's API shapes, in the management API and the consumer portal: what a caller may
@@ -227,9 +227,20 @@ function configIssue(type: AwsDestinationType, config: unknown): string | undefi
     : `config.${issue?.path.join('.')} is invalid`;
 }
 
+const roleArnInput = z
+  .string()
+  .min(1)
+  .max(2048)
+  .nullable()
+  .optional()
+  .describe(
+    'AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`).',
+  );
+
 const requestFields = {
   name: textField('name'),
   config: configInput,
+  role_arn: roleArnInput,
   url: z
     .string()
     .min(1)
@@ -255,10 +266,11 @@ const requestFields = {
 export const listDestinationsQuery = z.object({ customer: customerField.optional().describe('Only the destinations of this customer.') });
 
 /** Which fields go with which type: an http destination has a `url`, an AWS one a `config` and no auth. */
-function pairingIssue(body: { type?: string; url?: string; config?: unknown; auth?: unknown }): string | undefined {
+function pairingIssue(body: { type?: string; url?: string; config?: unknown; auth?: unknown; role_arn?: string | null }): string | undefined {
   const type = body.type ?? 'http';
   if (type === 'http') {
     if (body.config !== undefined) return 'config is only for AWS destination types';
+    if (body.role_arn !== undefined && body.role_arn !== null) return 'role_arn is only for AWS destination types';
     return body.url === undefined ? 'url is required' : undefined;
   }
   if (body.url !== undefined) return `url is only for http destinations; ${type} takes config`;
@@ -319,6 +331,9 @@ const AWS_TARGET_ERRORS = [
   'config.key_template must not start with /',
   'config.key_template makes keys of up to 1836 bytes; S3 keys are at most 1024',
   'type cannot change: create a destination of the new type',
+  'role_arn is only for AWS destination types',
+  'role_arn must be an IAM role ARN: arn:aws:iam::<12-digit account id>:role/<name>',
+  "role_arn must be in the target's account (123456789012)",
 ];
 
 export const destinationErrors = [
@@ -387,6 +402,11 @@ const responseFields = {
     .union(Object.values(AWS_CONFIGS))
     .nullable()
     .describe('An AWS destination’s target, defaults filled in; null for http.'),
+  role_arn: z.string().nullable().describe('The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role.'),
+  external_id: z
+    .string()
+    .nullable()
+    .describe('AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http.'),
   url: z.string().describe('Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`.'),
   active: z.boolean(),
   auth: destinationAuthResponse,
@@ -428,6 +448,8 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState &
     name: d.name,
     type: d.aws_target?.type ?? 'http',
     config: configOf(d.aws_target),
+    role_arn: d.role_arn,
+    external_id: d.aws_target ? externalIdOf(d.account_id) : null,
     url: d.url,
     active: d.active,
     auth: d.auth === null ? null : d.auth.type === 'bearer' ? { type: 'bearer' } : { type: 'header', header_name: d.auth.name },
@@ -557,6 +579,8 @@ export const exampleDestination = {
   name: 'orders',
   type: 'http',
   config: null,
+  role_arn: null,
+  external_id: null,
   url: 'https://consumer.example.com/hooks',
   active: true,
   auth: { type: 'bearer' },

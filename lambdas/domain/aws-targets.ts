@@ -131,6 +131,32 @@ function keyTemplateRefusal(template: string): string | undefined {
   return longest > S3_KEY_MAX_BYTES ? `config.key_template makes keys of up to ${longest} bytes; S3 keys are at most ${S3_KEY_MAX_BYTES}` : undefined;
 }
 
+const ROLE_ARN = new RegExp(`^arn:${PARTITION}:iam::(${ACCOUNT}):role/[A-Za-z0-9+=,.@_/-]{1,512}$`);
+
+/**
+ * Why a role to assume is refused, or undefined: an IAM role ARN, in the account of the target when
+ * the target names one (a role elsewhere could not reach it without a grant of its own).
+ */
+export function roleArnRefusal(roleArn: string, target: AwsTarget): string | undefined {
+  const roleAccount = ROLE_ARN.exec(roleArn)?.[1];
+  if (roleAccount === undefined) return 'role_arn must be an IAM role ARN: arn:aws:iam::<12-digit account id>:role/<name>';
+  const targetAccount = accountOf(target);
+  return targetAccount === null || targetAccount === roleAccount ? undefined : `role_arn must be in the target's account (${targetAccount})`;
+}
+
+function accountOf(target: AwsTarget): string | null {
+  if (target.type === 'aws_s3') return null;
+  const address = targetAddress(target);
+  return (target.type === 'aws_sqs' ? SQS_URL.exec(address)?.[2] : /^arn:[^:]+:[^:]+:[^:]*:(\d{12}):/.exec(address)?.[1]) ?? null;
+}
+
+/**
+ * The external id a customer's role requires of Hookgate (its trust policy's `sts:ExternalId`
+ * condition): the account's own id, which no other Hookgate account can make Hookgate send, so no
+ * tenant can have Hookgate assume another tenant's role (the confused deputy).
+ */
+export const externalIdOf = (accountId: string): string => `hookgate-${accountId}`;
+
 /**
  * The region a target lives in; null: the deployment's own (an S3 bucket without `region`, found by
  * redirect when it is elsewhere; a queue on the local emulator).

@@ -242,7 +242,15 @@ async function send({ destination, event, body: stored, sendAt }: Claimed, deps:
     body,
     timeoutMs: destination.timeout_ms,
     allowPrivate: config().allowPrivateDestinations,
-    aws: target && { target, destinationId: destination.id, eventId: event.id, eventType: event.event_type, receivedAt: event.received_at },
+    aws: target && {
+      target,
+      roleArn: destination.role_arn,
+      accountId: destination.account_id,
+      destinationId: destination.id,
+      eventId: event.id,
+      eventType: event.event_type,
+      receivedAt: event.received_at,
+    },
   });
 }
 

@@ -1,3 +1,4 @@
+import { Aws } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 
 /**
@@ -37,4 +38,22 @@ export function awsDestinationStatements(targetArns: readonly string[]): iam.Pol
     byAction.set(kind.action, [...(byAction.get(kind.action) ?? []), kind.resource(target)]);
   }
   return [...byAction].map(([action, resources]) => new iam.PolicyStatement({ actions: [action], resources: [...new Set(resources)].sort() }));
+}
+
+/**
+ * An AWS destination with `role_arn` is reached through a role in its own account, which the deliver
+ * function assumes. Never without an external id (Hookgate's are `hookgate-<account id>`, which the
+ * customer's trust policy requires), and never a role of this deployment's own account: a tenant must
+ * not borrow a role that trusts this account as a whole; same-account targets are granted by
+ * `awsDestinationTargets` instead.
+ */
+export function assumeCustomerRoles(): iam.PolicyStatement {
+  return new iam.PolicyStatement({
+    actions: ['sts:AssumeRole'],
+    resources: [`arn:${Aws.PARTITION}:iam::*:role/*`],
+    conditions: {
+      StringLike: { 'sts:ExternalId': 'hookgate-*' },
+      StringNotEquals: { 'aws:ResourceAccount': Aws.ACCOUNT_ID },
+    },
+  });
 }

@@ -398,6 +398,20 @@ describe('AWS destination targets (context awsDestinationTargets)', () => {
     expect(policy?.Roles).toEqual([{ Ref: logicalId(built.service.deliverFunction.role) }]);
   });
 
+  it('assumes customers’ roles only with a hookgate- external id, and no role of its own account', () => {
+    const resource = Template.fromStack(stacks.service).toJSON().Resources[logicalId(stacks.service.assumeRolesPolicy)];
+    expect(resource.Properties.PolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sts:AssumeRole',
+        Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::*:role/*']] },
+        Condition: { StringLike: { 'sts:ExternalId': 'hookgate-*' }, StringNotEquals: { 'aws:ResourceAccount': { Ref: 'AWS::AccountId' } } },
+      },
+    ]);
+    expect(resource.Properties.Roles).toEqual([{ Ref: logicalId(stacks.service.deliverFunction.role) }]);
+    for (const name of FUNCTION_NAMES.filter((n) => n !== 'deliver')) expect(actionsFor(functionsOf(stacks.service)[name], 'sts:'), name).toEqual([]);
+  });
+
   it.each(['arn:aws:sqs:eu-west-1:123456789012:*', 'arn:aws:iam::123456789012:role/admin', 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders', 'arn:aws:s3:::Bucket'])(
     'refuses %s at synth',
     (target) => expect(() => buildOther({ awsDestinationTargets: [target] })).toThrow(/awsDestinationTargets: ".*" is not the ARN of/),

@@ -1,5 +1,7 @@
 import { CreateBucketCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { CreateQueueCommand, DeleteQueueCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { mockClient } from 'aws-sdk-client-mock';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
@@ -107,6 +109,26 @@ describe('aws_sqs', () => {
     );
   });
 
+  it('a destination with role_arn is delivered with the role assumed under the account’s external id (STS mocked)', async () => {
+    const sts = mockClient(STSClient);
+    try {
+      sts.on(AssumeRoleCommand).resolves({ Credentials: { AccessKeyId: 'ASSUMED', SecretAccessKey: 'x', SessionToken: 't', Expiration: new Date(Date.now() + 3_600_000) } });
+      const { key, accountId } = await createAccount(call);
+      const queueUrl = await newQueue('customer-cross-account');
+      const roleArn = `arn:aws:iam::${new URL(queueUrl).pathname.split('/')[1]}:role/hookgate-delivery`;
+      const destination = await addDestination(call, key, { name: 'queue', type: 'aws_sqs', config: { queue_url: queueUrl }, role_arn: roleArn });
+      expect(destination).toMatchObject({ role_arn: roleArn, external_id: `hookgate-${accountId}` });
+      await addRoute(call, key, { destination_id: destination.id, event_type_pattern: 'order.far' });
+      await publish(key, '{"far":true}', 'order.far');
+      expect((await nextMessage(queueUrl)).Body).toBe('{"far":true}');
+      expect(sts.commandCalls(AssumeRoleCommand).map((c) => c.args[0].input)).toEqual([
+        { RoleArn: roleArn, RoleSessionName: 'hookgate-delivery', ExternalId: `hookgate-${accountId}`, DurationSeconds: 3600 },
+      ]);
+    } finally {
+      sts.restore();
+    }
+  });
+
   it('an event too large for SQS ends payload_too_large at once, with no try', async () => {
     const { key } = await createAccount(call);
     const queueUrl = await newQueue('customer-small');
@@ -155,6 +177,8 @@ describe('creating an AWS destination', () => {
     ['a config for http', { config: { queue_url: 'x' } }, 'config is only for AWS destination types'],
     ['auth on an AWS type', { type: 'aws_lambda', config: { function_arn: 'arn:aws:lambda:eu-west-1:123456789012:function:f' }, auth: { type: 'bearer', token: 'tttttttt' } }, 'auth is only for http destinations'],
     ['a key template that overwrites', { type: 'aws_s3', config: { bucket: 'events-archive', key_template: 'latest.json' } }, 'config.key_template must contain {event_id}, so that no event overwrites another'],
+    ['a role for an http destination', { url: 'https://a.example.com/', role_arn: 'arn:aws:iam::123456789012:role/r' }, 'role_arn is only for AWS destination types'],
+    ['a role in another account than its target', { type: 'aws_sns', config: { topic_arn: 'arn:aws:sns:eu-west-1:123456789012:t' }, role_arn: 'arn:aws:iam::210987654321:role/r' }, "role_arn must be in the target's account (123456789012)"],
     ['a made-up type', { type: 'aws_sqs2', config: { queue_url: 'x' } }, 'type must be one of: http, aws_sqs, aws_sns, aws_eventbridge, aws_kinesis, aws_lambda, aws_s3'],
   ])('refuses %s with a 400', async (_label, body, message) => {
     const { key } = await createAccount(call);
@@ -175,5 +199,9 @@ describe('creating an AWS destination', () => {
     const changed = await call('PATCH', path, { key, body: { config: { event_bus_arn: bus, source: 'shop' } } });
     expect(changed.json.data).toMatchObject({ config: { source: 'shop' }, url: bus });
     expect((await call('GET', '/v1/destinations', { key })).json.data[0]).toMatchObject({ type: 'aws_eventbridge' });
+    const role = 'arn:aws:iam::123456789012:role/hookgate-delivery';
+    const withRole = await call('PATCH', path, { key, body: { role_arn: role } });
+    expect(withRole.json.data).toMatchObject({ role_arn: role, external_id: `hookgate-${created.json.data.account_id}` });
+    expect((await call('PATCH', path, { key, body: { role_arn: 'arn:aws:iam::210987654321:role/x' } })).json.error).toBe("role_arn must be in the target's account (123456789012)");
   });
 });

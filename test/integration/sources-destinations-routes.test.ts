@@ -79,6 +79,8 @@ describe('destinations', () => {
       name: 'Orders',
       type: 'http',
       config: null,
+      role_arn: null,
+      external_id: null,
       url: 'https://consumer.example.com/hooks',
       active: true,
       auth: { type: 'bearer' },

@@ -266,6 +266,7 @@ const OPERATIONS: Operation[] = [
       name: 'bus',
       type: 'aws_eventbridge',
       config: { event_bus_arn: 'arn:aws:events:eu-west-1:123456789012:event-bus/default', detail_type: 'order', source: 'shop' },
+      role_arn: 'arn:aws:iam::123456789012:role/hookgate-delivery',
       timeout_ms: 5000,
     }),
   },

@@ -4,6 +4,7 @@ import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { PublishCommand, SNSClient } from '@aws-sdk/client-sns';
 import { SendMessageCommand, SQSClient, SQSServiceException } from '@aws-sdk/client-sqs';
+import { AssumeRoleCommand, STSClient, STSServiceException } from '@aws-sdk/client-sts';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sendToAws, type AwsDelivery } from '../../lambdas/adapters/aws-sender';
@@ -20,11 +21,13 @@ const events = mockClient(EventBridgeClient);
 const kinesis = mockClient(KinesisClient);
 const lambda = mockClient(LambdaClient);
 const s3 = mockClient(S3Client);
-afterEach(() => [sqs, sns, events, kinesis, lambda, s3].forEach((mock) => mock.reset()));
+const sts = mockClient(STSClient);
+afterEach(() => [sqs, sns, events, kinesis, lambda, s3, sts].forEach((mock) => mock.reset()));
 // The deployment's configuration, which the S3 client reads (path-style addressing, on locally only).
 beforeAll(() => Object.assign(process.env, { [ENV.tableName]: 't', [ENV.deliveryQueueUrl]: 'q', [ENV.payloadBucket]: 'p', [ENV.exportBucket]: 'e' }));
 
 const ACCOUNT = '123456789012';
+const ACCOUNT_ID = '0193a5b2-0000-7000-8000-00000000000a';
 const QUEUE = `https://sqs.eu-west-1.amazonaws.com/${ACCOUNT}/orders`;
 const BODY = Buffer.from('{"order":{"id":"o-7"},"total":12}');
 const EVENT_ID = '0193a5b2-0000-7000-8000-000000000001';
@@ -52,7 +55,7 @@ const ENVELOPE = { event_id: EVENT_ID, webhook_id: EVENT_ID, event_type: 'order.
 const OK = { $metadata: { httpStatusCode: 200, requestId: 'req-ok' } };
 
 const send = (target: AwsTarget, overrides: Partial<AwsDelivery & { body: Buffer; timeoutMs: number }> = {}) =>
-  sendToAws({ target, destinationId: 'dest-1', eventId: EVENT_ID, eventType: 'order.paid', receivedAt: '2026-11-26T16:00:00.000Z', headers: HEADERS, body: BODY, timeoutMs: 5000, ...overrides });
+  sendToAws({ target, roleArn: null, accountId: ACCOUNT_ID, destinationId: 'dest-1', eventId: EVENT_ID, eventType: 'order.paid', receivedAt: '2026-11-26T16:00:00.000Z', headers: HEADERS, body: BODY, timeoutMs: 5000, ...overrides });
 
 describe('each type’s request', () => {
   it('SQS: the body as the message, the signed headers as attributes', async () => {
@@ -188,5 +191,55 @@ describe('error classes: every failure is a failed try with the AWS request id a
       return new Promise((_resolve, reject) => setTimeout(() => reject(Object.assign(new Error('The operation was aborted'), { name: 'AbortError' })), 30));
     });
     expect(await send({ type: 'aws_sqs', queue_url: QUEUE }, { timeoutMs: 10 })).toMatchObject({ outcome: 'timeout', error: 'no response within 10 ms' });
+  });
+});
+
+describe('a role in the target’s account, assumed with the account’s external id', () => {
+  const ROLE = `arn:aws:iam::${ACCOUNT}:role/hookgate-delivery`;
+  const sessionFor = (minutes: number, key = 'ASIA1') => ({
+    Credentials: { AccessKeyId: key, SecretAccessKey: 'secret', SessionToken: 'token', Expiration: new Date(Date.now() + minutes * 60_000) },
+  });
+  const signedWith = async (call: number) => (await sqs.commandCalls(SendMessageCommand)[call]?.thisValue.config.credentials())?.accessKeyId;
+  // Each test its own role: the credentials cache is the process's.
+  const role = (name: string) => `${ROLE}-${name}`;
+
+  it('assumes it with the external id, signs the call with what STS gave, and keeps it for the next send', async () => {
+    sts.on(AssumeRoleCommand).resolves(sessionFor(60));
+    sqs.on(SendMessageCommand).resolves(OK);
+    const roleArn = role('cached');
+    expect((await send({ type: 'aws_sqs', queue_url: QUEUE }, { roleArn })).outcome).toBe('success');
+    expect((await send({ type: 'aws_sqs', queue_url: QUEUE }, { roleArn })).outcome).toBe('success');
+    expect(sts.commandCalls(AssumeRoleCommand).map((c) => c.args[0].input)).toEqual([
+      { RoleArn: roleArn, RoleSessionName: 'hookgate-delivery', ExternalId: `hookgate-${ACCOUNT_ID}`, DurationSeconds: 3600 },
+    ]);
+    expect(await signedWith(0)).toBe('ASIA1');
+  });
+
+  it('assumes it again when the credentials are within 5 minutes of their end', async () => {
+    sts.on(AssumeRoleCommand).resolvesOnce(sessionFor(4, 'ASIA-OLD')).resolves(sessionFor(60, 'ASIA-NEW'));
+    sqs.on(SendMessageCommand).resolves(OK);
+    const roleArn = role('expiring');
+    await send({ type: 'aws_sqs', queue_url: QUEUE }, { roleArn });
+    await send({ type: 'aws_sqs', queue_url: QUEUE }, { roleArn });
+    expect(sts.commandCalls(AssumeRoleCommand)).toHaveLength(2);
+  });
+
+  it('the deliver function’s own role when there is none: no STS call', async () => {
+    sqs.on(SendMessageCommand).resolves(OK);
+    await send({ type: 'aws_sqs', queue_url: QUEUE });
+    expect(sts.calls()).toHaveLength(0);
+  });
+
+  it('a role that refuses: a failed try with STS’s error, asked again on the next try', async () => {
+    sts
+      .on(AssumeRoleCommand)
+      .rejects(new STSServiceException({ name: 'AccessDenied', $fault: 'client', message: 'not authorized to perform sts:AssumeRole', $metadata: { httpStatusCode: 403, requestId: 'req-sts' } }));
+    const roleArn = role('refusing');
+    const result = await send({ type: 'aws_sqs', queue_url: QUEUE }, { roleArn });
+    expect(result).toMatchObject({ outcome: 'http_error', responseStatus: 403, error: 'AccessDenied: not authorized to perform sts:AssumeRole' });
+    expect(JSON.parse(result.responseBody)).toEqual({ aws_request_id: 'req-sts', error_code: 'AccessDenied', error_class: 'refused' });
+    await send({ type: 'aws_sqs', queue_url: QUEUE }, { roleArn });
+    expect(sts.commandCalls(AssumeRoleCommand)).toHaveLength(2);
+    expect(sqs.calls()).toHaveLength(0);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attributedMessageBytes, envelopeOf, messageAttributes, messageText, partitionKeyOf } from '../../lambdas/domain/aws-messages';
-import { awsErrorClass, awsTargetRefusal, objectKey, regionOf, targetAddress, type AwsTarget } from '../../lambdas/domain/aws-targets';
+import { awsErrorClass, awsTargetRefusal, externalIdOf, objectKey, regionOf, roleArnRefusal, targetAddress, type AwsTarget } from '../../lambdas/domain/aws-targets';
 
 const ACCOUNT = '123456789012';
 const sqs = (queue_url: string): AwsTarget => ({ type: 'aws_sqs', queue_url });
@@ -62,6 +62,17 @@ describe('AWS targets are checked strictly', () => {
     [fn(`arn:aws:lambda:eu-central-1:${ACCOUNT}:function:f`), 'eu-central-1'],
     [s3('b'), null],
   ])('%j lives in %s', (target, region) => expect(regionOf(target)).toBe(region));
+
+  it.each<[string, string, AwsTarget, string | undefined]>([
+    ['a role in the queue’s account', `arn:aws:iam::${ACCOUNT}:role/hookgate`, sqs(`https://sqs.eu-west-1.amazonaws.com/${ACCOUNT}/q`), undefined],
+    ['a role with a path', `arn:aws:iam::${ACCOUNT}:role/service/hookgate`, fn(`arn:aws:lambda:eu-west-1:${ACCOUNT}:function:f`), undefined],
+    ['a role for a bucket (which names no account)', 'arn:aws:iam::210987654321:role/hookgate', s3('b'), undefined],
+    ['a role in another account than the topic', 'arn:aws:iam::210987654321:role/hookgate', sns(`arn:aws:sns:eu-west-1:${ACCOUNT}:t`), `role_arn must be in the target's account (${ACCOUNT})`],
+    ['a user, not a role', `arn:aws:iam::${ACCOUNT}:user/admin`, sns(`arn:aws:sns:eu-west-1:${ACCOUNT}:t`), 'role_arn must be an IAM role ARN: arn:aws:iam::<12-digit account id>:role/<name>'],
+    ['a role ARN with a region', `arn:aws:iam:eu-west-1:${ACCOUNT}:role/x`, sns(`arn:aws:sns:eu-west-1:${ACCOUNT}:t`), 'role_arn must be an IAM role ARN: arn:aws:iam::<12-digit account id>:role/<name>'],
+  ])('role_arn: %s', (_label, roleArn, target, refusal) => expect(roleArnRefusal(roleArn, target)).toBe(refusal));
+
+  it('an account’s external id is its own id', () => expect(externalIdOf('0193-abc')).toBe('hookgate-0193-abc'));
 
   it('shows a bucket target as s3://bucket/template', () => expect(targetAddress(s3('b', 'x/{event_id}'))).toBe('s3://b/x/{event_id}'));
 

@@ -27,6 +27,7 @@ const destination = (overrides: Partial<DestinationSettings> = {}): DestinationS
   name: 'orders',
   url: 'https://old.example.com/hooks',
   aws_target: null,
+  role_arn: null,
   active: true,
   auth: null,
   timeout_ms: 15_000,
@@ -61,6 +62,7 @@ const OWN_SETTINGS = {
 describe('a new destination', () => {
   const DEFAULTS = {
     aws_target: null,
+    role_arn: null,
     active: true,
     auth: null,
     timeout_ms: 15_000,

@@ -95,6 +95,8 @@ class CreateDestinationRequest(TypedDict):
     name: str
     config: NotRequired[SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig]
     """An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`."""
+    role_arn: NotRequired[str | None]
+    """AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`)."""
     url: NotRequired[str]
     """An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types."""
     signing_secret: NotRequired[str]
@@ -241,6 +243,10 @@ class Destination(TypedDict):
     type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']
     config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | None
     """An AWS destination’s target, defaults filled in; null for http."""
+    role_arn: str | None
+    """The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role."""
+    external_id: str | None
+    """AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http."""
     url: str
     """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
     active: bool
@@ -307,6 +313,10 @@ class DestinationWithSecret(TypedDict):
     type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']
     config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | None
     """An AWS destination’s target, defaults filled in; null for http."""
+    role_arn: str | None
+    """The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role."""
+    external_id: str | None
+    """AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http."""
     url: str
     """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
     active: bool
@@ -793,6 +803,8 @@ class UpdateDestinationRequest(TypedDict):
     name: NotRequired[str]
     config: NotRequired[SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig]
     """A new target of the same type (an AWS destination only; its type never changes)."""
+    role_arn: NotRequired[str | None]
+    """AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`)."""
     url: NotRequired[str]
     """An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types."""
     signing_secret: NotRequired[str]

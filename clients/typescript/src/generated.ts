@@ -86,6 +86,8 @@ export type CreateDestinationRequest = {
   name: string;
   /** An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`. */
   config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
+  /** AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`). */
+  role_arn?: string | null;
   /** An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types. */
   url?: string;
   /** Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours. */
@@ -216,6 +218,10 @@ export type Destination = {
   type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
   /** An AWS destination’s target, defaults filled in; null for http. */
   config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | null;
+  /** The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role. */
+  role_arn: string | null;
+  /** AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http. */
+  external_id: string | null;
   /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
   url: string;
   active: boolean;
@@ -277,6 +283,10 @@ export type DestinationWithSecret = {
   type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
   /** An AWS destination’s target, defaults filled in; null for http. */
   config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | null;
+  /** The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role. */
+  role_arn: string | null;
+  /** AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http. */
+  external_id: string | null;
   /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
   url: string;
   active: boolean;
@@ -749,6 +759,8 @@ export type UpdateDestinationRequest = {
   name?: string;
   /** A new target of the same type (an AWS destination only; its type never changes). */
   config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
+  /** AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`). */
+  role_arn?: string | null;
   /** An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types. */
   url?: string;
   /** Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours. */
