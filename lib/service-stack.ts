@@ -393,6 +393,7 @@ export class ServiceStack extends Stack {
       functions,
       httpApi: this.httpApi,
       email: props.alarmEmail,
+      deliverLogGroup: this.deliverFunction.logGroup,
     });
     this.dashboard = new Dashboard(this, 'Dashboard', {
       stage: props.stage,

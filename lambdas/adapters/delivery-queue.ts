@@ -21,19 +21,23 @@ const deliveryTask = z.object({
   sent_at: z.optional(z.int()),
   /** A manual action's delivery (a replay, a portal resend or test): the probe of an open breaker, at once. */
   manual: z.optional(z.literal(true)),
+  /** The concurrency slot a release handed this task (the one its previous holder let go): tried first. */
+  flight_slot: z.optional(z.int()),
 });
 export type DeliveryTask = z.infer<typeof deliveryTask>;
 
 /**
  * A destination's own task: `wake` looks at its breaker at an instant a breaker write set (`at`: its
- * cooldown's or its probe's end), `release` lets a page of its held deliveries go.
+ * cooldown's or its probe's end), `release` lets a page of its held deliveries go, `slots` looks at
+ * concurrency slots a parked delivery found taken (`slots`) once their leases have ended.
  */
 const destinationTask = z.object({
   v: z.literal(1),
-  kind: z.enum(['wake', 'release']),
+  kind: z.enum(['wake', 'release', 'slots']),
   account_id: z.string(),
   destination_id: z.string(),
   at: z.optional(z.string()),
+  slots: z.optional(z.array(z.int())),
 });
 export type DestinationTask = z.infer<typeof destinationTask>;
 

@@ -3,7 +3,7 @@ import { MAX_BINARY_BODY_BYTES, MAX_ENCODED_BODY_BYTES } from '../domain/payload
 import { exampleInboundBody, ingestAcceptedResponse } from '../events/shapes';
 import { ids } from './examples';
 import type { DocumentedOperation } from './openapi';
-import { json } from './route-doc';
+import { json, traceparentHeader } from './route-doc';
 
 /**
  * `POST /ingest/{token}` is served by its own function (lambdas/handlers/ingest.ts), outside the API
@@ -33,6 +33,7 @@ export const ingestOperation: DocumentedOperation = {
       { name: 'webhook-id', description: 'Standard Webhooks delivery id (signed, and so the key, with `standard_webhooks` verification; ignored with another check).', maxLength: 256 },
       { name: 'X-GitHub-Delivery', description: 'GitHub’s delivery id. Not signed: ignored on a source with a signature check.', maxLength: 256 },
       { name: 'X-Shopify-Webhook-Id', description: 'Shopify’s delivery id. Not signed: ignored on a source with a signature check.', maxLength: 256 },
+      traceparentHeader,
     ],
     responses: {
       202: json('Persisted: `queued` when routes matched, `accepted` when none did.', ingestAcceptedResponse, {

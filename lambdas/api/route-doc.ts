@@ -147,3 +147,10 @@ export const redirect = (description: string, example: string): RedirectDoc => (
 
 /** A JSON request body: the schema the handler parses with; the example is type-checked against it. */
 export const jsonBody = <T extends z.ZodType>(schema: T, example: z.input<T>): JsonBodyDoc => ({ kind: 'json', schema, example });
+
+/** `traceparent` on the requests that make events (ingest, publish): never refused, only ignored when invalid. */
+export const traceparentHeader: HeaderDoc = {
+  name: 'traceparent',
+  description:
+    'W3C Trace Context, version 00 (`00-<32 hex trace id>-<16 hex span id>-<2 hex flags>`, lowercase). A valid one is kept with the event: every delivery try sends a `traceparent` with its trace id, a new span id and its sampled flag. Absent or invalid: ignored (never a 4xx), and Hookgate starts a trace.',
+};

@@ -163,9 +163,8 @@ export async function changeDestination(current: DestinationRecord, request: Des
   const destination = await updateDestination(accountId, current.id, { ...plan.changes, updated_at: now.toISOString() });
   if (!destination) return { kind: 'not_found' };
   if (plan.resetBreaker) await resetBreaker(accountId, current.id);
-  // Switched back on: what its breaker held goes now, as after a successful probe. Switched off: it
-  // goes too, and each delivery ends (`destination_inactive`) rather than sleep for good.
-  if (destination.active !== current.active) await startRelease(accountId, current.id);
+  // Switched back on: what it held (paused, or by its breaker) goes now, as after a successful probe.
+  if (destination.active && !current.active) await startRelease(accountId, current.id);
   if (request.event_types) await subscribeEndpoint(accountId, current.id, request.event_types, now);
   return { kind: 'changed', destination };
 }

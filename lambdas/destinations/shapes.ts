@@ -110,6 +110,7 @@ const RESERVED_HEADERS = new Set([
   'x-webhook-id',
   'x-hookgate-event-id',
   'x-event-type',
+  'traceparent',
 ]);
 
 const headerName = z

@@ -11,6 +11,8 @@ export interface DeliveryHeaderInput {
   contentType: string;
   body: Buffer;
   timestamp: number;
+  /** This try's W3C `traceparent`: the event's trace, a span of its own (lambdas/domain/trace-context.ts). */
+  traceparent: string;
   scheme: 'hookgate' | 'standard_webhooks';
   secrets: readonly string[];
   auth: { type: 'bearer'; token: string } | { type: 'header'; name: string; value: string } | null;
@@ -27,6 +29,7 @@ export interface DeliveryHeaderInput {
 export function deliveryHeaders(input: DeliveryHeaderInput): Record<string, string> {
   return headersOf(input, {
     timestamp: String(input.timestamp),
+    traceparent: input.traceparent,
     signature: (scheme) =>
       scheme === 'standard_webhooks'
         ? standardWebhooksSignature(input.webhookId, input.timestamp, input.body, input.secrets)
@@ -35,7 +38,7 @@ export function deliveryHeaders(input: DeliveryHeaderInput): Record<string, stri
   });
 }
 
-export type ShownHeaderInput = Omit<DeliveryHeaderInput, 'body' | 'timestamp' | 'secrets'>;
+export type ShownHeaderInput = Omit<DeliveryHeaderInput, 'body' | 'timestamp' | 'traceparent' | 'secrets'>;
 
 /** The facts of a delivery's headers that do not change from try to try. */
 export function headerFacts(
@@ -64,6 +67,7 @@ export function headerFacts(
 export function shownDeliveryHeaders(input: ShownHeaderInput): Record<string, string> {
   return headersOf(input, {
     timestamp: '<the try’s Unix time>',
+    traceparent: '<the event’s trace, a new span for each try>',
     signature: () => '<computed for each try>',
     credential: () => '<hidden>',
   });
@@ -71,6 +75,7 @@ export function shownDeliveryHeaders(input: ShownHeaderInput): Record<string, st
 
 interface PerTry {
   timestamp: string;
+  traceparent: string;
   signature: (scheme: DeliveryHeaderInput['scheme']) => string;
   credential: (value: string) => string;
 }
@@ -81,6 +86,8 @@ function headersOf(input: ShownHeaderInput, perTry: PerTry): Record<string, stri
     'user-agent': input.userAgent,
     'x-webhook-id': input.webhookId,
     'x-hookgate-event-id': input.eventId,
+    // Not signed by either scheme: a receiver's tracer reads it, its signature check never does.
+    traceparent: perTry.traceparent,
   };
   if (input.eventType !== null) headers['x-event-type'] = input.eventType;
   if (input.scheme === 'standard_webhooks') {

@@ -19,6 +19,8 @@ export type ClaimDecision =
   | { kind: 'end'; reason: EndReason }
   /** Not yet: no try is spent. `not_due` needs no write (the due time is stored already). */
   | { kind: 'wait'; until: Date; reason: 'not_due' | 'breaker_open' | 'probe_in_flight' }
+  /** Its destination is switched off (by its owner, or by Hookgate): it waits, no try spent, until it is switched back on. */
+  | { kind: 'paused' }
   | { kind: 'claim'; probe: boolean };
 
 export interface ArrivalInput {
@@ -82,7 +84,7 @@ export function decideClaim(input: ClaimInput): ClaimDecision {
   if (arrival.kind !== 'proceed') return arrival;
   const { destination, gate } = input;
   if (!destination) return { kind: 'end', reason: 'destination_deleted' };
-  if (!destination.active) return { kind: 'end', reason: 'destination_inactive' };
+  if (!destination.active) return { kind: 'paused' };
   if (!reachesCustomer(destination.customer, input.customer)) return { kind: 'end', reason: 'customer_changed' };
   if (gate.kind === 'wait') return { kind: 'wait', until: gate.until, reason: gate.reason };
   return { kind: 'claim', probe: gate.kind === 'probe' };

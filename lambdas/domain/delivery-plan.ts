@@ -47,7 +47,8 @@ export function planDeliveries(
   for (const route of routes) {
     if (!routeMatches(route, event)) continue;
     const destination = destinationOf(route.destination_id);
-    if (!destination?.active || !reachesCustomer(destination.customer, event.customer)) continue;
+    // A paused destination's deliveries are planned too: they wait, parked, until it is switched back on.
+    if (!destination || !reachesCustomer(destination.customer, event.customer)) continue;
     if (route.destination_id in deliveries || beyondLimit.includes(route.destination_id)) continue;
     if (Object.keys(deliveries).length >= limit) {
       beyondLimit.push(route.destination_id);

@@ -4,8 +4,6 @@ import type { DeliveryStatus } from './vocabulary';
 export const END_REASONS = [
   /** Its destination no longer exists (a consistent read, never a stale cache, said so). */
   'destination_deleted',
-  /** Its destination was set `active: false` while the delivery waited. */
-  'destination_inactive',
   /** The endpoint answered 410 Gone, which also disabled the destination. */
   'endpoint_gone',
   /** The destination was given to another customer while the delivery waited: the event is not addressed to it. */

@@ -11,12 +11,13 @@ import { compactBody, deletePayload, INLINE_BODY_LIMIT_BYTES, payloadKey, putPay
 import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { recordIngested } from '../shared/metrics';
-import { newId } from '../shared/secrets';
+import { newId, newTrace } from '../shared/secrets';
 import { deleteDedupeIfOwned, holdExternalId } from './dedupe';
 import { logCustomerEvent } from './customer-index';
 import { insertEvent, type EventBodyRecord, type EventRecord } from './record';
 import { loadCurrentRoutingTable, type RoutingTable } from '../store/routing-table';
 import type { Direction, EventStatus } from '../domain/vocabulary';
+import type { Trace } from '../domain/trace-context';
 
 export interface NewEvent {
   accountId: string;
@@ -29,6 +30,8 @@ export interface NewEvent {
   body: Buffer;
   contentType: string | null;
   headers: Record<string, string>;
+  /** The caller's trace (its `traceparent`); absent: the event starts one. A copy's is in its `storedBody`. */
+  trace?: Trace;
   createdBy: string;
   replayOf?: string;
   /** A copy's webhook id (its chain's first event's); an event that is no copy is its own. */
@@ -39,7 +42,7 @@ export interface NewEvent {
   storedBody?: EventBodyRecord;
   /**
    * Deliver to this destination only, whatever the routes say (the portal's test event and its
-   * resend to one endpoint); nothing is delivered when it is inactive or gone.
+   * resend to one endpoint); nothing is delivered when it is gone, and it is held while it is paused.
    */
   onlyDestination?: string;
   /**
@@ -168,6 +171,7 @@ async function storeBody(input: NewEvent, eventId: string, retentionDays: number
     content_type: input.contentType,
     headers: input.headers,
     payload_hash: payloadHash(input.body),
+    trace: input.trace ?? newTrace(),
   };
   if (input.body.length <= INLINE_BODY_LIMIT_BYTES) return { ...common, ...compactBody(input.body) };
   const key = payloadKey(input.accountId, eventId, retentionDays);

@@ -2,7 +2,9 @@ import { invalid, notFound, unauthorized } from '../domain/errors';
 import { isSendableHeaderValue, unsendableHeaderMessage } from '../domain/header-values';
 import { isReservedType } from '../domain/operational-events';
 import { deliveryIdFor, verifySignature } from '../domain/provider-signatures';
+import { parseTraceparent } from '../domain/trace-context';
 import { appendLogKeys, log } from '../shared/log';
+import { newTrace } from '../shared/secrets';
 import { recordVerificationRejected } from '../shared/metrics';
 import { findSourceByToken } from '../sources/record';
 import { acceptEvent } from './accept';
@@ -31,6 +33,9 @@ export type IngestOutcome = Accepted | Refused;
 
 export async function ingestWebhook(request: IncomingWebhook, now: Date): Promise<IngestOutcome> {
   const { token } = request;
+  // An invalid traceparent is no reason to refuse a webhook: the event starts a trace of its own instead.
+  const trace = parseTraceparent(request.headers.traceparent) ?? newTrace();
+  appendLogKeys({ trace_id: trace.id });
   if (!TOKEN.test(token)) return refused(unauthorized());
   const source = await findSourceByToken(token);
   if (!source) return refused(unauthorized());
@@ -72,6 +77,7 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
     body: request.body,
     contentType: request.headers['content-type'] ?? null,
     headers: storedHeaders(request.headers),
+    trace,
     createdBy: 'ingest',
     now,
   });

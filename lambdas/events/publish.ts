@@ -1,5 +1,6 @@
 import { acceptEvent, type TaskSink } from './accept';
 import { acceptedOutcome, type Accepted } from '../pipeline/outcomes';
+import type { Trace } from '../domain/trace-context';
 
 export interface PublishInput {
   payload: string;
@@ -12,9 +13,15 @@ export interface PublishInput {
 /**
  * An account publishes an event for its own customers: the same pipeline as inbound webhooks, with
  * the payload string as a JSON body, addressed to one customer or to none. A repeated
- * `external_event_id` is the first event's duplicate.
+ * `external_event_id` is the first event's duplicate. `trace`: the request's (its `traceparent`); absent,
+ * the event starts its own.
  */
-export async function publishEvent(accountId: string, input: PublishInput, now: Date, enqueue?: TaskSink): Promise<Accepted> {
+export async function publishEvent(
+  accountId: string,
+  input: PublishInput,
+  now: Date,
+  { enqueue, trace }: { enqueue?: TaskSink; trace?: Trace } = {},
+): Promise<Accepted> {
   const result = await acceptEvent({
     accountId,
     direction: 'outbound',
@@ -25,6 +32,7 @@ export async function publishEvent(accountId: string, input: PublishInput, now: 
     body: Buffer.from(input.payload, 'utf8'),
     contentType: 'application/json',
     headers: {},
+    trace,
     createdBy: 'api',
     refuseOverFanout: true,
     enqueue,

@@ -68,6 +68,11 @@ const eventBodyRecord = z.object({
   content_type: z.nullable(z.string()),
   headers: z.record(z.string(), z.string()),
   payload_hash: z.string(),
+  /**
+   * The W3C trace the event belongs to (lambdas/domain/trace-context.ts): its caller's, or one Hookgate
+   * started. Absent on events stored before traces were kept.
+   */
+  trace: z.optional(z.object({ id: z.string(), parent: z.nullable(z.string()), sampled: z.boolean() })),
 });
 export type EventBodyRecord = z.infer<typeof eventBodyRecord>;
 

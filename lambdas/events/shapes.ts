@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { webhookIdOf } from '../domain/ids';
+import { traceOf } from '../domain/trace-context';
 import { END_REASONS, WAIT_REASONS, waitingOf } from '../domain/progress';
 import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS } from '../domain/vocabulary';
 import { at, ids, later } from '../api/examples';
@@ -70,6 +71,12 @@ export const eventDetailResponse = named(
       'What its deliveries carry as `X-Webhook-Id` (and `webhook-id`): the first event of its replay chain, so a replayed copy keeps its original’s; the event’s own `id` when it is no copy.',
     ),
     replayed_by: uuid.nullable(),
+    trace_id: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/)
+      .describe(
+        'The W3C trace id its deliveries carry in `traceparent` (each try a new span id): the `traceparent` it was ingested or published with, when valid; else one Hookgate started. A replayed copy keeps its original’s.',
+      ),
     deliveries: z.array(
       z.strictObject({
         destination_id: uuid,
@@ -205,6 +212,7 @@ export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, 
     replay_of: event.replay_of,
     webhook_id: webhookIdOf(event),
     replayed_by: event.replayed_by,
+    trace_id: traceOf(stored.trace, event.id).id,
     deliveries: Object.entries(event.deliveries).map(([destination_id, d]) => ({
       destination_id,
       status: d.status,
@@ -298,6 +306,7 @@ export const exampleInboundDetail = {
   replay_of: null,
   webhook_id: exampleInboundListItem.id,
   replayed_by: null,
+  trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
   deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null, waiting: null }],
 } satisfies EventDetailResponse;
 
@@ -314,5 +323,6 @@ export const exampleOutboundDetail = {
   replay_of: null,
   webhook_id: exampleOutboundListItem.id,
   replayed_by: null,
+  trace_id: '0af7651916cd43dd8448eb211c80319c',
   deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null, waiting: null }],
 } satisfies EventDetailResponse;

@@ -13,15 +13,17 @@ import type { DeliveryResult } from '../adapters/http-sender';
 import type { DeliverySender } from '../adapters/delivery-sender';
 import { readStoredBody } from '../adapters/payloads';
 import { config } from '../shared/config';
-import { log } from '../shared/log';
+import { appendLogKeys, log } from '../shared/log';
 import { recordBreakerTransition, recordDeliveryAttempt, recordDeliveryEnded } from '../shared/metrics';
-import { newId } from '../shared/secrets';
+import { newId, newSpanBytes } from '../shared/secrets';
 import { changeBreaker } from '../store/breakers';
 import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
-import { park, scheduleWakes, startRelease } from './held-deliveries';
+import { letSlotGo, park, parkOverCap, scheduleWakes, startRelease, takeSlot, type FlightSlot } from './held-deliveries';
+import { maxInFlight } from '../domain/max-in-flight';
 import { sideItemExpiresAt } from '../domain/retention';
+import { traceOf, traceparentOf } from '../domain/trace-context';
 import { disableDestination } from '../destinations/record';
 import { changeDelivery, findAttempt, findDeliveryContext, insertAttempt, settleEventIfDone, type StoredDelivery } from '../events/record';
 import type { DestinationRecord } from '../destinations/record';
@@ -59,21 +61,26 @@ interface Claimed {
   probe: boolean;
   /** Its send slot (epoch ms), when its destination has a rate limit. */
   sendAt?: number;
+  /** Its place under the destination's concurrency cap, held until the try is over. */
+  slot: FlightSlot;
 }
 
 /**
- * Not yet, with no try spent (breaker, rate limit): the wait is stored as the delivery's due time, so
- * the event shows when its next try comes. `event` and `now` are what the decision was made on.
+ * Not yet, with no try spent (breaker, rate limit, concurrency cap): the wait is stored as the
+ * delivery's due time, so the event shows when its next try comes. `event` and `now` are what the
+ * decision was made on.
  */
-interface Hold {
+type Hold = {
   kind: 'hold';
-  /** `breaker_open`: parked until the breaker lets it through; `rate_limit`: back in the queue at its slot. */
-  reason: 'breaker_open' | 'rate_limit';
-  wait: TaskWait;
   event: EventRecord;
   delivery: StoredDelivery;
   now: Date;
-}
+} & (
+  | /** Back in the queue at its send slot. */ { reason: 'rate_limit'; wait: TaskWait }
+  | /** Parked until the breaker lets it through (`until`: the earliest it may). */ { reason: 'breaker_open'; until: Date }
+  | /** Parked until a slot is let go. */ { reason: 'concurrency'; cap: number }
+  | /** Parked until its destination is switched back on. */ { reason: 'paused' }
+);
 
 type Prepared = TaskResult | Hold | { kind: 'claimed'; claimed: Claimed };
 
@@ -93,8 +100,15 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
       return prepared;
     case 'hold':
       return hold(task, prepared, deps.now);
-    case 'claimed':
-      return settle(task, prepared.claimed, await send(prepared.claimed, deps), deps);
+    case 'claimed': {
+      let result: DeliveryResult;
+      try {
+        result = await send(prepared.claimed, deps);
+      } finally {
+        await letSlotGo(task.account_id, task.destination_id, prepared.claimed.slot, deps.now());
+      }
+      return settle(task, prepared.claimed, result, deps);
+    }
   }
 }
 
@@ -105,6 +119,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
     const missing = missingEventWait(task.sent_at, now, config().missingEventGraceSeconds);
     return missing.kind === 'wait' ? { kind: 'wait', until: missing.until } : { kind: 'done' };
   }
+  appendLogKeys({ trace_id: traceOf(loaded.body.trace, eventId).id });
   const timing = { now, leaseMs: LEASE_MS, earlyToleranceMs: EARLY_TOLERANCE_MS };
   const stored = loaded.delivery;
   const delivery = stored?.state;
@@ -139,7 +154,9 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       if (stored) await endDelivery(task, loaded.event, stored, decision.reason);
       return { kind: 'done' };
     case 'wait':
-      return stored ? { kind: 'hold', reason: 'breaker_open', wait: { until: decision.until }, event: loaded.event, delivery: stored, now } : { kind: 'done' };
+      return stored ? { kind: 'hold', reason: 'breaker_open', until: decision.until, event: loaded.event, delivery: stored, now } : { kind: 'done' };
+    case 'paused':
+      return stored ? { kind: 'hold', reason: 'paused', event: loaded.event, delivery: stored, now } : { kind: 'done' };
     case 'claim': {
       if (!destination || !stored) return { kind: 'done' };
       let sendAt: number | undefined;
@@ -148,26 +165,42 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
         if (paced.kind !== 'send') return paced;
         sendAt = paced.at;
       }
-      if (decision.probe) {
-        const probe = await changeBreaker(
-          accountId,
-          destinationId,
-          breaker,
-          (current) => takeProbe(current, now, destination.timeout_ms + PROBE_MARGIN_MS, manual),
-          (next, current) => scheduleWakes(accountId, destinationId, current, next, now),
-        );
-        const gate = breakerGate(probe.breaker, now, manual);
-        if (!probe.changed && gate.kind === 'wait') return { kind: 'hold', reason: 'breaker_open', wait: { until: gate.until }, event: loaded.event, delivery: stored, now };
-      }
-      const claim = await changeDelivery(loaded.event, destinationId, (current) => claimedDelivery(current, now, LEASE_MS), stored);
-      if (!claim?.changed) return { kind: 'done' };
+      // A try holds one of its destination's slots while it is in flight: over the cap, it waits parked.
+      const place = await takeSlot(task, maxInFlight(destination), now, now.getTime() + LEASE_MS);
+      if (place.kind === 'full') return { kind: 'hold', reason: 'concurrency', cap: maxInFlight(destination), event: loaded.event, delivery: stored, now };
+      const claimed = await claimUnderSlot(task, loaded.event, stored, destination, breaker, decision.probe, manual, now);
+      if (claimed.kind !== 'claimed') await letSlotGo(accountId, destinationId, place.slot, now);
+      if (claimed.kind === 'hold') return claimed;
+      if (claimed.kind !== 'claimed') return { kind: 'done' };
+      const claim = claimed.claim;
       const attemptNumber = claim.delivery.state.attempts + 1;
       return {
         kind: 'claimed',
-        claimed: { event: loaded.event, body: loaded.body, delivery: claim.delivery, destination, breaker, claimedAt: now, attemptNumber, probe: decision.probe, sendAt },
+        claimed: { event: loaded.event, body: loaded.body, delivery: claim.delivery, destination, breaker, claimedAt: now, attemptNumber, probe: decision.probe, sendAt, slot: place.slot },
       };
     }
   }
+}
+
+/**
+ * With a slot taken: the breaker's probe, when this try is to be it, then the delivery's claim. Either
+ * can be lost to another worker (the caller then lets the slot go).
+ */
+async function claimUnderSlot(task: DeliveryTask, event: EventRecord, stored: StoredDelivery, destination: DestinationRecord, breaker: Versioned, probe: boolean, manual: boolean, now: Date) {
+  const { account_id: accountId, destination_id: destinationId } = task;
+  if (probe) {
+    const taken = await changeBreaker(
+      accountId,
+      destinationId,
+      breaker,
+      (current) => takeProbe(current, now, destination.timeout_ms + PROBE_MARGIN_MS, manual),
+      (next, current) => scheduleWakes(accountId, destinationId, current, next, now),
+    );
+    const gate = breakerGate(taken.breaker, now, manual);
+    if (!taken.changed && gate.kind === 'wait') return { kind: 'hold', reason: 'breaker_open', until: gate.until, event, delivery: stored, now } satisfies Hold;
+  }
+  const claim = await changeDelivery(event, destinationId, (current) => claimedDelivery(current, now, LEASE_MS), stored);
+  return claim?.changed ? { kind: 'claimed' as const, claim } : { kind: 'lost' as const };
 }
 
 /**
@@ -202,17 +235,23 @@ async function pace(task: DeliveryTask, event: EventRecord, delivery: StoredDeli
   return { kind: 'hold', reason: 'rate_limit', wait: { until: plan.until, slot }, event, delivery, now };
 }
 
-/** A delivery settled or claimed meanwhile has no wait to store, and its task is done. */
 /**
  * Stores why the delivery waits. Waiting for a send slot, its message comes back at the slot. Held by
- * its breaker, it is parked and its message is done: it sleeps until the breaker lets it through.
+ * its breaker, its destination's cap or its destination being switched off, it is parked and its
+ * message is done: it sleeps until the breaker lets it through, a slot is let go or the destination
+ * is switched back on. A delivery settled or claimed meanwhile has no wait to
+ * store, and its task is done.
  */
-async function hold(task: DeliveryTask, { reason, wait, event, delivery, now }: Hold, clock: () => Date): Promise<TaskResult> {
-  const held = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, reason, wait.until, now, LEASE_MS), delivery);
-  if (!held?.changed) return { kind: 'done' };
-  if (reason === 'rate_limit') return { kind: 'wait', ...wait };
-  const due = held.delivery.state.next_attempt_at ?? now.toISOString();
-  await park(task, due, sideItemExpiresAt(event.received_at, event.retention_days), clock);
+async function hold(task: DeliveryTask, held: Hold, clock: () => Date): Promise<TaskResult> {
+  const { event, delivery, now } = held;
+  const until = held.reason === 'rate_limit' ? held.wait.until : held.reason === 'breaker_open' ? held.until : null;
+  const changed = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, held.reason, until, now, LEASE_MS), delivery);
+  if (!changed?.changed) return { kind: 'done' };
+  if (held.reason === 'rate_limit') return { kind: 'wait', ...held.wait };
+  const due = changed.delivery.state.next_attempt_at ?? now.toISOString();
+  const expiresAt = sideItemExpiresAt(event.received_at, event.retention_days);
+  if (held.reason === 'concurrency') await parkOverCap(task, due, expiresAt, held.cap, LEASE_MS, clock);
+  else await park(task, held.reason, due, expiresAt, clock);
   return { kind: 'done' };
 }
 
@@ -233,6 +272,7 @@ async function send({ destination, event, body: stored, sendAt }: Claimed, deps:
     ...headerFacts(event, stored.content_type, destination, config().version),
     body,
     timestamp: Math.floor(now.getTime() / 1000),
+    traceparent: traceparentOf(traceOf(stored.trace, event.id), newSpanBytes()),
     secrets: activeSecrets(destination, now),
   });
   const target = destination.aws_target;
@@ -375,9 +415,8 @@ async function updateBreaker(task: DeliveryTask, claimed: Claimed, succeeded: bo
 
 /** Hookgate switches a destination off (a 410, or failures for too long) and says so. */
 async function disable({ event, destination }: Claimed, reason: string, failingSince: string | null, at: Date): Promise<void> {
+  // What it holds stays parked (now as paused) until its owner switches it back on.
   await disableDestination(event.account_id, destination.id, reason, at);
-  // What its breaker held goes, and each delivery ends (`destination_inactive`) rather than sleep for good.
-  await startRelease(event.account_id, destination.id);
   log.warn('destination disabled', { account_id: event.account_id, destination_id: destination.id, reason });
   await noticeDisabled(event, destination, reason, failingSince, at);
 }

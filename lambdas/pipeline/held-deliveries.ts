@@ -1,7 +1,11 @@
 import { breakerGate, RELEASE_INTERVAL_SECONDS, releasePage, wakeTimes, wakeVerdict, type BreakerState } from '../domain/breaker';
 import { enqueueDeliveries, type DeliveryTask, type DestinationTask } from '../adapters/delivery-queue';
+import { slotsToTry } from '../domain/max-in-flight';
+import { log } from '../shared/log';
+import { newId } from '../shared/secrets';
 import { findBreaker } from '../store/breakers';
-import { heldPage, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
+import { flightSlotLease, releaseFlightSlot, takeFlightSlot } from '../store/flight-slots';
+import { claimRelease, eachHeld, heldCount, heldPage, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
 import { reloadRoutingTable } from '../store/routing-table';
 
 /**
@@ -11,25 +15,114 @@ import { reloadRoutingTable } from '../store/routing-table';
  * lets one held delivery through as the probe, and the breaker's closing (a probe that succeeded, a
  * manual try, the owner switching the destination back on) releases the rest, in due order, a page at
  * a time. Holding N deliveries costs N parks and N releases, whatever the time they wait.
+ *
+ * A delivery over its destination's concurrency cap is parked the same way: it waits on one of the
+ * slots it found taken, and that slot's release lets one held delivery go, with the slot.
  */
 
-const taskOf = (accountId: string, destinationId: string, held: HeldDelivery): DeliveryTask => ({ v: 1, account_id: accountId, event_id: held.event_id, destination_id: destinationId });
+const taskOf = (accountId: string, destinationId: string, held: HeldDelivery, slot?: number): DeliveryTask => ({
+  v: 1,
+  account_id: accountId,
+  event_id: held.event_id,
+  destination_id: destinationId,
+  ...(slot !== undefined && { flight_slot: slot }),
+});
 
 /** Lets held deliveries go: their messages first, then their held items (a crash between leaves a duplicate the claim ignores). */
-async function release(accountId: string, destinationId: string, held: readonly HeldDelivery[]): Promise<void> {
-  await enqueueDeliveries(held.map((h) => taskOf(accountId, destinationId, h)), 0);
+async function release(accountId: string, destinationId: string, held: readonly HeldDelivery[], slot?: number): Promise<void> {
+  await enqueueDeliveries(held.map((h) => taskOf(accountId, destinationId, h, slot)), 0);
   await unparkDeliveries(accountId, destinationId, held);
 }
 
 /**
- * Parks one delivery, then looks at the breaker once more: it may have closed (and released what was
- * held) or come to its probe (and its wake found nothing held) after the decision to park was made,
- * and a delivery parked after that would sleep until the next one. Then it lets itself go at once.
+ * Parks one delivery, then looks once more at what holds it: the breaker may have closed (and released
+ * what was held) or come to its probe (and its wake found nothing held), or the destination been
+ * switched back on, after the decision to park was made, and a delivery parked after that would sleep
+ * until the next one. Then it lets itself go at once.
  */
-export async function park(task: DeliveryTask, due: string, expiresAt: number, now: () => Date): Promise<void> {
+export async function park(task: DeliveryTask, reason: 'breaker_open' | 'paused', due: string, expiresAt: number, now: () => Date): Promise<void> {
+  const { account_id: accountId, destination_id: destinationId } = task;
+  const held = await parkAndSay(task, reason, due, expiresAt);
+  const stillHeld = reason === 'paused' ? await isPaused(accountId, destinationId) : breakerGate(await findBreaker(accountId, destinationId), now()).kind === 'wait';
+  if (!stillHeld) await release(accountId, destinationId, [held]);
+}
+
+/**
+ * Parks a delivery and logs it: the line the per-destination held alarm counts (a Contributor Insights
+ * rule on `destination_id`), one per park.
+ */
+async function parkAndSay(task: DeliveryTask, reason: 'breaker_open' | 'paused' | 'concurrency', due: string, expiresAt: number): Promise<HeldDelivery> {
   const held = await parkDelivery(task.account_id, task.destination_id, { event_id: task.event_id, due }, expiresAt);
-  const breaker = await findBreaker(task.account_id, task.destination_id);
-  if (breakerGate(breaker, now()).kind !== 'wait') await release(task.account_id, task.destination_id, [held]);
+  log.info('delivery parked', { account_id: task.account_id, destination_id: task.destination_id, event_id: task.event_id, reason });
+  return held;
+}
+
+/** Switched off, read consistently (a deleted destination is not paused: its deliveries end). */
+async function isPaused(accountId: string, destinationId: string): Promise<boolean> {
+  const destination = (await reloadRoutingTable(accountId))?.destinations.get(destinationId);
+  return destination !== undefined && !destination.active;
+}
+
+/** A try's hold on one of its destination's `max_in_flight` slots. */
+export interface FlightSlot {
+  slot: number;
+  holder: string;
+}
+
+/**
+ * Takes one of the destination's slots for a try, until `leaseUntil` (epoch ms); or, when every slot
+ * it looked at is taken, says which (the delivery then waits parked: `parkOverCap`).
+ */
+export async function takeSlot(task: DeliveryTask, cap: number, now: Date, leaseUntil: number): Promise<{ kind: 'taken'; slot: FlightSlot } | { kind: 'full'; taken: number[] }> {
+  const holder = newId();
+  const taken: number[] = [];
+  for (const slot of slotsToTry(cap, task.flight_slot, Math.random)) {
+    if (await takeFlightSlot(task.account_id, task.destination_id, slot, holder, now, leaseUntil)) return { kind: 'taken', slot: { slot, holder } };
+    taken.push(slot);
+  }
+  return { kind: 'full', taken };
+}
+
+/**
+ * The try is over: its slot goes, and if the destination holds deliveries (read consistently: a
+ * delivery parked a moment ago counts), the one due first goes with the slot.
+ */
+export async function letSlotGo(accountId: string, destinationId: string, { slot, holder }: FlightSlot, now: Date): Promise<void> {
+  await releaseFlightSlot(accountId, destinationId, slot, holder);
+  if ((await heldCount(accountId, destinationId, true)) > 0) await releaseOne(accountId, destinationId, slot, now);
+}
+
+/** Held deliveries a slot's release reads at a time, looking for one that no other release has taken. */
+const RELEASE_ONE_PAGE = 10;
+
+/**
+ * Lets the held delivery due first go, with the slot just let go, unless another release took it
+ * (then the next): a release that finds every held delivery taken has nobody left to let go.
+ */
+async function releaseOne(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
+  for await (const held of eachHeld(accountId, destinationId, RELEASE_ONE_PAGE)) {
+    if (!(await claimRelease(accountId, destinationId, held, now))) continue;
+    return release(accountId, destinationId, [held], slot);
+  }
+}
+
+/**
+ * Parks a delivery over its destination's cap. Every slot's release looks at what the destination
+ * holds, so once parked it goes with the next release; it then looks at the slots once more, since
+ * those it found taken may all have been let go before it was parked (a slot it takes now is let go
+ * at once, which lets the held delivery due first go). A check when the first lease it found ends
+ * covers holders that die (their release never comes).
+ */
+export async function parkOverCap(task: DeliveryTask, due: string, expiresAt: number, cap: number, leaseMs: number, now: () => Date): Promise<void> {
+  const { account_id: accountId, destination_id: destinationId } = task;
+  await parkAndSay(task, 'concurrency', due, expiresAt);
+  const at = now();
+  const again = await takeSlot(task, cap, at, at.getTime() + leaseMs);
+  if (again.kind === 'taken') return letSlotGo(accountId, destinationId, again.slot, at);
+  const leases = await Promise.all(again.taken.map((slot) => flightSlotLease(accountId, destinationId, slot, at)));
+  const firstEnd = Math.min(...leases.map((lease) => lease ?? at.getTime()));
+  const check: DestinationTask = { v: 1, kind: 'slots', account_id: accountId, destination_id: destinationId, slots: again.taken };
+  await enqueueDeliveries([check], Math.ceil((firstEnd - at.getTime()) / 1000) + 1);
 }
 
 /** Sends the wakes a breaker write needs (before the write: see `changeBreaker`). */
@@ -55,6 +148,7 @@ export const startRelease = (accountId: string, destinationId: string) =>
 /** A destination's own task, as it arrives. */
 export async function destinationTaskArrived(task: DestinationTask, now: Date): Promise<void> {
   const { account_id: accountId, destination_id: destinationId } = task;
+  if (task.kind === 'slots') return slotsCheckArrived(accountId, destinationId, task.slots ?? [], now);
   const breaker = await findBreaker(accountId, destinationId);
   if (task.kind === 'release') return releasePageOf(accountId, destinationId, breaker, now);
   const verdict = wakeVerdict(breaker, task.at ?? '', now);
@@ -66,6 +160,8 @@ export async function destinationTaskArrived(task: DestinationTask, now: Date): 
     case 'wait':
       return sendWake(accountId, destinationId, task.at ?? verdict.until.toISOString(), now, verdict.until.toISOString());
     case 'probe': {
+      // A switched-off destination probes nothing: switching it back on starts its breaker afresh and releases what it holds.
+      if (await isPaused(accountId, destinationId)) return;
       // The held delivery due first goes as the probe; if it finds the probe taken, it parks again.
       const first = await heldPage(accountId, destinationId, 1);
       if (first.length === 0) return;
@@ -77,15 +173,27 @@ export async function destinationTaskArrived(task: DestinationTask, now: Date): 
 
 /**
  * One page of held deliveries, while the breaker lets them through, or whatever it says once the
- * destination is switched off or deleted (each released delivery then ends); the next page a second later.
+ * destination is deleted (each released delivery then ends); the next page a second later. A
+ * switched-off destination keeps them until it is switched back on.
  */
 async function releasePageOf(accountId: string, destinationId: string, breaker: BreakerState, now: Date): Promise<void> {
   const destination = (await reloadRoutingTable(accountId))?.destinations.get(destinationId);
-  const ending = !destination?.active;
-  if (!ending && breakerGate(breaker, now).kind !== 'pass') return; // open again: its wake lets the next probe through
+  if (destination && !destination.active) return;
+  if (destination && breakerGate(breaker, now).kind !== 'pass') return; // open again: its wake lets the next probe through
   const size = releasePage(destination?.rate_limit_per_second);
   const page = await heldPage(accountId, destinationId, size);
   if (page.length === 0) return;
   await release(accountId, destinationId, page);
   if (page.length === size) await enqueueDeliveries([{ v: 1, kind: 'release', account_id: accountId, destination_id: destinationId }], RELEASE_INTERVAL_SECONDS);
+}
+
+/**
+ * After the leases a parked delivery found: if one of those slots is free while the destination still
+ * holds deliveries, no release came for it (its holder died), and the held delivery due first goes.
+ */
+async function slotsCheckArrived(accountId: string, destinationId: string, slots: readonly number[], now: Date): Promise<void> {
+  if ((await heldCount(accountId, destinationId, true)) === 0) return;
+  for (const slot of slots) {
+    if ((await flightSlotLease(accountId, destinationId, slot, now)) === undefined) return releaseOne(accountId, destinationId, slot, now);
+  }
 }

@@ -1,5 +1,6 @@
 import { invalid } from '../domain/errors';
 import { webhookIdOf } from '../domain/ids';
+import { traceOf } from '../domain/trace-context';
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { copyPayload, payloadKey } from '../adapters/payloads';
 import { newId } from '../shared/secrets';
@@ -63,7 +64,9 @@ export async function copyEvent(
   // not accepted, so nothing would be left behind) and handed on, so acceptEvent does not read it again.
   const routing = await loadCurrentRoutingTable(accountId);
   if (!routing) throw new Error(`account ${accountId} has no routing table`);
-  const storedBody = body.body_ref ? { ...body, body_ref: payloadKey(accountId, newId(), routing.account.retention_days) } : body;
+  // The copy stays in its original's trace (each of its tries a new span), as it keeps its webhook id.
+  const traced = { ...body, trace: traceOf(body.trace, event.id) };
+  const storedBody = body.body_ref ? { ...traced, body_ref: payloadKey(accountId, newId(), routing.account.retention_days) } : traced;
   if (body.body_ref && storedBody.body_ref) await copyPayload(body.body_ref, storedBody.body_ref);
   const accepted = await acceptEvent({
     accountId,

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
+import { startedTrace, type Trace } from '../domain/trace-context';
 
 export const newId = (): string => uuidv7(Date.now(), randomBytes(10));
 
@@ -16,3 +17,9 @@ export const newSigningSecret = (): string => `whsec_${randomBytes(32).toString(
 
 /** 32 bytes of randomness, URL-safe: 43 characters. */
 export const newPathToken = (): string => randomBytes(32).toString('base64url');
+
+/** The trace Hookgate starts for an event that came without a valid `traceparent`. */
+export const newTrace = (): Trace => startedTrace(randomBytes(16));
+
+/** The random bytes of one delivery try's span id. */
+export const newSpanBytes = (): Buffer => randomBytes(8);

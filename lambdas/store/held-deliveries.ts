@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { accountPartition } from './keys';
 import { newId } from '../shared/secrets';
-import { deleteItem, getRawItem, queryPage, updateItem } from './table';
+import { deleteItem, getRawItem, queryEach, queryPage, updateItem } from './table';
 
 /**
  * Deliveries parked against their destination while its breaker holds them: one item each, in a
@@ -45,22 +45,48 @@ const countKey = (accountId: string, destinationId: string) => ({ pk: heldPartit
  */
 export async function parkDelivery(accountId: string, destinationId: string, park: Omit<HeldDelivery, 'nonce'>, expiresAt: number): Promise<HeldDelivery> {
   const held = { ...park, nonce: newId() };
-  const old = await updateItem(heldKey(accountId, destinationId, held), { set: { entity: 'held_delivery', ...held, expires_at: expiresAt } }, { returnValues: 'ALL_OLD' });
+  const old = await updateItem(heldKey(accountId, destinationId, held), { set: { entity: 'held_delivery', ...held, expires_at: expiresAt }, remove: ['releasing'] }, { returnValues: 'ALL_OLD' });
   if (!old) await updateItem(countKey(accountId, destinationId), { add: { held: 1 } });
   return held;
 }
 
+const heldQuery = (accountId: string, destinationId: string) => ({
+  KeyConditionExpression: 'pk = :pk AND sk < :count',
+  ExpressionAttributeValues: { ':pk': heldPartition(accountId, destinationId), ':count': COUNT_SK },
+  ConsistentRead: true,
+});
+
 /** The destination's held deliveries due first, at most `limit`, read consistently. */
 export async function heldPage(accountId: string, destinationId: string, limit: number): Promise<HeldDelivery[]> {
-  const { items } = await queryPage(
-    {
-      KeyConditionExpression: 'pk = :pk AND sk < :count',
-      ExpressionAttributeValues: { ':pk': heldPartition(accountId, destinationId), ':count': COUNT_SK },
-      ConsistentRead: true,
-    },
-    { limit },
-  );
+  const { items } = await queryPage(heldQuery(accountId, destinationId), { limit });
   return items.map((item) => heldRecord.parse(item));
+}
+
+/** Every held delivery of the destination in due order, read consistently a page at a time, as far as the caller goes. */
+export async function* eachHeld(accountId: string, destinationId: string, pageSize: number): AsyncGenerator<HeldDelivery> {
+  for await (const item of queryEach(heldQuery(accountId, destinationId), pageSize)) yield heldRecord.parse(item);
+}
+
+/** A claim to let a held delivery go that is older than this was its releaser's last act (it died): another may take it. */
+const RELEASE_CLAIM_MS = 60_000;
+
+/**
+ * Takes a held delivery to let it go: deliveries let go one at a time from many workers at once (a
+ * concurrency slot's release) could otherwise each send the one due first. False when another
+ * release has it, or it was parked again since it was read.
+ */
+export async function claimRelease(accountId: string, destinationId: string, held: HeldDelivery, now: Date): Promise<boolean> {
+  const claimed = await updateItem(
+    heldKey(accountId, destinationId, held),
+    { set: { releasing: now.getTime() } },
+    {
+      condition: {
+        expression: 'nonce = :nonce AND (attribute_not_exists(releasing) OR releasing < :stale)',
+        values: { ':nonce': held.nonce, ':stale': now.getTime() - RELEASE_CLAIM_MS },
+      },
+    },
+  );
+  return claimed !== false;
 }
 
 /** Removes released parks (after their messages went out), each only if it was not parked again since; the count drops by those removed. */
@@ -76,7 +102,7 @@ export async function unparkDeliveries(accountId: string, destinationId: string,
 }
 
 /** How many deliveries the destination holds (the count can run a little behind a crash; never below 0). */
-export async function heldCount(accountId: string, destinationId: string): Promise<number> {
-  const item = await getRawItem(countKey(accountId, destinationId), false);
+export async function heldCount(accountId: string, destinationId: string, consistent = false): Promise<number> {
+  const item = await getRawItem(countKey(accountId, destinationId), consistent);
   return Math.max(0, Number(item?.held ?? 0));
 }

@@ -5,6 +5,7 @@ import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -24,6 +25,8 @@ export interface AlarmsProps {
   readonly email?: string;
   /** The `service` dimension of Hookgate's custom metrics (`hookgate-<stage>`). */
   readonly metricsService: string;
+  /** The deliver function's logs, whose `delivery parked` lines are counted per destination. */
+  readonly deliverLogGroup: logs.ILogGroup;
 }
 
 /** The window every rate alarm looks at. */
@@ -41,6 +44,12 @@ export const API_MIN_5XX = 5;
  * act (docs/operations.md). Waits are delayed messages, not in-flight ones, so a healthy queue stays far below.
  */
 const IN_FLIGHT_ALARM_THRESHOLD = 100_000;
+
+/**
+ * One destination parking this many deliveries within the window (its breaker open, paused, or over its
+ * concurrency cap) is one to look at: a large and growing number of held deliveries.
+ */
+export const HELD_PER_DESTINATION_THRESHOLD = 1000;
 
 const CLOUDWATCH = new iam.ServicePrincipal('cloudwatch.amazonaws.com');
 
@@ -64,6 +73,10 @@ export class Alarms extends Construct {
   readonly inFlightNearCap: cloudwatch.Alarm;
   /** A destination's circuit breaker opened: its endpoint failed too many times in a row. */
   readonly breakerOpened: cloudwatch.Alarm;
+  /** Counts parked deliveries per destination (Contributor Insights on the deliver logs). */
+  readonly heldRule: cloudwatch.CfnInsightRule;
+  /** One destination parked more than HELD_PER_DESTINATION_THRESHOLD deliveries within the window. */
+  readonly destinationHolding: cloudwatch.Alarm;
   /** Per function: errors / invocations over the window. */
   readonly functionErrors: Readonly<Record<string, cloudwatch.Alarm>>;
   /** Per function: any throttled invocation within the window. */
@@ -163,6 +176,35 @@ export class Alarms extends Construct {
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
     });
 
+    // Per destination without a custom metric per destination (each would cost $0.30 a month): a
+    // Contributor Insights rule counts the deliver function's `delivery parked` lines by destination.
+    this.heldRule = new cloudwatch.CfnInsightRule(this, 'HeldByDestination', {
+      ruleName: `${stackName}-held-by-destination`,
+      ruleState: 'ENABLED',
+      ruleBody: JSON.stringify({
+        Schema: { Name: 'CloudWatchLogRule', Version: 1 },
+        LogGroupNames: [props.deliverLogGroup.logGroupName],
+        LogFormat: 'JSON',
+        Contribution: { Keys: ['$.account_id', '$.destination_id'], Filters: [{ Match: '$.message', In: ['delivery parked'] }] },
+        AggregateOn: 'Count',
+      }),
+    });
+    this.destinationHolding = new cloudwatch.Alarm(this, 'DestinationHolding', {
+      alarmName: `${stackName}-destination-holding-deliveries`,
+      alarmDescription: `One destination parked more than ${HELD_PER_DESTINATION_THRESHOLD} deliveries within ${RATE_WINDOW.toMinutes()} minutes (breaker open, paused, or over its max_in_flight): the rule ${stackName}-held-by-destination names it (docs/operations.md).`,
+      metric: new cloudwatch.MathExpression({
+        expression: `INSIGHT_RULE_METRIC("${stackName}-held-by-destination", "MaxContributorValue")`,
+        usingMetrics: {},
+        period: RATE_WINDOW,
+        label: 'deliveries parked by the busiest destination',
+      }),
+      threshold: HELD_PER_DESTINATION_THRESHOLD,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD,
+      evaluationPeriods: 1,
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    this.destinationHolding.node.addDependency(this.heldRule);
+
     const functionErrors: Record<string, cloudwatch.Alarm> = {};
     const functionThrottles: Record<string, cloudwatch.Alarm> = {};
     for (const [name, fn] of Object.entries(props.functions)) {
@@ -221,6 +263,7 @@ export class Alarms extends Construct {
       this.queueStuck,
       this.inFlightNearCap,
       this.breakerOpened,
+      this.destinationHolding,
       ...Object.values(functionErrors),
       ...Object.values(functionThrottles),
       this.api5xx,

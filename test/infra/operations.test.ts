@@ -4,7 +4,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, createApp, type BuildAppOptions, type HookgateStacks } from '../../lib/app-builder';
-import { API_5XX_RATE_PERCENT, API_MIN_5XX, FUNCTION_ERROR_RATE_PERCENT, FUNCTION_MIN_ERRORS } from '../../lib/constructs/alarms';
+import { API_5XX_RATE_PERCENT, API_MIN_5XX, FUNCTION_ERROR_RATE_PERCENT, FUNCTION_MIN_ERRORS, HELD_PER_DESTINATION_THRESHOLD } from '../../lib/constructs/alarms';
 import { ENV, METRICS, metricsService } from '../../lambdas/shared/resource-definitions';
 
 // The dashboard, the alarms and the stack configuration. Templates only: bundling is skipped.
@@ -70,6 +70,7 @@ describe('alarms', () => {
         'delivery-queue-stuck',
         'delivery-in-flight-near-cap',
         'destination-breaker-opened',
+        'destination-holding-deliveries',
         'api-5xx',
         ...FUNCTION_NAMES.flatMap((name) => [`${name}-errors`, `${name}-throttles`]),
       ]
@@ -155,6 +156,20 @@ describe('alarms', () => {
       Period: 300,
       Stat: 'Sum',
     });
+  });
+
+  it('one destination parking over 1,000 deliveries in 5 minutes: a Contributor Insights rule counts the deliver logs\' parks per destination, the alarm its busiest', () => {
+    const rules = Object.values(template.findResources('AWS::CloudWatch::InsightRule'));
+    expect(rules).toHaveLength(1);
+    const rule = rules[0]!.Properties as { RuleName: string; RuleState: string; RuleBody: unknown };
+    expect(rule).toMatchObject({ RuleName: alarmName('held-by-destination'), RuleState: 'ENABLED' });
+    const body = JSON.stringify(rule.RuleBody);
+    expect(body).toContain(logicalId(stacks.service.deliverFunction.logGroup));
+    expect(body).toContain('delivery parked');
+    expect(body).toContain('$.destination_id');
+    const properties = alarmProperties(stacks.service.alarms.destinationHolding);
+    expect(properties).toMatchObject({ AlarmName: alarmName('destination-holding-deliveries'), Threshold: HELD_PER_DESTINATION_THRESHOLD, ComparisonOperator: 'GreaterThanThreshold' });
+    expect(JSON.stringify(properties.Metrics)).toContain(`INSIGHT_RULE_METRIC(\\"${alarmName('held-by-destination')}\\", \\"MaxContributorValue\\")`);
   });
 
   it('each alarm has a runbook in docs/operations.md', () => {

@@ -93,11 +93,13 @@ describe('re-enabling from the portal', () => {
     expect(opened.health.consecutive_failures).toBeGreaterThanOrEqual(2);
 
     expect((await patchEndpoint(secret, id, { active: false })).health.state).toBe('disabled');
-    // Nothing left in flight that could fail after the re-enable: the paused endpoint's deliveries end.
-    for (const event of events) await eventually(() => eventDetail(call, key, event, '/v1/outbound-events'), (d) => d.event.status === 'dead_letter', 20_000);
+    // The paused endpoint's deliveries wait for it, parked; meanwhile its owner fixes it.
+    for (const event of events) await eventually(() => eventDetail(call, key, event, '/v1/outbound-events'), (d) => d.event.deliveries[0]!.waiting?.reason === 'paused', 20_000);
+    sink.respondWith((_req, res) => res.writeHead(200).end());
 
     const resumed = await patchEndpoint(secret, id, { active: true });
     expect(resumed).toMatchObject({ active: true, disabled_reason: null, health: { state: 'healthy', consecutive_failures: 0, open_until: null } });
+    for (const event of events) await eventually(() => eventDetail(call, key, event, '/v1/outbound-events'), (d) => d.event.status === 'delivered', 20_000);
     const api = await typedClient(call, key).destinations.get(id);
     expect(api.health).toMatchObject({ state: 'healthy', consecutive_failures: 0, open_until: null });
   });
@@ -112,7 +114,7 @@ describe('re-enabling from the portal', () => {
     const first = await publish(key, customer);
     const disabled = await eventually(() => health(secret, id), (e) => !e.active, 30_000);
     expect(disabled.disabled_reason).toMatch(/^every delivery failed for 0\.001 hours/);
-    await eventually(() => eventDetail(call, key, first, '/v1/outbound-events'), (d) => d.event.status === 'dead_letter', 20_000);
+    await eventually(() => eventDetail(call, key, first, '/v1/outbound-events'), (d) => d.event.deliveries[0]!.waiting?.reason === 'paused', 20_000);
 
     expect(await patchEndpoint(secret, id, { active: true })).toMatchObject({ active: true, disabled_reason: null, health: { state: 'healthy' } });
     const tries = requestsTo('/down/auto').length;

@@ -128,8 +128,9 @@ describe('operational webhooks', () => {
     expect(disabled.disabled_reason).toMatch(/^every delivery failed for 0\.001 hours \(since /);
     const notice = (await eventually(async () => noticesAt('/ops-c').filter((n) => n.type === 'hookgate.destination.disabled'), (n) => n.length === 1))[0]!;
     expect(notice.data).toMatchObject({ destination_id: app.id, reason: disabled.disabled_reason });
-    const detail = await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'dead_letter', 20_000);
-    expect((detail.event.deliveries as Array<{ end_reason: string | null }>)[0]!.end_reason).toBe('destination_inactive');
+    // Its delivery waits for the destination to be switched back on, no try spent meanwhile.
+    const detail = await eventually(() => eventDetail(call, key, id), (d) => d.event.deliveries[0]!.waiting?.reason === 'paused', 20_000);
+    expect(detail.event.deliveries[0]).toMatchObject({ status: 'retry_scheduled', waiting: { reason: 'paused', until: null } });
   });
 
   it('refuses hookgate.* types from tenants and providers', async () => {

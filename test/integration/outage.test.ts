@@ -169,7 +169,7 @@ describe('circuit breaker', () => {
 });
 
 describe('endpoints that are gone or switched off', () => {
-  it('a 410 Gone disables the destination and ends the delivery; re-enabling clears it', async () => {
+  it('a 410 Gone disables the destination and ends the delivery; what comes next waits until it is switched back on', async () => {
     const { key, source, dest } = await setup('/gone');
     const id = (await ingest(call, source.path_token, '{"n":1}')).json.data.id as string;
     const detail = await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'dead_letter');
@@ -179,26 +179,31 @@ describe('endpoints that are gone or switched off', () => {
     const disabled = await eventually(() => destination(key, dest.id), (d) => !d.active);
     expect(disabled).toMatchObject({ active: false, disabled_reason: 'the endpoint answered 410 Gone', health: { state: 'disabled' } });
 
-    // No further tries: a new event is not routed to it.
-    const next = (await ingest(call, source.path_token, '{"n":2}')).json.data;
-    expect(next.status).toBe('accepted');
+    // No further tries: a new event to it waits, held, until its owner switches it back on.
+    const next = (await ingest(call, source.path_token, '{"n":2}')).json.data.id as string;
+    const held = await eventually(() => eventDetail(call, key, next), (d) => d.event.deliveries[0]!.waiting?.reason === 'paused');
+    expect(held.event.deliveries[0]).toMatchObject({ status: 'queued', attempts: 0 });
     expect(requestsTo('/gone')).toHaveLength(1);
 
     const enabled = await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { active: true } });
     expect(enabled.json.data).toMatchObject({ active: true, disabled_reason: null, health: { state: 'healthy' } });
+    // Switched back on, the held event is tried: this endpoint is still gone.
+    const ended = await eventually(() => eventDetail(call, key, next), (d) => d.event.status === 'dead_letter');
+    expect(ended.event.deliveries[0]).toMatchObject({ attempts: 1, end_reason: 'endpoint_gone' });
+    expect(requestsTo('/gone')).toHaveLength(2);
   });
 
-  it('active: false ends the retries already waiting, with their attempts unchanged and a reason', async () => {
+  it('active: false holds the retries already waiting, with their attempts unchanged and a reason', async () => {
     const { key, source, dest } = await setup('/down-then-paused');
     const id = (await ingest(call, source.path_token, '{"n":1}')).json.data.id as string;
     await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'retry_scheduled');
     const paused = await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { active: false } });
     expect(paused.json.data).toMatchObject({ active: false, disabled_reason: null, health: { state: 'disabled' } });
 
-    const detail = await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'dead_letter', 15_000);
+    const detail = await eventually(() => eventDetail(call, key, id), (d) => d.event.deliveries[0]!.waiting?.reason === 'paused', 15_000);
     expect(detail.attempts).toHaveLength(1);
-    expect(detail.event.attempts_count).toBe(1);
-    expect(detail.event.deliveries).toEqual([expect.objectContaining({ status: 'dead_letter', attempts: 1, end_reason: 'destination_inactive' })]);
+    expect(detail.event).toMatchObject({ status: 'retry_scheduled', attempts_count: 1 });
+    expect(detail.event.deliveries).toEqual([expect.objectContaining({ status: 'retry_scheduled', attempts: 1, waiting: { reason: 'paused', until: null } })]);
     expect(requestsTo('/down-then-paused')).toHaveLength(1);
   });
 });

@@ -42,6 +42,7 @@ const HEADERS = deliveryHeaders({
   secrets: ['whsec_test'],
   auth: null,
   userAgent: 'hookgate/test',
+  traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
 });
 const ATTRIBUTES = {
   'content-type': 'application/json',
@@ -49,6 +50,7 @@ const ATTRIBUTES = {
   'x-hookgate-event-id': EVENT_ID,
   'x-event-type': 'order.paid',
   'webhook-signature': HEADERS['webhook-signature'] ?? '',
+  traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',
 };
 const asAttributes = (values: Record<string, string>) => Object.fromEntries(Object.entries(values).map(([name, value]) => [name, { DataType: 'String', StringValue: value }]));
 const ENVELOPE = { event_id: EVENT_ID, webhook_id: EVENT_ID, event_type: 'order.paid', headers: ATTRIBUTES, body: BODY.toString(), body_encoding: 'utf8' };

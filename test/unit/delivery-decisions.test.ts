@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGate, breakerTransition, healthState, releasePage, takeProbe, type BreakerState, wakeTimes, wakeVerdict } from '../../lambdas/domain/breaker';
 import { claimedDelivery, decideClaim, endedDelivery, heldDelivery, inProcessLooks, missingEventWait, settleTry, settledDelivery, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
+import { maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
 import { carriedWait, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState } from '../fixtures/records';
 
@@ -30,7 +31,7 @@ describe('claim decision', () => {
     ['a retry not due yet waits for its due time', { delivery: deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: iso(30) }) }, { kind: 'wait', until: at(30), reason: 'not_due' }],
     ['a retry due within the tolerance is claimed', { delivery: deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: iso(0.5) }) }, { kind: 'claim', probe: false }],
     ['a destination a fresh read did not find ends it', { destination: undefined }, { kind: 'end', reason: 'destination_deleted' }],
-    ['an inactive destination ends it without a try', { destination: { active: false, customer: null } }, { kind: 'end', reason: 'destination_inactive' }],
+    ['a switched-off destination holds it without a try', { destination: { active: false, customer: null } }, { kind: 'paused' }],
     ['a destination given to a customer since planning ends it', { destination: { active: true, customer: 'cus_a' } }, { kind: 'end', reason: 'customer_changed' }],
     ['a destination moved to another customer ends it', { destination: { active: true, customer: 'cus_b' }, customer: 'cus_a' }, { kind: 'end', reason: 'customer_changed' }],
     ['the addressed customer’s destination is claimed', { destination: { active: true, customer: 'cus_a' }, customer: 'cus_a' }, { kind: 'claim', probe: false }],
@@ -98,8 +99,8 @@ describe('delivery transitions', () => {
 
   it('ends a waiting retry with its attempts unchanged and the reason shown, and leaves an ended one', () => {
     const waiting = deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: iso(60) });
-    expect(endedDelivery(waiting, 'destination_inactive')).toEqual({ status: 'dead_letter', attempts: 2, end_reason: 'destination_inactive', next_attempt_at: null, claimed_at: null });
-    expect(endedDelivery(deliveryState({ status: 'delivered', attempts: 1 }), 'destination_inactive')).toBeUndefined();
+    expect(endedDelivery(waiting, 'destination_deleted')).toEqual({ status: 'dead_letter', attempts: 2, end_reason: 'destination_deleted', next_attempt_at: null, claimed_at: null });
+    expect(endedDelivery(deliveryState({ status: 'delivered', attempts: 1 }), 'destination_deleted')).toBeUndefined();
   });
 
   it('moves a held delivery’s due time without spending a try', () => {
@@ -264,5 +265,34 @@ describe('how a task waits in the queue', () => {
     ['a slot whose wait is over', { not_before: at(0).getTime(), rate_slot: at(2).getTime() }, undefined],
   ])('carried wait: %s', (_, carried, expected) => {
     expect(carriedWait(carried, NOW)).toEqual(expected);
+  });
+});
+
+describe('concurrency slots a delivery tries', () => {
+  /** A fixed sequence of draws in [0, 1). */
+  const draws = (...values: number[]) => {
+    let i = 0;
+    return () => values[i++ % values.length]!;
+  };
+  it.each([
+    { name: 'a cap of one: its only slot', cap: 1, handed: undefined, random: draws(0.9), slots: [0] },
+    { name: 'a cap of two: both, the drawn one first', cap: 2, handed: undefined, random: draws(0.6), slots: [1, 0] },
+    { name: 'three draws, distinct', cap: 10, handed: undefined, random: draws(0.05, 0.55, 0.95), slots: [0, 5, 9] },
+    { name: 'a slot drawn twice: the next one up instead', cap: 10, handed: undefined, random: draws(0.35, 0.35, 0.35), slots: [3, 4, 5] },
+    { name: 'wrapping past the top', cap: 4, handed: undefined, random: draws(0.99, 0.99, 0.99), slots: [3, 0, 1] },
+    { name: 'the handed slot first', cap: 10, handed: 7, random: draws(0.05, 0.15), slots: [7, 0, 1] },
+    { name: 'a handed slot above a lowered cap is never tried', cap: 5, handed: 7, random: draws(0.1, 0.5, 0.9), slots: [0, 2, 4] },
+    { name: 'never more than three looks', cap: 1000, handed: 12, random: draws(0.5, 0.25), slots: [12, 500, 250] },
+  ])('$name', ({ cap, handed, random, slots }) => {
+    expect(slotsToTry(cap, handed, random)).toEqual(slots);
+  });
+
+  it.each([
+    { stored: undefined, cap: 10 },
+    { stored: null, cap: 10 },
+    { stored: 1, cap: 1 },
+    { stored: 250, cap: 250 },
+  ])('a destination storing $stored keeps to $cap', ({ stored, cap }) => {
+    expect(maxInFlight({ max_in_flight: stored })).toBe(cap);
   });
 });

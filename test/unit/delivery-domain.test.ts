@@ -57,14 +57,14 @@ describe('planning deliveries', () => {
     active: true,
     ...extra,
   });
-  it('gives each active destination one delivery, however many routes reach it', () => {
+  it('gives each destination of an active route one delivery, however many routes reach it; a paused one too (it is held), a gone one not', () => {
     const plan = planDeliveries(
-      [route('a'), route('a', { event_type_pattern: 'x.*' }), route('b'), route('off'), route('c', { active: false })],
-      (id) => ({ active: id !== 'off', customer: null }),
+      [route('a'), route('a', { event_type_pattern: 'x.*' }), route('b'), route('paused'), route('gone'), route('c', { active: false })],
+      (id) => (id === 'gone' ? undefined : { active: id !== 'paused', customer: null }),
       { source_id: 's', event_type: 'x.y', customer: null, bodySize: 10 },
       '2026-01-01T00:00:00.000Z',
     ).deliveries;
-    expect(Object.keys(plan).sort()).toEqual(['a', 'b']);
+    expect(Object.keys(plan).sort()).toEqual(['a', 'b', 'paused']);
     expect(plan.a).toEqual({ status: 'queued', attempts: 0, next_attempt_at: '2026-01-01T00:00:00.000Z', claimed_at: null });
   });
 
@@ -154,6 +154,7 @@ describe('delivery headers', () => {
     contentType: 'application/json',
     body: Buffer.from('{}'),
     timestamp: 1,
+    traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
     secrets: ['whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0'],
     userAgent: 'hookgate/1.0.0',
   };
@@ -161,6 +162,7 @@ describe('delivery headers', () => {
     const headers = deliveryHeaders({ ...base, scheme: 'hookgate', auth: { type: 'bearer', token: 't' } });
     expect(headers).toMatchObject({ 'x-webhook-id': 'w1', 'x-hookgate-event-id': 'e1', 'x-event-type': 'order.created', authorization: 'Bearer t' });
     expect(headers['webhook-signature']).toMatch(/^t=1,v1=/);
+    expect(headers.traceparent).toBe(base.traceparent);
     expect(headers).not.toHaveProperty('webhook-id');
     expect(headers).not.toHaveProperty('webhook-timestamp');
   });
@@ -174,13 +176,14 @@ describe('delivery headers', () => {
     { scheme: 'hookgate' as const, auth: { type: 'bearer' as const, token: 'secret-token' }, hidden: 'authorization' },
     { scheme: 'standard_webhooks' as const, auth: { type: 'header' as const, name: 'X-Key', value: 'secret-value' }, hidden: 'x-key' },
   ])('shown in event detail ($scheme): the names every try carries, per-try values described, the credential hidden', ({ scheme, auth, hidden }) => {
-    const { body: _body, timestamp: _timestamp, secrets: _secrets, ...facts } = base;
+    const { body: _body, timestamp: _timestamp, traceparent: _traceparent, secrets: _secrets, ...facts } = base;
     const shown = shownDeliveryHeaders({ ...facts, scheme, auth });
     const sent = deliveryHeaders({ ...base, scheme, auth });
     expect(Object.keys(shown).sort()).toEqual(Object.keys(sent).sort());
     expect(shown[hidden]).toBe('<hidden>');
     expect(JSON.stringify(shown)).not.toContain('secret-');
     expect(shown['webhook-signature']).toBe('<computed for each try>');
+    expect(shown.traceparent).toBe('<the event’s trace, a new span for each try>');
     for (const name of ['x-webhook-id', 'x-hookgate-event-id', 'content-type', 'user-agent']) expect(shown[name]).toBe(sent[name]);
   });
 });

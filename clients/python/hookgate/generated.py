@@ -377,7 +377,7 @@ class EventDetail_Deliveries_Item(TypedDict):
     status: Literal['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter']
     attempts: int
     next_attempt_at: str | None
-    end_reason: Literal['destination_deleted', 'destination_inactive', 'endpoint_gone', 'customer_changed', 'payload_too_large'] | None
+    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large'] | None
     """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise."""
     waiting: EventDetail_Deliveries_Item_Waiting | None
     """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now."""
@@ -415,6 +415,8 @@ class EventDetail(TypedDict):
     webhook_id: str
     """What its deliveries carry as `X-Webhook-Id` (and `webhook-id`): the first event of its replay chain, so a replayed copy keeps its original’s; the event’s own `id` when it is no copy."""
     replayed_by: str | None
+    trace_id: str
+    """The W3C trace id its deliveries carry in `traceparent` (each try a new span id): the `traceparent` it was ingested or published with, when valid; else one Hookgate started. A replayed copy keeps its original’s."""
     deliveries: list[EventDetail_Deliveries_Item]
 
 
@@ -545,7 +547,7 @@ class PortalEvent_Deliveries_Item(TypedDict):
     status: Literal['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter']
     attempts: int
     next_attempt_at: str | None
-    end_reason: Literal['destination_deleted', 'destination_inactive', 'endpoint_gone', 'customer_changed', 'payload_too_large'] | None
+    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large'] | None
     """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise."""
     waiting: PortalEvent_Deliveries_Item_Waiting | None
     """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now."""

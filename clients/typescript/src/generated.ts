@@ -377,13 +377,15 @@ export type EventDetail = {
   /** What its deliveries carry as `X-Webhook-Id` (and `webhook-id`): the first event of its replay chain, so a replayed copy keeps its original’s; the event’s own `id` when it is no copy. */
   webhook_id: string;
   replayed_by: string | null;
+  /** The W3C trace id its deliveries carry in `traceparent` (each try a new span id): the `traceparent` it was ingested or published with, when valid; else one Hookgate started. A replayed copy keeps its original’s. */
+  trace_id: string;
   deliveries: Array<{
     destination_id: string;
     status: 'queued' | 'delivering' | 'retry_scheduled' | 'delivered' | 'dead_letter';
     attempts: number;
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
-    end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | null;
+    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
     waiting: {
       reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
@@ -534,7 +536,7 @@ export type PortalEvent = {
     attempts: number;
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
-    end_reason: 'destination_deleted' | 'destination_inactive' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | null;
+    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
     waiting: {
       reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';

@@ -1,17 +1,20 @@
 import * as z from 'zod';
 import { Refusal } from '../../domain/errors';
 import { isReservedType } from '../../domain/operational-events';
+import { parseTraceparent, type Trace } from '../../domain/trace-context';
 import { unsendableHeaderMessage } from '../../domain/header-values';
 import { gatheredEnqueue, type TaskSink } from '../../events/accept';
 import { publishEvent, type PublishInput } from '../../events/publish';
 import { batchItemResponse, duplicateResponse, exampleOutboundPayload, presentPublished, publishedResponse, type BatchItemResponse } from '../../events/shapes';
 import { ids } from '../examples';
 import { REFUSAL_STATUS } from '../http';
-import { json, jsonBody, list } from '../route-doc';
+import { json, jsonBody, list, traceparentHeader } from '../route-doc';
 import { defineRoute, type Route } from '../router';
 import { CUSTOMER_MESSAGE, customerField, named } from '../schemas';
 import { issueMessage, parseJsonBody, sendableHeaderRule, textField } from '../validation';
 import { eventRoutes } from './events';
+import { appendLogKeys } from '../../shared/log';
+import { newTrace } from '../../shared/secrets';
 
 const MAX_BATCH_EVENTS = 100;
 /** Publishes of one batch run this many at a time: enough to overlap AWS round trips, not a stampede. */
@@ -73,14 +76,14 @@ const publishErrors = [
   'the event reaches 1500 destinations; one event may reach at most 1000',
 ];
 
-async function publishItem(accountId: string, raw: unknown, now: Date, enqueue?: TaskSink): Promise<BatchItemResponse> {
+async function publishItem(accountId: string, raw: unknown, now: Date, options: { enqueue: TaskSink; trace?: Trace }): Promise<BatchItemResponse> {
   const parsed = publishBody.safeParse(raw, { reportInput: true });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
     return { status: REFUSAL_STATUS.invalid, error: first ? issueMessage(first) : 'invalid event' };
   }
   try {
-    return presentPublished(await publishEvent(accountId, parsed.data as PublishInput, now, enqueue));
+    return presentPublished(await publishEvent(accountId, parsed.data as PublishInput, now, options));
   } catch (error) {
     // One event of the batch refused (over the fan-out limit): that event's answer, not the batch's.
     if (error instanceof Refusal && error.kind === 'invalid') return { status: REFUSAL_STATUS.invalid, error: error.message };
@@ -129,6 +132,7 @@ export const outboundEventRoutes: Route[] = [
         'Delivered to the destination of every matching route (routes without a `source_id` match outbound events), signed, retried and recorded like inbound webhooks.',
       tag: 'Outbound events',
       body: jsonBody(publishBody, { payload: exampleOutboundPayload, event_type: 'invoice.paid', external_event_id: 'in_1-paid' }),
+      headers: [traceparentHeader],
       responses: {
         201: json('Stored and queued.', publishedResponse, { id: ids.outboundEvent, status: 'queued' }),
         200: json('A repeated `external_event_id`: the first event, nothing stored again.', duplicateResponse, {
@@ -141,7 +145,10 @@ export const outboundEventRoutes: Route[] = [
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, publishBody);
-      return presentPublished(await publishEvent(principal.accountId, body, now));
+      // An invalid traceparent is ignored, never refused: the event starts a trace of its own.
+      const trace = parseTraceparent(request.headers.traceparent) ?? newTrace();
+      appendLogKeys({ trace_id: trace.id });
+      return presentPublished(await publishEvent(principal.accountId, body, now, { trace }));
     },
   }),
   defineRoute({
@@ -161,6 +168,7 @@ export const outboundEventRoutes: Route[] = [
           { payload: '{"order":2}', event_type: 'order.created' },
         ],
       }),
+      headers: [{ ...traceparentHeader, description: `${traceparentHeader.description} A valid one is every event’s of the batch; without one, each event starts its own.` }],
       responses: {
         200: list('One result per event, in order: `201`, `200` (duplicate) or `400` with the error.', batchItemResponse, [
           { status: 201, data: { id: ids.outboundEvent, status: 'queued' } },
@@ -174,8 +182,11 @@ export const outboundEventRoutes: Route[] = [
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, batchBody);
+      // The request's trace is every event's; without one, each event starts its own (one log key cannot name them all).
+      const trace = parseTraceparent(request.headers.traceparent) ?? undefined;
+      if (trace) appendLogKeys({ trace_id: trace.id });
       const queue = gatheredEnqueue();
-      const publish = (index: number) => queue.run(() => publishItem(principal.accountId, body.events[index], now, queue.enqueue));
+      const publish = (index: number) => queue.run(() => publishItem(principal.accountId, body.events[index], now, { enqueue: queue.enqueue, trace }));
       // A repeat of an external id inside the batch waits for its first occurrence, so it is the one
       // answered as the duplicate, as it would be had the events been sent one by one in order.
       const { firsts, repeats } = splitRepeats(body.events);

@@ -91,6 +91,7 @@ const examplePortalEvent = {
       'user-agent': 'hookgate/0.4.0',
       'x-webhook-id': exampleOutboundDetail.id,
       'x-hookgate-event-id': exampleOutboundDetail.id,
+      traceparent: '<the event’s trace, a new span for each try>',
       'x-event-type': 'invoice.paid',
       'webhook-signature': '<computed for each try>',
     },

@@ -1,0 +1,36 @@
+import { accountPartition } from './keys';
+import { getRawItem, updateItem } from './table';
+
+/**
+ * A destination's tries in flight, counted across every deliver function: its `max_in_flight` slots,
+ * one small item each in a partition of its own (a busy destination's slot writes spread over
+ * partitions and never land in the account partition the routing table is read from). A try holds a
+ * slot under a lease as long as its worker's Lambda may run: a slot whose worker died is free again
+ * when the lease ends. Only ever updated field by field.
+ */
+const slotKey = (accountId: string, destinationId: string, slot: number) => ({ pk: `${accountPartition(accountId)}#FLIGHT#${destinationId}#${slot}`, sk: 'FLIGHT' });
+
+/** A slot nobody has used for a day goes (TTL, free); a cap lowered since leaves no items behind for long. */
+const SLOT_RETENTION_SECONDS = 86_400;
+
+/** Takes the slot for `holder` until `leaseUntil` (epoch ms), if nobody holds it: one conditional write. */
+export async function takeFlightSlot(accountId: string, destinationId: string, slot: number, holder: string, now: Date, leaseUntil: number): Promise<boolean> {
+  const taken = await updateItem(
+    slotKey(accountId, destinationId, slot),
+    { set: { holder, lease_until: leaseUntil, expires_at: Math.ceil(leaseUntil / 1000) + SLOT_RETENTION_SECONDS } },
+    { condition: { expression: 'attribute_not_exists(lease_until) OR lease_until <= :now', values: { ':now': now.getTime() } } },
+  );
+  return taken !== false;
+}
+
+/** Lets the slot go, if `holder` still holds it (a lease taken over is the new holder's). */
+export async function releaseFlightSlot(accountId: string, destinationId: string, slot: number, holder: string): Promise<void> {
+  await updateItem(slotKey(accountId, destinationId, slot), { remove: ['holder', 'lease_until'] }, { condition: { expression: 'holder = :holder', values: { ':holder': holder } } });
+}
+
+/** When the slot's lease ends (epoch ms), read consistently; undefined when nobody holds it now (never taken, let go, or its lease ended). */
+export async function flightSlotLease(accountId: string, destinationId: string, slot: number, now: Date): Promise<number | undefined> {
+  const item = await getRawItem(slotKey(accountId, destinationId, slot));
+  const leaseUntil = Number(item?.lease_until);
+  return leaseUntil > now.getTime() ? leaseUntil : undefined;
+}

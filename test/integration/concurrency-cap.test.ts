@@ -1,0 +1,89 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_CREDENTIALS } from '../../local/aws-clients';
+import { bootGatewayWithSink } from '../fixtures/gateway';
+import type { Call } from '../fixtures/http-client';
+import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
+import { eventually, type Sink } from '../fixtures/sink';
+
+// A destination's `max_in_flight` bounds its tries in flight across every deliver worker: the sink
+// counts the requests it holds open at once. Deliveries over the cap wait parked (no try spent) and
+// go as slots are let go, each exactly once.
+
+let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
+let call: Call;
+let sink: Sink;
+
+beforeAll(async () => {
+  env = await bootGatewayWithSink();
+  ({ call, sink } = env);
+});
+afterAll(() => env?.stop());
+
+describe('the concurrency cap', () => {
+  it('never lets more tries than max_in_flight reach the endpoint at once, and parks the rest until a slot is let go', async () => {
+    let open = 0;
+    let most = 0;
+    sink.respondWith((request, res) => {
+      if (request.path !== '/capped') return res.writeHead(200).end('ok');
+      open++;
+      most = Math.max(most, open);
+      setTimeout(() => {
+        open--;
+        res.writeHead(200).end('ok');
+      }, 700);
+    });
+    const { key, source } = await accountWithSource(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/capped`, max_in_flight: 2 });
+    await addRoute(call, key, { destination_id: dest.id });
+    const ids: string[] = [];
+    for (let n = 0; n < 12; n++) ids.push((await ingest(call, source.path_token, JSON.stringify({ n }))).json.data.id as string);
+
+    // While the endpoint holds two, others wait parked and say why.
+    const waiting = await eventually(
+      async () => {
+        for (const id of ids) {
+          const delivery = (await eventDetail(call, key, id)).event.deliveries[0]!;
+          if (delivery.waiting?.reason === 'concurrency') return delivery;
+        }
+        return undefined;
+      },
+      (delivery) => delivery !== undefined,
+      20_000,
+    );
+    expect(waiting).toMatchObject({ status: 'queued', attempts: 0, waiting: { reason: 'concurrency', until: null } });
+
+    for (const id of ids) await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered', 30_000);
+    const bodies = sink.received.filter((r) => r.path === '/capped').map((r) => r.body.toString());
+    expect(bodies).toHaveLength(12);
+    expect(new Set(bodies).size).toBe(12);
+    expect(most).toBe(2);
+    const detail = await eventDetail(call, key, ids[11]!);
+    expect(detail.event.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1, waiting: null });
+    const health = (await call('GET', `/v1/destinations/${dest.id}`, { key })).json.data.health as { held: number };
+    expect(health.held).toBe(0);
+  });
+
+  it('lets a delivery waiting on a slot go when the worker holding the slot died (its lease ends, no release comes)', async () => {
+    sink.respondWith((_request, res) => res.writeHead(200).end('ok'));
+    const { key, accountId, source } = await accountWithSource(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/orphaned`, max_in_flight: 1 });
+    await addRoute(call, key, { destination_id: dest.id });
+    // The destination's one slot, taken by a worker that then died: its lease runs 3 s more.
+    const table = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: env.gateway.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }));
+    const leaseUntil = Date.now() + 3_000;
+    await table.send(
+      new PutCommand({ TableName: env.gateway.resources.tableName, Item: { pk: `ACCT#${accountId}#FLIGHT#${dest.id}#0`, sk: 'FLIGHT', holder: 'dead-worker', lease_until: leaseUntil } }),
+    );
+    table.destroy();
+
+    const id = (await ingest(call, source.path_token, '{"orphaned":true}')).json.data.id as string;
+    const parked = await eventually(() => eventDetail(call, key, id), (d) => d.event.deliveries[0]!.waiting?.reason === 'concurrency', 10_000);
+    expect(parked.event.deliveries[0]).toMatchObject({ status: 'queued', attempts: 0 });
+    const delivered = await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered', 15_000);
+    expect(Date.now()).toBeGreaterThanOrEqual(leaseUntil);
+    expect(delivered.event.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1, waiting: null });
+    expect(sink.received.filter((r) => r.path === '/orphaned')).toHaveLength(1);
+  });
+});
