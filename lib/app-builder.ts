@@ -78,6 +78,8 @@ export interface BuildAppOptions {
   readonly ingestReservedConcurrency?: number;
   /** The same for the deliver function; at least `deliverMaxConcurrency`. @default none reserved */
   readonly deliverReservedConcurrency?: number;
+  /** ARNs of the same-account targets AWS destinations may deliver to (docs/aws-destinations.md). @default none */
+  readonly awsDestinationTargets?: readonly string[];
 }
 
 /**
@@ -127,6 +129,7 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     tracingSampleRate: opts.tracingSampleRate,
     ingestReservedConcurrency: opts.ingestReservedConcurrency,
     deliverReservedConcurrency: opts.deliverReservedConcurrency,
+    awsDestinationTargets: opts.awsDestinationTargets,
     routeThrottles: {
       ingest: { rateLimit: opts.ingestRateLimit, burstLimit: opts.ingestBurstLimit },
       management: { rateLimit: opts.managementRateLimit, burstLimit: opts.managementBurstLimit },

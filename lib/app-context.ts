@@ -40,6 +40,9 @@ export function optionsFromContext(app: App): BuildAppOptions {
     // Unset: no reservation. e.g. -c ingestReservedConcurrency=100 -c deliverReservedConcurrency=150
     ingestReservedConcurrency: context.wholeNumber('ingestReservedConcurrency'),
     deliverReservedConcurrency: context.wholeNumber('deliverReservedConcurrency'),
+    // The targets AWS destinations may reach in this account: a JSON array in cdk.json, or
+    // -c awsDestinationTargets=arn:aws:sqs:eu-west-1:123456789012:orders,arn:aws:s3:::events-archive
+    awsDestinationTargets: context.list('awsDestinationTargets'),
   };
 }
 
@@ -68,6 +71,14 @@ function contextReader(app: App) {
       const parsed = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
       if (typeof parsed !== 'number' || Number.isNaN(parsed)) throw new Error(`context "${key}" must be a number`);
       return parsed;
+    },
+    /** A list of strings: an array, or one comma-separated string (`-c key=a,b`). */
+    list(key: string): string[] | undefined {
+      const value = read(key);
+      if (value === undefined) return undefined;
+      const items = typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
+      if (!Array.isArray(items) || !items.every((item) => typeof item === 'string')) throw new Error(`context "${key}" must be a list of strings`);
+      return items;
     },
     oneOf<const T extends string>(key: string, allowed: readonly T[]): T | undefined {
       const value = this.string(key);

@@ -19,6 +19,7 @@ import { DeployTrigger } from './constructs/deploy-trigger';
 import { HookgateFunction, type HookgateFunctionProps } from './constructs/hookgate-function';
 import { DELIVERY_QUEUE, ENV, metricsService } from '../lambdas/shared/resource-definitions';
 import type { StatefulResources } from './stateful-stack';
+import { assumeCustomerRoles, awsDestinationStatements } from './constructs/aws-destination-grants';
 
 export interface ServiceStackProps extends StackProps {
   readonly stateful: StatefulResources;
@@ -55,6 +56,11 @@ export interface ServiceStackProps extends StackProps {
    * batches its event source mapping hands it. @default none reserved
    */
   readonly deliverReservedConcurrency?: number;
+  /**
+   * ARNs of the AWS destination targets in this account the deliver function may deliver to (queues,
+   * topics, event buses, streams, functions, buckets). @default none: AWS destinations fail with AccessDenied
+   */
+  readonly awsDestinationTargets?: readonly string[];
   /** Per-route budgets; a part left out keeps its default. @default DEFAULT_ROUTE_THROTTLES */
   readonly routeThrottles?: { readonly [route in ThrottledRoute]?: Partial<RouteThrottle> };
 }
@@ -160,6 +166,10 @@ export class ServiceStack extends Stack {
   readonly sweeperDeployRun: DeployTrigger;
   readonly domainProvisionerFunction: HookgateFunction;
   readonly domainProvisionerSchedule: events.Rule;
+  /** The deliver function's sts:AssumeRole on customers' roles for AWS destinations in other accounts. */
+  readonly assumeRolesPolicy: iam.Policy;
+  /** What the deliver function may call on AWS destination targets (`awsDestinationTargets`); absent when none are listed. */
+  readonly awsDestinationsPolicy?: iam.Policy;
   /** ACM and API Gateway permissions of the domain provisioner, in a policy of their own. */
   readonly tlsProvisioningPolicy: iam.Policy;
   readonly alarms: Alarms;
@@ -252,6 +262,29 @@ export class ServiceStack extends Stack {
     deliveryQueue.grantSendMessages(this.deliverFunction.fn);
     // GetObject only: the operational events it publishes are small bodies, always stored inline.
     grantObjects(this.deliverFunction, payloadBucket, ['s3:GetObject']);
+    // AWS destinations in other accounts: their roles, assumed with an external id.
+    this.assumeRolesPolicy = new iam.Policy(this, 'AssumeCustomerRolesPolicy', { statements: [assumeCustomerRoles()] });
+    this.deliverFunction.role.attachInlinePolicy(this.assumeRolesPolicy);
+    Validations.of(this.assumeRolesPolicy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::*:role/*]',
+      reason:
+        'The roles customers create in their own accounts for AWS destinations (role_arn), known only at run time; every AssumeRole must carry a hookgate- external id (which each role’s trust policy requires) and may not name a role of this account.',
+    });
+    // AWS destinations: only the listed targets, each with the one action its type calls.
+    const awsTargets = awsDestinationStatements(props.awsDestinationTargets ?? []);
+    if (awsTargets.length > 0) {
+      this.awsDestinationsPolicy = new iam.Policy(this, 'AwsDestinationsPolicy', { statements: awsTargets });
+      this.deliverFunction.role.attachInlinePolicy(this.awsDestinationsPolicy);
+      const bucketObjects = awsTargets.flatMap((statement) => statement.resources).filter((resource) => resource.endsWith('/*'));
+      if (bucketObjects.length > 0) {
+        Validations.of(this.awsDestinationsPolicy).acknowledge(
+          ...bucketObjects.map((resource) => ({
+            id: `AwsSolutions-IAM5[Resource::${resource}]`,
+            reason: 's3:PutObject on the objects of one listed bucket of an S3 destination: its keys come from the destination’s key template and the event, known only at delivery.',
+          })),
+        );
+      }
+    }
     this.deliverFunction.fn.addEventSource(
       new SqsEventSource(deliveryQueue, {
         batchSize: DELIVERY_QUEUE.batchSize,

@@ -2,6 +2,7 @@ import { DEFAULT_AUTO_DISABLE_HOURS } from '../domain/auto-disable';
 import { invalid, type Refusal } from '../domain/errors';
 import { DEFAULT_MAX_IN_FLIGHT } from '../domain/max-in-flight';
 import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS } from '../domain/signing-secret';
+import { targetAddress } from '../domain/aws-targets';
 import type { DestinationRecord } from './record';
 
 /**
@@ -18,6 +19,8 @@ export type DestinationSettings = Omit<DestinationRecord, 'id' | 'account_id' | 
 const SETTABLE = [
   'name',
   'url',
+  'aws_target',
+  'role_arn',
   'auth',
   'timeout_ms',
   'active',
@@ -72,9 +75,12 @@ export function newDestinationSettings(
   generatedSecret: string,
 ): DestinationSettings | Refusal {
   const input = allowedInput(request, actor);
+  const target = input.aws_target ?? null;
   const settings: DestinationSettings = {
-    name: input.name ?? new URL(request.url).host,
-    url: request.url,
+    name: input.name ?? (target ? target.type : new URL(request.url).host),
+    url: target ? targetAddress(target) : request.url,
+    aws_target: target,
+    role_arn: target ? (input.role_arn ?? null) : null,
     active: input.active ?? true,
     auth: input.auth ?? null,
     timeout_ms: input.timeout_ms ?? DEFAULT_TIMEOUT_MS,
@@ -112,7 +118,11 @@ export interface PlannedChange {
 /** What a change request does to a destination, or why it is refused. */
 export function planDestinationChange(current: DestinationSettings, request: DestinationInput, actor: DestinationActor, now: Date): PlannedChange | Refusal {
   const input = allowedInput(request, actor);
+  if (input.url !== undefined && current.aws_target !== null) return invalid(`url is only for http destinations; ${current.aws_target.type} takes config`);
+  if (input.aws_target && input.aws_target.type !== current.aws_target?.type) return invalid('type cannot change: create a destination of the new type');
+  if (input.role_arn && current.aws_target === null) return invalid('role_arn is only for AWS destination types');
   const changes: Partial<DestinationSettings> = Object.fromEntries(SETTABLE.filter((field) => input[field] !== undefined).map((field) => [field, input[field]]));
+  if (input.aws_target) changes.url = targetAddress(input.aws_target);
   if (input.signing_secret !== undefined && input.signing_secret !== current.signing_secret) {
     Object.assign(changes, secretRotation(current, input.signing_secret, now));
   }

@@ -1,5 +1,6 @@
 import { resolveHost } from '../adapters/dns';
 import { invalid, Refusal } from '../domain/errors';
+import { awsTargetRefusal, roleArnRefusal, type AwsTarget } from '../domain/aws-targets';
 import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
 import { config } from '../shared/config';
 import { newId, newSigningSecret } from '../shared/secrets';
@@ -119,10 +120,26 @@ async function capRefusal(accountId: string, arrival: { customer: string | null;
   return endpointCapRefusal(await destinationOwners(accountId), arrival, config().endpointCaps);
 }
 
-export async function createDestination(accountId: string, request: DestinationRequest & { url: string }, actor: DestinationActor, now: Date): Promise<Created | Refused> {
-  const checked = (await urlRefusal(request.url)) ?? (await catalogRefusal(accountId, request.event_types));
+/**
+ * An http destination's URL passes the SSRF checks; an AWS destination's target the strict name and
+ * ARN rules, and the role it is reached through must be in its account. `current`: the destination a
+ * change applies to, whose target or role the request may keep.
+ */
+async function whereRefusal(request: { url?: string; aws_target?: AwsTarget | null; role_arn?: string | null }, current?: DestinationRecord): Promise<Refusal | undefined> {
+  const target = request.aws_target ?? current?.aws_target ?? null;
+  const roleArn = request.role_arn === undefined ? (current?.role_arn ?? null) : request.role_arn;
+  if (target) {
+    const reason = (request.aws_target ? awsTargetRefusal(request.aws_target, config().sqsEndpoint) : undefined) ?? (roleArn === null ? undefined : roleArnRefusal(roleArn, target));
+    return reason === undefined ? undefined : invalid(reason);
+  }
+  return request.url === undefined ? undefined : urlRefusal(request.url);
+}
+
+/** An http destination (no `aws_target`) comes with its `url`, which the API and the portal both require. */
+export async function createDestination(accountId: string, request: DestinationRequest & { url?: string }, actor: DestinationActor, now: Date): Promise<Created | Refused> {
+  const checked = (await whereRefusal(request)) ?? (await catalogRefusal(accountId, request.event_types));
   if (checked) return refused(checked);
-  const settings = newDestinationSettings(request, actor, newSigningSecret());
+  const settings = newDestinationSettings({ ...request, url: request.url ?? '' }, actor, newSigningSecret());
   if (settings instanceof Refusal) return refused(settings);
   const capped = await capRefusal(accountId, { customer: settings.customer, newDestination: true });
   if (capped) return refused(capped);
@@ -137,7 +154,7 @@ export async function createDestination(accountId: string, request: DestinationR
 export async function changeDestination(current: DestinationRecord, request: DestinationRequest, actor: DestinationActor, now: Date): Promise<Changed | NotFound | Refused> {
   if (!mayManage(actor, current)) return { kind: 'not_found' };
   const accountId = current.account_id;
-  const checked = (request.url === undefined ? undefined : await urlRefusal(request.url)) ?? (await catalogRefusal(accountId, request.event_types));
+  const checked = (await whereRefusal(request, current)) ?? (await catalogRefusal(accountId, request.event_types));
   if (checked) return refused(checked);
   const plan = planDestinationChange(current, request, actor, now);
   if (plan instanceof Refusal) return refused(plan);

@@ -5,6 +5,7 @@ import { accountPartition, routingPrefix } from '../store/keys';
 import { markRoutingChanged } from '../accounts/record';
 import { queryAll } from '../store/table';
 import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
+import type { AwsTarget } from '../domain/aws-targets';
 
 /**
  * A destination as stored: the one declaration its settings (./changes.ts), API shapes (./shapes.ts)
@@ -16,11 +17,27 @@ const destinationAuth = z.discriminatedUnion('type', [
   z.object({ type: z.literal('header'), name: z.string(), value: z.string() }),
 ]);
 
+const awsTarget = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('aws_sqs'), queue_url: z.string() }),
+  z.object({ type: z.literal('aws_sns'), topic_arn: z.string() }),
+  z.object({ type: z.literal('aws_eventbridge'), event_bus_arn: z.string(), detail_type: z.nullable(z.string()), source: z.string() }),
+  z.object({ type: z.literal('aws_kinesis'), stream_arn: z.string(), partition_key: z.string() }),
+  z.object({ type: z.literal('aws_lambda'), function_arn: z.string() }),
+  z.object({ type: z.literal('aws_s3'), bucket: z.string(), key_template: z.string(), region: z.nullable(z.string()) }),
+]);
+// The domain declares the shape; the schema must read back exactly that.
+awsTarget satisfies z.ZodMiniType<AwsTarget>;
+
 export const destinationRecord = z.object({
   id: z.string(),
   account_id: z.string(),
   name: z.string(),
+  /** An http destination's endpoint; an AWS destination's target, as `targetAddress` writes it (what lists show). */
   url: z.string(),
+  /** Where an AWS destination delivers (lambdas/domain/aws-targets.ts); null: an http destination. */
+  aws_target: z._default(z.nullable(awsTarget), null),
+  /** A role in the target's account that Hookgate assumes (with the account's external id) to deliver; null: its own role. */
+  role_arn: z._default(z.nullable(z.string()), null),
   active: z.boolean(),
   auth: z.nullable(destinationAuth),
   timeout_ms: z.int(),

@@ -12,6 +12,7 @@ import { hasControlChars, isHeaderName, sendableHeaderRule, textField } from '..
 import { accountCapMessage, customerCapMessage, DEFAULT_ENDPOINT_CAPS } from './changes';
 import type { DestinationRecord } from './record';
 import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
+import { AWS_MESSAGE_LIMITS, DEFAULT_EVENTBRIDGE_SOURCE, DEFAULT_KEY_TEMPLATE, DEFAULT_PARTITION_KEY, DESTINATION_TYPES, externalIdOf, type AwsDestinationType, type AwsTarget } from '../domain/aws-targets';
 
 /**
  * A destination's API shapes, in the management API and the consumer portal: what a caller may
@@ -141,13 +142,111 @@ const signingSecret = z
   .max(512)
   .refine((v) => !hasControlChars(v), { error: () => 'signing_secret must not contain control characters' });
 
+// ------------------------------------------------------------------ AWS targets
+
+const awsName = (field: string, max: number) => z.string().min(1).max(max).describe(field);
+
+/** Each AWS type's `config`, as sent and as answered (defaults filled in). Checked strictly by `awsTargetRefusal`. */
+const AWS_CONFIGS = {
+  aws_sqs: named('SqsDestinationConfig', z.strictObject({ queue_url: awsName('https://sqs.<region>.amazonaws.com/<account id>/<queue name>; a `.fifo` queue gets the destination id as its message group and the event id as its de-duplication id.', 2048) })),
+  aws_sns: named('SnsDestinationConfig', z.strictObject({ topic_arn: awsName('arn:aws:sns:<region>:<account id>:<topic name>.', 1024) })),
+  aws_eventbridge: named(
+    'EventBridgeDestinationConfig',
+    z.strictObject({
+      event_bus_arn: awsName('arn:aws:events:<region>:<account id>:event-bus/<name>.', 1024),
+      detail_type: z.string().min(1).max(128).nullable().optional().describe('Default null: the event’s type (`webhook` when it has none).'),
+      source: z.string().min(1).max(256).optional().describe(`Default \`${DEFAULT_EVENTBRIDGE_SOURCE}\`; must not start with \`aws.\`.`),
+    }),
+  ),
+  aws_kinesis: named(
+    'KinesisDestinationConfig',
+    z.strictObject({
+      stream_arn: awsName('arn:aws:kinesis:<region>:<account id>:stream/<name>.', 1024),
+      partition_key: z
+        .string()
+        .min(1)
+        .max(256)
+        .optional()
+        .describe(`\`event_id\` (default) or a JSON pointer into the body such as \`/order/id\`; the event id when the pointer finds no scalar.`),
+    }),
+  ),
+  aws_lambda: named('LambdaDestinationConfig', z.strictObject({ function_arn: awsName('arn:aws:lambda:<region>:<account id>:function:<name>[:<alias or version>]; invoked asynchronously.', 1024) })),
+  aws_s3: named(
+    'S3DestinationConfig',
+    z.strictObject({
+      bucket: z.string().min(3).max(63),
+      key_template: z
+        .string()
+        .min(1)
+        .max(1024)
+        .optional()
+        .describe(`Must contain \`{event_id}\`; may use \`{event_type}\` and \`{date}\` (YYYY-MM-DD of receipt). Default \`${DEFAULT_KEY_TEMPLATE}\`.`),
+      region: z.string().min(1).max(32).nullable().optional().describe('The bucket’s region. Default null: the deployment’s region (S3 redirects to the right one).'),
+    }),
+  ),
+} as const;
+
+type AwsConfigInput = z.output<(typeof AWS_CONFIGS)[keyof typeof AWS_CONFIGS]>;
+
+const configInput = z
+  .union(Object.values(AWS_CONFIGS), { error: () => 'config must be the configuration of its type (see docs/api.md)' })
+  .optional()
+  .describe(`An AWS destination’s target, by \`type\`. Messages over the service’s limit (${AWS_MESSAGE_LIMITS.aws_sqs} bytes for SQS, SNS, EventBridge and Lambda, ${AWS_MESSAGE_LIMITS.aws_kinesis} for Kinesis) are not sent: such a delivery ends \`payload_too_large\`.`);
+
+const typeInput = z
+  .enum(DESTINATION_TYPES)
+  .optional()
+  .describe('Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role.');
+
+/** The stored target of an AWS type's config, defaults filled in; the config has been checked against its type's schema. */
+function targetOf(type: AwsDestinationType, config: AwsConfigInput): AwsTarget {
+  const c = config as Record<string, string | null | undefined>;
+  const text = (field: string) => c[field] ?? '';
+  switch (type) {
+    case 'aws_sqs':
+      return { type, queue_url: text('queue_url') };
+    case 'aws_sns':
+      return { type, topic_arn: text('topic_arn') };
+    case 'aws_eventbridge':
+      return { type, event_bus_arn: text('event_bus_arn'), detail_type: c.detail_type ?? null, source: c.source ?? DEFAULT_EVENTBRIDGE_SOURCE };
+    case 'aws_kinesis':
+      return { type, stream_arn: text('stream_arn'), partition_key: c.partition_key ?? DEFAULT_PARTITION_KEY };
+    case 'aws_lambda':
+      return { type, function_arn: text('function_arn') };
+    case 'aws_s3':
+      return { type, bucket: text('bucket'), key_template: c.key_template ?? DEFAULT_KEY_TEMPLATE, region: c.region ?? null };
+  }
+}
+
+/** The config's issues against its type's own schema (a config of another type passes the union). */
+function configIssue(type: AwsDestinationType, config: unknown): string | undefined {
+  const parsed = AWS_CONFIGS[type].safeParse(config, { reportInput: true });
+  if (parsed.success) return undefined;
+  const issue = parsed.error.issues[0];
+  return issue?.code === 'unrecognized_keys' || issue?.code === 'invalid_type'
+    ? `config does not match type ${type}: ${issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys[0]}` : `${issue.path.join('.')} is required`}`
+    : `config.${issue?.path.join('.')} is invalid`;
+}
+
+const roleArnInput = z
+  .string()
+  .min(1)
+  .max(2048)
+  .nullable()
+  .optional()
+  .describe(
+    'AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`).',
+  );
+
 const requestFields = {
   name: textField('name'),
+  config: configInput,
+  role_arn: roleArnInput,
   url: z
     .string()
     .min(1)
     .max(2048)
-    .describe('An http(s) URL without credentials; private, loopback and reserved addresses are refused.'),
+    .describe('An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types.'),
   signing_secret: signingSecret
     .optional()
     .describe('Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours.'),
@@ -167,15 +266,76 @@ const requestFields = {
 
 export const listDestinationsQuery = z.object({ customer: customerField.optional().describe('Only the destinations of this customer.') });
 
-export const createDestinationBody = named('CreateDestinationRequest', z.strictObject(requestFields));
+/** Which fields go with which type: an http destination has a `url`, an AWS one a `config` and no auth. */
+function pairingIssue(body: { type?: string; url?: string; config?: unknown; auth?: unknown; role_arn?: string | null }): string | undefined {
+  const type = body.type ?? 'http';
+  if (type === 'http') {
+    if (body.config !== undefined) return 'config is only for AWS destination types';
+    if (body.role_arn !== undefined && body.role_arn !== null) return 'role_arn is only for AWS destination types';
+    return body.url === undefined ? 'url is required' : undefined;
+  }
+  if (body.url !== undefined) return `url is only for http destinations; ${type} takes config`;
+  if (body.auth !== undefined && body.auth !== null) return 'auth is only for http destinations';
+  if (body.config === undefined) return `config is required for ${type}`;
+  return configIssue(type as AwsDestinationType, body.config);
+}
+
+export const createDestinationBody = named(
+  'CreateDestinationRequest',
+  z.strictObject({ ...requestFields, type: typeInput, url: requestFields.url.optional() }).superRefine((body, ctx) => {
+    const issue = pairingIssue(body);
+    if (issue) ctx.addIssue({ code: 'custom', message: issue });
+  }),
+);
+
 export const updateDestinationBody = named(
   'UpdateDestinationRequest',
   z.strictObject({
     ...requestFields,
     name: requestFields.name.optional(),
     url: requestFields.url.optional(),
+    config: configInput.describe('A new target of the same type (an AWS destination only; its type never changes).'),
   }),
 );
+
+/** The AWS target a create asks for (null: http). The body has passed `createDestinationBody`. */
+export const requestedTarget = (body: z.output<typeof createDestinationBody>): AwsTarget | null =>
+  body.type === undefined || body.type === 'http' || body.config === undefined ? null : targetOf(body.type, body.config);
+
+/** The new target a change asks for, for the destination's own type; a string: why it is refused. */
+export function changedTarget(current: AwsTarget | null, config: AwsConfigInput | undefined): AwsTarget | string | undefined {
+  if (config === undefined) return undefined;
+  if (current === null) return 'config is only for AWS destination types';
+  return configIssue(current.type, config) ?? targetOf(current.type, config);
+}
+
+/** How an AWS destination's type, config and target are refused (the target's rules: lambdas/domain/aws-targets.ts). */
+const AWS_TARGET_ERRORS = [
+  'type must be one of: http, aws_sqs, aws_sns, aws_eventbridge, aws_kinesis, aws_lambda, aws_s3',
+  'config is only for AWS destination types',
+  'url is only for http destinations; aws_sqs takes config',
+  'auth is only for http destinations',
+  'config is required for aws_sqs',
+  'config does not match type aws_sqs: queue_url is required',
+  'config must be the configuration of its type (see docs/api.md)',
+  'config.queue_url must be an SQS queue URL: https://sqs.<region>.amazonaws.com/<12-digit account id>/<queue name>',
+  'config.topic_arn must be an SNS topic ARN: arn:aws:sns:<region>:<12-digit account id>:<topic name>',
+  'config.event_bus_arn must be an event bus ARN: arn:aws:events:<region>:<12-digit account id>:event-bus/<name>',
+  'config.source must not start with aws. (reserved for AWS services)',
+  'config.stream_arn must be a Kinesis stream ARN: arn:aws:kinesis:<region>:<12-digit account id>:stream/<name>',
+  'config.partition_key must be event_id or a JSON pointer into the body, such as /order/id',
+  'config.function_arn must be a Lambda function ARN: arn:aws:lambda:<region>:<12-digit account id>:function:<name>[:<alias or version>]',
+  'config.bucket must be an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens',
+  'config.region must be an AWS region such as eu-west-1',
+  'config.key_template must contain {event_id}, so that no event overwrites another',
+  'config.key_template may only use the placeholders {event_id}, {event_type} and {date}',
+  'config.key_template must not start with /',
+  'config.key_template makes keys of up to 1836 bytes; S3 keys are at most 1024',
+  'type cannot change: create a destination of the new type',
+  'role_arn is only for AWS destination types',
+  'role_arn must be an IAM role ARN: arn:aws:iam::<12-digit account id>:role/<name>',
+  "role_arn must be in the target's account (123456789012)",
+];
 
 export const destinationErrors = [
   CUSTOMER_MESSAGE,
@@ -195,6 +355,7 @@ export const destinationErrors = [
   'signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks',
   'signature_scheme must be one of: hookgate, standard_webhooks',
   'unknown field: nmae',
+  ...AWS_TARGET_ERRORS,
 ];
 
 /** Over an endpoint cap, as the OpenAPI document shows it (with the default caps). */
@@ -237,7 +398,17 @@ const responseFields = {
   id: uuid,
   account_id: uuid,
   name: z.string(),
-  url: z.string(),
+  type: z.enum(DESTINATION_TYPES),
+  config: z
+    .union(Object.values(AWS_CONFIGS))
+    .nullable()
+    .describe('An AWS destination’s target, defaults filled in; null for http.'),
+  role_arn: z.string().nullable().describe('The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role.'),
+  external_id: z
+    .string()
+    .nullable()
+    .describe('AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http.'),
+  url: z.string().describe('Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`.'),
   active: z.boolean(),
   auth: destinationAuthResponse,
   timeout_ms: z.int().min(100).max(30_000),
@@ -276,6 +447,10 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState &
     id: d.id,
     account_id: d.account_id,
     name: d.name,
+    type: d.aws_target?.type ?? 'http',
+    config: configOf(d.aws_target),
+    role_arn: d.role_arn,
+    external_id: d.aws_target ? externalIdOf(d.account_id) : null,
     url: d.url,
     active: d.active,
     auth: d.auth === null ? null : d.auth.type === 'bearer' ? { type: 'bearer' } : { type: 'header', header_name: d.auth.name },
@@ -298,6 +473,12 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState &
     created_at: d.created_at,
     updated_at: d.updated_at,
   };
+}
+
+function configOf(target: AwsTarget | null): AwsConfigInput | null {
+  if (target === null) return null;
+  const { type: _type, ...config } = target;
+  return config;
 }
 
 /** The create answer and the detail: with the signing secret. */
@@ -397,6 +578,10 @@ export const exampleDestination = {
   id: ids.destination,
   account_id: ids.account,
   name: 'orders',
+  type: 'http',
+  config: null,
+  role_arn: null,
+  external_id: null,
   url: 'https://consumer.example.com/hooks',
   active: true,
   auth: { type: 'bearer' },

@@ -2,11 +2,13 @@ import { aggregateStatus } from './event-status';
 import type { DeliveryState } from './progress';
 import { reachesCustomer, routeMatches, type RoutedEvent, type RouteRule } from './routing';
 import type { EventStatus } from './vocabulary';
+import { maxBodyBytes, type AwsTarget } from './aws-targets';
 
 /** What planning needs of a destination. */
 export interface PlannedDestination {
   active: boolean;
   customer: string | null;
+  aws_target?: AwsTarget | null;
 }
 
 /**
@@ -32,8 +34,11 @@ export interface DeliveryPlan {
 export function planDeliveries(
   routes: ReadonlyArray<RouteRule & { destination_id: string }>,
   destinationOf: (destinationId: string) => PlannedDestination | undefined,
-  /** `customer`: who an outbound event is addressed to; null: the account itself (and every inbound event). */
-  event: RoutedEvent & { customer: string | null },
+  /**
+   * `customer`: who an outbound event is addressed to; null: the account itself (and every inbound
+   * event). `bodySize`: its body's bytes, which an AWS destination's service may not take.
+   */
+  event: RoutedEvent & { customer: string | null; bodySize: number },
   /** One time for all, or each destination's own (its retry schedule's first step). */
   firstAttemptAt: string | ((destinationId: string) => string),
   limit = Infinity,
@@ -51,7 +56,12 @@ export function planDeliveries(
       continue;
     }
     const due = typeof firstAttemptAt === 'string' ? firstAttemptAt : firstAttemptAt(route.destination_id);
-    deliveries[route.destination_id] = { status: 'queued', attempts: 0, next_attempt_at: due, claimed_at: null };
+    const bodyLimit = destination.aws_target ? maxBodyBytes(destination.aws_target.type) : null;
+    // Planned and ended at once, so the event shows why this destination never got it.
+    deliveries[route.destination_id] =
+      bodyLimit !== null && event.bodySize > bodyLimit
+        ? { status: 'dead_letter', attempts: 0, next_attempt_at: null, claimed_at: null, end_reason: 'payload_too_large' }
+        : { status: 'queued', attempts: 0, next_attempt_at: due, claimed_at: null };
   }
   return { deliveries, beyondLimit };
 }

@@ -8,6 +8,8 @@ export const END_REASONS = [
   'endpoint_gone',
   /** The destination was given to another customer while the delivery waited: the event is not addressed to it. */
   'customer_changed',
+  /** The body is larger than its AWS destination's service takes in one message (lambdas/domain/aws-targets.ts): never sent. */
+  'payload_too_large',
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 

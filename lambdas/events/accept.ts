@@ -3,6 +3,7 @@ import { invalid } from '../domain/errors';
 import { payloadHash } from '../domain/payload-hash';
 import { dedupeKeyOf } from '../domain/dedupe';
 import { planDeliveries, statusAfter } from '../domain/delivery-plan';
+import { isTerminalDelivery } from '../domain/event-status';
 import { sideItemExpiresAt } from '../domain/retention';
 import { enqueueDeliveries, type DeliveryTask } from '../adapters/delivery-queue';
 import { parseJsonPayload } from '../domain/payload-filter';
@@ -157,7 +158,7 @@ function planForEvent(routing: RoutingTable, input: NewEvent, payload: { json: u
       ? routing.routes
       : [{ destination_id: input.onlyDestination, source_id: null, event_type_pattern: null, active: true }],
     (destinationId) => routing.destinations.get(destinationId),
-    { source_id: input.sourceId, event_type: input.eventType, customer: input.customer, payload },
+    { source_id: input.sourceId, event_type: input.eventType, customer: input.customer, payload, bodySize: input.storedBody?.body_size ?? input.body.length },
     firstTryAt,
     config().maxFanout,
   );
@@ -196,6 +197,7 @@ async function discardPayload(key: string | undefined, accountId: string, eventI
 function tasksOf(event: EventRecord, now: Date, sentAt: number, manual: boolean): Map<number, DeliveryTask[]> {
   const byDelay = new Map<number, DeliveryTask[]>();
   for (const [destination_id, delivery] of Object.entries(event.deliveries)) {
+    if (isTerminalDelivery(delivery.status)) continue; // ended at planning: nothing to send
     const delay = Math.max(0, Math.round((Date.parse(delivery.next_attempt_at ?? event.created_at) - now.getTime()) / 1000));
     const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, sent_at: sentAt, ...(manual && { manual: true }) };
     byDelay.set(delay, [...(byDelay.get(delay) ?? []), task]);

@@ -108,8 +108,10 @@ export const attemptResponse = named(
     destination_id: uuid,
     attempt_number: z.int().min(1),
     outcome: z.enum(ATTEMPT_OUTCOMES),
-    response_status: z.int().nullable(),
-    response_body: z.string().describe('The first 4 KB of the answer.'),
+    response_status: z.int().nullable().describe('The HTTP status of the answer (of the AWS API’s, for an AWS destination); null without one.'),
+    response_body: z
+      .string()
+      .describe('The first 4 KB of the answer; for an AWS destination `{"aws_request_id", "error_code", "error_class"}` or the ids the service gave the message.'),
     error: z.string().nullable(),
     attempted_at: timestamp,
     duration_ms: z.int().min(0),

@@ -4,12 +4,13 @@ import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { queueWait } from '../domain/queue-wait';
 import { postponeMessage, queueTask, waitInQueue } from '../adapters/delivery-queue';
 import { createHttpSender } from '../adapters/http-sender';
+import { createDeliverySender } from '../adapters/delivery-sender';
 import { deliverTask } from '../pipeline/deliver-task';
 import { destinationTaskArrived } from '../pipeline/held-deliveries';
 import { log, withLogKeys } from '../shared/log';
 import { invocationScoped, observability } from '../shared/observability';
 
-const send = createHttpSender();
+const send = createDeliverySender(createHttpSender());
 
 /** Thrown after a message was hidden until its next try: the batch reports it as not done. */
 class RetryLater extends Error {

@@ -10,6 +10,7 @@ import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-
 import { activeSecrets } from '../domain/signing';
 import type { DeliveryTask } from '../adapters/delivery-queue';
 import type { DeliveryResult } from '../adapters/http-sender';
+import type { DeliverySender } from '../adapters/delivery-sender';
 import { readStoredBody } from '../adapters/payloads';
 import { config } from '../shared/config';
 import { appendLogKeys, log } from '../shared/log';
@@ -33,13 +34,8 @@ import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routin
 export type TaskResult = { kind: 'done' } | ({ kind: 'wait' } & TaskWait);
 
 export interface DeliverDeps {
-  send: (request: {
-    url: string;
-    headers: Record<string, string>;
-    body: Buffer;
-    timeoutMs: number;
-    allowPrivate: boolean;
-  }) => Promise<DeliveryResult>;
+  /** An http destination's POST, or an AWS destination's call (`aws` set): the only step that differs by type. */
+  send: DeliverySender;
   now: () => Date;
 }
 
@@ -300,12 +296,22 @@ async function send({ destination, event, body: stored, sendAt }: Claimed, deps:
     traceparent: traceparentOf(traceOf(stored.trace, event.id), newSpanBytes()),
     secrets: activeSecrets(destination, now),
   });
+  const target = destination.aws_target;
   return deps.send({
     url: destination.url,
     headers,
     body,
     timeoutMs: destination.timeout_ms,
     allowPrivate: config().allowPrivateDestinations,
+    aws: target && {
+      target,
+      roleArn: destination.role_arn,
+      accountId: destination.account_id,
+      destinationId: destination.id,
+      eventId: event.id,
+      eventType: event.event_type,
+      receivedAt: event.received_at,
+    },
   });
 }
 

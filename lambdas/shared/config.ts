@@ -16,6 +16,8 @@ const configSchema = z.object({
   publicUrl: z.optional(z.url()),
   allowPrivateDestinations: z.boolean(),
   s3ForcePathStyle: z.boolean(),
+  /** The SQS endpoint the SDK is pointed at (the local runtime's emulator); null in AWS. */
+  sqsEndpoint: z.nullable(z.string()),
   version: z.string(),
   retrySchedule: z.array(z.number()),
   routeCacheSeconds: z.number().check(z.gte(0)),
@@ -50,6 +52,7 @@ export function config(): Config {
     publicUrl: process.env[ENV.publicUrl] || undefined,
     allowPrivateDestinations: process.env[ENV.allowPrivateDestinations] === 'true',
     s3ForcePathStyle: process.env[ENV.s3ForcePathStyle] === 'true',
+    sqsEndpoint: process.env.AWS_ENDPOINT_URL_SQS || null,
     version: process.env[ENV.version] || '0.0.0',
     retrySchedule: parseRetrySchedule(process.env[ENV.retrySchedule]),
     routeCacheSeconds: numberOr(process.env[ENV.routeCacheSeconds], 5),

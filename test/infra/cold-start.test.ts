@@ -52,6 +52,16 @@ describe('what a cold start loads', () => {
     expect(builtinsAtStart.has('node:http')).toBe(false);
   });
 
+  it('deliver: the clients of AWS destination types wait for a delivery of their type', async () => {
+    const { atStart, all } = await startSet('deliver');
+    const clients = (files: Set<string>, service: string) => [...files].filter((file) => file.includes(`@aws-sdk/client-${service}/`)).length;
+    for (const service of ['sns', 'eventbridge', 'kinesis', 'lambda', 's3']) {
+      expect(clients(all, service), service).toBeGreaterThan(0);
+      expect(clients(atStart, service), service).toBe(0);
+    }
+    expect([...atStart].filter((file) => /^lambdas\/adapters\/aws(\/|-sender)/.test(file))).toEqual([]);
+  });
+
   it('domain-provisioner: the ACM and API Gateway clients wait for a domain with a step to take', async () => {
     const { atStart, all } = await startSet('domain-provisioner');
     const clients = (files: Set<string>) => [...files].filter((file) => /@aws-sdk\/client-(acm|apigatewayv2)\//.test(file)).length;

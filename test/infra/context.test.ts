@@ -92,3 +92,14 @@ describe('the other context keys', () => {
     expect(() => synthFrom({ signup: 'ajar' })).toThrow('context "signup" must be open or closed, got "ajar"');
   });
 });
+
+describe('AWS destination targets from context', () => {
+  it('takes a JSON list (cdk.json) or a comma-separated string (-c)', () => {
+    const actions = (context: Record<string, unknown>) =>
+      (synthFrom(context).stacks.service.awsDestinationsPolicy?.document.toJSON() as { Statement: Array<{ Action: string; Resource: unknown }> } | undefined)?.Statement.map((s) => s.Action);
+    expect(actions({})).toBeUndefined();
+    expect(actions({ awsDestinationTargets: ['arn:aws:sqs:eu-west-1:123456789012:q', 'arn:aws:s3:::b-1'] })).toEqual(['sqs:SendMessage', 's3:PutObject']);
+    expect(actions({ awsDestinationTargets: 'arn:aws:sqs:eu-west-1:123456789012:q, arn:aws:s3:::b-1' })).toEqual(['sqs:SendMessage', 's3:PutObject']);
+    expect(() => synthFrom({ awsDestinationTargets: 42 })).toThrow('context "awsDestinationTargets" must be a list of strings');
+  });
+});

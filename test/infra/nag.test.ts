@@ -88,6 +88,14 @@ describe('cdk-nag AwsSolutions', () => {
     expect(sized.findings).toEqual([]);
   });
 
+  it('stays clean with AWS destination targets listed (their bucket objects acknowledged one by one)', () => {
+    const targeted = synthAndReport(undefined, {
+      awsDestinationTargets: ['arn:aws:sqs:eu-west-1:123456789012:orders', 'arn:aws:s3:::events-archive', 'arn:aws:lambda:eu-west-1:123456789012:function:consume'],
+    });
+    expect(targeted.error).toBeUndefined();
+    expect(targeted.findings).toEqual([]);
+  });
+
   it('is really wired in: a non-compliant resource fails synthesis', () => {
     const broken = synthAndReport(({ stateful, service }) => {
       new s3.Bucket(stateful, 'UnloggedBucket', { enforceSSL: true });

@@ -361,6 +361,63 @@ describe('tracing', () => {
   });
 });
 
+describe('AWS destination targets (context awsDestinationTargets)', () => {
+  const TARGETS = [
+    'arn:aws:sqs:eu-west-1:123456789012:orders',
+    'arn:aws:sqs:eu-west-1:123456789012:orders.fifo',
+    'arn:aws:sns:eu-west-1:123456789012:orders',
+    'arn:aws:events:eu-west-1:123456789012:event-bus/orders',
+    'arn:aws:kinesis:eu-west-1:123456789012:stream/orders',
+    'arn:aws:lambda:eu-west-1:123456789012:function:consume',
+    'arn:aws:s3:::events-archive',
+  ];
+  const policyOf = (built: HookgateStacks) => {
+    const policy = built.service.awsDestinationsPolicy;
+    if (!policy) return undefined;
+    const resource = Template.fromStack(built.service).toJSON().Resources[logicalId(policy)];
+    return resource.Properties as { PolicyDocument: { Statement: Statement[] }; Roles: unknown[] };
+  };
+
+  it('none listed: the deliver function may call no AWS destination', () => {
+    expect(stacks.service.awsDestinationsPolicy).toBeUndefined();
+    expect(actionsFor(stacks.service.deliverFunction, 'sns:')).toEqual([]);
+    expect(actionsFor(stacks.service.deliverFunction, 'sqs:')).not.toContain('sqs:SendMessage*');
+  });
+
+  it('each listed target: exactly the one action its type calls, on exactly that ARN, for the deliver role only', () => {
+    const built = buildOther({ awsDestinationTargets: TARGETS });
+    const policy = policyOf(built);
+    expect(policy?.PolicyDocument.Statement).toEqual([
+      { Effect: 'Allow', Action: 'sqs:SendMessage', Resource: ['arn:aws:sqs:eu-west-1:123456789012:orders', 'arn:aws:sqs:eu-west-1:123456789012:orders.fifo'] },
+      { Effect: 'Allow', Action: 'sns:Publish', Resource: 'arn:aws:sns:eu-west-1:123456789012:orders' },
+      { Effect: 'Allow', Action: 'events:PutEvents', Resource: 'arn:aws:events:eu-west-1:123456789012:event-bus/orders' },
+      { Effect: 'Allow', Action: 'kinesis:PutRecord', Resource: 'arn:aws:kinesis:eu-west-1:123456789012:stream/orders' },
+      { Effect: 'Allow', Action: 'lambda:InvokeFunction', Resource: 'arn:aws:lambda:eu-west-1:123456789012:function:consume' },
+      { Effect: 'Allow', Action: 's3:PutObject', Resource: 'arn:aws:s3:::events-archive/*' },
+    ]);
+    expect(policy?.Roles).toEqual([{ Ref: logicalId(built.service.deliverFunction.role) }]);
+  });
+
+  it('assumes customers’ roles only with a hookgate- external id, and no role of its own account', () => {
+    const resource = Template.fromStack(stacks.service).toJSON().Resources[logicalId(stacks.service.assumeRolesPolicy)];
+    expect(resource.Properties.PolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'sts:AssumeRole',
+        Resource: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::*:role/*']] },
+        Condition: { StringLike: { 'sts:ExternalId': 'hookgate-*' }, StringNotEquals: { 'aws:ResourceAccount': { Ref: 'AWS::AccountId' } } },
+      },
+    ]);
+    expect(resource.Properties.Roles).toEqual([{ Ref: logicalId(stacks.service.deliverFunction.role) }]);
+    for (const name of FUNCTION_NAMES.filter((n) => n !== 'deliver')) expect(actionsFor(functionsOf(stacks.service)[name], 'sts:'), name).toEqual([]);
+  });
+
+  it.each(['arn:aws:sqs:eu-west-1:123456789012:*', 'arn:aws:iam::123456789012:role/admin', 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders', 'arn:aws:s3:::Bucket'])(
+    'refuses %s at synth',
+    (target) => expect(() => buildOther({ awsDestinationTargets: [target] })).toThrow(/awsDestinationTargets: ".*" is not the ARN of/),
+  );
+});
+
 describe('delivery worker', () => {
   it('consumes the delivery queue in batches of 10, reporting failures per item, without waiting to fill a batch', () => {
     const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));

@@ -257,6 +257,25 @@ const OPERATIONS: Operation[] = [
       max_in_flight: 10,
     }),
   },
+  // The same operation with an AWS type: `config` is a union whose fields only this body holds.
+  {
+    method: 'POST',
+    path: '/v1/destinations',
+    auth: true,
+    body: () => ({
+      name: 'bus',
+      type: 'aws_eventbridge',
+      config: { event_bus_arn: 'arn:aws:events:eu-west-1:123456789012:event-bus/default', detail_type: 'order', source: 'shop' },
+      role_arn: 'arn:aws:iam::123456789012:role/hookgate-delivery',
+      timeout_ms: 5000,
+    }),
+  },
+  {
+    method: 'POST',
+    path: '/v1/destinations',
+    auth: true,
+    body: () => ({ name: 'archive', type: 'aws_s3', config: { bucket: 'events-archive', key_template: '{date}/{event_id}', region: 'eu-west-1' } }),
+  },
   { method: 'GET', path: '/v1/destinations', auth: true },
   { method: 'GET', path: '/v1/destinations/:id', auth: true },
   { method: 'PATCH', path: '/v1/destinations/:id', auth: true, body: () => ({ name: 'x', timeout_ms: 1000, auth: { type: 'bearer', token: 't' }, max_in_flight: 5 }) },

@@ -1,3 +1,4 @@
+import type { AwsTarget } from '../../lambdas/domain/aws-targets';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_RETRY_SCHEDULE, nextRetry, parseRetrySchedule } from '../../lambdas/domain/backoff';
@@ -60,11 +61,25 @@ describe('planning deliveries', () => {
     const plan = planDeliveries(
       [route('a'), route('a', { event_type_pattern: 'x.*' }), route('b'), route('paused'), route('gone'), route('c', { active: false })],
       (id) => (id === 'gone' ? undefined : { active: id !== 'paused', customer: null }),
-      { source_id: 's', event_type: 'x.y', customer: null },
+      { source_id: 's', event_type: 'x.y', customer: null, bodySize: 10 },
       '2026-01-01T00:00:00.000Z',
     ).deliveries;
     expect(Object.keys(plan).sort()).toEqual(['a', 'b', 'paused']);
     expect(plan.a).toEqual({ status: 'queued', attempts: 0, next_attempt_at: '2026-01-01T00:00:00.000Z', claimed_at: null });
+  });
+
+  // A body over its AWS service's message limit (less the headroom for attributes) is never sent there.
+  it.each<[string, AwsTarget | null, number, 'queued' | 'dead_letter']>([
+    ['http takes any size', null, 5_000_000, 'queued'],
+    ['SQS takes a body within 256 KiB less the headroom', { type: 'aws_sqs', queue_url: 'q' }, 262_144 - 8192, 'queued'],
+    ['SQS refuses one byte more', { type: 'aws_sqs', queue_url: 'q' }, 262_144 - 8191, 'dead_letter'],
+    ['Kinesis takes 1 MiB less the headroom', { type: 'aws_kinesis', stream_arn: 's', partition_key: 'event_id' }, 1_048_576 - 8192, 'queued'],
+    ['Lambda refuses 300 KB', { type: 'aws_lambda', function_arn: 'f' }, 300_000, 'dead_letter'],
+    ['S3 takes any size', { type: 'aws_s3', bucket: 'b', key_template: '{event_id}', region: null }, 5_000_000, 'queued'],
+  ])('body size: %s', (_, target, bodySize, status) => {
+    const plan = planDeliveries([route('d')], () => ({ active: true, customer: null, aws_target: target }), { source_id: 's', event_type: 'x.y', customer: null, bodySize }, '2026-01-01T00:00:00.000Z').deliveries;
+    expect(plan.d?.status).toBe(status);
+    expect(plan.d?.end_reason).toBe(status === 'dead_letter' ? 'payload_too_large' : undefined);
   });
 
   // Every destination is reached by a route; who the event is addressed to decides which get it.
@@ -78,7 +93,7 @@ describe('planning deliveries', () => {
     const plan = planDeliveries(
       Object.keys(owners).map((id) => route(id, { source_id: null })),
       (id) => ({ active: true, customer: owners[id] ?? null }),
-      { source_id: null, event_type: 'invoice.paid', customer },
+      { source_id: null, event_type: 'invoice.paid', customer, bodySize: 10 },
       '2026-01-01T00:00:00.000Z',
     ).deliveries;
     expect(Object.keys(plan).sort()).toEqual(expected);
@@ -94,7 +109,7 @@ describe('planning deliveries', () => {
     const plan = planDeliveries(
       [route('d1'), route('d2'), route('d2', { event_type_pattern: 'x.*' }), route('d3'), route('d4')],
       () => ({ active: true, customer: null }),
-      { source_id: 's', event_type: 'x.y', customer: null },
+      { source_id: 's', event_type: 'x.y', customer: null, bodySize: 10 },
       '2026-01-01T00:00:00.000Z',
       limit,
     );

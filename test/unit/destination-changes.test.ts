@@ -18,11 +18,16 @@ const GENERATED = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
 const CUSTOMER: DestinationActor = { kind: 'customer', customer: 'cus_a' };
 const BEARER = { type: 'bearer' as const, token: 'account-token' };
 const HEADER = { type: 'header' as const, name: 'X-Api-Key', value: 'account-key' };
+const QUEUE = { type: 'aws_sqs' as const, queue_url: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders' };
+const OTHER_QUEUE = { type: 'aws_sqs' as const, queue_url: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders-2' };
+const BUCKET = { type: 'aws_s3' as const, bucket: 'events-archive', key_template: 'hooks/{event_id}', region: null };
 const SCHEME_MESSAGE = 'signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks';
 
 const destination = (overrides: Partial<DestinationSettings> = {}): DestinationSettings => ({
   name: 'orders',
   url: 'https://old.example.com/hooks',
+  aws_target: null,
+  role_arn: null,
   active: true,
   auth: null,
   timeout_ms: 15_000,
@@ -56,6 +61,8 @@ const OWN_SETTINGS = {
 
 describe('a new destination', () => {
   const DEFAULTS = {
+    aws_target: null,
+    role_arn: null,
     active: true,
     auth: null,
     timeout_ms: 15_000,
@@ -94,6 +101,18 @@ describe('a new destination', () => {
       { url: 'https://a.example.com/h', name: 'mine', customer: 'cus_b', auth: BEARER, signing_secret: 'chosen-secret', timeout_ms: 100, max_in_flight: 500 },
       CUSTOMER,
       { ...DEFAULTS, name: 'mine', url: 'https://a.example.com/h', customer: 'cus_a' } as DestinationSettings,
+    ],
+    [
+      'an AWS destination: its url shows its target, its name defaults to its type',
+      { url: '', aws_target: QUEUE },
+      ACCOUNT_ACTOR,
+      { ...DEFAULTS, aws_target: QUEUE, name: 'aws_sqs', url: QUEUE.queue_url, customer: null } as DestinationSettings,
+    ],
+    [
+      'an S3 destination shows as s3://bucket/template',
+      { name: 'archive', url: '', aws_target: BUCKET },
+      ACCOUNT_ACTOR,
+      { ...DEFAULTS, aws_target: BUCKET, name: 'archive', url: 's3://events-archive/hooks/{event_id}', customer: null } as DestinationSettings,
     ],
   ])('%s', (_label, input, actor, expected) => expect(newDestinationSettings(input, actor, GENERATED)).toEqual(expected));
 
@@ -153,6 +172,8 @@ describe('a change', () => {
       false,
       null,
     ],
+    ['a new queue for an SQS destination: its url follows', { aws_target: QUEUE, url: QUEUE.queue_url }, { aws_target: OTHER_QUEUE }, ACCOUNT_ACTOR, { aws_target: OTHER_QUEUE, url: OTHER_QUEUE.queue_url }, false, null],
+    ['a customer cannot retarget an AWS destination', { aws_target: QUEUE, url: QUEUE.queue_url }, { aws_target: OTHER_QUEUE }, CUSTOMER, {}, false, null],
   ])('%s', (_label, current, request, actor, changes, resetBreaker, joinsCustomer) => {
     expect(planDestinationChange(destination(current), request, actor, NOW)).toEqual({ changes, resetBreaker, joinsCustomer });
   });
@@ -161,6 +182,9 @@ describe('a change', () => {
     ['standard_webhooks over a plain secret', {}, { signature_scheme: 'standard_webhooks' }, SCHEME_MESSAGE],
     ['standard_webhooks with a new whsec_ secret', {}, { signature_scheme: 'standard_webhooks', signing_secret: GENERATED }, null],
     ['a plain secret on a standard_webhooks destination', { signature_scheme: 'standard_webhooks', signing_secret: GENERATED }, { signing_secret: 'plain-secret' }, SCHEME_MESSAGE],
+    ['a URL for an AWS destination', { aws_target: QUEUE }, { url: 'https://a.example.com/' }, 'url is only for http destinations; aws_sqs takes config'],
+    ['another type for an AWS destination', { aws_target: QUEUE }, { aws_target: BUCKET }, 'type cannot change: create a destination of the new type'],
+    ['an AWS target for an http destination', {}, { aws_target: QUEUE }, 'type cannot change: create a destination of the new type'],
   ])('%s', (_label, current, request, message) => {
     const result = planDestinationChange(destination(current), request, ACCOUNT_ACTOR, NOW);
     expect(result instanceof Refusal ? result.message : null).toBe(message);

@@ -41,8 +41,9 @@ class Attempt(TypedDict):
     attempt_number: int
     outcome: Literal['success', 'http_error', 'timeout', 'network_error', 'blocked']
     response_status: int | None
+    """The HTTP status of the answer (of the AWS API’s, for an AWS destination); null without one."""
     response_body: str
-    """The first 4 KB of the answer."""
+    """The first 4 KB of the answer; for an AWS destination `{"aws_request_id", "error_code", "error_class"}` or the ids the service gave the message."""
     error: str | None
     attempted_at: str
     duration_ms: int
@@ -92,8 +93,12 @@ class CreateCustomDomainRequest(TypedDict):
 
 class CreateDestinationRequest(TypedDict):
     name: str
-    url: str
-    """An http(s) URL without credentials; private, loopback and reserved addresses are refused."""
+    config: NotRequired[SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig]
+    """An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`."""
+    role_arn: NotRequired[str | None]
+    """AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`)."""
+    url: NotRequired[str]
+    """An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types."""
     signing_secret: NotRequired[str]
     """Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours."""
     auth: NotRequired[DestinationAuth | None]
@@ -113,6 +118,8 @@ class CreateDestinationRequest(TypedDict):
     """Deliveries per second to this destination, across every deliver function: deliveries over the rate wait for their turn (never dropped, no try spent). null or absent: no limit."""
     max_in_flight: NotRequired[int]
     """Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10."""
+    type: NotRequired[Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']]
+    """Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role."""
 
 
 class CreateEventTypeRequest(TypedDict):
@@ -233,7 +240,15 @@ class Destination(TypedDict):
     id: str
     account_id: str
     name: str
+    type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']
+    config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | None
+    """An AWS destination’s target, defaults filled in; null for http."""
+    role_arn: str | None
+    """The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role."""
+    external_id: str | None
+    """AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http."""
     url: str
+    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
     active: bool
     auth: Destination_Auth_1 | Destination_Auth_2 | None
     """The kind of auth sent to the destination; tokens and header values are never returned."""
@@ -295,7 +310,15 @@ class DestinationWithSecret(TypedDict):
     id: str
     account_id: str
     name: str
+    type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']
+    config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | None
+    """An AWS destination’s target, defaults filled in; null for http."""
+    role_arn: str | None
+    """The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role."""
+    external_id: str | None
+    """AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http."""
     url: str
+    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
     active: bool
     auth: DestinationWithSecret_Auth_1 | DestinationWithSecret_Auth_2 | None
     """The kind of auth sent to the destination; tokens and header values are never returned."""
@@ -335,6 +358,15 @@ class Error(TypedDict):
     duration_ms: DurationMs
 
 
+class EventBridgeDestinationConfig(TypedDict):
+    event_bus_arn: str
+    """arn:aws:events:<region>:<account id>:event-bus/<name>."""
+    detail_type: NotRequired[str | None]
+    """Default null: the event’s type (`webhook` when it has none)."""
+    source: NotRequired[str]
+    """Default `hookgate`; must not start with `aws.`."""
+
+
 class EventDetail_Deliveries_Item_Waiting(TypedDict):
     reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused']
     until: str | None
@@ -345,7 +377,7 @@ class EventDetail_Deliveries_Item(TypedDict):
     status: Literal['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter']
     attempts: int
     next_attempt_at: str | None
-    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed'] | None
+    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large'] | None
     """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise."""
     waiting: EventDetail_Deliveries_Item_Waiting | None
     """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now."""
@@ -443,6 +475,18 @@ class IngestAccepted(TypedDict):
     """`queued` when routes matched, `accepted` when none did."""
 
 
+class KinesisDestinationConfig(TypedDict):
+    stream_arn: str
+    """arn:aws:kinesis:<region>:<account id>:stream/<name>."""
+    partition_key: NotRequired[str]
+    """`event_id` (default) or a JSON pointer into the body such as `/order/id`; the event id when the pointer finds no scalar."""
+
+
+class LambdaDestinationConfig(TypedDict):
+    function_arn: str
+    """arn:aws:lambda:<region>:<account id>:function:<name>[:<alias or version>]; invoked asynchronously."""
+
+
 class NewApiKey(TypedDict):
     """A newly created API key, with the key itself (the only time it is shown)."""
     id: str
@@ -458,6 +502,7 @@ class PortalEndpoint(TypedDict):
     id: str
     name: str
     url: str
+    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
     active: bool
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
@@ -475,6 +520,7 @@ class PortalEndpointWithSecret(TypedDict):
     id: str
     name: str
     url: str
+    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
     active: bool
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
@@ -501,7 +547,7 @@ class PortalEvent_Deliveries_Item(TypedDict):
     status: Literal['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter']
     attempts: int
     next_attempt_at: str | None
-    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed'] | None
+    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large'] | None
     """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise."""
     waiting: PortalEvent_Deliveries_Item_Waiting | None
     """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now."""
@@ -665,6 +711,19 @@ class Route(TypedDict):
     created_at: str
 
 
+class S3DestinationConfig(TypedDict):
+    bucket: str
+    key_template: NotRequired[str]
+    """Must contain `{event_id}`; may use `{event_type}` and `{date}` (YYYY-MM-DD of receipt). Default `hookgate/{date}/{event_id}`."""
+    region: NotRequired[str | None]
+    """The bucket’s region. Default null: the deployment’s region (S3 redirects to the right one)."""
+
+
+class SnsDestinationConfig(TypedDict):
+    topic_arn: str
+    """arn:aws:sns:<region>:<account id>:<topic name>."""
+
+
 class Source_Verification(TypedDict):
     provider: Literal['stripe', 'github', 'shopify', 'slack', 'standard_webhooks', 'hmac_sha256']
     configured: Literal[True]
@@ -716,6 +775,11 @@ class SourceVerification_6(TypedDict):
     prefix: NotRequired[str]
 
 
+class SqsDestinationConfig(TypedDict):
+    queue_url: str
+    """https://sqs.<region>.amazonaws.com/<account id>/<queue name>; a `.fifo` queue gets the destination id as its message group and the event id as its de-duplication id."""
+
+
 class UpdateAccountRequest(TypedDict):
     name: NotRequired[str]
     plan: NotRequired[Literal['free', 'pro', 'enterprise']]
@@ -739,8 +803,12 @@ class UpdateBrandSettingsRequest(TypedDict):
 
 class UpdateDestinationRequest(TypedDict):
     name: NotRequired[str]
+    config: NotRequired[SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig]
+    """A new target of the same type (an AWS destination only; its type never changes)."""
+    role_arn: NotRequired[str | None]
+    """AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`)."""
     url: NotRequired[str]
-    """An http(s) URL without credentials; private, loopback and reserved addresses are refused."""
+    """An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types."""
     signing_secret: NotRequired[str]
     """Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours."""
     auth: NotRequired[DestinationAuth | None]

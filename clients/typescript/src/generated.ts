@@ -34,8 +34,9 @@ export type Attempt = {
   destination_id: string;
   attempt_number: number;
   outcome: 'success' | 'http_error' | 'timeout' | 'network_error' | 'blocked';
+  /** The HTTP status of the answer (of the AWS API’s, for an AWS destination); null without one. */
   response_status: number | null;
-  /** The first 4 KB of the answer. */
+  /** The first 4 KB of the answer; for an AWS destination `{"aws_request_id", "error_code", "error_class"}` or the ids the service gave the message. */
   response_body: string;
   error: string | null;
   attempted_at: string;
@@ -83,8 +84,12 @@ export type CreateCustomDomainRequest = {
 
 export type CreateDestinationRequest = {
   name: string;
-  /** An http(s) URL without credentials; private, loopback and reserved addresses are refused. */
-  url: string;
+  /** An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`. */
+  config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
+  /** AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`). */
+  role_arn?: string | null;
+  /** An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types. */
+  url?: string;
   /** Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours. */
   signing_secret?: string;
   auth?: DestinationAuth | null;
@@ -104,6 +109,8 @@ export type CreateDestinationRequest = {
   rate_limit_per_second?: number | null;
   /** Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10. */
   max_in_flight?: number;
+  /** Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role. */
+  type?: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
 };
 
 /** Creates the type, or replaces the description and schema of an existing one. */
@@ -208,6 +215,14 @@ export type Destination = {
   id: string;
   account_id: string;
   name: string;
+  type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
+  /** An AWS destination’s target, defaults filled in; null for http. */
+  config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | null;
+  /** The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role. */
+  role_arn: string | null;
+  /** AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http. */
+  external_id: string | null;
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
   url: string;
   active: boolean;
   /** The kind of auth sent to the destination; tokens and header values are never returned. */
@@ -265,6 +280,14 @@ export type DestinationWithSecret = {
   id: string;
   account_id: string;
   name: string;
+  type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
+  /** An AWS destination’s target, defaults filled in; null for http. */
+  config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | null;
+  /** The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role. */
+  role_arn: string | null;
+  /** AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http. */
+  external_id: string | null;
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
   url: string;
   active: boolean;
   /** The kind of auth sent to the destination; tokens and header values are never returned. */
@@ -313,6 +336,15 @@ export type Error = {
   duration_ms: DurationMs;
 };
 
+export type EventBridgeDestinationConfig = {
+  /** arn:aws:events:<region>:<account id>:event-bus/<name>. */
+  event_bus_arn: string;
+  /** Default null: the event’s type (`webhook` when it has none). */
+  detail_type?: string | null;
+  /** Default `hookgate`; must not start with `aws.`. */
+  source?: string;
+};
+
 export type EventDetail = {
   id: string;
   account_id: string;
@@ -353,7 +385,7 @@ export type EventDetail = {
     attempts: number;
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
-    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | null;
+    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
     waiting: {
       reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
@@ -418,6 +450,18 @@ export type IngestAccepted = {
   status: EventStatus;
 };
 
+export type KinesisDestinationConfig = {
+  /** arn:aws:kinesis:<region>:<account id>:stream/<name>. */
+  stream_arn: string;
+  /** `event_id` (default) or a JSON pointer into the body such as `/order/id`; the event id when the pointer finds no scalar. */
+  partition_key?: string;
+};
+
+export type LambdaDestinationConfig = {
+  /** arn:aws:lambda:<region>:<account id>:function:<name>[:<alias or version>]; invoked asynchronously. */
+  function_arn: string;
+};
+
 /** A newly created API key, with the key itself (the only time it is shown). */
 export type NewApiKey = {
   id: string;
@@ -432,6 +476,7 @@ export type NewApiKey = {
 export type PortalEndpoint = {
   id: string;
   name: string;
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
   url: string;
   active: boolean;
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
@@ -449,6 +494,7 @@ export type PortalEndpoint = {
 export type PortalEndpointWithSecret = {
   id: string;
   name: string;
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
   url: string;
   active: boolean;
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
@@ -490,7 +536,7 @@ export type PortalEvent = {
     attempts: number;
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, set inactive, or answered 410 Gone. null otherwise. */
-    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | null;
+    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
     waiting: {
       reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
@@ -632,6 +678,19 @@ export type Route = {
   created_at: string;
 };
 
+export type S3DestinationConfig = {
+  bucket: string;
+  /** Must contain `{event_id}`; may use `{event_type}` and `{date}` (YYYY-MM-DD of receipt). Default `hookgate/{date}/{event_id}`. */
+  key_template?: string;
+  /** The bucket’s region. Default null: the deployment’s region (S3 redirects to the right one). */
+  region?: string | null;
+};
+
+export type SnsDestinationConfig = {
+  /** arn:aws:sns:<region>:<account id>:<topic name>. */
+  topic_arn: string;
+};
+
 export type Source = {
   id: string;
   account_id: string;
@@ -672,6 +731,11 @@ export type SourceVerification = {
   prefix?: string;
 } | null;
 
+export type SqsDestinationConfig = {
+  /** https://sqs.<region>.amazonaws.com/<account id>/<queue name>; a `.fifo` queue gets the destination id as its message group and the event id as its de-duplication id. */
+  queue_url: string;
+};
+
 export type UpdateAccountRequest = {
   name?: string;
   plan?: 'free' | 'pro' | 'enterprise';
@@ -695,7 +759,11 @@ export type UpdateBrandSettingsRequest = {
 
 export type UpdateDestinationRequest = {
   name?: string;
-  /** An http(s) URL without credentials; private, loopback and reserved addresses are refused. */
+  /** A new target of the same type (an AWS destination only; its type never changes). */
+  config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
+  /** AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`). */
+  role_arn?: string | null;
+  /** An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types. */
   url?: string;
   /** Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours. */
   signing_secret?: string;

@@ -1,8 +1,9 @@
-import { notFound } from '../../domain/errors';
+import { invalid, notFound } from '../../domain/errors';
 import { ACCOUNT_ACTOR } from '../../destinations/changes';
 import { changeDestination, createDestination, findManagedDestination, listManagedDestinations, removeDestination, showDestination, withHealth } from '../../destinations';
 import {
   CAP_ERRORS,
+  changedTarget,
   createDestinationBody,
   destinationErrors,
   destinationResponse,
@@ -12,6 +13,7 @@ import {
   listDestinationsQuery,
   presentDestination,
   presentDestinationWithSecret,
+  requestedTarget,
   updateDestinationBody,
 } from '../../destinations/shapes';
 import { CLOSED_BREAKER } from '../../domain/breaker';
@@ -42,7 +44,7 @@ export const destinationRoutes: Route[] = [
     },
     handle: async ({ request, principal, now }) => {
       const body = parseJsonBody(request, createDestinationBody);
-      const { destination } = settled(await createDestination(principal.accountId, body, ACCOUNT_ACTOR, now));
+      const { destination } = settled(await createDestination(principal.accountId, { ...body, aws_target: requestedTarget(body) }, ACCOUNT_ACTOR, now));
       return { status: 201, data: presentDestinationWithSecret(destination, CLOSED_BREAKER) };
     },
   }),
@@ -100,7 +102,9 @@ export const destinationRoutes: Route[] = [
       const body = parseJsonBody(request, updateDestinationBody);
       const current = await findManagedDestination(principal.accountId, id, ACCOUNT_ACTOR);
       if (!current) throw notFound();
-      const { destination } = settled(await changeDestination(current, body, ACCOUNT_ACTOR, now));
+      const target = changedTarget(current.aws_target, body.config);
+      if (typeof target === 'string') throw invalid(target);
+      const { destination } = settled(await changeDestination(current, { ...body, aws_target: target }, ACCOUNT_ACTOR, now));
       const shown = await withHealth(destination);
       return { status: 200, data: presentDestination(shown.destination, shown.breaker) };
     },
