@@ -17,7 +17,7 @@ import { scheduledEvent } from '../local/schedules';
 import { REPO_ROOT, writeResult } from './lib/child';
 import { costReport, type CostReport, type MeterSnapshot } from './lib/cost-model';
 import { realHandlers } from './lib/handlers';
-import { apiClient, providerHeaders, request, setupAccount, startSink, webhookBody, type SinkBehaviour } from './lib/http';
+import { apiClient, BURST_MAX_IN_FLIGHT, providerHeaders, request, setupAccount, startSink, webhookBody, type SinkBehaviour } from './lib/http';
 import { lambdaMemoryMb } from './lib/lambda-config';
 import { Meter } from './lib/meter';
 import { HOURS_PER_MONTH, MINUTES_PER_MONTH, PRICES } from './prices';
@@ -79,7 +79,7 @@ let scenarioIndex = 0;
 
 try {
   const account = await setupAccount(api);
-  const destination = await account.destination(`${sink.url}/hooks`);
+  const destination = await account.destination(`${sink.url}/hooks`, BURST_MAX_IN_FLIGHT);
   // No source_id: inbound events of any source and outbound events both go to the one destination.
   await account.route({ destination_id: destination });
   const ingestUrl = `${gateway.url}/ingest/${account.token}`;
@@ -172,7 +172,7 @@ try {
   // happy path's single route stays as it is.
   const fanout = await setupAccount(api);
   for (let d = 0; d < FANOUT_DESTINATIONS; d++) {
-    await fanout.route({ destination_id: await fanout.destination(`${sink.url}/fanout/${d}`) });
+    await fanout.route({ destination_id: await fanout.destination(`${sink.url}/fanout/${d}`, BURST_MAX_IN_FLIGHT) });
   }
   await scenario('fanout_10', FANOUT_WEBHOOKS, {
     calls: FANOUT_WEBHOOKS,

@@ -9,7 +9,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { writeResult } from './lib/child';
 import { startChildGateway } from './lib/child-gateway';
-import { apiClient, providerHeaders, request, setupAccount, startSink, webhookBody, type Sink } from './lib/http';
+import { apiClient, BURST_MAX_IN_FLIGHT, providerHeaders, request, setupAccount, startSink, webhookBody, type Sink } from './lib/http';
 import { percentile, pool, progress, round, sleep, waitUntil } from './lib/stats';
 
 const CONCURRENCY = 50;
@@ -90,7 +90,7 @@ try {
   const { url } = child;
   progress(`e2e: gateway in its own process at ${url}`);
   const account = await setupAccount(apiClient(url));
-  await account.route({ destination_id: await account.destination(`${sink.url}/hooks`) });
+  await account.route({ destination_id: await account.destination(`${sink.url}/hooks`, BURST_MAX_IN_FLIGHT) });
   const ingestUrl = `${url}/ingest/${account.token}`;
   let seq = 0;
 

@@ -18,7 +18,7 @@ import { createLambdaContext } from '../local/lambda-context';
 import { writeResult } from './lib/child';
 import { fakeAws } from './lib/fake-aws';
 import { realHandlers } from './lib/handlers';
-import { apiClient, providerHeaders, setupAccount, webhookBody } from './lib/http';
+import { apiClient, BURST_MAX_IN_FLIGHT, providerHeaders, setupAccount, webhookBody } from './lib/http';
 import { startSinkProcess } from './lib/sink-process';
 import { percentile, progress, round, silenceStdout } from './lib/stats';
 
@@ -40,7 +40,7 @@ let token: string;
 try {
   const account = await setupAccount(apiClient(gateway.url));
   token = account.token;
-  await account.route({ destination_id: await account.destination(`${sink.url}/hooks`) });
+  await account.route({ destination_id: await account.destination(`${sink.url}/hooks`, BURST_MAX_IN_FLIGHT) });
   const raw = DynamoDBDocumentClient.from(new DynamoDBClient({}));
   seed = ((await raw.send(new ScanCommand({ TableName: gateway.resources.tableName }))).Items ?? []) as typeof seed;
   raw.destroy();

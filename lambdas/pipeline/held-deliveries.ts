@@ -207,10 +207,13 @@ async function releasePageOf(accountId: string, destinationId: string, breaker: 
 
 /**
  * After the leases a parked delivery found: if one of those slots is free while the destination still
- * holds deliveries, no release came for it (its holder died), and the held delivery due first goes.
+ * holds deliveries and its breaker lets them through, no release came for it (its holder died), and
+ * the held delivery due first goes.
  */
 async function slotsCheckArrived(accountId: string, destinationId: string, slots: readonly number[], now: Date): Promise<void> {
   if ((await heldPage(accountId, destinationId, 1)).length === 0) return;
+  // An open breaker holds them now: its close releases them (a delivery let go here would only park again).
+  if (breakerGate(await findBreaker(accountId, destinationId), now).kind === 'wait') return;
   for (const slot of slots) {
     if ((await flightSlotLease(accountId, destinationId, slot, now)) === undefined) return releaseOne(accountId, destinationId, slot, now);
   }
