@@ -41,7 +41,7 @@ const classicZodInApiOnly = {
 
 export default tseslint.config(
   // test/fixtures/lint/ breaks the rules on purpose; test/unit/lint-rules.test.ts lints it.
-  { ignores: ['node_modules/', 'cdk.out/', '.hookgate/', 'coverage/', 'bench/out/', 'clients/typescript/dist/', 'test/fixtures/lint/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.hookgate/', 'coverage/', 'bench/out/', 'clients/typescript/dist/', 'clients/cli/dist/', 'test/fixtures/lint/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -71,6 +71,16 @@ export default tseslint.config(
   {
     files: ['lambdas/api/**/*.ts', ...featureShapes],
     rules: { 'no-restricted-imports': ['error', { patterns: noDynamoOutsideStore }] },
+  },
+  // The CLI is packed into one file with everything it imports: from the gateway it may take the pure
+  // domain (the signing code), never a module that brings AWS clients, the store or process.env in.
+  {
+    files: ['clients/cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [{ group: ['**/lambdas/*', '**/lambdas/*/**', '!**/lambdas/domain', '!**/lambdas/domain/**', '@aws-sdk/*', 'aws-cdk-lib', 'aws-cdk-lib/*'], message: 'The CLI bundle takes only lambdas/domain/ from the gateway, and no AWS SDK.' }],
+      }],
+    },
   },
   // An import cycle makes module order decide what is initialised when (a `const` read before it is
   // set), and ties modules that should depend one way. Type-only imports do not count: they are erased.

@@ -48,6 +48,21 @@ describe('DynamoDB only through the store toolkit', SLOW, () => {
   });
 });
 
+describe('the CLI takes only the pure domain from the gateway', SLOW, () => {
+  it.each([
+    ['the store', "import { getItem } from '../../../lambdas/store/table';\n\nexport const read = getItem;\n"],
+    ['a feature module', "import { createDestination } from '../../../lambdas/destinations';\n\nexport const create = createDestination;\n"],
+    ['an AWS client', "import { SQSClient } from '@aws-sdk/client-sqs';\n\nexport const sqs = SQSClient;\n"],
+  ])('fails an import of %s', async (_what, code) => {
+    expect(await lintSnippet(code, 'clients/cli/src/lint-fixture.ts')).toContain('no-restricted-imports');
+  });
+
+  it('allows the signing code and the TypeScript client', async () => {
+    const code = "import { hookgateSignature } from '../../../lambdas/domain/signing';\nimport { Hookgate } from '../../typescript/src/index';\n\nexport const both = [hookgateSignature, Hookgate];\n";
+    expect(await lintSnippet(code, 'clients/cli/src/lint-fixture.ts')).toEqual([]);
+  });
+});
+
 describe('import cycles', SLOW, () => {
   it('fail lint on both modules of a cycle', async () => {
     const results = await eslint.lintFiles(['test/fixtures/lint/cycle/*.ts']);

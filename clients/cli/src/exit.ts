@@ -1,0 +1,50 @@
+import { HookgateError } from '../../typescript/src/index.js';
+
+/**
+ * Exit codes, one per thing a script can act on differently (docs/cli.md lists them):
+ * retrying helps only for `unavailable`, logging in again only for `config`.
+ */
+export const EXIT = {
+  ok: 0,
+  /** The answer is no: a signature that does not verify, an unknown event, a request the API refused. */
+  failed: 1,
+  /** The command line itself is wrong: an unknown option, a missing argument, a bad value. */
+  usage: 2,
+  /** No usable configuration, or the API refused the key. */
+  config: 3,
+  /** The gateway could not be reached, timed out, or answered a 5xx. */
+  unavailable: 4,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** An error the CLI reports as it is, with the exit code it means. */
+export class CliError extends Error {
+  constructor(
+    readonly exitCode: ExitCode,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** What any error thrown by a command means for the exit code, and the one line that says so. */
+export function describeError(error: unknown, baseUrl?: string): { exitCode: ExitCode; message: string } {
+  if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message };
+  if (error instanceof HookgateError) {
+    if (error.status === 401 || error.status === 403) {
+      return { exitCode: EXIT.config, message: `the API refused the key (${error.status} ${error.message}): run \`hookgate login\` again` };
+    }
+    if (error.status >= 500 || error.status < 400) return { exitCode: EXIT.unavailable, message: `the gateway answered ${error.status} ${error.message}` };
+    return { exitCode: EXIT.failed, message: `${error.status} ${error.message}` };
+  }
+  if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')) {
+    return { exitCode: EXIT.unavailable, message: `no answer from ${baseUrl ?? 'the gateway'} in time` };
+  }
+  // fetch rejects with a TypeError whose cause names the network failure (ECONNREFUSED, ENOTFOUND…).
+  if (error instanceof TypeError && error.cause !== undefined) {
+    const cause = error.cause as { code?: string; message?: string };
+    return { exitCode: EXIT.unavailable, message: `cannot reach ${baseUrl ?? 'the gateway'}: ${cause.code ?? cause.message ?? error.message}` };
+  }
+  throw error;
+}

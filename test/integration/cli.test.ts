@@ -1,0 +1,403 @@
+import { execFile as execFileCallback, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Hookgate } from '../../clients/typescript/src/index';
+import { hookgateSignature } from '../../lambdas/domain/signing';
+import { gatewayWithSinkForFile } from '../fixtures/gateway';
+import { createAccount, typedClient } from '../fixtures/http-client';
+import { eventually, type ReceivedRequest } from '../fixtures/sink';
+
+/**
+ * The `hookgate` CLI as a user runs it: `bin/hookgate.mjs` (what `npx hookgate` starts in a clone) in
+ * a child process, against a real local gateway, with a config directory of its own. Exit codes are
+ * the contract scripts rely on: 0 ok, 1 a no, 2 usage, 3 config or key, 4 gateway unavailable.
+ */
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const execFile = promisify(execFileCallback);
+const { call, sink } = gatewayWithSinkForFile();
+
+let configHome: string;
+let scratch: string;
+let key: string;
+let hookgate: Hookgate;
+let gatewayUrl: string;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of every run: none of the developer's own Hookgate settings, a config dir of the test's. */
+function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const { HOOKGATE_URL: _url, HOOKGATE_API_KEY: _key, XDG_CONFIG_HOME: _xdg, ...rest } = process.env;
+  return { ...rest, HOME: configHome, XDG_CONFIG_HOME: join(configHome, 'xdg'), ...env } as NodeJS.ProcessEnv;
+}
+
+function start(args: readonly string[], env: Record<string, string | undefined> = {}) {
+  const child = spawn(process.execPath, [join(root, 'bin/hookgate.mjs'), ...args], { cwd: scratch, env: cliEnv(env) });
+  const run: Run = { code: null, stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
+  const exited = new Promise<Run>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ ...run, code }));
+  });
+  return { child, run, exited };
+}
+
+const cli = (args: readonly string[], env: Record<string, string | undefined> = {}) => start(args, env).exited;
+const json = (run: Run) => JSON.parse(run.stdout) as Record<string, unknown>;
+/** The login tests' own config dir, where nothing is saved before they log in. */
+const loginHome = () => join(configHome, 'login');
+const configFile = () => join(loginHome(), 'hookgate', 'config.json');
+
+beforeAll(async () => {
+  configHome = await mkdtemp(join(tmpdir(), 'hookgate-cli-home-'));
+  scratch = await mkdtemp(join(tmpdir(), 'hookgate-cli-files-'));
+  ({ key } = await createAccount(call, { name: 'CLI' }));
+  hookgate = typedClient(call, key);
+  gatewayUrl = hookgate.baseUrl;
+  // Every test but the login ones (which have a config dir of their own) runs logged in.
+  const login = await cli(['login', '--url', gatewayUrl, '--key', key]);
+  if (login.code !== 0) throw new Error(`login failed: ${login.stderr}`);
+});
+afterAll(async () => {
+  await rm(configHome, { recursive: true, force: true });
+  await rm(scratch, { recursive: true, force: true });
+});
+
+/** An inbound webhook through a source routed to the sink, delivered. */
+async function deliveredInbound(path: string, payload: string) {
+  const destination = await hookgate.destinations.create({ name: path, url: `${sink.url}${path}` });
+  const source = await hookgate.sources.create({ name: path });
+  await hookgate.routes.create({ destination_id: destination.id, source_id: source.id });
+  const answer = await fetch(source.ingest_url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-event-type': 'order.paid' }, body: payload });
+  const { data } = (await answer.json()) as { data: { id: string } };
+  await eventually(() => hookgate.events.get(data.id), (detail) => detail.event.status === 'delivered');
+  const [delivery] = await sink.waitForPath(path, 1);
+  return { id: data.id, destination, delivery: delivery as ReceivedRequest };
+}
+
+describe('login', () => {
+  const login = (args: readonly string[]) => cli(['login', ...args], { XDG_CONFIG_HOME: loginHome() });
+  it('refuses a key the gateway refuses (3), a bad URL (2) and an unreachable gateway (4), saving nothing', async () => {
+    const refused = await login(['--url', gatewayUrl, '--key', 'hk_not-a-real-key']);
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.stderr).toMatch(/refused the key \(401/);
+    const badUrl = await login(['--url', 'ftp://example.com', '--key', key]);
+    expect(badUrl.code).toBe(2);
+    expect(badUrl.stderr).toContain('--url must be an http or https URL');
+    const notAKey = await login(['--url', gatewayUrl, '--key', 'sk_live_123']);
+    expect(notAKey.code).toBe(2);
+    const unreachable = await login(['--url', 'http://127.0.0.1:9', '--key', key, '--json']);
+    expect(unreachable.code).toBe(4);
+    expect(json(unreachable)).toEqual({ error: expect.stringContaining('cannot reach http://127.0.0.1:9'), exit_code: 4 });
+    await expect(stat(configFile())).rejects.toThrow(/ENOENT/);
+  });
+
+  it('commands before a login exit 3 and say how to log in', async () => {
+    const run = await cli(['events', 'get', randomUUID()], { XDG_CONFIG_HOME: join(configHome, 'never-logged-in') });
+    expect(run.code).toBe(3);
+    expect(run.stderr).toContain('not logged in: run `hookgate login');
+  });
+
+  it('checks the key, then saves URL and key in a 0600 file in a 0700 directory, never printing the key', async () => {
+    await mkdir(join(loginHome(), 'hookgate'), { recursive: true, mode: 0o755 }); // made wider by something else: narrowed
+    const run = await login(['--url', `${gatewayUrl}/`, '--key', key, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const answer = json(run);
+    expect(answer).toMatchObject({ url: gatewayUrl, account: { name: 'CLI' }, config_path: configFile() });
+    expect(run.stdout + run.stderr).not.toContain(key);
+    expect(JSON.parse(await readFile(configFile(), 'utf8'))).toEqual({ url: gatewayUrl, api_key: key });
+    expect((await stat(configFile())).mode & 0o777).toBe(0o600);
+    expect((await stat(join(loginHome(), 'hookgate'))).mode & 0o777).toBe(0o700);
+
+    const human = await login(['--url', gatewayUrl, '--key', key]);
+    expect(human.stdout).toContain(`Logged in to ${gatewayUrl} as CLI`);
+  });
+});
+
+describe('events get and replay', () => {
+  it('shows an inbound event, as JSON and as text, and an outbound one without being told its direction', async () => {
+    const { id } = await deliveredInbound('/get', '{"order":"o_1"}');
+    const asJson = await cli(['events', 'get', id, '--json']);
+    expect(asJson.code, asJson.stderr).toBe(0);
+    expect(json(asJson)).toMatchObject({ event: { id, direction: 'inbound', status: 'delivered', body: '{"order":"o_1"}' }, attempts: [{ outcome: 'success' }] });
+    const asText = await cli(['events', 'get', id]);
+    expect(asText.stdout).toContain(`${id}  inbound  order.paid  delivered`);
+    expect(asText.stdout).toMatch(/#1 .* success 200/);
+
+    const published = await hookgate.outboundEvents.publish({ event_type: 'invoice.paid', payload: { invoice: 'in_1' } });
+    const outbound = await cli(['events', 'get', published.id, '--json']);
+    expect(outbound.code, outbound.stderr).toBe(0);
+    expect(json(outbound)).toMatchObject({ event: { id: published.id, direction: 'outbound' } });
+  });
+
+  it('an unknown event exits 1, a bad id 1 with the API\'s message, a missing id 2', async () => {
+    const unknown = await cli(['events', 'get', randomUUID(), '--json']);
+    expect(unknown.code).toBe(1);
+    expect(json(unknown)).toMatchObject({ error: expect.stringMatching(/^no event .* in this account$/), exit_code: 1 });
+    const badId = await cli(['events', 'get', 'not-an-id']);
+    expect(badId.code).toBe(1);
+    expect(badId.stderr).toContain('400 invalid id');
+    expect((await cli(['events', 'get'])).code).toBe(2);
+    expect((await cli(['events', 'get', randomUUID(), '--direction', 'sideways'])).code).toBe(2);
+  });
+
+  it('replays a finished event into a new one (a copy too), and an unknown one exits 1', async () => {
+    const { id } = await deliveredInbound('/replay', '{"order":"o_2"}');
+    const run = await cli(['replay', id, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const answer = json(run) as { original_event_id: string; replay_event_id: string; status: string };
+    expect(answer).toMatchObject({ original_event_id: id, status: 'queued' });
+    const copy = await hookgate.events.get(answer.replay_event_id);
+    expect(copy.event.replay_of).toBe(id);
+    await sink.waitForPath('/replay', 2);
+
+    await eventually(() => hookgate.events.get(answer.replay_event_id), (detail) => detail.event.status === 'delivered');
+    const human = await cli(['replay', answer.replay_event_id]);
+    expect(human.code, human.stderr).toBe(0);
+    expect(human.stdout).toContain(`Replayed ${answer.replay_event_id} as`);
+    expect((await cli(['replay', randomUUID()])).code).toBe(1);
+  });
+
+  it('replays to one destination with --destination, whatever the routes say', async () => {
+    const { id } = await deliveredInbound('/replay-one', '{"order":"o_4"}');
+    const unrouted = await hookgate.destinations.create({ name: 'unrouted', url: `${sink.url}/unrouted` });
+    const run = await cli(['replay', id, '--destination', unrouted.id, '--json']);
+    expect(run.code, run.stderr).toBe(0);
+    const copy = await hookgate.events.get((json(run) as { replay_event_id: string }).replay_event_id);
+    expect(copy.event.deliveries.map((delivery) => delivery.destination_id)).toEqual([unrouted.id]);
+  });
+});
+
+describe('events tail', () => {
+  it('prints each new event once, as NDJSON, only of the direction asked, and exits 0 on Ctrl-C', async () => {
+    const before = await hookgate.outboundEvents.publish({ event_type: 'tail.before', payload: { n: 0 } });
+    const tail = start(['events', 'tail', '--direction', 'outbound', '--interval', '0.2', '--json']);
+    await eventually(async () => tail.run.stderr, (stderr) => stderr.includes('Following outbound events'));
+
+    const source = await hookgate.sources.create({ name: 'tail' });
+    const inbound = await fetch(source.ingest_url, { method: 'POST', body: '{}' });
+    expect(inbound.status).toBe(202);
+    const first = await hookgate.outboundEvents.publish({ event_type: 'tail.one', payload: { n: 1 } });
+    const second = await hookgate.outboundEvents.publish({ event_type: 'tail.two', payload: { n: 2 } });
+    const lines = () => tail.run.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as { id: string; direction: string; event_type: string });
+    await eventually(async () => lines().length, (n) => n >= 2).catch((error: Error) => {
+      throw new Error(`${error.message}; stderr: ${tail.run.stderr}`);
+    });
+    await new Promise((resolve) => setTimeout(resolve, 600)); // a few more polls: nothing printed twice
+
+    tail.child.kill('SIGINT');
+    const exited = await tail.exited;
+    expect(exited.code, exited.stderr).toBe(0);
+    expect(lines().map((event) => [event.id, event.direction, event.event_type])).toEqual([
+      [first.id, 'outbound', 'tail.one'],
+      [second.id, 'outbound', 'tail.two'],
+    ]);
+    expect(exited.stdout).not.toContain(before.id);
+  });
+
+  it('prints one line per event for a person, inbound and outbound alike', async () => {
+    const tail = start(['events', 'tail', '--interval', '0.2']);
+    await eventually(async () => tail.run.stderr, (stderr) => stderr.includes('Following inbound and outbound events'));
+    const published = await hookgate.outboundEvents.publish({ event_type: 'tail.human', payload: { n: 3 } });
+    await eventually(async () => tail.run.stdout, (stdout) => stdout.includes(published.id));
+    tail.child.kill('SIGINT');
+    const exited = await tail.exited;
+    expect(exited.code).toBe(0);
+    expect(exited.stdout).toMatch(new RegExp(`^\\d{4}-\\d\\d-\\d\\dT\\S+Z  outbound  \\w+ +tail\\.human +${published.id}$`, 'm'));
+  });
+
+  it('Ctrl-C ends it at once, a poll in flight abandoned', async () => {
+    let requests = 0;
+    // Answers the first poll, then holds every later one without an answer.
+    const stalling = createServer((_req, res) => {
+      if (++requests === 1) res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"next_cursor":null,"duration_ms":0}');
+    });
+    await new Promise<void>((resolve) => stalling.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(stalling.address() as AddressInfo).port}`;
+      const tail = start(['events', 'tail', '--direction', 'inbound', '--interval', '0.1'], { HOOKGATE_URL: url });
+      await eventually(async () => requests, (n) => n >= 2);
+      const signalled = Date.now();
+      tail.child.kill('SIGINT');
+      const exited = await tail.exited;
+      expect(exited.code, exited.stderr).toBe(0);
+      expect(Date.now() - signalled).toBeLessThan(5_000);
+    } finally {
+      stalling.closeAllConnections();
+      stalling.close();
+    }
+  });
+
+  it('a status that is none exits 2', async () => {
+    const run = await cli(['events', 'tail', '--status', 'lost']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("argument 'lost' is invalid");
+  });
+});
+
+describe('verify', () => {
+  let delivery: ReceivedRequest;
+  let secret: string;
+  let bodyFile: string;
+
+  beforeAll(async () => {
+    const inbound = await deliveredInbound('/verify', '{"order":"o_3","total":4200}');
+    delivery = inbound.delivery;
+    secret = (await hookgate.destinations.get(inbound.destination.id)).signing_secret;
+    bodyFile = join(scratch, 'body.json');
+    await writeFile(bodyFile, delivery.body);
+  });
+
+  const signature = () => String(delivery.headers['webhook-signature']);
+
+  it('accepts a real delivery (0), with the header named or bare', async () => {
+    const named = await cli(['verify', '--secret', secret, '--header', `Webhook-Signature: ${signature()}`, '--body-file', bodyFile]);
+    expect(named.code, named.stdout + named.stderr).toBe(0);
+    expect(named.stdout).toMatch(/^OK {4}the Hookgate signature verifies/);
+    const bare = await cli(['verify', '--secret', secret, '--header', signature(), '--body-file', bodyFile, '--json']);
+    expect(bare.code).toBe(0);
+    expect(json(bare)).toMatchObject({ valid: true, reason: null, scheme: 'hookgate', signatures: 1 });
+  });
+
+  it('explains a wrong secret: it cannot tell it from a changed body, and says so (1)', async () => {
+    const other = await hookgate.destinations.create({ name: 'other', url: `${sink.url}/other` });
+    const run = await cli(['verify', '--secret', other.signing_secret, '--header', signature(), '--body-file', bodyFile]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('does not verify: wrong secret or changed body (an HMAC cannot tell which)');
+    expect(run.stdout).toContain('the secret may not be the one that signed');
+    const asJson = json(await cli(['verify', '--secret', other.signing_secret, '--header', signature(), '--body-file', bodyFile, '--json']));
+    expect(asJson).toMatchObject({ valid: false, reason: 'signature_mismatch', likely_cause: null });
+  });
+
+  it('finds a secret pasted without its whsec_ prefix, and a body saved with a line break added', async () => {
+    const unprefixed = json(await cli(['verify', '--secret', secret.slice('whsec_'.length), '--header', signature(), '--body-file', bodyFile, '--json']));
+    expect(unprefixed).toMatchObject({ reason: 'wrong_secret', findings: expect.arrayContaining([expect.stringContaining('with a whsec_ prefix')]) });
+    const edited = join(scratch, 'edited.json');
+    await writeFile(edited, `${delivery.body.toString()}\n`);
+    const run = await cli(['verify', '--secret', secret, '--header', signature(), '--body-file', edited]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('the body file differs from what was signed');
+    expect(run.stdout).toContain('without the line break at its end');
+  });
+
+  it('explains an old timestamp: the signature matches, the time does not (1)', async () => {
+    const t = Math.floor(Date.now() / 1000) - 3600;
+    const old = hookgateSignature(delivery.body, t, [secret]);
+    const run = await cli(['verify', '--secret', secret, '--header', old, '--body-file', bodyFile]);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toContain('the signature matches, but its timestamp is too old');
+    expect(run.stdout).toMatch(/, 360\d s ago, beyond the 300 s tolerance/);
+    const tolerant = await cli(['verify', '--secret', secret, '--header', old, '--body-file', bodyFile, '--tolerance', '7200', '--json']);
+    expect(json(tolerant)).toMatchObject({ valid: true, timestamp: t });
+  });
+
+  it('explains a malformed header and a header of the other scheme (1)', async () => {
+    const malformed = json(await cli(['verify', '--secret', secret, '--header', 'v1=abc', '--body-file', bodyFile, '--json']));
+    expect(malformed).toMatchObject({ reason: 'malformed_header', findings: ['The header has no t=<unix seconds>.'] });
+    const otherScheme = await cli(['verify', '--secret', secret, '--header', signature(), '--body-file', bodyFile, '--scheme', 'standard_webhooks']);
+    expect(otherScheme.code).toBe(1);
+    expect(otherScheme.stdout).toContain('The header is a Hookgate signature');
+    expect(otherScheme.stdout).toContain('It verifies with --scheme hookgate.');
+  });
+
+  it('verifies a real Standard Webhooks delivery from its three headers', async () => {
+    const destination = await hookgate.destinations.create({ name: 'std', url: `${sink.url}/std`, signature_scheme: 'standard_webhooks' });
+    await hookgate.routes.create({ destination_id: destination.id, event_type_pattern: 'std.*' });
+    await hookgate.outboundEvents.publish({ event_type: 'std.sent', payload: { n: 1 } });
+    const [standard] = await sink.waitForPath('/std', 1);
+    const headers = ['webhook-id', 'webhook-timestamp', 'webhook-signature'].flatMap((name) => ['--header', `${name}: ${String(standard?.headers[name])}`]);
+    const file = join(scratch, 'std.json');
+    await writeFile(file, standard?.body ?? '');
+    const args = ['verify', '--scheme', 'standard_webhooks', '--secret', destination.signing_secret, ...headers, '--body-file', file];
+    const run = await cli(args);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    const withoutId = await cli(args.filter((arg) => !arg.startsWith('webhook-id')).filter((arg, i, all) => !(arg === '--header' && all[i + 1] === '--header')));
+    expect(withoutId.code).toBe(1);
+    expect(withoutId.stdout).toContain("pass the 'webhook-id: …' header with --header too");
+  });
+
+  it('a missing option or an unreadable body file is a usage error (2)', async () => {
+    expect((await cli(['verify', '--header', signature(), '--body-file', bodyFile])).code).toBe(2);
+    const missingFile = await cli(['verify', '--secret', secret, '--header', signature(), '--body-file', join(scratch, 'nope')]);
+    expect(missingFile.code).toBe(2);
+    expect(missingFile.stderr).toContain('cannot read --body-file');
+  });
+});
+
+describe('configuration and the gateway', () => {
+  it('HOOKGATE_URL and HOOKGATE_API_KEY work without a config file and override it', async () => {
+    const published = await hookgate.outboundEvents.publish({ event_type: 'env.only', payload: {} });
+    const empty = await mkdtemp(join(tmpdir(), 'hookgate-cli-empty-'));
+    try {
+      const run = await cli(['events', 'get', published.id], { XDG_CONFIG_HOME: empty, HOOKGATE_URL: gatewayUrl, HOOKGATE_API_KEY: key });
+      expect(run.code, run.stderr).toBe(0);
+    } finally {
+      await rm(empty, { recursive: true, force: true });
+    }
+    const refused = await cli(['events', 'get', published.id], { HOOKGATE_API_KEY: 'hk_revoked' });
+    expect(refused.code).toBe(3);
+  });
+
+  it('a gateway answering 5xx, or not at all, exits 4', async () => {
+    const broken = createServer((_req, res) => res.writeHead(503, { 'content-type': 'application/json' }).end('{"error":"Service Unavailable"}'));
+    await new Promise<void>((resolve) => broken.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(broken.address() as AddressInfo).port}`;
+      const run = await cli(['events', 'get', randomUUID(), '--json'], { HOOKGATE_URL: url });
+      expect(run.code).toBe(4);
+      expect(json(run)).toEqual({ error: 'the gateway answered 503 Service Unavailable', exit_code: 4 });
+    } finally {
+      broken.close();
+    }
+    expect((await cli(['events', 'tail'], { HOOKGATE_URL: 'http://127.0.0.1:9' })).code).toBe(4);
+  });
+
+  it('--help and --version exit 0; an unknown command 2', async () => {
+    expect((await cli(['--version'])).stdout.trim()).toBe(JSON.parse(await readFile(join(root, 'clients/cli/package.json'), 'utf8')).version);
+    expect((await cli(['events', 'tail', '--help'])).code).toBe(0);
+    expect((await cli(['listen-to-everything'])).code).toBe(2);
+  });
+});
+
+describe('the packed @hookgate/cli', () => {
+  let project: string;
+  let tarball: string;
+
+  beforeAll(async () => {
+    project = await mkdtemp(join(tmpdir(), 'hookgate-cli-package-'));
+    const packed = await execFile('npm', ['pack', '--pack-destination', project], { cwd: join(root, 'clients/cli') });
+    tarball = join(project, packed.stdout.trim().split('\n').at(-1) ?? '');
+    await writeFile(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+    await execFile('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: project });
+  }, 120_000);
+  afterAll(() => rm(project, { recursive: true, force: true }));
+
+  it('ships the bundle, its README and LICENSE, and nothing else', async () => {
+    const { stdout } = await execFile('tar', ['-tzf', tarball]);
+    expect(stdout.trim().split('\n').sort()).toEqual(['package/LICENSE', 'package/README.md', 'package/dist/hookgate.cjs', 'package/package.json']);
+    expect(await readFile(join(project, 'node_modules/@hookgate/cli/LICENSE'), 'utf8')).toBe(await readFile(join(root, 'LICENSE'), 'utf8'));
+  });
+
+  it('installs a hookgate bin, with no dependency, that runs on this Node and on the system\'s', async () => {
+    const published = await hookgate.outboundEvents.publish({ event_type: 'packed', payload: {} });
+    const bin = join(project, 'node_modules/.bin/hookgate');
+    expect((await stat(bin)).mode & 0o111).not.toBe(0);
+    const nodes = [process.execPath, '/usr/bin/node'].filter((path, i, all) => all.indexOf(path) === i && existsSync(path));
+    for (const node of nodes) {
+      const { stdout } = await execFile(node, [bin, 'events', 'get', published.id, '--json'], { env: cliEnv({ HOOKGATE_URL: gatewayUrl, HOOKGATE_API_KEY: key }) });
+      expect(JSON.parse(stdout), node).toMatchObject({ event: { id: published.id, event_type: 'packed' } });
+    }
+  });
+});
