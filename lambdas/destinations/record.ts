@@ -36,6 +36,8 @@ export const destinationRecord = z.object({
   url: z.string(),
   /** Where an AWS destination delivers (lambdas/domain/aws-targets.ts); null: an http destination. */
   aws_target: z._default(z.nullable(awsTarget), null),
+  /** A `cli` destination's `hookgate listen` session (lambdas/listen/); null: another type. */
+  listen_session: z._default(z.nullable(z.string()), null),
   active: z.boolean(),
   auth: z.nullable(destinationAuth),
   timeout_ms: z.int(),

@@ -378,15 +378,24 @@ const destinationHealthResponse = named(
   'How the destination’s endpoint has been answering, from its circuit breaker.',
 );
 
+/** A `cli` destination's config: made by `hookgate listen` through `POST /v1/listen-sessions`, never by a create. */
+const cliConfigResponse = named(
+  'CliDestinationConfig',
+  z.strictObject({
+    session_id: z.string().describe('The `hookgate listen` session it belongs to.'),
+    websocket_url: z.string().nullable().describe('Where the CLI connects; null: this deployment has no listen endpoint.'),
+  }),
+);
+
 const responseFields = {
   id: uuid,
   account_id: uuid,
   name: z.string(),
-  type: z.enum(DESTINATION_TYPES),
+  type: z.enum([...DESTINATION_TYPES, 'cli']).describe('`cli`: a `hookgate listen` session’s, delivering over its WebSocket connection.'),
   config: z
-    .union(Object.values(AWS_CONFIGS))
+    .union([...Object.values(AWS_CONFIGS), cliConfigResponse])
     .nullable()
-    .describe('An AWS destination’s target, defaults filled in; null for http.'),
+    .describe('An AWS destination’s target, defaults filled in; a cli destination’s session; null for http.'),
   url: z.string().describe('Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`.'),
   active: z.boolean(),
   auth: destinationAuthResponse,
@@ -426,8 +435,8 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState &
     id: d.id,
     account_id: d.account_id,
     name: d.name,
-    type: d.aws_target?.type ?? 'http',
-    config: configOf(d.aws_target),
+    type: d.listen_session === null ? (d.aws_target?.type ?? 'http') : 'cli',
+    config: d.listen_session === null ? configOf(d.aws_target) : { session_id: d.listen_session, websocket_url: config().listenUrl ?? null },
     url: d.url,
     active: d.active,
     auth: d.auth === null ? null : d.auth.type === 'bearer' ? { type: 'bearer' } : { type: 'header', header_name: d.auth.name },

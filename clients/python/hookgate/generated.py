@@ -75,6 +75,13 @@ class BrandSettings(TypedDict):
     """null until the account sets something."""
 
 
+class CliDestinationConfig(TypedDict):
+    session_id: str
+    """The `hookgate listen` session it belongs to."""
+    websocket_url: str | None
+    """Where the CLI connects; null: this deployment has no listen endpoint."""
+
+
 class CreateAccountRequest(TypedDict):
     name: NotRequired[str]
     plan: NotRequired[Literal['free', 'pro', 'enterprise']]
@@ -238,9 +245,10 @@ class Destination(TypedDict):
     id: str
     account_id: str
     name: str
-    type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']
-    config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | None
-    """An AWS destination’s target, defaults filled in; null for http."""
+    type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3', 'cli']
+    """`cli`: a `hookgate listen` session’s, delivering over its WebSocket connection."""
+    config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | None
+    """An AWS destination’s target, defaults filled in; a cli destination’s session; null for http."""
     url: str
     """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
     active: bool
@@ -304,9 +312,10 @@ class DestinationWithSecret(TypedDict):
     id: str
     account_id: str
     name: str
-    type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']
-    config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | None
-    """An AWS destination’s target, defaults filled in; null for http."""
+    type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3', 'cli']
+    """`cli`: a `hookgate listen` session’s, delivering over its WebSocket connection."""
+    config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | None
+    """An AWS destination’s target, defaults filled in; a cli destination’s session; null for http."""
     url: str
     """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
     active: bool
@@ -475,6 +484,24 @@ class LambdaDestinationConfig(TypedDict):
     """arn:aws:lambda:<region>:<account id>:function:<name>[:<alias or version>]; invoked asynchronously."""
 
 
+class ListenSession(TypedDict):
+    """A `hookgate listen` session: its destination and route."""
+    session_id: str
+    resumed: bool
+    """true: the session existed (its destination and any deliveries waiting for it are kept)."""
+    destination_id: str
+    """The session’s destination, of type `cli`."""
+    route_id: str
+    event_type_pattern: str | None
+    source_id: str | None
+    customer: str | None
+    timeout_ms: int
+    signing_secret: str
+    """Signs every delivery, as any destination’s does: a local handler can verify them."""
+    websocket_url: str | None
+    """Where the CLI connects (`?session=<session_id>`, the API key as `Authorization: Bearer`); null: this deployment has no listen endpoint."""
+
+
 class NewApiKey(TypedDict):
     """A newly created API key, with the key itself (the only time it is shown)."""
     id: str
@@ -483,6 +510,19 @@ class NewApiKey(TypedDict):
     """The key: shown once, only its SHA-256 is stored."""
     prefix: str
     created_at: str
+
+
+class OpenListenSessionRequest(TypedDict):
+    session_id: str
+    """The CLI’s own id for the session, kept in its config directory: the same id resumes the same destination."""
+    event_type_pattern: NotRequired[str | None]
+    """The route’s: an exact type, or text ending in `*`; null or absent: every type."""
+    source_id: NotRequired[str | None]
+    """The route’s: only events of this source; null or absent: every source, and outbound events."""
+    customer: NotRequired[str | None]
+    """Receive what this customer’s endpoints receive: only outbound events addressed to it. The destination is never shown in that customer’s portal."""
+    timeout_ms: NotRequired[int]
+    """How long each try waits for the CLI’s answer. Default 15000."""
 
 
 class PortalEndpoint(TypedDict):
@@ -886,6 +926,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "getRoute": ("GET", "/v1/routes/{id}"),
     "updateRoute": ("PATCH", "/v1/routes/{id}"),
     "deleteRoute": ("DELETE", "/v1/routes/{id}"),
+    "openListenSession": ("POST", "/v1/listen-sessions"),
+    "closeListenSession": ("DELETE", "/v1/listen-sessions/{session_id}"),
     "listEvents": ("GET", "/v1/events"),
     "getEvent": ("GET", "/v1/events/{id}"),
     "replayEvent": ("POST", "/v1/events/{id}/replay"),
