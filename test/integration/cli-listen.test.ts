@@ -166,6 +166,26 @@ describe('hookgate listen', () => {
     expect(await listener.exited).toBe(0);
   }, 60_000);
 
+  it('only the key’s own account connects to a session: another account’s key and a key that is none are refused', async () => {
+    const session = await hookgate.listenSessions.open({ session_id: 'owner-only-session' });
+    const opens = (apiKey: string) =>
+      new Promise<boolean>((resolve) => {
+        const ws = new WebSocket(`${session.websocket_url}?session=${session.session_id}`, { headers: { authorization: `Bearer ${apiKey}` } } as unknown as string[]);
+        ws.addEventListener('open', () => (ws.close(), resolve(true)));
+        ws.addEventListener('error', () => resolve(false));
+      });
+    const { key: otherKey } = await createAccount(call, { name: 'Other' });
+    expect(await opens(otherKey)).toBe(false);
+    expect(await opens(`hk_${'x'.repeat(43)}`)).toBe(false);
+    expect(await opens(key)).toBe(true);
+    // The other account has no session of that id: its own would be a destination of its own.
+    const theirs = await typedClient(call, otherKey).listenSessions.open({ session_id: 'owner-only-session' });
+    expect(theirs).toMatchObject({ resumed: false });
+    expect(theirs.destination_id).not.toBe(session.destination_id);
+    await hookgate.listenSessions.close(session.session_id);
+    expect(await destinationsOfType('cli')).toEqual([]);
+  });
+
   it('exit codes: 2 for a bad port or URL, 3 without a key or with a refused one, 1 for an unknown source', async () => {
     const badPort = run(['listen', '70000']);
     expect(await badPort.exited).toBe(2);

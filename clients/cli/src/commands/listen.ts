@@ -138,6 +138,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
 
 async function listen(target: string, options: ListenOptions, output: Output): Promise<void> {
   const local = localTarget(target);
+  if (typeof WebSocket !== 'function') throw new CliError(EXIT.failed, `listen needs Node 22 or later (its built-in WebSocket); this is Node ${process.versions.node}`);
   const path = userConfigPath();
   const { url, apiKey } = resolveConnection(process.env, await readConfig(path), path);
   checkApiKey(apiKey);
