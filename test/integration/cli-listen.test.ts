@@ -53,8 +53,8 @@ async function listening(args: readonly string[]): Promise<Listener> {
 
 const destinationsOfType = async (type: string) => (await hookgate.destinations.list()).filter((d) => d.type === type);
 
-async function publish(eventType: string, payload: unknown) {
-  return hookgate.outboundEvents.publish({ event_type: eventType, payload } as Parameters<Hookgate['outboundEvents']['publish']>[0]);
+async function publish(eventType: string, payload: unknown, customer?: string) {
+  return hookgate.outboundEvents.publish({ event_type: eventType, payload, customer } as Parameters<Hookgate['outboundEvents']['publish']>[0]);
 }
 
 beforeAll(async () => {
@@ -162,6 +162,20 @@ describe('hookgate listen', () => {
     );
     expect(detail.attempts[0]).toMatchObject({ outcome: 'network_error', response_status: null });
     expect(detail.attempts[0]?.error).toBe(`local: http://127.0.0.1:${port}: ECONNREFUSED`);
+    listener.signal('SIGINT');
+    expect(await listener.exited).toBe(0);
+  }, 60_000);
+
+  it('--customer receives what that customer’s endpoints receive: only events addressed to it', async () => {
+    local.respondWith((_request, res) => res.writeHead(200).end());
+    const listener = await listening([local.url, '--customer', 'cus_listen', '--events', 'listen.customer', '--json']);
+    const [cli] = await destinationsOfType('cli');
+    expect(cli?.customer).toBe('cus_listen');
+    const theirs = await publish('listen.customer', { to: 'them' }, 'cus_listen');
+    const others = await publish('listen.customer', { to: 'others' }, 'cus_other');
+    await eventually(async () => listener.stdout(), (text) => text.includes(theirs.id));
+    expect((await hookgate.outboundEvents.get(others.id)).event.deliveries).toEqual([]);
+    expect(listener.stdout()).not.toContain(others.id);
     listener.signal('SIGINT');
     expect(await listener.exited).toBe(0);
   }, 60_000);

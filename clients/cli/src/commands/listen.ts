@@ -171,7 +171,8 @@ async function listen(target: string, options: ListenOptions, output: Output): P
       if (!everOpened) throw new CliError(EXIT.unavailable, `cannot connect to ${session.websocket_url}`);
       failures = opened ? 0 : failures + 1;
       const pause = RECONNECT_MS[Math.min(failures, RECONNECT_MS.length - 1)] ?? 10_000;
-      process.stderr.write(`hookgate: disconnected; reconnecting in ${pause / 1000} s (deliveries wait as retries meanwhile)\n`);
+      const what = opened ? 'disconnected' : 'could not reconnect';
+      process.stderr.write(`hookgate: ${what}; trying again in ${pause / 1000} s (deliveries wait as retries meanwhile)\n`);
       await sleep(pause, stop.signal);
     }
   } finally {
