@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hookgate } from '../../clients/typescript/src/index';
 import { hookgateSignature } from '../../lambdas/domain/signing';
+import { findDestinationConnection, insertListenConnection } from '../../lambdas/listen/record';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { createAccount, typedClient } from '../fixtures/http-client';
 import { eventually, startSink, type Sink } from '../fixtures/sink';
@@ -178,6 +179,25 @@ describe('hookgate listen', () => {
     expect(listener.stdout()).not.toContain(others.id);
     listener.signal('SIGINT');
     expect(await listener.exited).toBe(0);
+  }, 60_000);
+
+  it('a connection API Gateway no longer has (GoneException) is a failed try, retried, and forgotten', async () => {
+    const session = await hookgate.listenSessions.open({ session_id: 'gone-connection-session', event_type_pattern: 'listen.gone' });
+    const { id: accountId } = await hookgate.account.get();
+    // As if the CLI's connection dropped without a $disconnect: the table still names it.
+    await insertListenConnection({ account_id: accountId, destination_id: session.destination_id, connection_id: 'dGhpcy1pcy1nb25l', connected_at: new Date().toISOString() });
+    const published = await publish('listen.gone', { n: 3 });
+    const detail = await eventually(
+      () => hookgate.outboundEvents.get(published.id),
+      (d) => d.attempts.length >= 2,
+      30_000,
+    );
+    expect(detail.attempts.map((a) => [a.outcome, a.error])).toEqual([
+      ['network_error', 'the hookgate listen connection is gone'],
+      ['network_error', 'no hookgate listen is connected to this destination'],
+    ]);
+    expect(await findDestinationConnection(accountId, session.destination_id)).toBeUndefined();
+    await hookgate.listenSessions.close(session.session_id);
   }, 60_000);
 
   it('only the key’s own account connects to a session: another account’s key and a key that is none are refused', async () => {
