@@ -396,7 +396,7 @@ const responseFields = {
     .union([...Object.values(AWS_CONFIGS), cliConfigResponse])
     .nullable()
     .describe('An AWS destination’s target, defaults filled in; a cli destination’s session; null for http.'),
-  url: z.string().describe('Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`.'),
+  url: z.string().describe('Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`.'),
   active: z.boolean(),
   auth: destinationAuthResponse,
   timeout_ms: z.int().min(100).max(30_000),

@@ -250,7 +250,7 @@ class Destination(TypedDict):
     config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | None
     """An AWS destination’s target, defaults filled in; a cli destination’s session; null for http."""
     url: str
-    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
+    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`."""
     active: bool
     auth: Destination_Auth_1 | Destination_Auth_2 | None
     """The kind of auth sent to the destination; tokens and header values are never returned."""
@@ -317,7 +317,7 @@ class DestinationWithSecret(TypedDict):
     config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | None
     """An AWS destination’s target, defaults filled in; a cli destination’s session; null for http."""
     url: str
-    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
+    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`."""
     active: bool
     auth: DestinationWithSecret_Auth_1 | DestinationWithSecret_Auth_2 | None
     """The kind of auth sent to the destination; tokens and header values are never returned."""
@@ -530,7 +530,7 @@ class PortalEndpoint(TypedDict):
     id: str
     name: str
     url: str
-    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
+    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`."""
     active: bool
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
@@ -548,7 +548,7 @@ class PortalEndpointWithSecret(TypedDict):
     id: str
     name: str
     url: str
-    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
+    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`."""
     active: bool
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""

@@ -224,7 +224,7 @@ export type Destination = {
   type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3' | 'cli';
   /** An AWS destination’s target, defaults filled in; a cli destination’s session; null for http. */
   config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | null;
-  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`. */
   url: string;
   active: boolean;
   /** The kind of auth sent to the destination; tokens and header values are never returned. */
@@ -286,7 +286,7 @@ export type DestinationWithSecret = {
   type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3' | 'cli';
   /** An AWS destination’s target, defaults filled in; a cli destination’s session; null for http. */
   config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | null;
-  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`. */
   url: string;
   active: boolean;
   /** The kind of auth sent to the destination; tokens and header values are never returned. */
@@ -504,7 +504,7 @@ export type OpenListenSessionRequest = {
 export type PortalEndpoint = {
   id: string;
   name: string;
-  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`. */
   url: string;
   active: boolean;
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
@@ -522,7 +522,7 @@ export type PortalEndpoint = {
 export type PortalEndpointWithSecret = {
   id: string;
   name: string;
-  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`. */
   url: string;
   active: boolean;
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
