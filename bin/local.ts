@@ -12,6 +12,7 @@ async function start(): Promise<Gateway> {
   try {
     return await startGateway({
       port: portFromEnv('PORT') ?? DEFAULT_PORT,
+      listenPort: portFromEnv('HOOKGATE_LISTEN_PORT'),
       dataDir: process.env.HOOKGATE_DATA_DIR || DEFAULT_DATA_DIR,
       publicUrl: process.env.HOOKGATE_PUBLIC_URL || undefined,
       emulatorPorts: {

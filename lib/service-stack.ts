@@ -1,7 +1,7 @@
-import { Aws, CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, Aws, CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { HttpLambdaIntegration, WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as events from 'aws-cdk-lib/aws-events';
 import * as targets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -66,6 +66,13 @@ export interface ServiceStackProps extends StackProps {
 }
 
 const API_THROTTLE = { burstLimit: 500, rateLimit: 1000 } as const;
+
+/** hookgate listen: connects and answers, a developer's handful each; enough for a team, small beside ingest. */
+const LISTEN_THROTTLE = { burstLimit: 50, rateLimit: 100 } as const;
+/** The WebSocket API's access log: as the HTTP API's, by connection rather than by path. */
+const LISTEN_ACCESS_LOG_FORMAT = AccessLogFormat.custom(
+  JSON.stringify({ requestId: '$context.requestId', time: '$context.requestTimeEpoch', ip: '$context.identity.sourceIp', route: '$context.routeKey', event: '$context.eventType', connection: '$context.connectionId', status: '$context.status', error: '$context.integrationErrorMessage' }),
+);
 
 /** A route's budget: requests per second, and how many may arrive at once above it. */
 interface RouteThrottle {
@@ -168,6 +175,12 @@ export class ServiceStack extends Stack {
   readonly domainProvisionerSchedule: events.Rule;
   /** The deliver function's sts:AssumeRole on customers' roles for AWS destinations in other accounts. */
   readonly assumeRolesPolicy: iam.Policy;
+  /** `hookgate listen`: the WebSocket API the CLI connects to, its stage and its function. */
+  readonly listenApi: apigw.WebSocketApi;
+  readonly listenStage: apigw.WebSocketStage;
+  readonly listenFunction: HookgateFunction;
+  /** The deliver function's PostToConnection on the listen stage's connections, and nothing else. */
+  readonly listenConnectionsPolicy: iam.Policy;
   /** What the deliver function may call on AWS destination targets (`awsDestinationTargets`); absent when none are listed. */
   readonly awsDestinationsPolicy?: iam.Policy;
   /** ACM and API Gateway permissions of the domain provisioner, in a policy of their own. */
@@ -375,6 +388,8 @@ export class ServiceStack extends Stack {
       schedule: events.Schedule.rate(Duration.minutes(5)),
     });
 
+    ({ api: this.listenApi, stage: this.listenStage, fn: this.listenFunction, policy: this.listenConnectionsPolicy } = this.createListenApi(table));
+
     // Every function by the name its alarms, dashboard lines and log `service` use.
     const functions = {
       api: this.apiFunction.fn,
@@ -383,6 +398,7 @@ export class ServiceStack extends Stack {
       export: this.exportFunction.fn,
       sweeper: this.sweeperFunction.fn,
       'domain-provisioner': this.domainProvisionerFunction.fn,
+      listen: this.listenFunction.fn,
     };
     this.alarms = new Alarms(this, 'Alarms', {
       deliveryQueue,
@@ -406,6 +422,7 @@ export class ServiceStack extends Stack {
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Hookgate base URL' });
+    new CfnOutput(this, 'ListenUrl', { value: this.listenStage.url, description: 'Where hookgate listen connects (the API hands it out)' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Hookgate alarm notifications' });
     new CfnOutput(this, 'DashboardUrl', {
       value: `https://console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${this.dashboard.dashboardName}`,
@@ -479,6 +496,59 @@ export class ServiceStack extends Stack {
       },
     );
     return policy;
+  }
+
+  /**
+   * `hookgate listen`: a WebSocket API whose routes all go to the listen function. `$connect`
+   * authenticates the API key and binds the connection to its session's destination (items in the
+   * table); `response` stores the CLI's answer to a try; `$disconnect` forgets the connection. The
+   * deliver function posts each try to the connection (execute-api:ManageConnections on this stage's
+   * connections, POST only) and reads the answer back from the table. The api function hands the URL out.
+   */
+  private createListenApi(table: ITable) {
+    const fn = this.addFunction('ListenFunction', {
+      handler: 'listen',
+      description: 'Hookgate listen WebSocket API ($connect, $disconnect, response)',
+      // Just under API Gateway's 29 s integration timeout.
+      timeout: Duration.seconds(28),
+    });
+    // The API key and session lookups, the connection items and the answers.
+    grantTable(fn, table, []);
+    const integration = new WebSocketLambdaIntegration('ListenIntegration', fn.fn);
+    const api = new apigw.WebSocketApi(this, 'ListenApi', {
+      description: 'Hookgate listen: deliveries to the hookgate CLI',
+      routeSelectionExpression: '$request.body.action',
+      connectRouteOptions: { integration },
+      disconnectRouteOptions: { integration },
+      defaultRouteOptions: { integration },
+    });
+    api.addRoute('response', { integration });
+    for (const route of api.node.children.filter((child) => child instanceof apigw.WebSocketRoute)) {
+      Validations.of(route).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason: '$connect authenticates the API key inside the listen function and refuses the connection otherwise; the other routes are reached only over a connection it accepted.',
+      });
+    }
+    const accessLogs = new logs.LogGroup(this, 'ListenApiAccessLogs', { retention: this.logRetention });
+    const stage = new apigw.WebSocketStage(this, 'ListenStage', {
+      webSocketApi: api,
+      stageName: 'live',
+      autoDeploy: true,
+      throttle: LISTEN_THROTTLE,
+      accessLogSettings: { destination: new apigw.LogGroupLogDestination(accessLogs), format: LISTEN_ACCESS_LOG_FORMAT },
+    });
+    this.apiFunction.fn.addEnvironment(ENV.listenUrl, stage.url);
+    this.deliverFunction.fn.addEnvironment(ENV.listenEndpoint, stage.callbackUrl);
+    const connections = Stack.of(this).formatArn({ service: 'execute-api', resource: api.apiId, resourceName: `${stage.stageName}/POST/@connections/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    const policy = new iam.Policy(this, 'ListenConnectionsPolicy', {
+      statements: [new iam.PolicyStatement({ actions: ['execute-api:ManageConnections'], resources: [connections] })],
+    });
+    this.deliverFunction.role.attachInlinePolicy(policy);
+    Validations.of(policy).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${Stack.of(this).getLogicalId(api.node.defaultChild as apigw.CfnApi)}>/live/POST/@connections/*]`,
+      reason: 'PostToConnection on the connections of the listen stage only: connection ids are assigned by API Gateway when a CLI connects.',
+    });
+    return { api, stage, fn, policy };
   }
 
   /** Routes without an API Gateway authorizer: every handler authenticates the request itself. */

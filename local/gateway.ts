@@ -23,6 +23,7 @@ import { startSqsPoller, type SqsPoller } from './sqs-poller';
 import { startDeliverThread } from './deliver-thread';
 import { niceThisThread } from './thread-priority';
 import { countCallsIfEnabled } from './call-counts';
+import { startListenServer, type ListenServer } from './listen-server';
 
 export type { ApiHandler, GatewayHandlers, ScheduledHandler, SqsHandler } from './handlers';
 
@@ -42,11 +43,13 @@ const API_TIMEOUT_MS = 30_000;
  * left (135 and 134/s, p99 0.97 s). Only when the cores are short: an idle core is used all the same.
  */
 const DELIVERY_FIRST_NICE = 4;
-const ALL_BUT_DELIVER: (keyof GatewayHandlers)[] = ['api', 'ingest', 'exportWorker', 'sweeper'];
+const ALL_BUT_DELIVER: (keyof GatewayHandlers)[] = ['api', 'ingest', 'exportWorker', 'sweeper', 'listen'];
 
 export interface GatewayOptions {
   /** HTTP port; 0 picks a free one. Default 3000. */
   port?: number;
+  /** The `hookgate listen` WebSocket port; 0 picks a free one. Default the HTTP port + 1 (a free one when that is 0). */
+  listenPort?: number;
   /** Where the emulators keep their data. Default `.hookgate` (relative to the working directory). */
   dataDir?: string;
   /** Base of ingest URLs. Default the local base URL. */
@@ -76,6 +79,8 @@ export interface GatewayOptions {
 
 export interface Gateway {
   url: string;
+  /** Where `hookgate listen` connects (the API hands it out as `websocket_url`). */
+  listenUrl: string;
   port: number;
   dataDir: string;
   endpoints: EmulatorEndpoints;
@@ -228,6 +233,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   });
   const background: Background = { schedules: [] };
   let invoke: LambdaInvokeEmulator | undefined;
+  let listenServer: ListenServer | undefined;
 
   const close = async (): Promise<void> => {
     state.handlers = undefined;
@@ -236,6 +242,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       background.poller?.stop(),
       ...background.schedules.map((schedule) => schedule.stop()),
       invoke?.close(),
+      listenServer?.close(),
     ]);
     clients.destroy();
     await emulators.close();
@@ -252,8 +259,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     invoke = await startLambdaInvokeEmulator(() => ({ [EXPORT_FUNCTION]: state.handlers?.exportWorker }));
     const port = await listen(server, opts.port ?? DEFAULT_PORT);
     const url = `http://${HOST}:${port}`;
+    listenServer = await startListenServer(opts.listenPort ?? (port === 0 ? 0 : port + 1), () => state.handlers?.listen);
     applyEnv({
       ...handlerEnv(resources, endpoints, opts.publicUrl ?? url),
+      [ENV.listenUrl]: listenServer.url,
+      [ENV.listenEndpoint]: listenServer.endpoint,
       AWS_ENDPOINT_URL_LAMBDA: invoke.endpoint,
       [ENV.exportFunctionName]: EXPORT_FUNCTION,
       ...opts.env,
@@ -278,10 +288,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     countCallsIfEnabled('main', clients.sqs);
     background.schedules = startSchedules(handlers);
     state.handlers = handlers;
-    (opts.log ?? console.log)(`Hookgate local gateway listening on ${url} (data in ${dataDir})`);
+    (opts.log ?? console.log)(`Hookgate local gateway listening on ${url} (data in ${dataDir}); hookgate listen connects to ${listenServer.url}`);
     let closing: Promise<void> | undefined;
     const startupRuns = Promise.all(background.schedules.map((schedule) => schedule.firstRun)).then(() => undefined);
-    return { url, port, dataDir, endpoints, resources, startupRuns, threads, close: () => (closing ??= close()) };
+    return { url, listenUrl: listenServer.url, port, dataDir, endpoints, resources, startupRuns, threads, close: () => (closing ??= close()) };
   } catch (err) {
     await close();
     throw err;

@@ -3,6 +3,7 @@ import { sqsClient } from '../lambdas/adapters/aws-clients';
 import { documentClient } from '../lambdas/store/client';
 import { skipSigning } from './aws-clients';
 import type {
+  APIGatewayProxyWebsocketEventV2,
   APIGatewayProxyEventV2,
   APIGatewayProxyResultV2,
   Context,
@@ -14,6 +15,11 @@ import type {
 export type ApiHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyResultV2<unknown>>;
 export type SqsHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse | void>;
 export type ScheduledHandler = (event: ScheduledEvent, context: Context) => Promise<unknown>;
+/** The WebSocket API's events, $connect's with the upgrade request's headers. */
+export type ListenHandler = (
+  event: APIGatewayProxyWebsocketEventV2 | (Omit<APIGatewayProxyWebsocketEventV2, 'requestContext'> & { requestContext: APIGatewayProxyWebsocketEventV2['requestContext']; headers?: Record<string, string | undefined> }),
+  context: Context,
+) => Promise<APIGatewayProxyResultV2<unknown>>;
 
 export interface GatewayHandlers {
   api?: ApiHandler;
@@ -21,6 +27,7 @@ export interface GatewayHandlers {
   deliver?: SqsHandler;
   exportWorker?: ScheduledHandler;
   sweeper?: ScheduledHandler;
+  listen?: ListenHandler;
 }
 
 /** Where each Lambda entry lives; files that do not exist yet are simply not wired. */
@@ -30,6 +37,7 @@ const ENTRIES: Record<keyof GatewayHandlers, string> = {
   deliver: '../lambdas/handlers/deliver.ts',
   exportWorker: '../lambdas/handlers/export.ts',
   sweeper: '../lambdas/handlers/sweeper.ts',
+  listen: '../lambdas/handlers/listen.ts',
 };
 
 async function importEntry(relative: string): Promise<unknown> {

@@ -95,6 +95,7 @@ const PATH_PARAMS: { [name: string]: JsonObject } = {
     description: 'The source’s `path_token`: it authenticates the request and names the source.',
     schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{32,128}$' },
   },
+  session_id: { description: 'The `hookgate listen` session’s id, as the CLI chose it.', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,64}$' } },
   name: { description: 'The event type’s name.', schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$' } },
 };
 

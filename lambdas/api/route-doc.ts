@@ -13,6 +13,7 @@ export const TAGS = {
   Ingest: 'Where third parties post webhooks; authenticated by the source’s path token.',
   Destinations: 'Where events are delivered, signed with the destination’s secret.',
   Routes: 'Which events go to which destination.',
+  'Listen sessions': '`hookgate listen`: a destination of type `cli` and a route, delivering over the CLI’s WebSocket connection.',
   Events: 'Inbound events: list, detail with attempts, replay.',
   'Outbound events': 'Events you publish for your own customers, on the same pipeline.',
   Replays: 'Bulk replays: every failed event sent again with one call, in the background, each once.',

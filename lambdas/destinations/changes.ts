@@ -46,9 +46,12 @@ export type DestinationActor = { kind: 'account' } | { kind: 'customer'; custome
 
 export const ACCOUNT_ACTOR: DestinationActor = { kind: 'account' };
 
-/** Whether the actor may see and change the destination: another customer's is none of its business. */
-export const mayManage = (actor: DestinationActor, destination: { customer: string | null }): boolean =>
-  actor.kind === 'account' || destination.customer === actor.customer;
+/**
+ * Whether the actor may see and change the destination: another customer's is none of its business,
+ * and a `hookgate listen` destination (`--customer` gives it one) is the account developer's own.
+ */
+export const mayManage = (actor: DestinationActor, destination: { customer: string | null; listen_session?: string | null }): boolean =>
+  actor.kind === 'account' || (destination.customer === actor.customer && !destination.listen_session);
 
 /** The part of a request the actor may make; a customer's other fields are the account's to set. */
 function allowedInput(input: DestinationInput, actor: DestinationActor): DestinationInput {
@@ -70,17 +73,20 @@ function schemeRefusal(d: Pick<DestinationSettings, 'signature_scheme' | 'signin
  * customer's endpoint belongs to that customer, with the defaults for everything it cannot set.
  */
 export function newDestinationSettings(
-  request: DestinationInput & { url: string },
+  request: DestinationInput & { url: string; listen_session?: string | null },
   actor: DestinationActor,
   generatedSecret: string,
 ): DestinationSettings | Refusal {
   const input = allowedInput(request, actor);
   const target = input.aws_target ?? null;
+  // A `hookgate listen` destination is made for the account's own key only (lambdas/listen/).
+  const listenSession = actor.kind === 'account' ? (request.listen_session ?? null) : null;
   const settings: DestinationSettings = {
     name: input.name ?? (target ? target.type : new URL(request.url).host),
-    url: target ? targetAddress(target) : request.url,
+    url: target ? targetAddress(target) : listenSession ? `listen:${listenSession}` : request.url,
     aws_target: target,
     role_arn: target ? (input.role_arn ?? null) : null,
+    listen_session: listenSession,
     active: input.active ?? true,
     auth: input.auth ?? null,
     timeout_ms: input.timeout_ms ?? DEFAULT_TIMEOUT_MS,
@@ -119,6 +125,7 @@ export interface PlannedChange {
 export function planDestinationChange(current: DestinationSettings, request: DestinationInput, actor: DestinationActor, now: Date): PlannedChange | Refusal {
   const input = allowedInput(request, actor);
   if (input.url !== undefined && current.aws_target !== null) return invalid(`url is only for http destinations; ${current.aws_target.type} takes config`);
+  if (input.url !== undefined && current.listen_session !== null) return invalid('url is only for http destinations; a cli destination delivers to its hookgate listen');
   if (input.aws_target && input.aws_target.type !== current.aws_target?.type) return invalid('type cannot change: create a destination of the new type');
   if (input.role_arn && current.aws_target === null) return invalid('role_arn is only for AWS destination types');
   const changes: Partial<DestinationSettings> = Object.fromEntries(SETTABLE.filter((field) => input[field] !== undefined).map((field) => [field, input[field]]));

@@ -136,7 +136,7 @@ async function whereRefusal(request: { url?: string; aws_target?: AwsTarget | nu
 }
 
 /** An http destination (no `aws_target`) comes with its `url`, which the API and the portal both require. */
-export async function createDestination(accountId: string, request: DestinationRequest & { url?: string }, actor: DestinationActor, now: Date): Promise<Created | Refused> {
+export async function createDestination(accountId: string, request: DestinationRequest & { url?: string; listen_session?: string }, actor: DestinationActor, now: Date): Promise<Created | Refused> {
   const checked = (await whereRefusal(request)) ?? (await catalogRefusal(accountId, request.event_types));
   if (checked) return refused(checked);
   const settings = newDestinationSettings({ ...request, url: request.url ?? '' }, actor, newSigningSecret());

@@ -38,6 +38,8 @@ export const destinationRecord = z.object({
   aws_target: z._default(z.nullable(awsTarget), null),
   /** A role in the target's account that Hookgate assumes (with the account's external id) to deliver; null: its own role. */
   role_arn: z._default(z.nullable(z.string()), null),
+  /** A `cli` destination's `hookgate listen` session (lambdas/listen/); null: another type. */
+  listen_session: z._default(z.nullable(z.string()), null),
   active: z.boolean(),
   auth: z.nullable(destinationAuth),
   timeout_ms: z.int(),

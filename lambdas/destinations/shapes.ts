@@ -394,21 +394,30 @@ const destinationHealthResponse = named(
   'How the destination’s endpoint has been answering, from its circuit breaker.',
 );
 
+/** A `cli` destination's config: made by `hookgate listen` through `POST /v1/listen-sessions`, never by a create. */
+const cliConfigResponse = named(
+  'CliDestinationConfig',
+  z.strictObject({
+    session_id: z.string().describe('The `hookgate listen` session it belongs to.'),
+    websocket_url: z.string().nullable().describe('Where the CLI connects; null: this deployment has no listen endpoint.'),
+  }),
+);
+
 const responseFields = {
   id: uuid,
   account_id: uuid,
   name: z.string(),
-  type: z.enum(DESTINATION_TYPES),
+  type: z.enum([...DESTINATION_TYPES, 'cli']).describe('`cli`: a `hookgate listen` session’s, delivering over its WebSocket connection.'),
   config: z
-    .union(Object.values(AWS_CONFIGS))
+    .union([...Object.values(AWS_CONFIGS), cliConfigResponse])
     .nullable()
-    .describe('An AWS destination’s target, defaults filled in; null for http.'),
+    .describe('An AWS destination’s target, defaults filled in; a cli destination’s session; null for http.'),
   role_arn: z.string().nullable().describe('The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role.'),
   external_id: z
     .string()
     .nullable()
     .describe('AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http.'),
-  url: z.string().describe('Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`.'),
+  url: z.string().describe('Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`.'),
   active: z.boolean(),
   auth: destinationAuthResponse,
   timeout_ms: z.int().min(100).max(30_000),
@@ -447,8 +456,8 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState &
     id: d.id,
     account_id: d.account_id,
     name: d.name,
-    type: d.aws_target?.type ?? 'http',
-    config: configOf(d.aws_target),
+    type: d.listen_session === null ? (d.aws_target?.type ?? 'http') : 'cli',
+    config: d.listen_session === null ? configOf(d.aws_target) : { session_id: d.listen_session, websocket_url: config().listenUrl ?? null },
     role_arn: d.role_arn,
     external_id: d.aws_target ? externalIdOf(d.account_id) : null,
     url: d.url,

@@ -34,7 +34,7 @@ import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routin
 export type TaskResult = { kind: 'done' } | ({ kind: 'wait' } & TaskWait);
 
 export interface DeliverDeps {
-  /** An http destination's POST, or an AWS destination's call (`aws` set): the only step that differs by type. */
+  /** An http destination's POST, an AWS destination's call (`aws` set) or a listen connection's (`listen` set): the only step that differs by type. */
   send: DeliverySender;
   now: () => Date;
 }
@@ -284,7 +284,7 @@ async function endDelivery(task: DeliveryTask, event: EventRecord, delivery: Sto
   log.info('delivery ended without a try', { account_id: task.account_id, event_id: task.event_id, destination_id: task.destination_id, reason });
 }
 
-async function send({ destination, event, body: stored, sendAt }: Claimed, deps: DeliverDeps): Promise<DeliveryResult> {
+async function send({ destination, event, body: stored, sendAt, attemptNumber }: Claimed, deps: DeliverDeps): Promise<DeliveryResult> {
   const body = await readStoredBody(stored);
   const early = sendAt === undefined ? 0 : sendAt - deps.now().getTime();
   if (early > 0) await new Promise((resolve) => setTimeout(resolve, early));
@@ -312,6 +312,7 @@ async function send({ destination, event, body: stored, sendAt }: Claimed, deps:
       eventType: event.event_type,
       receivedAt: event.received_at,
     },
+    listen: destination.listen_session === null ? null : { accountId: event.account_id, destinationId: destination.id, eventId: event.id, eventType: event.event_type, attempt: attemptNumber },
   });
 }
 

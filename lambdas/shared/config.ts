@@ -36,6 +36,9 @@ const configSchema = z.object({
   dnsTxtOverridesFile: z.optional(z.string()),
   signupOpen: z.boolean(),
   endpointCaps: z.object({ perCustomer: z.int().check(z.gte(1)), perAccount: z.int().check(z.gte(1)) }),
+  /** `hookgate listen`'s WebSocket URL and management endpoint; absent: the deployment has no listen. */
+  listenUrl: z.optional(z.string()),
+  listenEndpoint: z.optional(z.string()),
 });
 
 export type Config = z.infer<typeof configSchema>;
@@ -75,6 +78,8 @@ export function config(): Config {
       perCustomer: numberOr(process.env[ENV.maxEndpointsPerCustomer], DEFAULT_ENDPOINT_CAPS.perCustomer),
       perAccount: numberOr(process.env[ENV.maxEndpointsPerAccount], DEFAULT_ENDPOINT_CAPS.perAccount),
     },
+    listenUrl: process.env[ENV.listenUrl] || undefined,
+    listenEndpoint: process.env[ENV.listenEndpoint] || undefined,
   });
   return cached;
 }

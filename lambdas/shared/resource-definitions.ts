@@ -118,6 +118,10 @@ export const ENV = {
   maxEndpointsPerAccount: 'HOOKGATE_MAX_ENDPOINTS_PER_ACCOUNT',
   /** Powertools' own: the `service` key of a function's log lines (`hookgate-<handler>`). */
   serviceName: 'POWERTOOLS_SERVICE_NAME',
+  /** `hookgate listen`: the WebSocket URL the CLI connects to (wss://…; the API hands it out). */
+  listenUrl: 'HOOKGATE_LISTEN_URL',
+  /** `hookgate listen`: where the deliver function posts to connections (the WebSocket API's management endpoint). */
+  listenEndpoint: 'HOOKGATE_LISTEN_ENDPOINT',
 } as const;
 
 /**

@@ -13,7 +13,7 @@ import { lambdaBuildOptions } from './lambda-bundle';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** One file per Lambda entry in lambdas/handlers/, each exporting `handler`. */
-type HandlerName = 'api' | 'ingest' | 'deliver' | 'export' | 'sweeper' | 'domain-provisioner';
+type HandlerName = 'api' | 'ingest' | 'deliver' | 'export' | 'sweeper' | 'domain-provisioner' | 'listen';
 
 function handlerEntry(name: HandlerName): string {
   return fileURLToPath(new URL(`../../lambdas/handlers/${name}.ts`, import.meta.url));

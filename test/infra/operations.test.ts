@@ -33,8 +33,9 @@ const functions = () =>
     export: stacks.service.exportFunction,
     sweeper: stacks.service.sweeperFunction,
     'domain-provisioner': stacks.service.domainProvisionerFunction,
+    listen: stacks.service.listenFunction,
   }) as const;
-const FUNCTION_NAMES = ['api', 'ingest', 'deliver', 'export', 'sweeper', 'domain-provisioner'] as const;
+const FUNCTION_NAMES = ['api', 'ingest', 'deliver', 'export', 'sweeper', 'domain-provisioner', 'listen'] as const;
 
 interface AlarmProperties {
   AlarmName: unknown;
@@ -291,14 +292,14 @@ describe('configuration through CDK context', () => {
   const logGroups = (t: Template) =>
     Object.values(t.findResources('AWS::Logs::LogGroup')).map((g) => g.Properties.RetentionInDays as number);
 
-  it('logs are kept 30 days by default: every function and the API access logs', () => {
-    expect(logGroups(template)).toHaveLength(7);
+  it('logs are kept 30 days by default: every function and both APIs’ access logs', () => {
+    expect(logGroups(template)).toHaveLength(9);
     expect(new Set(logGroups(template))).toEqual(new Set([30]));
   });
 
   it('logRetentionDays changes all of them', () => {
     const other = Template.fromStack(build({ stage: 'other', logRetentionDays: 90 }).service);
-    expect(logGroups(other)).toHaveLength(7);
+    expect(logGroups(other)).toHaveLength(9);
     expect(new Set(logGroups(other))).toEqual(new Set([90]));
   });
 

@@ -73,10 +73,11 @@ const functionsOf = (service: HookgateStacks['service']) =>
     export: service.exportFunction,
     sweeper: service.sweeperFunction,
     domainProvisioner: service.domainProvisionerFunction,
+    listen: service.listenFunction,
   }) as const;
 const functionsById = () => functionsOf(stacks.service);
 type FunctionName = keyof ReturnType<typeof functionsById>;
-const FUNCTION_NAMES = ['api', 'ingest', 'deliver', 'export', 'sweeper', 'domainProvisioner'] as const satisfies readonly FunctionName[];
+const FUNCTION_NAMES = ['api', 'ingest', 'deliver', 'export', 'sweeper', 'domainProvisioner', 'listen'] as const satisfies readonly FunctionName[];
 
 /** The `Fn::GetAtt … Arn` of a function, as the template writes it. */
 const functionArn = (fn: HookgateFunction) => ({ 'Fn::GetAtt': [logicalId(fn.fn), 'Arn'] });
@@ -113,12 +114,23 @@ function serviceEnvironment(): Record<string, unknown> {
 
 /** What each function gets on top of the service environment (its log and trace `service` included). */
 const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
-  api: { [ENV.serviceName]: 'hookgate-api', [ENV.exportFunctionName]: { Ref: logicalId(stacks.service.exportFunction.fn) }, [ENV.signup]: 'open' },
+  api: {
+    [ENV.serviceName]: 'hookgate-api',
+    [ENV.exportFunctionName]: { Ref: logicalId(stacks.service.exportFunction.fn) },
+    [ENV.signup]: 'open',
+    [ENV.listenUrl]: listenStageUrl('wss'),
+  },
   ingest: { [ENV.serviceName]: 'hookgate-ingest' },
-  deliver: { [ENV.serviceName]: 'hookgate-deliver' },
+  deliver: { [ENV.serviceName]: 'hookgate-deliver', [ENV.listenEndpoint]: listenStageUrl('https') },
+  listen: { [ENV.serviceName]: 'hookgate-listen' },
   export: { [ENV.serviceName]: 'hookgate-export' },
   sweeper: { [ENV.serviceName]: 'hookgate-sweeper' },
   domainProvisioner: { [ENV.serviceName]: 'hookgate-domain-provisioner', [ENV.httpApiId]: { Ref: logicalId(stacks.service.httpApi) } },
+});
+
+/** The listen stage's URL as the template writes it: `wss://` for the CLI, `https://` for PostToConnection. */
+const listenStageUrl = (scheme: 'wss' | 'https') => ({
+  'Fn::Join': ['', [`${scheme}://`, { Ref: logicalId(stacks.service.listenApi) }, '.execute-api.', { Ref: 'AWS::Region' }, '.', { Ref: 'AWS::URLSuffix' }, '/live']],
 });
 
 /** Another app with other options; bundling skipped, since only the templates are looked at. */
@@ -196,6 +208,7 @@ describe('functions', () => {
     ['export', 1024, 900],
     ['sweeper', 512, 900],
     ['domainProvisioner', 512, 120],
+    ['listen', 512, 28],
   ] as const)('%s function: %i MB, %i s, the service environment plus its own', (name, memory, timeout) => {
     const properties = functionProperties(functionsById()[name]);
     expect(properties.MemorySize).toBe(memory);
@@ -217,7 +230,7 @@ describe('functions', () => {
     const functions = Object.values(functionsOf(other.service)).map(
       (fn) => otherTemplate.toJSON().Resources[logicalId(fn.fn)].Properties,
     );
-    expect(functions).toHaveLength(6);
+    expect(functions).toHaveLength(7);
     for (const fn of functions) {
       expect(fn.Environment.Variables[ENV.retrySchedule]).toBe('0,60,600,7200');
     }
@@ -243,8 +256,12 @@ describe('functions', () => {
 });
 
 describe('HTTP API', () => {
+  /** The HTTP API's own resources of a type (the listen WebSocket API has routes and a stage too). */
+  const httpApiResources = (type: string) =>
+    Object.entries(template.findResources(type)).filter(([, r]) => JSON.stringify(r.Properties.ApiId) === JSON.stringify({ Ref: logicalId(stacks.service.httpApi) }));
+
   it('routes ANY /, ANY /{proxy+} and POST /v1/accounts to the api function, POST /ingest/{token} to the ingest function', () => {
-    const integrations = Object.entries(template.findResources('AWS::ApiGatewayV2::Integration'));
+    const integrations = httpApiResources('AWS::ApiGatewayV2::Integration');
     expect(integrations).toHaveLength(2);
     const integrationOf = (fn: HookgateFunction): string => {
       const found = integrations.filter(
@@ -256,7 +273,7 @@ describe('HTTP API', () => {
     };
     const target = (fn: HookgateFunction) => ({ 'Fn::Join': ['', ['integrations/', { Ref: integrationOf(fn) }]] });
 
-    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route'));
+    const routes = httpApiResources('AWS::ApiGatewayV2::Route').map(([, r]) => r);
     expect(Object.fromEntries(routes.map((r) => [r.Properties.RouteKey, r.Properties.Target]))).toEqual({
       'ANY /': target(stacks.service.apiFunction),
       'ANY /{proxy+}': target(stacks.service.apiFunction),
@@ -267,7 +284,7 @@ describe('HTTP API', () => {
   });
 
   it('has a $default stage with throttling and JSON access logs', () => {
-    const stages = Object.values(template.findResources('AWS::ApiGatewayV2::Stage'));
+    const stages = httpApiResources('AWS::ApiGatewayV2::Stage').map(([, r]) => r);
     expect(stages).toHaveLength(1);
     const stage = stages[0]?.Properties;
     expect(stage).toMatchObject({
@@ -291,17 +308,17 @@ describe('HTTP API', () => {
   });
 
   it('gives every route a throttle of its own, so sign-up and management cannot spend ingest’s budget', () => {
-    const stage = Object.entries(template.findResources('AWS::ApiGatewayV2::Stage'))[0];
+    const stage = httpApiResources('AWS::ApiGatewayV2::Stage')[0];
     expect(stage?.[1].Properties.RouteSettings).toEqual({
       'POST /ingest/{token}': { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 500 },
       'ANY /{proxy+}': { ThrottlingRateLimit: 200, ThrottlingBurstLimit: 100 },
       'ANY /': { ThrottlingRateLimit: 10, ThrottlingBurstLimit: 10 },
       'POST /v1/accounts': { ThrottlingRateLimit: 1, ThrottlingBurstLimit: 5 },
     });
-    const routeKeys = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => r.Properties.RouteKey);
+    const routeKeys = httpApiResources('AWS::ApiGatewayV2::Route').map(([, r]) => r).map((r) => r.Properties.RouteKey);
     expect(Object.keys(stage?.[1].Properties.RouteSettings).sort()).toEqual([...routeKeys].sort());
     // Route settings name routes by key: CloudFormation must create the routes first.
-    const routeIds = Object.keys(template.findResources('AWS::ApiGatewayV2::Route'));
+    const routeIds = httpApiResources('AWS::ApiGatewayV2::Route').map(([id]) => id);
     expect(stage?.[1].DependsOn).toEqual(expect.arrayContaining(routeIds));
   });
 
@@ -680,6 +697,8 @@ describe('function permissions', () => {
     // Deletes, and moves of payload objects to a new window's class (copy, then delete the old key).
     sweeper: { dynamodb: [...ITEM, 'BatchWriteItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: [] },
     domainProvisioner: { dynamodb: ITEM, payloads: [], exports: [] },
+    // API key and session lookups, connection items and answers.
+    listen: { dynamodb: ITEM, payloads: [], exports: [] },
   };
   const qualified = (service: string, actions: string[]) => actions.map((action) => `${service}:${action}`).sort();
   /** The actions of the statements that name `resource`. */
@@ -725,6 +744,7 @@ describe('function permissions', () => {
     ['export', 'logs|xray|dynamodb|sqs|s3'],
     ['sweeper', 'logs|xray|dynamodb|s3'],
     ['domainProvisioner', 'logs|xray|dynamodb'],
+    ['listen', 'logs|xray|dynamodb'],
   ] as const)('%s: nothing beyond the services %s (in its default policy)', (name, services) => {
     for (const action of allows(functionsById()[name]).flatMap(actionsOf)) {
       expect(action).toMatch(new RegExp(`^(${services}):`));
@@ -925,5 +945,49 @@ describe('custom-domain provisioner', () => {
       ].sort(),
     );
     for (const reason of recorded.flatMap((r) => Object.values(r))) expect(reason.length).toBeGreaterThan(40);
+  });
+});
+
+describe('hookgate listen', () => {
+  const apiId = () => ({ Ref: logicalId(stacks.service.listenApi) });
+
+  it('a WebSocket API routed by the body’s action: $connect, $disconnect, $default and response, each to the listen function', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Api', { ProtocolType: 'WEBSOCKET', RouteSelectionExpression: '$request.body.action' });
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).filter((r) => JSON.stringify(r.Properties.ApiId) === JSON.stringify(apiId()));
+    expect(routes.map((r) => r.Properties.RouteKey).sort()).toEqual(['$connect', '$default', '$disconnect', 'response']);
+    const integrations = Object.values(template.findResources('AWS::ApiGatewayV2::Integration')).filter((i) => JSON.stringify(i.Properties.ApiId) === JSON.stringify(apiId()));
+    expect(integrations).toHaveLength(1);
+    expect(JSON.stringify(integrations[0]?.Properties.IntegrationUri)).toContain(logicalId(stacks.service.listenFunction.fn));
+  });
+
+  it('its stage `live`: deployed on change, throttled, with access logs', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      ApiId: apiId(),
+      StageName: 'live',
+      AutoDeploy: true,
+      DefaultRouteSettings: { ThrottlingBurstLimit: 50, ThrottlingRateLimit: 100 },
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('connectionId') },
+    });
+  });
+
+  it('the deliver function alone may post to its connections: execute-api:ManageConnections on POST @connections of the live stage, in a policy of its own', () => {
+    const policy = template.toJSON().Resources[logicalId(stacks.service.listenConnectionsPolicy)].Properties;
+    expect(policy.Roles).toEqual([{ Ref: logicalId(stacks.service.deliverFunction.role) }]);
+    expect(policy.PolicyDocument.Statement).toEqual([
+      {
+        Effect: 'Allow',
+        Action: 'execute-api:ManageConnections',
+        Resource: {
+          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':execute-api:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':', apiId(), '/live/POST/@connections/*']],
+        },
+      },
+    ]);
+    // Nobody else: no other policy of the stack names execute-api.
+    const others = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id !== logicalId(stacks.service.listenConnectionsPolicy));
+    expect(JSON.stringify(others)).not.toContain('execute-api');
+  });
+
+  it('the CLI finds the URL through the API (the api function’s environment) and in the stack outputs', () => {
+    template.hasOutput('ListenUrl', { Value: listenStageUrl('wss') });
   });
 });

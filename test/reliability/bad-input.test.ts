@@ -24,7 +24,7 @@ let key: string;
 /** A consumer-portal session's secret (`ps_…`), for the /v1/portal operations. */
 let portalKey: string;
 const verifiedTokens = new Map<string, string>();
-const ids = { source: '', ingestToken: '', destination: '', route: '', event: '', outbound: '', exportJob: '', replayJob: '', domain: '', apiKey: '', portalEndpoint: '', portalEvent: '' };
+const ids = { listenSession: 'fuzz-listen-session', source: '', ingestToken: '', destination: '', route: '', event: '', outbound: '', exportJob: '', replayJob: '', domain: '', apiKey: '', portalEndpoint: '', portalEvent: '' };
 const tally = { tried: 0, fiveHundreds: 0 };
 const failures: string[] = [];
 // A client that hangs up mid-body is logged by the local gateway; the raw-socket cases do that on purpose.
@@ -285,6 +285,13 @@ const OPERATIONS: Operation[] = [
     auth: true,
     body: () => ({ destination_id: ids.destination, source_id: ids.source, event_type_pattern: 'order.*', active: false }),
   },
+  {
+    method: 'POST',
+    path: '/v1/listen-sessions',
+    auth: true,
+    body: () => ({ session_id: ids.listenSession, event_type_pattern: 'order.*', source_id: ids.source, customer: 'cus_fuzz', timeout_ms: 5000 }),
+  },
+  { method: 'DELETE', path: '/v1/listen-sessions/:session_id', auth: true },
   { method: 'GET', path: '/v1/routes', auth: true },
   { method: 'GET', path: '/v1/routes/:id', auth: true },
   { method: 'PATCH', path: '/v1/routes/:id', auth: true, body: () => ({ active: false, event_type_pattern: 'a.*' }) },
@@ -370,7 +377,11 @@ const OPERATIONS: Operation[] = [
 const credential = (op: Operation) => (op.auth === 'portal' ? portalKey : op.auth ? key : undefined);
 
 /** The id of this account's own resource for an operation's `:id` (so body validation is reached). */
+/** A path's id segment: a resource's UUID, or a listen session's id. */
+const ID_PARAM = /:(?:id|session_id)\b/;
+
 function ownId(path: string): string {
+  if (path.startsWith('/v1/listen-sessions')) return ids.listenSession;
   if (path.startsWith('/v1/portal/endpoints')) return ids.portalEndpoint;
   if (path.startsWith('/v1/portal/events')) return ids.portalEvent;
   if (path.startsWith('/v1/sources')) return ids.source;
@@ -417,7 +428,7 @@ describe('hostile bodies', () => {
   for (const op of OPERATIONS.filter((o) => o.body)) {
     it(`${op.method} ${op.path}`, async () => {
       const valid = op.body!();
-      const path = op.path.replace(':id', ownId(op.path));
+      const path = op.path.replace(ID_PARAM, ownId(op.path));
       await fc.assert(
         fc.asyncProperty(bodyMutations(valid, documentedFields(openApi, op)), fc.constantFrom(...CONTENT_TYPES), async ({ how, raw }, contentType) => {
           await probe(how, op.method, path, { key: credential(op), rawBody: raw, headers: contentType ? { 'content-type': contentType } : {} });
@@ -438,17 +449,17 @@ describe('hostile bodies', () => {
 });
 
 describe('hostile path ids', () => {
-  for (const op of OPERATIONS.filter((o) => o.path.includes(':id'))) {
+  for (const op of OPERATIONS.filter((o) => ID_PARAM.test(o.path))) {
     it(`${op.method} ${op.path}`, async () => {
       await fc.assert(
         fc.asyncProperty(badId, async (id) => {
-          const res = await probe('path id', op.method, op.path.replace(':id', id), { key: credential(op), rawBody: op.body ? JSON.stringify(op.body()) : undefined });
+          const res = await probe('path id', op.method, op.path.replace(ID_PARAM, id), { key: credential(op), rawBody: op.body ? JSON.stringify(op.body()) : undefined });
           expect([400, 404]).toContain(res.status);
         }),
         { numRuns: RUNS },
       );
       // Another segment, a missing one, a doubled slash: no route, 404.
-      for (const path of [op.path.replace(':id', ''), op.path.replace(':id', `${ownId(op.path)}/..`), `${op.path.replace(':id', ownId(op.path))}/extra`, op.path.replace('/:id', '//')]) {
+      for (const path of [op.path.replace(ID_PARAM, ''), op.path.replace(ID_PARAM, `${ownId(op.path)}/..`), `${op.path.replace(ID_PARAM, ownId(op.path))}/extra`, op.path.replace(/\/:(?:id|session_id)\b/, '//')]) {
         expect((await probe('path shape', op.method, path, { key: credential(op) })).status).toBeGreaterThanOrEqual(200);
       }
     });
@@ -458,10 +469,10 @@ describe('hostile path ids', () => {
 describe('dot segments and trailing slashes', () => {
   // The client resolves dot segments (as browsers, curl and fetch do), so an id of `.` or `..` is really
   // another path: it answers exactly what that path answers, never a 5xx.
-  for (const op of OPERATIONS.filter((o) => o.path.includes(':id'))) {
+  for (const op of OPERATIONS.filter((o) => ID_PARAM.test(o.path))) {
     it(`${op.method} ${op.path}`, async () => {
       for (const segment of DOT_SEGMENTS) {
-        const path = op.path.replace(':id', segment);
+        const path = op.path.replace(ID_PARAM, segment);
         const resolved = new URL(path, env.gateway.url).pathname;
         expect(resolved, path).not.toContain(`/${segment}`);
         const init = { key: credential(op), rawBody: op.body ? JSON.stringify(op.body()) : undefined };

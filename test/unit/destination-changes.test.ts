@@ -28,6 +28,7 @@ const destination = (overrides: Partial<DestinationSettings> = {}): DestinationS
   url: 'https://old.example.com/hooks',
   aws_target: null,
   role_arn: null,
+  listen_session: null,
   active: true,
   auth: null,
   timeout_ms: 15_000,
@@ -63,6 +64,7 @@ describe('a new destination', () => {
   const DEFAULTS = {
     aws_target: null,
     role_arn: null,
+    listen_session: null,
     active: true,
     auth: null,
     timeout_ms: 15_000,
@@ -77,7 +79,7 @@ describe('a new destination', () => {
     max_in_flight: 10,
   };
 
-  it.each<[string, DestinationInput & { url: string }, DestinationActor, DestinationSettings]>([
+  it.each<[string, Parameters<typeof newDestinationSettings>[0], DestinationActor, DestinationSettings]>([
     [
       'from the account, with defaults',
       { name: 'orders', url: 'https://a.example.com/h' },
@@ -113,6 +115,18 @@ describe('a new destination', () => {
       { name: 'archive', url: '', aws_target: BUCKET },
       ACCOUNT_ACTOR,
       { ...DEFAULTS, aws_target: BUCKET, name: 'archive', url: 's3://events-archive/hooks/{event_id}', customer: null } as DestinationSettings,
+    ],
+    [
+      'a cli destination (hookgate listen): its url names its session',
+      { name: 'hookgate listen', url: '', listen_session: 'session-1', customer: 'cus_a' },
+      ACCOUNT_ACTOR,
+      { ...DEFAULTS, listen_session: 'session-1', name: 'hookgate listen', url: 'listen:session-1', customer: 'cus_a' } as DestinationSettings,
+    ],
+    [
+      'a customer cannot make one',
+      { url: 'https://a.example.com/h', listen_session: 'session-1' },
+      CUSTOMER,
+      { ...DEFAULTS, name: 'a.example.com', url: 'https://a.example.com/h', customer: 'cus_a' } as DestinationSettings,
     ],
   ])('%s', (_label, input, actor, expected) => expect(newDestinationSettings(input, actor, GENERATED)).toEqual(expected));
 
@@ -183,6 +197,7 @@ describe('a change', () => {
     ['standard_webhooks with a new whsec_ secret', {}, { signature_scheme: 'standard_webhooks', signing_secret: GENERATED }, null],
     ['a plain secret on a standard_webhooks destination', { signature_scheme: 'standard_webhooks', signing_secret: GENERATED }, { signing_secret: 'plain-secret' }, SCHEME_MESSAGE],
     ['a URL for an AWS destination', { aws_target: QUEUE }, { url: 'https://a.example.com/' }, 'url is only for http destinations; aws_sqs takes config'],
+    ['a URL for a cli destination', { listen_session: 'session-1' }, { url: 'https://a.example.com/' }, 'url is only for http destinations; a cli destination delivers to its hookgate listen'],
     ['another type for an AWS destination', { aws_target: QUEUE }, { aws_target: BUCKET }, 'type cannot change: create a destination of the new type'],
     ['an AWS target for an http destination', {}, { aws_target: QUEUE }, 'type cannot change: create a destination of the new type'],
   ])('%s', (_label, current, request, message) => {

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import packageJson from '../package.json' with { type: 'json' };
 import { events } from './commands/events.js';
+import { listenCommand } from './commands/listen.js';
 import { login } from './commands/login.js';
 import { replay } from './commands/replay.js';
 import { verify } from './commands/verify.js';
@@ -8,16 +9,15 @@ import { describeError, EXIT } from './exit.js';
 import { Output } from './output.js';
 
 /**
- * A command adds itself to the program; `listen` will be one more file in commands/ and one more
- * entry here. Each leaf command declares its own `--json` (its help says what it prints), which the
+ * A command adds itself to the program: one file in commands/ and one entry here. Each leaf command declares its own `--json` (its help says what it prints), which the
  * pre-action hook copies into `output` before the action runs.
  */
 type RegisterCommand = (program: Command, output: Output) => void;
-const COMMANDS: RegisterCommand[] = [login, events, replay, verify];
+const COMMANDS: RegisterCommand[] = [login, listenCommand, events, replay, verify];
 
 export function buildProgram(output: Output): Command {
   const program = new Command('hookgate')
-    .description('Command line for a Hookgate gateway: log in, follow and inspect events, replay, check signatures.')
+    .description('Command line for a Hookgate gateway: log in, listen on a local port, follow and inspect events, replay, check signatures.')
     .version(packageJson.version)
     .showHelpAfterError()
     // Settings made here are copied to every subcommand made with .command(), which all are.

@@ -75,6 +75,13 @@ class BrandSettings(TypedDict):
     """null until the account sets something."""
 
 
+class CliDestinationConfig(TypedDict):
+    session_id: str
+    """The `hookgate listen` session it belongs to."""
+    websocket_url: str | None
+    """Where the CLI connects; null: this deployment has no listen endpoint."""
+
+
 class CreateAccountRequest(TypedDict):
     name: NotRequired[str]
     plan: NotRequired[Literal['free', 'pro', 'enterprise']]
@@ -240,15 +247,16 @@ class Destination(TypedDict):
     id: str
     account_id: str
     name: str
-    type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']
-    config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | None
-    """An AWS destination’s target, defaults filled in; null for http."""
+    type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3', 'cli']
+    """`cli`: a `hookgate listen` session’s, delivering over its WebSocket connection."""
+    config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | None
+    """An AWS destination’s target, defaults filled in; a cli destination’s session; null for http."""
     role_arn: str | None
     """The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role."""
     external_id: str | None
     """AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http."""
     url: str
-    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
+    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`."""
     active: bool
     auth: Destination_Auth_1 | Destination_Auth_2 | None
     """The kind of auth sent to the destination; tokens and header values are never returned."""
@@ -310,15 +318,16 @@ class DestinationWithSecret(TypedDict):
     id: str
     account_id: str
     name: str
-    type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']
-    config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | None
-    """An AWS destination’s target, defaults filled in; null for http."""
+    type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3', 'cli']
+    """`cli`: a `hookgate listen` session’s, delivering over its WebSocket connection."""
+    config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | None
+    """An AWS destination’s target, defaults filled in; a cli destination’s session; null for http."""
     role_arn: str | None
     """The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role."""
     external_id: str | None
     """AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http."""
     url: str
-    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
+    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`."""
     active: bool
     auth: DestinationWithSecret_Auth_1 | DestinationWithSecret_Auth_2 | None
     """The kind of auth sent to the destination; tokens and header values are never returned."""
@@ -487,6 +496,24 @@ class LambdaDestinationConfig(TypedDict):
     """arn:aws:lambda:<region>:<account id>:function:<name>[:<alias or version>]; invoked asynchronously."""
 
 
+class ListenSession(TypedDict):
+    """A `hookgate listen` session: its destination and route."""
+    session_id: str
+    resumed: bool
+    """true: the session existed (its destination and any deliveries waiting for it are kept)."""
+    destination_id: str
+    """The session’s destination, of type `cli`."""
+    route_id: str
+    event_type_pattern: str | None
+    source_id: str | None
+    customer: str | None
+    timeout_ms: int
+    signing_secret: str
+    """Signs every delivery, as any destination’s does: a local handler can verify them."""
+    websocket_url: str | None
+    """Where the CLI connects (`?session=<session_id>`, the API key as `Authorization: Bearer`); null: this deployment has no listen endpoint."""
+
+
 class NewApiKey(TypedDict):
     """A newly created API key, with the key itself (the only time it is shown)."""
     id: str
@@ -497,12 +524,25 @@ class NewApiKey(TypedDict):
     created_at: str
 
 
+class OpenListenSessionRequest(TypedDict):
+    session_id: str
+    """The CLI’s own id for the session, kept in its config directory: the same id resumes the same destination."""
+    event_type_pattern: NotRequired[str | None]
+    """The route’s: an exact type, or text ending in `*`; null or absent: every type."""
+    source_id: NotRequired[str | None]
+    """The route’s: only events of this source; null or absent: every source, and outbound events."""
+    customer: NotRequired[str | None]
+    """Receive what this customer’s endpoints receive: only outbound events addressed to it. The destination is never shown in that customer’s portal."""
+    timeout_ms: NotRequired[int]
+    """How long each try waits for the CLI’s answer. Default 15000."""
+
+
 class PortalEndpoint(TypedDict):
     """An endpoint as its customer sees it: no account, auth or customer fields, no secret."""
     id: str
     name: str
     url: str
-    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
+    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`."""
     active: bool
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
@@ -520,7 +560,7 @@ class PortalEndpointWithSecret(TypedDict):
     id: str
     name: str
     url: str
-    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`."""
+    """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`."""
     active: bool
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
@@ -900,6 +940,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "getRoute": ("GET", "/v1/routes/{id}"),
     "updateRoute": ("PATCH", "/v1/routes/{id}"),
     "deleteRoute": ("DELETE", "/v1/routes/{id}"),
+    "openListenSession": ("POST", "/v1/listen-sessions"),
+    "closeListenSession": ("DELETE", "/v1/listen-sessions/{session_id}"),
     "listEvents": ("GET", "/v1/events"),
     "getEvent": ("GET", "/v1/events/{id}"),
     "replayEvent": ("POST", "/v1/events/{id}/replay"),

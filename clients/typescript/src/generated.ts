@@ -66,6 +66,13 @@ export type BrandSettings = {
   updated_at: string | null;
 };
 
+export type CliDestinationConfig = {
+  /** The `hookgate listen` session it belongs to. */
+  session_id: string;
+  /** Where the CLI connects; null: this deployment has no listen endpoint. */
+  websocket_url: string | null;
+};
+
 export type CreateAccountRequest = {
   name?: string;
   plan?: 'free' | 'pro' | 'enterprise';
@@ -215,14 +222,15 @@ export type Destination = {
   id: string;
   account_id: string;
   name: string;
-  type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
-  /** An AWS destination’s target, defaults filled in; null for http. */
-  config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | null;
+  /** `cli`: a `hookgate listen` session’s, delivering over its WebSocket connection. */
+  type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3' | 'cli';
+  /** An AWS destination’s target, defaults filled in; a cli destination’s session; null for http. */
+  config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | null;
   /** The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role. */
   role_arn: string | null;
   /** AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http. */
   external_id: string | null;
-  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`. */
   url: string;
   active: boolean;
   /** The kind of auth sent to the destination; tokens and header values are never returned. */
@@ -280,14 +288,15 @@ export type DestinationWithSecret = {
   id: string;
   account_id: string;
   name: string;
-  type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
-  /** An AWS destination’s target, defaults filled in; null for http. */
-  config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | null;
+  /** `cli`: a `hookgate listen` session’s, delivering over its WebSocket connection. */
+  type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3' | 'cli';
+  /** An AWS destination’s target, defaults filled in; a cli destination’s session; null for http. */
+  config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | null;
   /** The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role. */
   role_arn: string | null;
   /** AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http. */
   external_id: string | null;
-  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`. */
   url: string;
   active: boolean;
   /** The kind of auth sent to the destination; tokens and header values are never returned. */
@@ -462,6 +471,24 @@ export type LambdaDestinationConfig = {
   function_arn: string;
 };
 
+/** A `hookgate listen` session: its destination and route. */
+export type ListenSession = {
+  session_id: string;
+  /** true: the session existed (its destination and any deliveries waiting for it are kept). */
+  resumed: boolean;
+  /** The session’s destination, of type `cli`. */
+  destination_id: string;
+  route_id: string;
+  event_type_pattern: string | null;
+  source_id: string | null;
+  customer: string | null;
+  timeout_ms: number;
+  /** Signs every delivery, as any destination’s does: a local handler can verify them. */
+  signing_secret: string;
+  /** Where the CLI connects (`?session=<session_id>`, the API key as `Authorization: Bearer`); null: this deployment has no listen endpoint. */
+  websocket_url: string | null;
+};
+
 /** A newly created API key, with the key itself (the only time it is shown). */
 export type NewApiKey = {
   id: string;
@@ -472,11 +499,24 @@ export type NewApiKey = {
   created_at: string;
 };
 
+export type OpenListenSessionRequest = {
+  /** The CLI’s own id for the session, kept in its config directory: the same id resumes the same destination. */
+  session_id: string;
+  /** The route’s: an exact type, or text ending in `*`; null or absent: every type. */
+  event_type_pattern?: string | null;
+  /** The route’s: only events of this source; null or absent: every source, and outbound events. */
+  source_id?: string | null;
+  /** Receive what this customer’s endpoints receive: only outbound events addressed to it. The destination is never shown in that customer’s portal. */
+  customer?: string | null;
+  /** How long each try waits for the CLI’s answer. Default 15000. */
+  timeout_ms?: number;
+};
+
 /** An endpoint as its customer sees it: no account, auth or customer fields, no secret. */
 export type PortalEndpoint = {
   id: string;
   name: string;
-  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`. */
   url: string;
   active: boolean;
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
@@ -494,7 +534,7 @@ export type PortalEndpoint = {
 export type PortalEndpointWithSecret = {
   id: string;
   name: string;
-  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`. */
+  /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`. */
   url: string;
   active: boolean;
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
@@ -1119,6 +1159,35 @@ export interface Operations {
     path: '/v1/routes/{id}';
     params: {
       id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      204: null;
+    };
+  };
+  openListenSession: {
+    method: 'POST';
+    path: '/v1/listen-sessions';
+    params: undefined;
+    query: undefined;
+    body: OpenListenSessionRequest;
+    responses: {
+      200: {
+        data: ListenSession;
+        duration_ms: DurationMs;
+      };
+      201: {
+        data: ListenSession;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  closeListenSession: {
+    method: 'DELETE';
+    path: '/v1/listen-sessions/{session_id}';
+    params: {
+      session_id: string;
     };
     query: undefined;
     body: undefined;
@@ -1787,6 +1856,8 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   getRoute: { method: 'GET', path: '/v1/routes/{id}' },
   updateRoute: { method: 'PATCH', path: '/v1/routes/{id}' },
   deleteRoute: { method: 'DELETE', path: '/v1/routes/{id}' },
+  openListenSession: { method: 'POST', path: '/v1/listen-sessions' },
+  closeListenSession: { method: 'DELETE', path: '/v1/listen-sessions/{session_id}' },
   listEvents: { method: 'GET', path: '/v1/events' },
   getEvent: { method: 'GET', path: '/v1/events/{id}' },
   replayEvent: { method: 'POST', path: '/v1/events/{id}/replay' },

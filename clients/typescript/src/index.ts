@@ -8,6 +8,7 @@ import {
   type CreateRouteRequest,
   type CreateSourceRequest,
   type EventListItem,
+  type OpenListenSessionRequest,
   type OperationId,
   type Operations,
   type PublishOutboundEventBatchRequest,
@@ -184,6 +185,13 @@ export class Hookgate {
     get: (id: string) => this.#data('getRoute', { params: { id } }),
     update: (id: string, body: UpdateRouteRequest) => this.#data('updateRoute', { params: { id }, body }),
     delete: async (id: string): Promise<void> => void (await this.request('deleteRoute', { params: { id } })),
+  };
+
+  /** `hookgate listen`'s sessions: a `cli` destination and its route. */
+  readonly listenSessions = {
+    /** Creates the session, or resumes the one with this `session_id`. */
+    open: (body: OpenListenSessionRequest) => this.#data('openListenSession', { body }),
+    close: async (sessionId: string): Promise<void> => void (await this.request('closeListenSession', { params: { session_id: sessionId } })),
   };
 
   /** Inbound events (received on sources' ingest URLs). */

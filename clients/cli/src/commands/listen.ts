@@ -1,0 +1,198 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Command } from 'commander';
+import type { ListenSession } from '../../../typescript/src/index.js';
+import { LISTEN_MAX_RESPONSE_BODY_BYTES, truncateUtf8, type ListenReply, type ListenRequest } from '../../../../lambdas/domain/listen.js';
+import { checkApiKey, normaliseUrl, readConfig, resolveConnection } from '../config.js';
+import { clientFor, userConfigPath } from '../connect.js';
+import { CliError, EXIT } from '../exit.js';
+import type { Output } from '../output.js';
+
+interface ListenOptions {
+  events?: string;
+  source?: string;
+  customer?: string;
+}
+
+/** What one delivery did, as printed: one line, or one JSON document with `--json`. */
+interface Delivered {
+  time: string;
+  event_id: string;
+  event_type: string | null;
+  attempt: number;
+  status: number | null;
+  error: string | null;
+  duration_ms: number;
+}
+
+/** Headers fetch sets itself (or refuses), so they are not copied onto the local request. */
+const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade']);
+/** Pauses between attempts to reconnect, the last repeated. */
+const RECONNECT_MS = [500, 1000, 2000, 5000, 10_000];
+
+/** `3000` is `http://127.0.0.1:3000`; anything else must be an http(s) URL. */
+function localTarget(value: string): string {
+  if (/^\d{1,5}$/.test(value)) {
+    const port = Number(value);
+    if (port < 1 || port > 65_535) throw new CliError(EXIT.usage, `PORT_OR_URL: ${value} is not a port (1 to 65535)`);
+    return `http://127.0.0.1:${port}`;
+  }
+  return normaliseUrl(value, 'PORT_OR_URL');
+}
+
+/**
+ * The session id of this gateway and local target, kept in the config directory (0600): a listen that
+ * is started again after a crash or a lost connection resumes the same destination, and the deliveries
+ * that waited for it as retries reach it.
+ */
+async function sessionIdFor(configPath: string, gateway: string, target: string): Promise<{ id: string; file: string }> {
+  const dir = join(dirname(configPath), 'listen');
+  const file = join(dir, `${createHash('sha256').update(`${gateway}|${target}`).digest('hex').slice(0, 16)}.json`);
+  try {
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { session_id?: unknown };
+    if (typeof saved.session_id === 'string' && /^[A-Za-z0-9_-]{8,64}$/.test(saved.session_id)) return { id: saved.session_id, file };
+  } catch {
+    // None yet (or unreadable): a new session.
+  }
+  const id = randomBytes(16).toString('base64url');
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  await chmod(dir, 0o700);
+  await writeFile(file, `${JSON.stringify({ session_id: id, gateway, target })}\n`, { mode: 0o600 });
+  return { id, file };
+}
+
+/** Sends one try to the local server and answers what it said (or why it could not). */
+async function forward(target: string, request: ListenRequest): Promise<ListenReply> {
+  const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_HEADERS.has(name.toLowerCase())));
+  try {
+    const response = await fetch(target, {
+      method: request.method,
+      headers,
+      body: Buffer.from(request.body_base64, 'base64'),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(Math.max(100, request.timeout_ms - 250)),
+    });
+    const body = truncateUtf8(await response.text(), LISTEN_MAX_RESPONSE_BODY_BYTES);
+    return { action: 'response', request_id: request.request_id, status: response.status, headers: Object.fromEntries(response.headers), body };
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    const reason = (error as Error).name === 'TimeoutError' ? `no answer from ${target} in time` : `${target}: ${cause?.code ?? cause?.message ?? (error as Error).message}`;
+    return { action: 'response', request_id: request.request_id, error: reason };
+  }
+}
+
+const line = (d: Delivered) =>
+  [d.time, (d.event_type ?? '-').padEnd(24), d.event_id, `#${d.attempt}`, d.status === null ? `error: ${d.error}` : String(d.status), `${d.duration_ms} ms`].join('  ');
+
+/**
+ * One WebSocket connection, until it closes or `stop` aborts: each request is forwarded and answered.
+ * Resolves whether it ever opened.
+ */
+function serve(url: string, apiKey: string, target: string, output: Output, stop: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    // Node's WebSocket (undici) takes headers beside the protocols: the key stays out of the URL.
+    const ws = new WebSocket(url, { headers: { authorization: `Bearer ${apiKey}` } } as unknown as string[]);
+    let opened = false;
+    const onStop = () => ws.close(1000);
+    stop.addEventListener('abort', onStop, { once: true });
+    ws.addEventListener('open', () => {
+      opened = true;
+      process.stderr.write(`Connected; forwarding deliveries to ${target} (Ctrl-C to stop)\n`);
+    });
+    ws.addEventListener('message', (message: MessageEvent) => {
+      let request: ListenRequest;
+      try {
+        request = JSON.parse(String(message.data)) as ListenRequest;
+      } catch {
+        return;
+      }
+      if (request.type !== 'request') return;
+      const startedAt = performance.now();
+      void forward(target, request).then((reply) => {
+        if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(reply));
+        const delivered: Delivered = {
+          time: new Date().toISOString(),
+          event_id: request.event_id,
+          event_type: request.event_type,
+          attempt: request.attempt,
+          status: reply.status ?? null,
+          error: reply.error ?? null,
+          duration_ms: Math.round(performance.now() - startedAt),
+        };
+        output.result(delivered, () => [line(delivered)]);
+      });
+    });
+    ws.addEventListener('close', () => {
+      stop.removeEventListener('abort', onStop);
+      resolve(opened);
+    });
+  });
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+async function listen(target: string, options: ListenOptions, output: Output): Promise<void> {
+  const local = localTarget(target);
+  if (typeof WebSocket !== 'function') throw new CliError(EXIT.failed, `listen needs Node 22 or later (its built-in WebSocket); this is Node ${process.versions.node}`);
+  const path = userConfigPath();
+  const { url, apiKey } = resolveConnection(process.env, await readConfig(path), path);
+  checkApiKey(apiKey);
+  output.gateway = url;
+  const hookgate = clientFor(url, apiKey);
+  const { id, file } = await sessionIdFor(path, url, local);
+  const session: ListenSession = await hookgate.listenSessions.open({
+    session_id: id,
+    event_type_pattern: options.events ?? null,
+    source_id: options.source ?? null,
+    customer: options.customer ?? null,
+  });
+  if (!session.websocket_url) throw new CliError(EXIT.failed, `${url} has no hookgate listen endpoint (websocket_url is null)`);
+  const websocketUrl = `${session.websocket_url}?session=${encodeURIComponent(id)}`;
+  const filters = [`events ${session.event_type_pattern ?? '*'}`, session.source_id && `source ${session.source_id}`, session.customer && `customer ${session.customer}`].filter(Boolean).join(', ');
+  process.stderr.write(`${session.resumed ? 'Resumed' : 'Opened'} listen session ${id} (destination ${session.destination_id}; ${filters})\n`);
+
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    let failures = 0;
+    let everOpened = false;
+    while (!stop.signal.aborted) {
+      const opened = await serve(websocketUrl, apiKey, local, output, stop.signal);
+      if (stop.signal.aborted) break;
+      everOpened ||= opened;
+      // A first connection that never opens is a refused key or a gateway without listen: say so.
+      if (!everOpened) throw new CliError(EXIT.unavailable, `cannot connect to ${session.websocket_url}`);
+      failures = opened ? 0 : failures + 1;
+      const pause = RECONNECT_MS[Math.min(failures, RECONNECT_MS.length - 1)] ?? 10_000;
+      const what = opened ? 'disconnected' : 'could not reconnect';
+      process.stderr.write(`hookgate: ${what}; trying again in ${pause / 1000} s (deliveries wait as retries meanwhile)\n`);
+      await sleep(pause, stop.signal);
+    }
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  // Ended by the user: the route and destination go, and so does the session.
+  await hookgate.listenSessions.close(id);
+  await rm(file, { force: true });
+  process.stderr.write(`Closed listen session ${id}: its route and destination are removed\n`);
+}
+
+export function listenCommand(program: Command, output: Output): void {
+  program
+    .command('listen')
+    .description('deliver events to a local port or URL through the gateway, until Ctrl-C')
+    .argument('<port-or-url>', 'a local port (http://127.0.0.1:PORT) or an http(s) URL')
+    .option('--events <pattern>', 'only events of this type, or of types starting with the text before a trailing * (default: every type)')
+    .option('--source <id>', 'only events of this source')
+    .option('--customer <id>', 'only outbound events addressed to this customer')
+    .option('--json', 'print each delivery as one line of JSON (NDJSON)')
+    .action((target: string, options: ListenOptions) => listen(target, options, output));
+}

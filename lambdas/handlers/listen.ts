@@ -1,0 +1,79 @@
+import middy from '@middy/core';
+import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
+import * as z from 'zod/mini';
+import { accountOfKey, connectListener, disconnectListener, storeReply } from '../listen';
+import { appendLogKeys, log } from '../shared/log';
+import { invocationScoped, observability } from '../shared/observability';
+
+/**
+ * The WebSocket API of `hookgate listen`: `$connect` (the CLI, with its API key and session id),
+ * `$disconnect`, and `response` (the CLI's answer to a try, `{"action": "response", …}`). Whatever
+ * else a client sends goes to `$default` and is ignored. In AWS an API Gateway WebSocket API invokes
+ * it; locally the gateway's WebSocket server does, with the same events (local/listen-server.ts).
+ */
+
+/** $connect carries the upgrade request's headers; the type of the event leaves them out. */
+type ListenEvent = APIGatewayProxyWebsocketEventV2 & { headers?: Record<string, string | undefined> };
+type Result = APIGatewayProxyResultV2;
+
+const BEARER = /^bearer\s+(\S+)\s*$/i;
+const SESSION_ID = /^[A-Za-z0-9_-]{8,64}$/;
+
+const replyMessage = z.object({
+  action: z.literal('response'),
+  request_id: z.string().check(z.minLength(1), z.maxLength(64)),
+  status: z.optional(z.int()),
+  headers: z.optional(z.record(z.string(), z.string())),
+  body: z.optional(z.string()),
+  error: z.optional(z.string()),
+});
+
+const answer = (statusCode: number): Result => ({ statusCode });
+
+/** The key in `Authorization: Bearer hk_…` (a client that can set headers), else in `?api_key=`. */
+function keyOf(event: ListenEvent): string | undefined {
+  const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
+  return BEARER.exec(header ?? '')?.[1] ?? event.queryStringParameters?.api_key;
+}
+
+async function connect(event: ListenEvent): Promise<Result> {
+  const accountId = await accountOfKey(keyOf(event));
+  if (!accountId) return answer(401);
+  appendLogKeys({ account_id: accountId });
+  const session = event.queryStringParameters?.session ?? '';
+  if (!SESSION_ID.test(session)) return answer(400);
+  const connected = await connectListener(accountId, session, event.requestContext.connectionId, new Date());
+  return answer(connected.kind === 'connected' ? 200 : 404);
+}
+
+async function respond(event: ListenEvent): Promise<Result> {
+  let reply: z.infer<typeof replyMessage>;
+  try {
+    reply = replyMessage.parse(JSON.parse(event.body ?? ''));
+  } catch {
+    return answer(400);
+  }
+  const stored = await storeReply(event.requestContext.connectionId, reply, new Date());
+  return answer(stored.kind === 'stored' ? 200 : 404);
+}
+
+async function route(event: ListenEvent): Promise<Result> {
+  switch (event.requestContext.routeKey) {
+    case '$connect':
+      return connect(event);
+    case '$disconnect':
+      await disconnectListener(event.requestContext.connectionId);
+      return answer(200);
+    case 'response':
+      return respond(event);
+    default:
+      log.info('listen message on no route ignored', { route: event.requestContext.routeKey });
+      return answer(200);
+  }
+}
+
+export const handler = invocationScoped(
+  middy<ListenEvent, Result>()
+    .use(observability())
+    .handler((event) => route(event)),
+);
