@@ -28,6 +28,8 @@ const destination = (overrides: Partial<DestinationSettings> = {}): DestinationS
   url: 'https://old.example.com/hooks',
   aws_target: null,
   role_arn: null,
+  connection_id: null,
+  external_id: null,
   active: true,
   auth: null,
   timeout_ms: 15_000,
@@ -63,6 +65,8 @@ describe('a new destination', () => {
   const DEFAULTS = {
     aws_target: null,
     role_arn: null,
+    connection_id: null,
+    external_id: null,
     active: true,
     auth: null,
     timeout_ms: 15_000,
