@@ -150,7 +150,8 @@ async function accessOf(accountId: string, request: DestinationRequest, current?
   if (request.connection_id && request.role_arn) return invalid('connection_id and role_arn cannot both be given: a connection names its role');
   const connectionId = request.connection_id === undefined ? (request.role_arn === undefined ? current?.connection_id : null) : request.connection_id;
   if (!connectionId) {
-    if (request.connection_id === null) return { connection_id: null, external_id: null, role_arn: request.role_arn ?? null };
+    // Removing a connection removes its role too; a bare role_arn stays unless the request replaces it.
+    if (request.connection_id === null) return { connection_id: null, external_id: null, role_arn: request.role_arn ?? (current?.connection_id ? null : (current?.role_arn ?? null)) };
     return request.role_arn === undefined ? {} : { role_arn: request.role_arn, connection_id: null, external_id: null };
   }
   const target = request.aws_target ?? current?.aws_target ?? null;

@@ -135,6 +135,11 @@ describe('AWS connections', () => {
     expect(bare.json.data).toMatchObject({ connection_id: null, role_arn: `arn:aws:iam::${AWS_ACCOUNT}:role/own`, external_id: `hookgate-${res.json.data.account_id}` });
     const back = await call('PATCH', path, { key, body: { connection_id: connection.id } });
     expect(back.json.data).toMatchObject({ connection_id: connection.id, role_arn: connection.role_arn, external_id: connection.external_id });
+    // Without its connection it goes back to the deliver role; a bare role_arn outlives a connection_id: null.
+    const off = await call('PATCH', path, { key, body: { connection_id: null } });
+    expect(off.json.data).toMatchObject({ connection_id: null, role_arn: null, external_id: `hookgate-${res.json.data.account_id}` });
+    await call('PATCH', path, { key, body: { role_arn: `arn:aws:iam::${AWS_ACCOUNT}:role/own` } });
+    expect((await call('PATCH', path, { key, body: { connection_id: null } })).json.data).toMatchObject({ role_arn: `arn:aws:iam::${AWS_ACCOUNT}:role/own` });
   });
 
   it('refuses a connection of another account, another AWS account or another customer, and AWS keys', async () => {
