@@ -173,7 +173,7 @@ export class ServiceStack extends Stack {
   readonly sweeperDeployRun: DeployTrigger;
   readonly domainProvisionerFunction: HookgateFunction;
   readonly domainProvisionerSchedule: events.Rule;
-  /** The deliver function's sts:AssumeRole on customers' roles for AWS destinations in other accounts. */
+  /** The deliver (and api, for verify) function's sts:AssumeRole on customers' roles for AWS destinations in other accounts. */
   readonly assumeRolesPolicy: iam.Policy;
   /** `hookgate listen`: the WebSocket API the CLI connects to, its stage and its function. */
   readonly listenApi: apigw.WebSocketApi;
@@ -278,10 +278,14 @@ export class ServiceStack extends Stack {
     // AWS destinations in other accounts: their roles, assumed with an external id.
     this.assumeRolesPolicy = new iam.Policy(this, 'AssumeCustomerRolesPolicy', { statements: [assumeCustomerRoles()] });
     this.deliverFunction.role.attachInlinePolicy(this.assumeRolesPolicy);
+    // POST /v1/aws-connections/{id}/verify assumes the connection's role, as a delivery would.
+    this.apiFunction.role.attachInlinePolicy(this.assumeRolesPolicy);
+    // What an AWS connection's role trusts: these two roles, named in the trust policy the API hands out.
+    this.apiFunction.fn.addEnvironment(ENV.awsPrincipals, `${this.deliverFunction.role.roleArn},${this.apiFunction.role.roleArn}`);
     Validations.of(this.assumeRolesPolicy).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::*:role/*]',
       reason:
-        'The roles customers create in their own accounts for AWS destinations (role_arn), known only at run time; every AssumeRole must carry a hookgate- external id (which each role’s trust policy requires) and may not name a role of this account.',
+        'The roles customers create in their own accounts for AWS destinations (an AWS connection’s, or role_arn), known only at run time; every AssumeRole must carry a hookgate- external id (which each role’s trust policy requires) and may not name a role of this account.',
     });
     // AWS destinations: only the listed targets, each with the one action its type calls.
     const awsTargets = awsDestinationStatements(props.awsDestinationTargets ?? []);

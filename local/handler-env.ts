@@ -3,6 +3,8 @@ import { ENV } from '../lambdas/shared/resource-definitions';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, type EmulatorEndpoints } from './aws-clients';
 import type { LocalResources } from './resources';
 
+const LOCAL_ACCOUNT = '000000000000';
+
 /** What the CDK stack would set on the functions, pointed at the emulators. */
 export function handlerEnv(
   resources: LocalResources,
@@ -17,6 +19,8 @@ export function handlerEnv(
     [ENV.publicUrl]: publicUrl,
     [ENV.version]: packageVersion(),
     [ENV.s3ForcePathStyle]: 'true',
+    // No IAM locally: names a connection's trust policy shows (verify needs STS, which the runtime lacks).
+    [ENV.awsPrincipals]: `arn:aws:iam::${LOCAL_ACCOUNT}:role/hookgate-local-deliver,arn:aws:iam::${LOCAL_ACCOUNT}:role/hookgate-local-api`,
     // dynalite has no TTL: locally the sweeper deletes what TTL would, as soon as it is out of its window.
     [ENV.ttlLagSeconds]: '0',
     HOOKGATE_LOCAL: '1', // human-readable logs, as outside Lambda, even if AWS_LAMBDA_FUNCTION_NAME is set

@@ -1,11 +1,11 @@
 import type { STSClient } from '@aws-sdk/client-sts';
-import { externalIdOf } from '../domain/aws-targets';
 
 /**
  * Whose credentials sign an AWS destination's calls, and the key its clients are cached under (one
  * client per set of credentials, so no call ever borrows another's). Every AWS delivery asks here and
  * nowhere else: a destination without `role_arn` is reached with the deliver function's own role (the
- * SDK's default chain), one with a role through STS AssumeRole with its account's external id.
+ * SDK's default chain), one with a role through STS AssumeRole with its external id (its AWS
+ * connection's, or its account's for a bare `role_arn`).
  */
 export interface AwsCredentials {
   key: string;
@@ -25,10 +25,9 @@ const assumed = new Map<string, Promise<Identity>>();
 /** Loaded with the first assumed role: most deployments deliver with their own role only. */
 let sts: STSClient | undefined;
 
-export function credentialsFor(destination: { roleArn: string | null; accountId: string }): AwsCredentials {
+export function credentialsFor(destination: { roleArn: string | null; externalId: string }): AwsCredentials {
   if (destination.roleArn === null) return OWN_ROLE;
-  const roleArn = destination.roleArn;
-  const externalId = externalIdOf(destination.accountId);
+  const { roleArn, externalId } = destination;
   const key = `${roleArn}|${externalId}`;
   return { key, provider: () => cachedIdentity(key, roleArn, externalId) };
 }
@@ -43,6 +42,20 @@ async function cachedIdentity(key: string, roleArn: string, externalId: string):
   const next = assumeRole(roleArn, externalId);
   assumed.set(key, next);
   return next;
+}
+
+/**
+ * Whether the role can be assumed now, asked of STS afresh (an AWS connection's verify): undefined, or
+ * STS's error as `<code>: <message>`. Nothing is cached, so a fixed trust policy shows at once.
+ */
+export async function assumeRoleError(roleArn: string, externalId: string): Promise<string | undefined> {
+  try {
+    await assumeRole(roleArn, externalId);
+    return undefined;
+  } catch (error) {
+    const e = (typeof error === 'object' && error !== null ? error : {}) as { name?: string; message?: string };
+    return `${e.name ?? 'Error'}: ${(e.message ?? String(error)).replace(/\s+/g, ' ').trim().slice(0, 500)}`;
+  }
 }
 
 async function assumeRole(roleArn: string, externalId: string): Promise<Identity> {

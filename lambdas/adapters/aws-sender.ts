@@ -14,9 +14,9 @@ import type { DeliveryRequest, DeliveryResult } from './http-sender';
 /** Where an AWS try goes, and the facts of its event that name it there (a FIFO group, an object key). */
 export interface AwsDelivery {
   target: AwsTarget;
-  /** The role to assume (null: the deliver function's own), with the external id of `accountId`. */
+  /** The role to assume (null: the deliver function's own), with this external id. */
   roleArn: string | null;
-  accountId: string;
+  externalId: string;
   destinationId: string;
   eventId: string;
   eventType: string | null;

@@ -16,6 +16,7 @@ export const ids = {
   exportJob: '01970c72-3000-7177-8829-a3b4c5d6e7f8',
   replayJob: '01970c72-5000-7399-8a4b-c5d6e7f8091a',
   customDomain: '01970c73-4000-7288-993a-b4c5d6e7f809',
+  awsConnection: '01970c74-5000-7399-8a4b-c5d6e7f8a1b2',
 } as const;
 
 export const at = '2026-06-01T12:00:00.000Z';

@@ -12,6 +12,7 @@ export const TAGS = {
   Sources: 'Inbound endpoints: third parties post webhooks to a source’s `ingest_url`.',
   Ingest: 'Where third parties post webhooks; authenticated by the source’s path token.',
   Destinations: 'Where events are delivered, signed with the destination’s secret.',
+  'AWS connections': 'Roles in your customers’ AWS accounts that AWS destinations deliver through: no access key, an external id per connection.',
   Routes: 'Which events go to which destination.',
   'Listen sessions': '`hookgate listen`: a destination of type `cli` and a route, delivering over the CLI’s WebSocket connection.',
   Events: 'Inbound events: list, detail with attempts, replay.',

@@ -11,6 +11,8 @@ import { findBreaker, listBreakers, resetBreaker } from '../store/breakers';
 import { heldCount } from '../store/held-deliveries';
 import { startRelease } from '../pipeline/held-deliveries';
 import { listEventTypes } from '../event-types/record';
+import { findConnection } from '../aws-connections/record';
+import { connectionUseRefusal } from '../domain/aws-connections';
 import { deleteRoute, listRoutes } from '../routes/record';
 import {
   endpointCapRefusal,
@@ -32,7 +34,7 @@ import { destinationUrlRefusal } from './url';
  * decided in ./changes.ts.
  */
 
-export interface DestinationRequest extends DestinationInput {
+export interface DestinationRequest extends Omit<DestinationInput, 'external_id'> {
   /** The event types it receives (portal endpoints): routes the portal manages, from the account's catalog. */
   event_types?: readonly string[];
 }
@@ -135,8 +137,38 @@ async function whereRefusal(request: { url?: string; aws_target?: AwsTarget | nu
   return request.url === undefined ? undefined : urlRefusal(request.url);
 }
 
+type Access = Pick<DestinationInput, 'role_arn' | 'connection_id' | 'external_id'>;
+
+/**
+ * How the destination reaches its AWS target, as stored: through an AWS connection (its role and
+ * external id copied onto the destination, so a delivery reads no other item), a bare `role_arn` with
+ * the account's external id, or neither (the deliver role). A connection must be the account's, in the
+ * target's AWS account, and the destination's customer's when it has one; it is checked again when a
+ * change moves the target or the customer.
+ */
+async function accessOf(accountId: string, request: DestinationRequest, current?: DestinationRecord): Promise<Access | Refusal> {
+  if (request.connection_id && request.role_arn) return invalid('connection_id and role_arn cannot both be given: a connection names its role');
+  const connectionId = request.connection_id === undefined ? (request.role_arn === undefined ? current?.connection_id : null) : request.connection_id;
+  if (!connectionId) {
+    // Removing a connection removes its role too; a bare role_arn stays unless the request replaces it.
+    if (request.connection_id === null) return { connection_id: null, external_id: null, role_arn: request.role_arn ?? (current?.connection_id ? null : (current?.role_arn ?? null)) };
+    return request.role_arn === undefined ? {} : { role_arn: request.role_arn, connection_id: null, external_id: null };
+  }
+  const target = request.aws_target ?? current?.aws_target ?? null;
+  if (target === null) return invalid('connection_id is only for AWS destination types');
+  const connection = await findConnection(accountId, connectionId);
+  if (!connection) return invalid('connection_id must name one of the account’s AWS connections');
+  const customer = request.customer === undefined ? (current?.customer ?? null) : request.customer;
+  const refusal = connectionUseRefusal(connection, target, customer);
+  if (refusal) return invalid(refusal);
+  return { connection_id: connection.id, role_arn: connection.role_arn, external_id: connection.external_id };
+}
+
 /** An http destination (no `aws_target`) comes with its `url`, which the API and the portal both require. */
-export async function createDestination(accountId: string, request: DestinationRequest & { url?: string; listen_session?: string }, actor: DestinationActor, now: Date): Promise<Created | Refused> {
+export async function createDestination(accountId: string, asked: DestinationRequest & { url?: string; listen_session?: string }, actor: DestinationActor, now: Date): Promise<Created | Refused> {
+  const access = await accessOf(accountId, asked);
+  if (access instanceof Refusal) return refused(access);
+  const request = { ...asked, ...access };
   const checked = (await whereRefusal(request)) ?? (await catalogRefusal(accountId, request.event_types));
   if (checked) return refused(checked);
   const settings = newDestinationSettings({ ...request, url: request.url ?? '' }, actor, newSigningSecret());
@@ -151,9 +183,12 @@ export async function createDestination(accountId: string, request: DestinationR
 }
 
 /** Any change, pausing and re-enabling included; `current` is the destination as the caller found it. */
-export async function changeDestination(current: DestinationRecord, request: DestinationRequest, actor: DestinationActor, now: Date): Promise<Changed | NotFound | Refused> {
+export async function changeDestination(current: DestinationRecord, asked: DestinationRequest, actor: DestinationActor, now: Date): Promise<Changed | NotFound | Refused> {
   if (!mayManage(actor, current)) return { kind: 'not_found' };
   const accountId = current.account_id;
+  const access = actor.kind === 'account' ? await accessOf(accountId, asked, current) : {};
+  if (access instanceof Refusal) return refused(access);
+  const request = { ...asked, ...access };
   const checked = (await whereRefusal(request, current)) ?? (await catalogRefusal(accountId, request.event_types));
   if (checked) return refused(checked);
   const plan = planDestinationChange(current, request, actor, now);

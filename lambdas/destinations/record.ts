@@ -40,6 +40,10 @@ export const destinationRecord = z.object({
   role_arn: z._default(z.nullable(z.string()), null),
   /** A `cli` destination's `hookgate listen` session (lambdas/listen/); null: another type. */
   listen_session: z._default(z.nullable(z.string()), null),
+  /** The AWS connection it delivers through (lambdas/aws-connections/), whose role and external id are copied here for the delivery path; null: none. */
+  connection_id: z._default(z.nullable(z.string()), null),
+  /** The connection's external id; null: the account's (`hookgate-<account id>`), for a bare `role_arn`. */
+  external_id: z._default(z.nullable(z.string()), null),
   active: z.boolean(),
   auth: z.nullable(destinationAuth),
   timeout_ms: z.int(),

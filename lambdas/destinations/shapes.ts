@@ -11,6 +11,7 @@ import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
 import { hasControlChars, isHeaderName, sendableHeaderRule, textField } from '../api/validation';
 import { accountCapMessage, customerCapMessage, DEFAULT_ENDPOINT_CAPS } from './changes';
 import type { DestinationRecord } from './record';
+import { AWS_SECRET_MESSAGE } from '../aws-connections/shapes';
 import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
 import { AWS_MESSAGE_LIMITS, DEFAULT_EVENTBRIDGE_SOURCE, DEFAULT_KEY_TEMPLATE, DEFAULT_PARTITION_KEY, DESTINATION_TYPES, externalIdOf, type AwsDestinationType, type AwsTarget } from '../domain/aws-targets';
 
@@ -238,10 +239,19 @@ const roleArnInput = z
     'AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`).',
   );
 
+const connectionIdInput = z
+  .uuid({ error: () => 'connection_id must be the id of an AWS connection' })
+  .nullable()
+  .optional()
+  .describe(
+    'AWS types only: the AWS connection (`POST /v1/aws-connections`) Hookgate delivers through: it assumes the connection’s role with the connection’s external id. The preferred form of `role_arn`; the connection must be in the target’s AWS account, and a customer’s connection serves only that customer’s destinations. null removes it.',
+  );
+
 const requestFields = {
   name: textField('name'),
   config: configInput,
   role_arn: roleArnInput,
+  connection_id: connectionIdInput,
   url: z
     .string()
     .min(1)
@@ -267,11 +277,12 @@ const requestFields = {
 export const listDestinationsQuery = z.object({ customer: customerField.optional().describe('Only the destinations of this customer.') });
 
 /** Which fields go with which type: an http destination has a `url`, an AWS one a `config` and no auth. */
-function pairingIssue(body: { type?: string; url?: string; config?: unknown; auth?: unknown; role_arn?: string | null }): string | undefined {
+function pairingIssue(body: { type?: string; url?: string; config?: unknown; auth?: unknown; role_arn?: string | null; connection_id?: string | null }): string | undefined {
   const type = body.type ?? 'http';
   if (type === 'http') {
     if (body.config !== undefined) return 'config is only for AWS destination types';
     if (body.role_arn !== undefined && body.role_arn !== null) return 'role_arn is only for AWS destination types';
+    if (body.connection_id !== undefined && body.connection_id !== null) return 'connection_id is only for AWS destination types';
     return body.url === undefined ? 'url is required' : undefined;
   }
   if (body.url !== undefined) return `url is only for http destinations; ${type} takes config`;
@@ -335,6 +346,13 @@ const AWS_TARGET_ERRORS = [
   'role_arn is only for AWS destination types',
   'role_arn must be an IAM role ARN: arn:aws:iam::<12-digit account id>:role/<name>',
   "role_arn must be in the target's account (123456789012)",
+  'connection_id must be the id of an AWS connection',
+  'connection_id is only for AWS destination types',
+  'connection_id and role_arn cannot both be given: a connection names its role',
+  'connection_id must name one of the account’s AWS connections',
+  'connection_id is for AWS account 210987654321; the target is in account 123456789012',
+  "connection_id belongs to customer cus_42; the destination is not that customer's",
+  AWS_SECRET_MESSAGE,
 ];
 
 export const destinationErrors = [
@@ -412,11 +430,12 @@ const responseFields = {
     .union([...Object.values(AWS_CONFIGS), cliConfigResponse])
     .nullable()
     .describe('An AWS destination’s target, defaults filled in; a cli destination’s session; null for http.'),
-  role_arn: z.string().nullable().describe('The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role.'),
+  role_arn: z.string().nullable().describe('The role Hookgate assumes to deliver to an AWS target in another account (its AWS connection’s, with `connection_id`); null: its own deliver role.'),
+  connection_id: z.uuid().nullable().describe('The AWS connection it delivers through; null: none (a bare `role_arn`, or the deliver role).'),
   external_id: z
     .string()
     .nullable()
-    .describe('AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http.'),
+    .describe('AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn`: its AWS connection’s, or else the account’s own (`hookgate-<account id>`, the same for every destination of the account); null for http.'),
   url: z.string().describe('Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`.'),
   active: z.boolean(),
   auth: destinationAuthResponse,
@@ -459,7 +478,8 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState &
     type: d.listen_session === null ? (d.aws_target?.type ?? 'http') : 'cli',
     config: d.listen_session === null ? configOf(d.aws_target) : { session_id: d.listen_session, websocket_url: config().listenUrl ?? null },
     role_arn: d.role_arn,
-    external_id: d.aws_target ? externalIdOf(d.account_id) : null,
+    connection_id: d.connection_id,
+    external_id: d.aws_target ? (d.external_id ?? externalIdOf(d.account_id)) : null,
     url: d.url,
     active: d.active,
     auth: d.auth === null ? null : d.auth.type === 'bearer' ? { type: 'bearer' } : { type: 'header', header_name: d.auth.name },
@@ -590,6 +610,7 @@ export const exampleDestination = {
   type: 'http',
   config: null,
   role_arn: null,
+  connection_id: null,
   external_id: null,
   url: 'https://consumer.example.com/hooks',
   active: true,

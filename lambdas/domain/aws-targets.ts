@@ -144,7 +144,7 @@ export function roleArnRefusal(roleArn: string, target: AwsTarget): string | und
   return targetAccount === null || targetAccount === roleAccount ? undefined : `role_arn must be in the target's account (${targetAccount})`;
 }
 
-function accountOf(target: AwsTarget): string | null {
+export function accountOf(target: AwsTarget): string | null {
   if (target.type === 'aws_s3') return null;
   const address = targetAddress(target);
   return (target.type === 'aws_sqs' ? SQS_URL.exec(address)?.[2] : /^arn:[^:]+:[^:]+:[^:]*:(\d{12}):/.exec(address)?.[1]) ?? null;

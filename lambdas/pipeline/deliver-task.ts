@@ -1,4 +1,5 @@
 import { DELIVERY_QUEUE } from '../shared/resource-definitions';
+import { externalIdOf } from '../domain/aws-targets';
 import { scheduleFor } from '../domain/backoff';
 import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
 import { afterFailure, afterSuccess, breakerGate, breakerTransition, takeProbe, type BreakerState } from '../domain/breaker';
@@ -306,7 +307,7 @@ async function send({ destination, event, body: stored, sendAt, attemptNumber }:
     aws: target && {
       target,
       roleArn: destination.role_arn,
-      accountId: destination.account_id,
+      externalId: destination.external_id ?? externalIdOf(destination.account_id),
       destinationId: destination.id,
       eventId: event.id,
       eventType: event.event_type,

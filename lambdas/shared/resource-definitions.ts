@@ -116,6 +116,11 @@ export const ENV = {
   maxEndpointsPerCustomer: 'HOOKGATE_MAX_ENDPOINTS_PER_CUSTOMER',
   /** Most endpoints (destinations) one account may have. */
   maxEndpointsPerAccount: 'HOOKGATE_MAX_ENDPOINTS_PER_ACCOUNT',
+  /**
+   * The role ARNs (comma-separated) an AWS connection's role trusts: the deliver function's, which
+   * delivers, and the api function's, which verifies. Set by the stack; the local runtime names placeholders.
+   */
+  awsPrincipals: 'HOOKGATE_AWS_PRINCIPALS',
   /** Powertools' own: the `service` key of a function's log lines (`hookgate-<handler>`). */
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   /** `hookgate listen`: the WebSocket URL the CLI connects to (wss://…; the API hands it out). */

@@ -119,6 +119,10 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
     [ENV.exportFunctionName]: { Ref: logicalId(stacks.service.exportFunction.fn) },
     [ENV.signup]: 'open',
     [ENV.listenUrl]: listenStageUrl('wss'),
+    // What an AWS connection's role trusts: the deliver function's role, and the api's (verify).
+    [ENV.awsPrincipals]: {
+      'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(stacks.service.deliverFunction.role), 'Arn'] }, ',', { 'Fn::GetAtt': [logicalId(stacks.service.apiFunction.role), 'Arn'] }]],
+    },
   },
   ingest: { [ENV.serviceName]: 'hookgate-ingest' },
   deliver: { [ENV.serviceName]: 'hookgate-deliver', [ENV.listenEndpoint]: listenStageUrl('https') },
@@ -415,7 +419,7 @@ describe('AWS destination targets (context awsDestinationTargets)', () => {
     expect(policy?.Roles).toEqual([{ Ref: logicalId(built.service.deliverFunction.role) }]);
   });
 
-  it('assumes customers’ roles only with a hookgate- external id, and no role of its own account', () => {
+  it('assumes customers’ roles (deliver, and api for a connection’s verify) only with a hookgate- external id, and no role of its own account', () => {
     const resource = Template.fromStack(stacks.service).toJSON().Resources[logicalId(stacks.service.assumeRolesPolicy)];
     expect(resource.Properties.PolicyDocument.Statement).toEqual([
       {
@@ -425,8 +429,8 @@ describe('AWS destination targets (context awsDestinationTargets)', () => {
         Condition: { StringLike: { 'sts:ExternalId': 'hookgate-*' }, StringNotEquals: { 'aws:ResourceAccount': { Ref: 'AWS::AccountId' } } },
       },
     ]);
-    expect(resource.Properties.Roles).toEqual([{ Ref: logicalId(stacks.service.deliverFunction.role) }]);
-    for (const name of FUNCTION_NAMES.filter((n) => n !== 'deliver')) expect(actionsFor(functionsOf(stacks.service)[name], 'sts:'), name).toEqual([]);
+    expect(resource.Properties.Roles).toEqual([{ Ref: logicalId(stacks.service.deliverFunction.role) }, { Ref: logicalId(stacks.service.apiFunction.role) }]);
+    for (const name of FUNCTION_NAMES.filter((n) => n !== 'deliver' && n !== 'api')) expect(actionsFor(functionsOf(stacks.service)[name], 'sts:'), name).toEqual([]);
   });
 
   it.each(['arn:aws:sqs:eu-west-1:123456789012:*', 'arn:aws:iam::123456789012:role/admin', 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders', 'arn:aws:s3:::Bucket'])(

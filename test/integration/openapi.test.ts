@@ -1,6 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { mockClient } from 'aws-sdk-client-mock';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGatewayWithSink } from '../fixtures/gateway';
 import type { CallOptions, CallResult } from '../fixtures/http-client';
@@ -146,6 +148,37 @@ describe('real answers match their documented schemas', () => {
     expect((await api('DELETE', '/v1/custom-domains/{id}', { key, params: { id: spare.json.data.id } })).status).toBe(204);
     expect((await api('DELETE', '/v1/custom-domains/{id}', { key, params: { id: spare.json.data.id } })).status).toBe(404);
     expect((await api('DELETE', '/v1/custom-domains/{id}', { key, params: { id: 'nope' } })).status).toBe(400);
+  });
+
+  it('AWS connections', async () => {
+    const created = await api('POST', '/v1/aws-connections', { key, body: { aws_account_id: '123456789012', customer: 'cus_openapi' } });
+    expect(created.status).toBe(201);
+    expect((await api('POST', '/v1/aws-connections', { key, body: { aws_account_id: '123456789012', secret_access_key: 'x' } })).status).toBe(400);
+    expect((await api('POST', '/v1/aws-connections', { key, body: { aws_account_id: '42' } })).status).toBe(400);
+    expect((await api('GET', '/v1/aws-connections', { key, query: { customer: 'cus_openapi' } })).json.data).toHaveLength(1);
+    const id = created.json.data.id as string;
+    expect((await api('GET', '/v1/aws-connections/{id}', { key, params: { id } })).status).toBe(200);
+    expect((await api('GET', '/v1/aws-connections/{id}/template', { key, params: { id } })).status).toBe(200);
+    const sts = mockClient(STSClient);
+    try {
+      sts.on(AssumeRoleCommand).rejects(Object.assign(new Error('not authorized'), { name: 'AccessDenied' }));
+      expect((await api('POST', '/v1/aws-connections/{id}/verify', { key, params: { id } })).json.data.status).toBe('failed');
+    } finally {
+      sts.restore();
+    }
+    expect((await api('DELETE', '/v1/aws-connections/{id}', { key, params: { id } })).status).toBe(204);
+    expect((await api('GET', '/v1/aws-connections/{id}', { key, params: { id } })).status).toBe(404);
+  });
+
+  it('listen sessions', async () => {
+    const body = { session_id: 'openapi-listen-1', event_type_pattern: 'invoice.*' };
+    expect((await api('POST', '/v1/listen-sessions', { key, body })).status).toBe(201);
+    const resumed = await api('POST', '/v1/listen-sessions', { key, body });
+    expect(resumed.status).toBe(200);
+    expect(resumed.json.data.resumed).toBe(true);
+    expect((await api('POST', '/v1/listen-sessions', { key, body: { session_id: 'short' } })).status).toBe(400);
+    expect((await api('DELETE', '/v1/listen-sessions/{session_id}', { key, params: { session_id: 'openapi-listen-1' } })).status).toBe(204);
+    expect((await api('DELETE', '/v1/listen-sessions/{session_id}', { key, params: { session_id: 'openapi-listen-1' } })).status).toBe(404);
   });
 
   it('sources', async () => {

@@ -80,6 +80,7 @@ describe('destinations', () => {
       type: 'http',
       config: null,
       role_arn: null,
+      connection_id: null,
       external_id: null,
       url: 'https://consumer.example.com/hooks',
       active: true,

@@ -24,7 +24,7 @@ let key: string;
 /** A consumer-portal session's secret (`ps_…`), for the /v1/portal operations. */
 let portalKey: string;
 const verifiedTokens = new Map<string, string>();
-const ids = { listenSession: 'fuzz-listen-session', source: '', ingestToken: '', destination: '', route: '', event: '', outbound: '', exportJob: '', replayJob: '', domain: '', apiKey: '', portalEndpoint: '', portalEvent: '' };
+const ids = { listenSession: 'fuzz-listen-session', awsConnection: '', source: '', ingestToken: '', destination: '', route: '', event: '', outbound: '', exportJob: '', replayJob: '', domain: '', apiKey: '', portalEndpoint: '', portalEvent: '' };
 const tally = { tried: 0, fiveHundreds: 0 };
 const failures: string[] = [];
 // A client that hangs up mid-body is logged by the local gateway; the raw-socket cases do that on purpose.
@@ -60,6 +60,7 @@ beforeAll(async () => {
   ids.replayJob = (await must('POST', '/v1/replays', { direction: 'outbound' })).id;
   ids.domain = (await must('POST', '/v1/custom-domains', { domain: 'hooks.fuzz.example' })).id;
   ids.apiKey = (await must('POST', '/v1/api-keys', { name: 'spare' })).id;
+  ids.awsConnection = (await must('POST', '/v1/aws-connections', { aws_account_id: '123456789012' })).id;
   await must('POST', '/v1/event-types', { name: 'fuzz.created' });
   portalKey = new URL((await must('POST', '/v1/portal-sessions', { customer: 'cus_fuzz' })).url).hash.slice(1);
   const portal = async (method: string, path: string, body?: unknown) => {
@@ -276,6 +277,13 @@ const OPERATIONS: Operation[] = [
     auth: true,
     body: () => ({ name: 'archive', type: 'aws_s3', config: { bucket: 'events-archive', key_template: '{date}/{event_id}', region: 'eu-west-1' } }),
   },
+  // connection_id: the form an AWS destination in another account prefers over role_arn.
+  {
+    method: 'POST',
+    path: '/v1/destinations',
+    auth: true,
+    body: () => ({ name: 'topic', type: 'aws_sns', config: { topic_arn: 'arn:aws:sns:eu-west-1:123456789012:orders' }, connection_id: ids.awsConnection }),
+  },
   { method: 'GET', path: '/v1/destinations', auth: true },
   { method: 'GET', path: '/v1/destinations/:id', auth: true },
   { method: 'PATCH', path: '/v1/destinations/:id', auth: true, body: () => ({ name: 'x', timeout_ms: 1000, auth: { type: 'bearer', token: 't' }, max_in_flight: 5 }) },
@@ -349,6 +357,12 @@ const OPERATIONS: Operation[] = [
   { method: 'POST', path: '/ingest/:token', auth: false },
   { method: 'DELETE', path: '/v1/sources/:id', auth: true },
   { method: 'DELETE', path: '/v1/destinations/:id', auth: true },
+  { method: 'POST', path: '/v1/aws-connections', auth: true, body: () => ({ aws_account_id: '123456789012', customer: 'cus_fuzz' }) },
+  { method: 'GET', path: '/v1/aws-connections', auth: true, query: true },
+  { method: 'GET', path: '/v1/aws-connections/:id', auth: true },
+  { method: 'GET', path: '/v1/aws-connections/:id/template', auth: true },
+  { method: 'POST', path: '/v1/aws-connections/:id/verify', auth: true },
+  { method: 'DELETE', path: '/v1/aws-connections/:id', auth: true },
   { method: 'DELETE', path: '/v1/custom-domains/:id', auth: true },
   { method: 'POST', path: '/v1/event-types', auth: true, body: () => ({ name: 'order.created', description: 'An order was made', schema: { type: 'object' } }) },
   { method: 'GET', path: '/v1/event-types', auth: true },
@@ -392,6 +406,7 @@ function ownId(path: string): string {
   if (path.startsWith('/v1/exports')) return ids.exportJob;
   if (path.startsWith('/v1/replays')) return ids.replayJob;
   if (path.startsWith('/v1/custom-domains')) return ids.domain;
+  if (path.startsWith('/v1/aws-connections')) return ids.awsConnection;
   return ids.apiKey;
 }
 

@@ -57,7 +57,7 @@ const ENVELOPE = { event_id: EVENT_ID, webhook_id: EVENT_ID, event_type: 'order.
 const OK = { $metadata: { httpStatusCode: 200, requestId: 'req-ok' } };
 
 const send = (target: AwsTarget, overrides: Partial<AwsDelivery & { body: Buffer; timeoutMs: number }> = {}) =>
-  sendToAws({ target, roleArn: null, accountId: ACCOUNT_ID, destinationId: 'dest-1', eventId: EVENT_ID, eventType: 'order.paid', receivedAt: '2026-11-26T16:00:00.000Z', headers: HEADERS, body: BODY, timeoutMs: 5000, ...overrides });
+  sendToAws({ target, roleArn: null, externalId: `hookgate-${ACCOUNT_ID}`, destinationId: 'dest-1', eventId: EVENT_ID, eventType: 'order.paid', receivedAt: '2026-11-26T16:00:00.000Z', headers: HEADERS, body: BODY, timeoutMs: 5000, ...overrides });
 
 describe('each type’s request', () => {
   it('SQS: the body as the message, the signed headers as attributes', async () => {

@@ -49,6 +49,35 @@ class Attempt(TypedDict):
     duration_ms: int
 
 
+class AwsConnection(TypedDict):
+    """A role in a customer’s AWS account that Hookgate assumes to deliver there."""
+    id: str
+    aws_account_id: str
+    customer: str | None
+    external_id: str
+    """Generated for this connection, unguessable: the `sts:ExternalId` the role’s trust policy requires."""
+    role_name: str
+    """The name the template gives the role (`HookgateDelivery-…`)."""
+    role_arn: str
+    trust_policy: dict[str, Any]
+    """The role’s trust policy: Hookgate’s principals, under the external id."""
+    cloudformation_template_url: str
+    """`GET` it with your API key: the CloudFormation template that creates the role."""
+    status: Literal['unverified', 'verified', 'failed']
+    """`unverified` until `POST /v1/aws-connections/{id}/verify`; then whether Hookgate could assume the role at `checked_at`."""
+    error: str | None
+    """Why the last verify failed (STS’s answer); null otherwise."""
+    checked_at: str | None
+    created_at: str
+
+
+class AwsConnectionCheck(TypedDict):
+    """The result of assuming the connection’s role now."""
+    status: Literal['verified', 'failed']
+    error: str | None
+    checked_at: str
+
+
 class BatchItemResult_1(TypedDict):
     status: Literal[201]
     data: PublishedEvent
@@ -93,6 +122,14 @@ class CreateApiKeyRequest(TypedDict):
     name: NotRequired[str]
 
 
+class CreateAwsConnectionRequest(TypedDict):
+    """A role in an AWS account that Hookgate will assume. No credential is given: the external id is generated here."""
+    aws_account_id: str
+    """The AWS account the role is created in: the account of the targets its destinations deliver to."""
+    customer: NotRequired[str | None]
+    """Your own id for the customer it belongs to: only that customer’s destinations may use it. Default null: any destination of the account."""
+
+
 class CreateCustomDomainRequest(TypedDict):
     domain: str
     """A hostname such as `hooks.acme.com` (lower-cased, trailing dot removed; punycode for IDNs)."""
@@ -104,6 +141,8 @@ class CreateDestinationRequest(TypedDict):
     """An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`."""
     role_arn: NotRequired[str | None]
     """AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`)."""
+    connection_id: NotRequired[str | None]
+    """AWS types only: the AWS connection (`POST /v1/aws-connections`) Hookgate delivers through: it assumes the connection’s role with the connection’s external id. The preferred form of `role_arn`; the connection must be in the target’s AWS account, and a customer’s connection serves only that customer’s destinations. null removes it."""
     url: NotRequired[str]
     """An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types."""
     signing_secret: NotRequired[str]
@@ -252,9 +291,11 @@ class Destination(TypedDict):
     config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | None
     """An AWS destination’s target, defaults filled in; a cli destination’s session; null for http."""
     role_arn: str | None
-    """The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role."""
+    """The role Hookgate assumes to deliver to an AWS target in another account (its AWS connection’s, with `connection_id`); null: its own deliver role."""
+    connection_id: str | None
+    """The AWS connection it delivers through; null: none (a bare `role_arn`, or the deliver role)."""
     external_id: str | None
-    """AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http."""
+    """AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn`: its AWS connection’s, or else the account’s own (`hookgate-<account id>`, the same for every destination of the account); null for http."""
     url: str
     """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`."""
     active: bool
@@ -323,9 +364,11 @@ class DestinationWithSecret(TypedDict):
     config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | None
     """An AWS destination’s target, defaults filled in; a cli destination’s session; null for http."""
     role_arn: str | None
-    """The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role."""
+    """The role Hookgate assumes to deliver to an AWS target in another account (its AWS connection’s, with `connection_id`); null: its own deliver role."""
+    connection_id: str | None
+    """The AWS connection it delivers through; null: none (a bare `role_arn`, or the deliver role)."""
     external_id: str | None
-    """AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http."""
+    """AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn`: its AWS connection’s, or else the account’s own (`hookgate-<account id>`, the same for every destination of the account); null for http."""
     url: str
     """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`."""
     active: bool
@@ -847,6 +890,8 @@ class UpdateDestinationRequest(TypedDict):
     """A new target of the same type (an AWS destination only; its type never changes)."""
     role_arn: NotRequired[str | None]
     """AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`)."""
+    connection_id: NotRequired[str | None]
+    """AWS types only: the AWS connection (`POST /v1/aws-connections`) Hookgate delivers through: it assumes the connection’s role with the connection’s external id. The preferred form of `role_arn`; the connection must be in the target’s AWS account, and a customer’s connection serves only that customer’s destinations. null removes it."""
     url: NotRequired[str]
     """An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types."""
     signing_secret: NotRequired[str]
@@ -895,6 +940,10 @@ class UpdateSourceRequest(TypedDict):
     """One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it."""
 
 
+AwsConnectionTemplate: TypeAlias = "dict[str, Any]"
+"""A CloudFormation template (JSON): the role, its trust policy, and the least privilege its destinations need."""
+
+
 BatchItemResult: TypeAlias = "BatchItemResult_1 | BatchItemResult_2 | BatchItemResult_3"
 """What the single publish would have answered for this event."""
 
@@ -935,6 +984,12 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "getDestination": ("GET", "/v1/destinations/{id}"),
     "updateDestination": ("PATCH", "/v1/destinations/{id}"),
     "deleteDestination": ("DELETE", "/v1/destinations/{id}"),
+    "createAwsConnection": ("POST", "/v1/aws-connections"),
+    "listAwsConnections": ("GET", "/v1/aws-connections"),
+    "getAwsConnection": ("GET", "/v1/aws-connections/{id}"),
+    "deleteAwsConnection": ("DELETE", "/v1/aws-connections/{id}"),
+    "getAwsConnectionTemplate": ("GET", "/v1/aws-connections/{id}/template"),
+    "verifyAwsConnection": ("POST", "/v1/aws-connections/{id}/verify"),
     "createRoute": ("POST", "/v1/routes"),
     "listRoutes": ("GET", "/v1/routes"),
     "getRoute": ("GET", "/v1/routes/{id}"),

@@ -43,6 +43,38 @@ export type Attempt = {
   duration_ms: number;
 };
 
+/** A role in a customer’s AWS account that Hookgate assumes to deliver there. */
+export type AwsConnection = {
+  id: string;
+  aws_account_id: string;
+  customer: string | null;
+  /** Generated for this connection, unguessable: the `sts:ExternalId` the role’s trust policy requires. */
+  external_id: string;
+  /** The name the template gives the role (`HookgateDelivery-…`). */
+  role_name: string;
+  role_arn: string;
+  /** The role’s trust policy: Hookgate’s principals, under the external id. */
+  trust_policy: Record<string, unknown>;
+  /** `GET` it with your API key: the CloudFormation template that creates the role. */
+  cloudformation_template_url: string;
+  /** `unverified` until `POST /v1/aws-connections/{id}/verify`; then whether Hookgate could assume the role at `checked_at`. */
+  status: 'unverified' | 'verified' | 'failed';
+  /** Why the last verify failed (STS’s answer); null otherwise. */
+  error: string | null;
+  checked_at: string | null;
+  created_at: string;
+};
+
+/** The result of assuming the connection’s role now. */
+export type AwsConnectionCheck = {
+  status: 'verified' | 'failed';
+  error: string | null;
+  checked_at: string;
+};
+
+/** A CloudFormation template (JSON): the role, its trust policy, and the least privilege its destinations need. */
+export type AwsConnectionTemplate = Record<string, unknown>;
+
 /** What the single publish would have answered for this event. */
 export type BatchItemResult = {
   status: 201;
@@ -84,6 +116,14 @@ export type CreateApiKeyRequest = {
   name?: string;
 };
 
+/** A role in an AWS account that Hookgate will assume. No credential is given: the external id is generated here. */
+export type CreateAwsConnectionRequest = {
+  /** The AWS account the role is created in: the account of the targets its destinations deliver to. */
+  aws_account_id: string;
+  /** Your own id for the customer it belongs to: only that customer’s destinations may use it. Default null: any destination of the account. */
+  customer?: string | null;
+};
+
 export type CreateCustomDomainRequest = {
   /** A hostname such as `hooks.acme.com` (lower-cased, trailing dot removed; punycode for IDNs). */
   domain: string;
@@ -95,6 +135,8 @@ export type CreateDestinationRequest = {
   config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
   /** AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`). */
   role_arn?: string | null;
+  /** AWS types only: the AWS connection (`POST /v1/aws-connections`) Hookgate delivers through: it assumes the connection’s role with the connection’s external id. The preferred form of `role_arn`; the connection must be in the target’s AWS account, and a customer’s connection serves only that customer’s destinations. null removes it. */
+  connection_id?: string | null;
   /** An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types. */
   url?: string;
   /** Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours. */
@@ -226,9 +268,11 @@ export type Destination = {
   type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3' | 'cli';
   /** An AWS destination’s target, defaults filled in; a cli destination’s session; null for http. */
   config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | null;
-  /** The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role. */
+  /** The role Hookgate assumes to deliver to an AWS target in another account (its AWS connection’s, with `connection_id`); null: its own deliver role. */
   role_arn: string | null;
-  /** AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http. */
+  /** The AWS connection it delivers through; null: none (a bare `role_arn`, or the deliver role). */
+  connection_id: string | null;
+  /** AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn`: its AWS connection’s, or else the account’s own (`hookgate-<account id>`, the same for every destination of the account); null for http. */
   external_id: string | null;
   /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`. */
   url: string;
@@ -292,9 +336,11 @@ export type DestinationWithSecret = {
   type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3' | 'cli';
   /** An AWS destination’s target, defaults filled in; a cli destination’s session; null for http. */
   config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | null;
-  /** The role Hookgate assumes to deliver to an AWS target in another account; null: its own deliver role. */
+  /** The role Hookgate assumes to deliver to an AWS target in another account (its AWS connection’s, with `connection_id`); null: its own deliver role. */
   role_arn: string | null;
-  /** AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn` (the same for every destination of the account); null for http. */
+  /** The AWS connection it delivers through; null: none (a bare `role_arn`, or the deliver role). */
+  connection_id: string | null;
+  /** AWS types: the `sts:ExternalId` Hookgate sends when it assumes `role_arn`: its AWS connection’s, or else the account’s own (`hookgate-<account id>`, the same for every destination of the account); null for http. */
   external_id: string | null;
   /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`. */
   url: string;
@@ -803,6 +849,8 @@ export type UpdateDestinationRequest = {
   config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
   /** AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`). */
   role_arn?: string | null;
+  /** AWS types only: the AWS connection (`POST /v1/aws-connections`) Hookgate delivers through: it assumes the connection’s role with the connection’s external id. The preferred form of `role_arn`; the connection must be in the target’s AWS account, and a customer’s connection serves only that customer’s destinations. null removes it. */
+  connection_id?: string | null;
   /** An http destination’s http(s) URL without credentials; private, loopback and reserved addresses are refused. Not for AWS types. */
   url?: string;
   /** Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours. */
@@ -1096,6 +1144,91 @@ export interface Operations {
     body: undefined;
     responses: {
       204: null;
+    };
+  };
+  createAwsConnection: {
+    method: 'POST';
+    path: '/v1/aws-connections';
+    params: undefined;
+    query: undefined;
+    body: CreateAwsConnectionRequest;
+    responses: {
+      201: {
+        data: AwsConnection;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  listAwsConnections: {
+    method: 'GET';
+    path: '/v1/aws-connections';
+    params: undefined;
+    query: {
+      customer?: string;
+    };
+    body: undefined;
+    responses: {
+      200: {
+        data: AwsConnection[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getAwsConnection: {
+    method: 'GET';
+    path: '/v1/aws-connections/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: AwsConnection;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  deleteAwsConnection: {
+    method: 'DELETE';
+    path: '/v1/aws-connections/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      204: null;
+    };
+  };
+  getAwsConnectionTemplate: {
+    method: 'GET';
+    path: '/v1/aws-connections/{id}/template';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: AwsConnectionTemplate;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  verifyAwsConnection: {
+    method: 'POST';
+    path: '/v1/aws-connections/{id}/verify';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: AwsConnectionCheck;
+        duration_ms: DurationMs;
+      };
     };
   };
   createRoute: {
@@ -1851,6 +1984,12 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   getDestination: { method: 'GET', path: '/v1/destinations/{id}' },
   updateDestination: { method: 'PATCH', path: '/v1/destinations/{id}' },
   deleteDestination: { method: 'DELETE', path: '/v1/destinations/{id}' },
+  createAwsConnection: { method: 'POST', path: '/v1/aws-connections' },
+  listAwsConnections: { method: 'GET', path: '/v1/aws-connections' },
+  getAwsConnection: { method: 'GET', path: '/v1/aws-connections/{id}' },
+  deleteAwsConnection: { method: 'DELETE', path: '/v1/aws-connections/{id}' },
+  getAwsConnectionTemplate: { method: 'GET', path: '/v1/aws-connections/{id}/template' },
+  verifyAwsConnection: { method: 'POST', path: '/v1/aws-connections/{id}/verify' },
   createRoute: { method: 'POST', path: '/v1/routes' },
   listRoutes: { method: 'GET', path: '/v1/routes' },
   getRoute: { method: 'GET', path: '/v1/routes/{id}' },

@@ -21,7 +21,8 @@ import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import { defineRoute, type Route } from '../router';
 import { CUSTOMER_MESSAGE } from '../schemas';
-import { parseJsonBody, parsePathId, parseWith } from '../validation';
+import { parsePathId, parseWith } from '../validation';
+import { parseKeylessBody } from '../../aws-connections/shapes';
 
 export const destinationRoutes: Route[] = [
   defineRoute({
@@ -43,7 +44,7 @@ export const destinationRoutes: Route[] = [
       errors: { 400: ['name is required', 'url is required', ...destinationErrors, CAP_ERRORS.customer, CAP_ERRORS.account] },
     },
     handle: async ({ request, principal, now }) => {
-      const body = parseJsonBody(request, createDestinationBody);
+      const body = parseKeylessBody(request, createDestinationBody);
       const { destination } = settled(await createDestination(principal.accountId, { ...body, aws_target: requestedTarget(body) }, ACCOUNT_ACTOR, now));
       return { status: 201, data: presentDestinationWithSecret(destination, CLOSED_BREAKER) };
     },
@@ -99,7 +100,7 @@ export const destinationRoutes: Route[] = [
     },
     handle: async ({ request, params, principal, now }) => {
       const id = parsePathId(params.id);
-      const body = parseJsonBody(request, updateDestinationBody);
+      const body = parseKeylessBody(request, updateDestinationBody);
       const current = await findManagedDestination(principal.accountId, id, ACCOUNT_ACTOR);
       if (!current) throw notFound();
       const target = changedTarget(current.aws_target, body.config);

@@ -14,6 +14,7 @@ export const routeGroups: RouteGroup[] = [
   { prefixes: ['/v1/api-keys'], load: async () => (await import('./api-keys')).apiKeyRoutes },
   { prefixes: ['/v1/sources'], load: async () => (await import('./sources')).sourceRoutes },
   { prefixes: ['/v1/destinations'], load: async () => (await import('./destinations')).destinationRoutes },
+  { prefixes: ['/v1/aws-connections'], load: async () => (await import('./aws-connections')).awsConnectionRoutes },
   { prefixes: ['/v1/routes'], load: async () => (await import('./routes')).routeRoutes },
   { prefixes: ['/v1/listen-sessions'], load: async () => (await import('./listen-sessions')).listenSessionRoutes },
   { prefixes: ['/v1/events'], load: async () => (await import('./events')).eventRoutes('/v1/events', 'inbound') },

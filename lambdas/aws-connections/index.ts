@@ -1,0 +1,79 @@
+import { assumeRoleError } from '../adapters/aws-credentials';
+import { connectionRoleArn, connectionTemplate, partitionOf, roleNameOf, trustPolicy } from '../domain/aws-connections';
+import { forbidden, invalid, type Refusal } from '../domain/errors';
+import type { DestinationActor } from '../destinations/changes';
+import { mayManage } from '../destinations/changes';
+import { listDestinations } from '../destinations/record';
+import { config } from '../shared/config';
+import { newId, newPathToken } from '../shared/secrets';
+import { deleteConnection, findConnection, insertConnection, listConnections, updateConnection, type AwsConnectionRecord } from './record';
+
+/**
+ * AWS connections' life: create (the external id generated here), show with the trust policy and the
+ * template, verify by assuming the role, delete once no destination uses it. The trust policy names
+ * this deployment's principals as configured now, so a redeploy that changes them shows in the next
+ * template.
+ */
+
+export const CONNECTION_IN_USE_PREFIX = 'the AWS connection is used by destinations';
+export const NO_PRINCIPAL_MESSAGE = 'this deployment has no AWS principal for connections to trust (HOOKGATE_AWS_PRINCIPALS is unset)';
+
+export const connectionTrustPolicy = (c: AwsConnectionRecord) => trustPolicy(config().awsPrincipals, c.external_id);
+
+export async function createConnection(accountId: string, request: { aws_account_id: string; customer?: string | null }, now: Date): Promise<AwsConnectionRecord> {
+  const principals = config().awsPrincipals;
+  if (principals.length === 0) throw forbidden(NO_PRINCIPAL_MESSAGE);
+  const id = newId();
+  const roleName = roleNameOf(id);
+  const connection: AwsConnectionRecord = {
+    id,
+    account_id: accountId,
+    aws_account_id: request.aws_account_id,
+    customer: request.customer ?? null,
+    // 256 random bits: no caller can guess another connection's, or choose its own.
+    external_id: `hookgate-${newPathToken()}`,
+    role_name: roleName,
+    role_arn: connectionRoleArn(partitionOf(principals), request.aws_account_id, roleName),
+    status: 'unverified',
+    error: null,
+    checked_at: null,
+    created_at: now.toISOString(),
+  };
+  await insertConnection(connection);
+  return connection;
+}
+
+/** The connection, if the actor may see it; another customer's is as unknown as a missing one. */
+export async function findManagedConnection(accountId: string, connectionId: string, actor: DestinationActor): Promise<AwsConnectionRecord | undefined> {
+  const connection = await findConnection(accountId, connectionId);
+  return connection && mayManage(actor, connection) ? connection : undefined;
+}
+
+/** Newest first; `customer` narrows the account's. */
+export async function listManagedConnections(accountId: string, actor: DestinationActor, customer?: string): Promise<AwsConnectionRecord[]> {
+  const all = await listConnections(accountId);
+  return all.filter((c) => mayManage(actor, c) && (customer === undefined || c.customer === customer)).sort((a, b) => b.id.localeCompare(a.id));
+}
+
+/** The template for the connection's destinations as they are now. */
+export async function templateOf(connection: AwsConnectionRecord) {
+  const destinations = (await listDestinations(connection.account_id)).filter((d) => d.connection_id === connection.id);
+  const targets = destinations.flatMap((d) => (d.aws_target ? [d.aws_target] : []));
+  return connectionTemplate({ roleName: connection.role_name, trustPolicy: connectionTrustPolicy(connection) }, targets, partitionOf(config().awsPrincipals));
+}
+
+/** Assumes the role now and keeps the answer on the connection. */
+export async function verifyConnection(connection: AwsConnectionRecord, now: Date): Promise<{ status: 'verified' | 'failed'; error: string | null; checked_at: string }> {
+  const error = await assumeRoleError(connection.role_arn, connection.external_id);
+  const result = { status: error === undefined ? ('verified' as const) : ('failed' as const), error: error ?? null, checked_at: now.toISOString() };
+  await updateConnection(connection.account_id, connection.id, result);
+  return result;
+}
+
+/** Refused while a destination delivers through it: its deliveries would fail with no role to assume. */
+export async function removeConnection(connection: AwsConnectionRecord): Promise<Refusal | undefined> {
+  const users = (await listDestinations(connection.account_id)).filter((d) => d.connection_id === connection.id);
+  if (users.length > 0) return invalid(`${CONNECTION_IN_USE_PREFIX}: ${users.map((d) => d.id).join(', ')}; delete them or change their connection_id first`);
+  await deleteConnection(connection.account_id, connection.id);
+  return undefined;
+}

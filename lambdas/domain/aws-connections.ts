@@ -1,0 +1,97 @@
+import { accountOf, type AwsTarget } from './aws-targets';
+
+/**
+ * AWS connections: a role in a customer's account that Hookgate assumes to deliver there, under an
+ * external id of its own. Pure: the role's name and ARN, its trust policy, the CloudFormation template
+ * that creates it, and which destinations may use it.
+ */
+
+/** Fixed, so the customer's template and Hookgate's AssumeRole name the same role. */
+export const roleNameOf = (connectionId: string): string => `HookgateDelivery-${connectionId.replaceAll('-', '').slice(-12)}`;
+
+/** The partition (aws, aws-cn, aws-us-gov) of Hookgate's own principals: STS assumes roles only within it. */
+export function partitionOf(principalArns: readonly string[]): string {
+  return /^arn:([^:]+):/.exec(principalArns[0] ?? '')?.[1] ?? 'aws';
+}
+
+export const connectionRoleArn = (partition: string, awsAccountId: string, roleName: string): string => `arn:${partition}:iam::${awsAccountId}:role/${roleName}`;
+
+/**
+ * The role's trust policy: Hookgate's principals (the deliver function's role, and the API's, which
+ * verifies the connection) may assume it, only with the connection's external id.
+ */
+export function trustPolicy(principalArns: readonly string[], externalId: string) {
+  return {
+    Version: '2012-10-17',
+    Statement: [
+      {
+        Effect: 'Allow',
+        Principal: { AWS: principalArns.length === 1 ? principalArns[0] : [...principalArns] },
+        Action: 'sts:AssumeRole',
+        Condition: { StringEquals: { 'sts:ExternalId': externalId } },
+      },
+    ],
+  };
+}
+
+/** What a destination calls on its target, and the resource that call needs; null: nothing to grant (a local queue). */
+function targetGrant(target: AwsTarget, partition: string): { action: string; resource: string } | null {
+  switch (target.type) {
+    case 'aws_sqs': {
+      const match = /^https:\/\/sqs\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/(\d{12})\/([^/]+)$/.exec(target.queue_url);
+      return match ? { action: 'sqs:SendMessage', resource: `arn:${partition}:sqs:${match[1]}:${match[2]}:${match[3]}` } : null;
+    }
+    case 'aws_sns':
+      return { action: 'sns:Publish', resource: target.topic_arn };
+    case 'aws_eventbridge':
+      return { action: 'events:PutEvents', resource: target.event_bus_arn };
+    case 'aws_kinesis':
+      return { action: 'kinesis:PutRecord', resource: target.stream_arn };
+    case 'aws_lambda':
+      return { action: 'lambda:InvokeFunction', resource: target.function_arn };
+    case 'aws_s3':
+      return { action: 's3:PutObject', resource: `arn:${partition}:s3:::${target.bucket}/*` };
+  }
+}
+
+/**
+ * The CloudFormation template (JSON) a customer deploys: the role, its trust policy, and one statement
+ * per action on exactly the targets of the connection's destinations as they are now (none yet: the
+ * role may be assumed but do nothing, which verify shows). Adding a destination means updating the stack.
+ */
+export function connectionTemplate(connection: { roleName: string; trustPolicy: object }, targets: readonly AwsTarget[], partition: string) {
+  const byAction = new Map<string, Set<string>>();
+  for (const grant of targets.map((t) => targetGrant(t, partition))) {
+    if (grant) byAction.set(grant.action, (byAction.get(grant.action) ?? new Set()).add(grant.resource));
+  }
+  const statements = [...byAction]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([action, resources]) => ({ Effect: 'Allow', Action: action, Resource: [...resources].sort() }));
+  return {
+    AWSTemplateFormatVersion: '2010-09-09',
+    Description: 'Lets Hookgate deliver webhooks to this account’s targets, by assuming this role with its external id. No access key is created.',
+    Resources: {
+      HookgateDeliveryRole: {
+        Type: 'AWS::IAM::Role',
+        Properties: {
+          RoleName: connection.roleName,
+          AssumeRolePolicyDocument: connection.trustPolicy,
+          ...(statements.length === 0 ? {} : { Policies: [{ PolicyName: 'HookgateDelivery', PolicyDocument: { Version: '2012-10-17', Statement: statements } }] }),
+        },
+      },
+    },
+    Outputs: { RoleArn: { Value: { 'Fn::GetAtt': ['HookgateDeliveryRole', 'Arn'] } } },
+  };
+}
+
+/**
+ * Why a destination may not use a connection, or undefined: the target must be in the connection's
+ * AWS account, and a customer's connection serves only that customer's destinations.
+ */
+export function connectionUseRefusal(connection: { aws_account_id: string; customer: string | null }, target: AwsTarget, destinationCustomer: string | null): string | undefined {
+  if (connection.customer !== null && connection.customer !== destinationCustomer) return `connection_id belongs to customer ${connection.customer}; the destination is not that customer's`;
+  const targetAccount = accountOf(target);
+  return targetAccount === null || targetAccount === connection.aws_account_id
+    ? undefined
+    : `connection_id is for AWS account ${connection.aws_account_id}; the target is in account ${targetAccount}`;
+}
