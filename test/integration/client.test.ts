@@ -176,4 +176,19 @@ describe('the client against the gateway', () => {
     expect((await hookgate.customDomains.list()).map((d) => d.id)).toEqual([domain.id]);
     expect((await hookgate.customDomains.get(domain.id)).status).toBe('pending_verification');
   });
+
+  it('manages AWS connections and listen sessions', async () => {
+    const connection = await hookgate.awsConnections.create({ aws_account_id: '123456789012' });
+    expect(connection.external_id).toMatch(/^hookgate-/);
+    expect((await hookgate.awsConnections.get(connection.id)).id).toBe(connection.id);
+    expect((await hookgate.awsConnections.list()).map((c) => c.id)).toContain(connection.id);
+    expect(await hookgate.awsConnections.template(connection.id)).toHaveProperty('Resources');
+    await hookgate.awsConnections.delete(connection.id);
+    await expect(hookgate.awsConnections.get(connection.id)).rejects.toMatchObject({ status: 404 });
+
+    expect((await hookgate.listenSessions.open({ session_id: 'ts-client-1', event_type_pattern: 'invoice.*' })).resumed).toBe(false);
+    expect((await hookgate.listenSessions.open({ session_id: 'ts-client-1', event_type_pattern: 'invoice.*' })).resumed).toBe(true);
+    await hookgate.listenSessions.close('ts-client-1');
+    await expect(hookgate.listenSessions.close('ts-client-1')).rejects.toMatchObject({ status: 404 });
+  });
 });

@@ -61,6 +61,8 @@ class Hookgate:
         self.sources = _Sources(self)
         self.destinations = _Destinations(self)
         self.routes = _Routes(self)
+        self.aws_connections = _AwsConnections(self)
+        self.listen_sessions = _ListenSessions(self)
         self.events = _Events(self, "listEvents", "getEvent", "replayEvent")
         self.outbound_events = _OutboundEvents(self, "listOutboundEvents", "getOutboundEvent", "replayOutboundEvent")
         self.replays = _Replays(self)
@@ -189,6 +191,41 @@ class _Destinations(_Resource):
 
     def delete(self, id: str) -> None:
         self._client.request("deleteDestination", params={"id": id})
+
+
+class _AwsConnections(_Resource):
+    """A role in a customer's AWS account that AWS destinations deliver through (docs/aws-destinations.md)."""
+
+    def create(self, body: api.CreateAwsConnectionRequest) -> api.AwsConnection:
+        return cast(api.AwsConnection, self._client._data("createAwsConnection", body=body))
+
+    def list(self, **query: str | int | None) -> list[api.AwsConnection]:
+        return cast("list[api.AwsConnection]", self._client._data("listAwsConnections", query=query))
+
+    def get(self, id: str) -> api.AwsConnection:
+        return cast(api.AwsConnection, self._client._data("getAwsConnection", params={"id": id}))
+
+    def template(self, id: str) -> api.AwsConnectionTemplate:
+        """The CloudFormation template that creates the role."""
+        return cast(api.AwsConnectionTemplate, self._client._data("getAwsConnectionTemplate", params={"id": id}))
+
+    def verify(self, id: str) -> api.AwsConnectionCheck:
+        """Assumes the role now and says whether it worked."""
+        return cast(api.AwsConnectionCheck, self._client._data("verifyAwsConnection", params={"id": id}))
+
+    def delete(self, id: str) -> None:
+        self._client.request("deleteAwsConnection", params={"id": id})
+
+
+class _ListenSessions(_Resource):
+    """``hookgate listen``'s sessions: a ``cli`` destination and its route."""
+
+    def open(self, body: api.OpenListenSessionRequest) -> api.ListenSession:
+        """Creates the session, or resumes the one with this ``session_id``."""
+        return cast(api.ListenSession, self._client._data("openListenSession", body=body))
+
+    def close(self, session_id: str) -> None:
+        self._client.request("closeListenSession", params={"session_id": session_id})
 
 
 class _Routes(_Resource):

@@ -157,5 +157,25 @@ class AgainstTheGateway(unittest.TestCase):
             self.hookgate.request("getEvent")
 
 
+    def test_aws_connections_and_listen_sessions(self):
+        connection = self.hookgate.aws_connections.create({"aws_account_id": "123456789012"})
+        self.assertTrue(connection["external_id"].startswith("hookgate-"))
+        self.assertEqual(self.hookgate.aws_connections.get(connection["id"])["id"], connection["id"])
+        self.assertIn(connection["id"], [c["id"] for c in self.hookgate.aws_connections.list()])
+        self.assertIn("Resources", self.hookgate.aws_connections.template(connection["id"]))
+        self.hookgate.aws_connections.delete(connection["id"])
+        with self.assertRaises(HookgateError) as gone:
+            self.hookgate.aws_connections.get(connection["id"])
+        self.assertEqual(gone.exception.status, 404)
+
+        session = self.hookgate.listen_sessions.open({"session_id": "python-client-1", "event_type_pattern": "invoice.*"})
+        self.assertFalse(session["resumed"])
+        self.assertTrue(self.hookgate.listen_sessions.open({"session_id": "python-client-1", "event_type_pattern": "invoice.*"})["resumed"])
+        self.hookgate.listen_sessions.close("python-client-1")
+        with self.assertRaises(HookgateError) as closed:
+            self.hookgate.listen_sessions.close("python-client-1")
+        self.assertEqual(closed.exception.status, 404)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -9,6 +9,7 @@ import {
   type CreateSourceRequest,
   type EventListItem,
   type OpenListenSessionRequest,
+  type CreateAwsConnectionRequest,
   type OperationId,
   type Operations,
   type PublishOutboundEventBatchRequest,
@@ -185,6 +186,18 @@ export class Hookgate {
     get: (id: string) => this.#data('getRoute', { params: { id } }),
     update: (id: string, body: UpdateRouteRequest) => this.#data('updateRoute', { params: { id }, body }),
     delete: async (id: string): Promise<void> => void (await this.request('deleteRoute', { params: { id } })),
+  };
+
+  /** AWS connections: a role in a customer's AWS account that AWS destinations deliver through (docs/aws-destinations.md). */
+  readonly awsConnections = {
+    create: (body: CreateAwsConnectionRequest) => this.#data('createAwsConnection', { body }),
+    list: (query?: Query<'listAwsConnections'>) => this.#data('listAwsConnections', { query }),
+    get: (id: string) => this.#data('getAwsConnection', { params: { id } }),
+    /** The CloudFormation template that creates the role. */
+    template: (id: string) => this.#data('getAwsConnectionTemplate', { params: { id } }),
+    /** Assumes the role now and says whether it worked. */
+    verify: (id: string) => this.#data('verifyAwsConnection', { params: { id } }),
+    delete: async (id: string): Promise<void> => void (await this.request('deleteAwsConnection', { params: { id } })),
   };
 
   /** `hookgate listen`'s sessions: a `cli` destination and its route. */
