@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks';
-import { awsErrorClass, tooLargeMessage, type AwsTarget } from '../domain/aws-targets';
+import { awsErrorClass, isOwnQueue, OWN_QUEUE_REFUSAL, tooLargeMessage, type AwsTarget } from '../domain/aws-targets';
+import { config } from '../shared/config';
 import { credentialsFor } from './aws-credentials';
 import type { AwsMessage, AwsSent } from './aws/message';
 import { MessageTooLarge } from './aws/message';
@@ -26,6 +27,8 @@ export interface AwsDelivery {
 /** `headers`: the signed headers an HTTP try would carry; they travel as attributes, metadata or envelope fields. */
 export async function sendToAws(delivery: AwsDelivery & Pick<DeliveryRequest, 'headers' | 'body' | 'timeoutMs'>): Promise<DeliveryResult> {
   const startedAt = performance.now();
+  // Refused when the destination is created too; checked again here, where the deliver role's rights are.
+  if (isOwnQueue(delivery.target, config().deliveryQueueUrl)) return finish(startedAt, { outcome: 'blocked', responseStatus: null, responseBody: '', error: OWN_QUEUE_REFUSAL });
   const message: AwsMessage = { ...delivery, credentials: credentialsFor(delivery), signal: AbortSignal.timeout(Math.max(1, delivery.timeoutMs)) };
   try {
     // An assumed role first: a role that refuses fails the try with STS's answer, before any call is built.

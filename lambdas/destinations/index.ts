@@ -1,6 +1,6 @@
 import { resolveHost } from '../adapters/dns';
 import { invalid, Refusal } from '../domain/errors';
-import { awsTargetRefusal, roleArnRefusal, type AwsTarget } from '../domain/aws-targets';
+import { awsTargetRefusal, isOwnQueue, OWN_QUEUE_REFUSAL, roleArnRefusal, type AwsTarget } from '../domain/aws-targets';
 import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
 import { config } from '../shared/config';
 import { newId, newSigningSecret } from '../shared/secrets';
@@ -131,7 +131,10 @@ async function whereRefusal(request: { url?: string; aws_target?: AwsTarget | nu
   const target = request.aws_target ?? current?.aws_target ?? null;
   const roleArn = request.role_arn === undefined ? (current?.role_arn ?? null) : request.role_arn;
   if (target) {
-    const reason = (request.aws_target ? awsTargetRefusal(request.aws_target, config().sqsEndpoint) : undefined) ?? (roleArn === null ? undefined : roleArnRefusal(roleArn, target));
+    const reason =
+      (request.aws_target ? awsTargetRefusal(request.aws_target, config().sqsEndpoint) : undefined) ??
+      (isOwnQueue(target, config().deliveryQueueUrl) ? OWN_QUEUE_REFUSAL : undefined) ??
+      (roleArn === null ? undefined : roleArnRefusal(roleArn, target));
     return reason === undefined ? undefined : invalid(reason);
   }
   return request.url === undefined ? undefined : urlRefusal(request.url);

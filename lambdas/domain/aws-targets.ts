@@ -87,6 +87,18 @@ const KEY_PLACEHOLDER_GROWTH = { '{event_id}': 36, '{event_type}': 4 * 200, '{da
  * Why a target is refused (a message for the 400), or undefined. `localSqs`: the origin of the SQS
  * emulator the local runtime points the SDK at, whose queue URLs are accepted too (null in AWS).
  */
+/**
+ * Hookgate's own delivery queue is never a target: a message in it is read as a delivery task, so a
+ * tenant could forge tasks for any account (the deliver role may send to it). Compared by account and
+ * name, whatever the host's spelling.
+ */
+export function isOwnQueue(target: AwsTarget, deliveryQueueUrl: string): boolean {
+  if (target.type !== 'aws_sqs' || !URL.canParse(target.queue_url) || !URL.canParse(deliveryQueueUrl)) return false;
+  const path = (url: string) => new URL(url).pathname.replace(/\/+$/, '');
+  return path(target.queue_url) === path(deliveryQueueUrl);
+}
+export const OWN_QUEUE_REFUSAL = 'config.queue_url must not be Hookgate’s own delivery queue';
+
 export function awsTargetRefusal(target: AwsTarget, localSqs: string | null): string | undefined {
   switch (target.type) {
     case 'aws_sqs':

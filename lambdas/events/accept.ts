@@ -127,7 +127,11 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     const sentAt = Date.now();
     const tasks = tasksOf(event, input.now, sentAt, input.manual === true);
     if (tasks.size > 0) await (input.enqueue ?? sendNow)(tasks);
-    await logCustomerEvent(event, (destinationId) => routing.destinations.get(destinationId)?.customer);
+    // A `hookgate listen` session receiving a customer's events is the developer's, never shown in that customer's portal.
+    await logCustomerEvent(event, (destinationId) => {
+      const destination = routing.destinations.get(destinationId);
+      return destination?.listen_session ? undefined : destination?.customer;
+    });
     // Its messages give up on it a grace after `sent_at`: an event written later would never be delivered.
     if (Date.now() - sentAt > (config().missingEventGraceSeconds * 1000) / 2) throw new Error('accept too slow: its messages may give up before it is written');
     await insertEvent(event, stored);

@@ -1,7 +1,6 @@
 import { breakerGate, releasePlan, wakeTimes, wakeVerdict, type BreakerState } from '../domain/breaker';
-import { maxInFlight } from '../domain/max-in-flight';
+import { maxInFlight, slotsToTry } from '../domain/max-in-flight';
 import { enqueueDeliveries, type DeliveryTask, type DestinationTask } from '../adapters/delivery-queue';
-import { slotsToTry } from '../domain/max-in-flight';
 import { log } from '../shared/log';
 import { newId } from '../shared/secrets';
 import { findBreaker } from '../store/breakers';
@@ -14,11 +13,12 @@ import { reloadRoutingTable } from '../store/routing-table';
  * (store/held-deliveries.ts) and its message is done: nothing is spent on it while it waits. The
  * destination keeps one timer instead, a wake message at each instant a breaker write sets; a wake
  * lets one held delivery through as the probe, and the breaker's closing (a probe that succeeded, a
- * manual try, the owner switching the destination back on) releases the rest, in due order, a page at
- * a time. Holding N deliveries costs N parks and N releases, whatever the time they wait.
+ * manual try, the owner switching the destination back on) starts releasing the rest, in due order.
+ * Holding N deliveries costs N parks and N releases, whatever the time they wait.
  *
- * A delivery over its destination's concurrency cap is parked the same way: it waits on one of the
- * slots it found taken, and that slot's release lets one held delivery go, with the slot.
+ * A delivery over its destination's concurrency cap, or for a switched-off destination, is parked
+ * the same way. Each concurrency slot's release lets the held delivery due first go, with the slot, so
+ * a released page only starts the chain (`releasePlan`).
  */
 
 const taskOf = (accountId: string, destinationId: string, held: HeldDelivery, slot?: number): DeliveryTask => ({

@@ -9,6 +9,7 @@ import { hookgateSignature } from '../../lambdas/domain/signing';
 import { findDestinationConnection, insertListenConnection } from '../../lambdas/listen/record';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { createAccount, typedClient } from '../fixtures/http-client';
+import { openPortalSession } from '../fixtures/portal';
 import { eventually, startSink, type Sink } from '../fixtures/sink';
 
 /**
@@ -177,6 +178,10 @@ describe('hookgate listen', () => {
     await eventually(async () => listener.stdout(), (text) => text.includes(theirs.id));
     expect((await hookgate.outboundEvents.get(others.id)).event.deliveries).toEqual([]);
     expect(listener.stdout()).not.toContain(others.id);
+    // The developer's session is not the customer's endpoint: its portal shows neither it nor what it received.
+    const { secret } = await openPortalSession(call, key, 'cus_listen');
+    const seen = await call('GET', `/v1/portal/events/${theirs.id}`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(seen.status).toBe(404);
     listener.signal('SIGINT');
     expect(await listener.exited).toBe(0);
   }, 60_000);

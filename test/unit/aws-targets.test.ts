@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attributedMessageBytes, envelopeOf, messageAttributes, messageText, partitionKeyOf } from '../../lambdas/domain/aws-messages';
-import { awsErrorClass, awsTargetRefusal, externalIdOf, objectKey, regionOf, roleArnRefusal, targetAddress, type AwsTarget } from '../../lambdas/domain/aws-targets';
+import { awsErrorClass, awsTargetRefusal, externalIdOf, isOwnQueue, objectKey, regionOf, roleArnRefusal, targetAddress, type AwsTarget } from '../../lambdas/domain/aws-targets';
 
 const ACCOUNT = '123456789012';
 const sqs = (queue_url: string): AwsTarget => ({ type: 'aws_sqs', queue_url });
@@ -159,4 +159,16 @@ describe('what an AWS destination receives', () => {
     ['/order/id', `{"order":{"id":"${'x'.repeat(257)}"}}`, 'ev-1'],
     ['/__proto__', '{}', 'ev-1'],
   ])('partition key %s of %s is %s', (spec, body, key) => expect(partitionKeyOf(spec, 'ev-1', Buffer.from(body))).toBe(key));
+});
+
+describe('Hookgate’s own delivery queue is never a target', () => {
+  const own = 'https://sqs.eu-west-1.amazonaws.com/123456789012/Hookgate-prod-DeliveryQueue-AbC123';
+  it.each<[string, AwsTarget, boolean]>([
+    ['the same URL', { type: 'aws_sqs', queue_url: own }, true],
+    ['another spelling of its host', { type: 'aws_sqs', queue_url: 'https://eu-west-1.queue.amazonaws.com/123456789012/Hookgate-prod-DeliveryQueue-AbC123' }, true],
+    ['a trailing slash', { type: 'aws_sqs', queue_url: `${own}/` }, true],
+    ['another queue of the same account', { type: 'aws_sqs', queue_url: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders' }, false],
+    ['the same name in another account', { type: 'aws_sqs', queue_url: 'https://sqs.eu-west-1.amazonaws.com/210987654321/Hookgate-prod-DeliveryQueue-AbC123' }, false],
+    ['another type', { type: 'aws_sns', topic_arn: 'arn:aws:sns:eu-west-1:123456789012:t' }, false],
+  ])('%s → %s', (_label, target, expected) => expect(isOwnQueue(target, own)).toBe(expected));
 });
