@@ -257,9 +257,11 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       if (repaired > 0) console.warn(`[hookgate local] the last gateway on ${dataDir} did not stop cleanly; repaired ${repaired} index entries`);
     }
     invoke = await startLambdaInvokeEmulator(() => ({ [EXPORT_FUNCTION]: state.handlers?.exportWorker }));
-    const port = await listen(server, opts.port ?? DEFAULT_PORT);
+    const asked = opts.port ?? DEFAULT_PORT;
+    const port = await listen(server, asked);
     const url = `http://${HOST}:${port}`;
-    listenServer = await startListenServer(opts.listenPort ?? (port === 0 ? 0 : port + 1), () => state.handlers?.listen);
+    // A port asked for (npm start's 3000) has its listen port beside it; a free one (0, the tests) gets a free one too, never the next one up, which another process may hold.
+    listenServer = await startListenServer(opts.listenPort ?? (asked === 0 ? 0 : port + 1), () => state.handlers?.listen);
     applyEnv({
       ...handlerEnv(resources, endpoints, opts.publicUrl ?? url),
       [ENV.listenUrl]: listenServer.url,
