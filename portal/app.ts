@@ -1,6 +1,8 @@
 import type {
   Attempt,
+  AwsConnectionCheck,
   EventType,
+  PortalAwsConnection,
   PortalEndpoint,
   PortalEndpointWithSecret,
   PortalEvent,
@@ -65,6 +67,8 @@ const TONES: Record<string, 'good' | 'bad' | 'warn'> = {
   http_error: 'bad',
   timeout: 'bad',
   network_error: 'bad',
+  verified: 'good',
+  failed: 'bad',
   retry_scheduled: 'warn',
   delivering: 'warn',
 };
@@ -194,6 +198,7 @@ function applyShell({ brand, customer }: PortalSessionInfo) {
     {},
     h('a', { href: '#/endpoints' }, 'Endpoints'),
     h('a', { href: '#/events' }, 'Event log'),
+    h('a', { href: '#/aws' }, 'AWS'),
     h('a', { href: '#/docs' }, 'Docs'),
   );
   root.replaceChildren(header, nav, notice, view);
@@ -206,7 +211,14 @@ async function route() {
   if (link === 'ignored' && session) say(ignoredLinkNotice(session.customer), 'warn');
 }
 
-const TABS: Record<string, string> = { endpoints: 'Endpoints', events: 'Event log', docs: 'Docs' };
+const TABS: Record<string, string> = { endpoints: 'Endpoints', events: 'Event log', aws: 'AWS', docs: 'Docs' };
+
+/** A screen's missing thing, and the way back to its list. */
+const NOT_FOUND: Record<string, [string, string]> = {
+  events: ['event', 'Back to the event log'],
+  endpoints: ['endpoint', 'All endpoints'],
+  aws: ['AWS connection', 'All AWS connections'],
+};
 
 /** `refresh`: the same screen read again (polling), shown without a loading state in between. */
 async function render(refresh = false) {
@@ -228,19 +240,16 @@ async function render(refresh = false) {
     if (screen === 'events' && id) await eventScreen(id);
     else if (screen === 'events') await logScreen();
     else if (screen === 'docs') await docsScreen();
+    else if (screen === 'aws' && id) await connectionScreen(id);
+    else if (screen === 'aws') await connectionsScreen();
     else if (screen === 'endpoints' && id) await endpointScreen(id);
     else await endpointsScreen();
   } catch (error) {
     if (!token) return;
     if (error instanceof ApiError && error.status === 404) {
-      const what = screen === 'events' ? 'event' : 'endpoint';
+      const [what, back] = NOT_FOUND[screen] ?? NOT_FOUND.endpoints!;
       view.replaceChildren(
-        state(
-          'not-found',
-          `Not found: no such ${what}`,
-          `This ${what} does not exist, or was not sent to you.`,
-          h('a', { class: 'button', href: `#/${screen}` }, screen === 'events' ? 'Back to the event log' : 'All endpoints'),
-        ),
+        state('not-found', `Not found: no such ${what}`, `This ${what} does not exist, or is not yours.`, h('a', { class: 'button', href: `#/${screen}` }, back)),
       );
     } else say(error instanceof Error ? error.message : String(error), 'error');
   } finally {
@@ -263,21 +272,90 @@ function typeChoices(chosen: string[]): HTMLElement {
 const checkedTypes = (form: HTMLElement) =>
   [...form.querySelectorAll<HTMLInputElement>('input[name=event_type]:checked')].map((input) => input.value);
 
+/** Where an endpoint delivers, by kind: the fields of its `config` (the first one required), as the API names them. */
+const KINDS: Record<string, { label: string; fields: Array<[name: string, label: string, hint: string]> }> = {
+  http: { label: 'HTTPS URL', fields: [] },
+  aws_sqs: { label: 'Amazon SQS queue', fields: [['queue_url', 'Queue URL', 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders']] },
+  aws_sns: { label: 'Amazon SNS topic', fields: [['topic_arn', 'Topic ARN', 'arn:aws:sns:eu-west-1:123456789012:orders']] },
+  aws_eventbridge: {
+    label: 'Amazon EventBridge bus',
+    fields: [
+      ['event_bus_arn', 'Event bus ARN', 'arn:aws:events:eu-west-1:123456789012:event-bus/orders'],
+      ['detail_type', 'Detail type', 'optional: the event type'],
+      ['source', 'Source', 'optional'],
+    ],
+  },
+  aws_kinesis: {
+    label: 'Amazon Kinesis stream',
+    fields: [
+      ['stream_arn', 'Stream ARN', 'arn:aws:kinesis:eu-west-1:123456789012:stream/orders'],
+      ['partition_key', 'Partition key', 'optional: event_id, or a JSON pointer such as /order/id'],
+    ],
+  },
+  aws_lambda: { label: 'AWS Lambda function', fields: [['function_arn', 'Function ARN', 'arn:aws:lambda:eu-west-1:123456789012:function:orders']] },
+  aws_s3: {
+    label: 'Amazon S3 bucket',
+    fields: [
+      ['bucket', 'Bucket', 'my-webhooks'],
+      ['key_template', 'Key template', 'optional: uses {event_id}, {event_type}, {date}'],
+      ['region', 'Region', 'optional, such as eu-west-1'],
+    ],
+  },
+};
+
+/**
+ * An AWS target's fields and the connection it goes through, for one kind; `values` fills them (an
+ * existing endpoint's config). Empty optional fields are left out of the config, so their defaults apply.
+ */
+function targetFields(kind: string, connections: PortalAwsConnection[], values: Record<string, unknown> = {}, connectionId: string | null = null) {
+  const inputs = (KINDS[kind]?.fields ?? []).map(([name, label, hint], i) => {
+    const value = values[name];
+    const input = h('input', { name, placeholder: hint, required: i === 0, value: typeof value === 'string' ? value : undefined });
+    return { name, label: h('label', {}, `${label} `, input), input };
+  });
+  const connection = h(
+    'select',
+    { name: 'connection_id', required: true },
+    h('option', { value: '' }, connections.length ? 'Choose an AWS connection' : 'No AWS connection yet'),
+    ...connections.map((c) => h('option', { value: c.id, selected: c.id === connectionId }, `${c.aws_account_id} · ${c.role_name}${c.status === 'verified' ? '' : ` (${c.status})`}`)),
+  );
+  const through = h('label', {}, 'AWS connection ', connection, h('small', {}, 'The role in your AWS account it is delivered through. ', h('a', { href: '#/aws' }, 'Connect an AWS account')));
+  return {
+    nodes: [...inputs.map((i) => i.label), through],
+    config: () => Object.fromEntries(inputs.filter((i) => i.input.value.trim() !== '').map((i) => [i.name, i.input.value.trim()])),
+    connectionId: () => connection.value,
+  };
+}
+
 async function endpointsScreen() {
-  const { data: endpoints } = await api<PortalEndpoint[]>('GET', '/endpoints');
+  const [{ data: endpoints }, { data: connections }] = await Promise.all([api<PortalEndpoint[]>('GET', '/endpoints'), api<PortalAwsConnection[]>('GET', '/aws-connections')]);
   const rows = endpoints.map((e) => [
     h('a', { href: `#/endpoints/${e.id}` }, e.name),
     h('span', { class: 'url' }, e.url),
     badge(e.active ? e.health.state : 'paused'),
     e.event_types.join(', ') || '—',
   ]);
+  const kind = h('select', { name: 'type' }, ...Object.entries(KINDS).map(([value, k]) => h('option', { value }, k.label)));
   const url = h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/webhooks' });
+  const urlLabel = h('label', {}, 'URL ', url);
+  const target = h('div', { class: 'target' });
+  let fields = targetFields('http', connections);
+  const showKind = () => {
+    const http = kind.value === 'http';
+    urlLabel.hidden = !http;
+    url.disabled = !http;
+    fields = targetFields(kind.value, connections);
+    target.replaceChildren(...(http ? [] : fields.nodes));
+  };
+  kind.addEventListener('change', showKind);
   const name = h('input', { name: 'name', placeholder: 'optional' });
   const form = h(
     'form',
     { id: 'add-endpoint' },
     h('h2', {}, 'Add an endpoint'),
-    h('label', {}, 'URL ', url),
+    h('label', {}, 'Delivers to ', kind),
+    urlLabel,
+    target,
     h('label', {}, 'Name ', name),
     typeChoices([]),
     h('button', { type: 'submit' }, 'Add endpoint'),
@@ -285,8 +363,8 @@ async function endpointsScreen() {
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     try {
-      const types = checkedTypes(form);
-      const { data } = await api<PortalEndpointWithSecret>('POST', '/endpoints', { url: url.value, ...(name.value ? { name: name.value } : {}), event_types: types });
+      const where = kind.value === 'http' ? { url: url.value } : { type: kind.value, config: fields.config(), connection_id: fields.connectionId() };
+      const { data } = await api<PortalEndpointWithSecret>('POST', '/endpoints', { ...where, ...(name.value ? { name: name.value } : {}), event_types: checkedTypes(form) });
       location.hash = `#/endpoints/${data.id}`;
     } catch (error) {
       say((error as Error).message, 'error');
@@ -295,7 +373,7 @@ async function endpointsScreen() {
   view.replaceChildren(
     h('h1', {}, 'Endpoints'),
     endpoints.length
-      ? table('endpoints', ['Name', 'URL', 'Health', 'Event types'], rows)
+      ? table('endpoints', ['Name', 'Delivers to', 'Health', 'Event types'], rows)
       : state('no-endpoints', 'No endpoints yet.', 'Add the URL that should receive your webhooks below; you can send it a test event straight away.'),
     form,
   );
@@ -313,11 +391,14 @@ async function endpointScreen(id: string) {
     }
   };
   const name = h('input', { name: 'name', value: e.name, required: true });
+  const http = e.type === 'http';
   const url = h('input', { name: 'url', type: 'url', value: e.url, required: true });
-  const settings = h('form', { id: 'settings' }, h('label', {}, 'Name ', name), h('label', {}, 'URL ', url), h('button', { type: 'submit' }, 'Save'));
+  const connections = http ? [] : (await api<PortalAwsConnection[]>('GET', '/aws-connections')).data;
+  const fields = targetFields(e.type, connections, (e.config ?? {}) as Record<string, unknown>, e.connection_id);
+  const settings = h('form', { id: 'settings' }, h('label', {}, 'Name ', name), ...(http ? [h('label', {}, 'URL ', url)] : fields.nodes), h('button', { type: 'submit' }, 'Save'));
   settings.addEventListener('submit', (event) => {
     event.preventDefault();
-    void patch({ name: name.value, url: url.value }, 'Saved.');
+    void patch(http ? { name: name.value, url: url.value } : { name: name.value, config: fields.config(), connection_id: fields.connectionId() }, 'Saved.');
   });
   const types = h('form', { id: 'types' }, typeChoices(e.event_types), h('button', { type: 'submit' }, 'Save event types'));
   types.addEventListener('submit', (event) => {
@@ -374,7 +455,7 @@ async function endpointScreen(id: string) {
   });
   view.replaceChildren(
     h('h1', {}, e.name),
-    h('p', { class: 'url' }, e.url),
+    h('p', { class: 'url' }, http ? null : h('span', { class: 'badge idle kind' }, KINDS[e.type]?.label ?? e.type), ' ', e.url),
     h('p', { class: 'muted' }, 'Endpoint id ', h('span', { class: 'id', id: 'endpoint-id' }, e.id), copyButton('endpoint id', () => e.id)),
     h(
       'dl',
@@ -540,6 +621,115 @@ async function eventScreen(id: string) {
     const timer = setTimeout(() => void render(true), 1000);
     stopPolling = () => clearTimeout(timer);
   }
+}
+
+// ------------------------------------------------------------------ AWS connections
+
+/** A connection's check, in words: what the customer does next. */
+const connectionBadge = (c: Pick<PortalAwsConnection, 'status'>) => badge(c.status === 'verified' ? 'verified' : c.status === 'failed' ? 'failed' : 'not verified');
+
+async function connectionsScreen() {
+  const { data: connections } = await api<PortalAwsConnection[]>('GET', '/aws-connections');
+  const rows = connections.map((c) => [h('a', { href: `#/aws/${c.id}`, class: 'id' }, c.aws_account_id), h('span', { class: 'id' }, c.role_name), connectionBadge(c), when(c.checked_at)]);
+  const account = h('input', { name: 'aws_account_id', required: true, inputmode: 'numeric', pattern: '[0-9]{12}', placeholder: '123456789012' });
+  const form = h(
+    'form',
+    { id: 'add-connection' },
+    h('h2', {}, 'Connect an AWS account'),
+    h('p', { class: 'muted' }, 'No access key is needed: you create a role in your account that only these deliveries may use, from a template made for you.'),
+    h('label', {}, 'AWS account id ', account),
+    h('button', { type: 'submit' }, 'Connect'),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    try {
+      const { data } = await api<PortalAwsConnection>('POST', '/aws-connections', { aws_account_id: account.value.trim() });
+      location.hash = `#/aws/${data.id}`;
+    } catch (error) {
+      say((error as Error).message, 'error');
+    }
+  });
+  view.replaceChildren(
+    h('h1', {}, 'AWS connections'),
+    h('p', {}, 'Receive your webhooks in an SQS queue, SNS topic, EventBridge bus, Kinesis stream, Lambda function or S3 bucket of your own AWS account.'),
+    connections.length
+      ? table('connections', ['AWS account', 'Role', 'Status', 'Checked'], rows)
+      : state('no-connections', 'No AWS account connected.', 'Connect one below, then add an endpoint that delivers into it.'),
+    form,
+  );
+}
+
+/** Saves the template as a file: the portal's own request (the link's secret never goes into a URL). */
+async function downloadTemplate(c: PortalAwsConnection) {
+  const { data } = await api<unknown>('GET', `/aws-connections/${c.id}/template`);
+  const file = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }));
+  const link = h('a', { href: file, download: `${c.role_name}.json` });
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(file), 10_000);
+}
+
+async function connectionScreen(id: string) {
+  const { data: c } = await api<PortalAwsConnection>('GET', `/aws-connections/${encodeURIComponent(id)}`);
+  const download = h('button', { type: 'button', id: 'download-template' }, 'Download template');
+  download.addEventListener('click', () => void downloadTemplate(c).catch((error: Error) => say(error.message, 'error')));
+  const verify = h('button', { type: 'button', id: 'verify' }, 'Verify');
+  verify.addEventListener('click', async () => {
+    try {
+      const { data } = await api<AwsConnectionCheck>('POST', `/aws-connections/${c.id}/verify`);
+      await render();
+      say(data.status === 'verified' ? 'Verified: the role can be assumed.' : `Not verified: ${data.error ?? 'the role could not be assumed'}`, data.status === 'verified' ? 'ok' : 'error');
+    } catch (error) {
+      say((error as Error).message, 'error');
+    }
+  });
+  const remove = h('button', { type: 'button', id: 'delete', class: 'danger' }, 'Delete');
+  remove.addEventListener('click', async () => {
+    if (remove.dataset.armed !== 'yes') {
+      remove.dataset.armed = 'yes';
+      remove.textContent = 'Click again to delete';
+      return;
+    }
+    try {
+      await api('DELETE', `/aws-connections/${c.id}`);
+      location.hash = '#/aws';
+    } catch (error) {
+      say((error as Error).message, 'error');
+    }
+  });
+  const command = `aws cloudformation deploy --stack-name ${c.role_name} --template-file ${c.role_name}.json --capabilities CAPABILITY_NAMED_IAM`;
+  view.replaceChildren(
+    h('h1', {}, `AWS account ${c.aws_account_id}`),
+    h(
+      'dl',
+      { id: 'connection-facts' },
+      h('dt', {}, 'Status'),
+      h('dd', { id: 'connection-status' }, connectionBadge(c), c.checked_at ? ` ${when(c.checked_at)}` : ''),
+      c.error ? h('dt', {}, 'Last error') : null,
+      c.error ? h('dd', { id: 'connection-error' }, h('code', {}, c.error)) : null,
+      h('dt', {}, 'Role'),
+      h('dd', {}, h('span', { class: 'id', id: 'role-arn' }, c.role_arn)),
+      h('dt', {}, 'External id'),
+      h('dd', {}, h('span', { class: 'id', id: 'external-id' }, c.external_id), copyButton('external id', () => c.external_id)),
+    ),
+    h(
+      'section',
+      { id: 'connect-steps' },
+      h('h2', {}, 'Set it up'),
+      h(
+        'ol',
+        {},
+        h('li', {}, 'Download the template: a CloudFormation stack with one IAM role, allowed to do exactly what your AWS endpoints need.'),
+        h('li', {}, `Deploy it in AWS account ${c.aws_account_id}: in the CloudFormation console (Create stack, Upload a template file), or with the AWS CLI:`, h('pre', { class: 'code' }, command)),
+        h('li', {}, 'Verify: we assume the role once and show the result here.'),
+        h('li', {}, 'Add an endpoint that delivers into your account with this connection. After adding or changing one, download the template again and update the stack.'),
+      ),
+      h('div', { class: 'actions' }, download, verify, h('a', { class: 'button', href: '#/endpoints' }, 'Add an endpoint')),
+    ),
+    h('section', {}, h('h2', {}, 'Trust policy'), h('pre', { id: 'trust-policy', class: 'code' }, JSON.stringify(c.trust_policy, null, 2))),
+    h('div', { class: 'actions' }, remove),
+  );
 }
 
 // ------------------------------------------------------------------ docs

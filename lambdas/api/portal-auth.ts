@@ -3,6 +3,7 @@ import { sessionVerdict } from '../domain/portal';
 import { log } from '../shared/log';
 import { hashApiKey } from '../shared/secrets';
 import { findPortalSession, findSessionStanding } from '../portal-sessions/record';
+import type { DestinationActor } from '../destinations/changes';
 import type { ApiRequest } from './http';
 
 export interface PortalPrincipal {
@@ -11,6 +12,9 @@ export interface PortalPrincipal {
   sessionId: string;
   validUntil: string;
 }
+
+/** Who a portal session acts as in the use cases: its customer, within its account. */
+export const portalActor = (portal: PortalPrincipal): DestinationActor => ({ kind: 'customer', customer: portal.customer });
 
 /** Portal secrets (`ps_…`) and API keys (`hk_…`) never pass for each other: each scheme has its own pattern. */
 const PORTAL_BEARER = /^[Bb][Ee][Aa][Rr][Ee][Rr]\s+(ps_[A-Za-z0-9_-]{43})\s*$/;

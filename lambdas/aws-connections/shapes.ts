@@ -8,7 +8,7 @@ import type { AwsConnectionRecord } from './record';
 
 /** The AWS connections' API shapes: request, answers, examples, and the refusal of AWS keys. */
 
-const AWS_ACCOUNT_MESSAGE = 'aws_account_id must be a 12-digit AWS account id';
+export const AWS_ACCOUNT_MESSAGE = 'aws_account_id must be a 12-digit AWS account id';
 export const AWS_SECRET_MESSAGE =
   'AWS access keys are never accepted: Hookgate assumes a role in your account instead (POST /v1/aws-connections, see docs/aws-destinations.md)';
 
@@ -85,7 +85,23 @@ export const awsConnectionTemplateResponse = named(
 
 export type AwsConnectionResponse = z.output<typeof awsConnectionResponse>;
 
-export function presentConnection(c: AwsConnectionRecord, trustPolicy: Record<string, unknown>, baseUrl: string): AwsConnectionResponse {
+/** What a customer sees of its own connection in the portal: no customer field, and a template URL of the portal's. */
+export const portalAwsConnectionResponse = named(
+  'PortalAwsConnection',
+  awsConnectionResponse.omit({ customer: true }).extend({
+    cloudformation_template_url: z.url().describe('`GET` it with the portal link’s secret: the CloudFormation template that creates the role.'),
+  }),
+  'An AWS connection of the customer’s: a role in its AWS account that Hookgate assumes to deliver there.',
+);
+
+export const createPortalAwsConnectionBody = named(
+  'CreatePortalAwsConnectionRequest',
+  createAwsConnectionBody.omit({ customer: true }),
+  'A role in the customer’s AWS account that Hookgate will assume. The external id is generated here.',
+);
+
+/** `templateUrl`: where the caller fetches the template (the API's route, or the portal's). */
+export function presentConnection(c: AwsConnectionRecord, trustPolicy: Record<string, unknown>, templateUrl: string): AwsConnectionResponse {
   return {
     id: c.id,
     aws_account_id: c.aws_account_id,
@@ -94,7 +110,7 @@ export function presentConnection(c: AwsConnectionRecord, trustPolicy: Record<st
     role_name: c.role_name,
     role_arn: c.role_arn,
     trust_policy: trustPolicy,
-    cloudformation_template_url: `${baseUrl}/v1/aws-connections/${c.id}/template`,
+    cloudformation_template_url: templateUrl,
     status: c.status,
     error: c.error,
     checked_at: c.checked_at,

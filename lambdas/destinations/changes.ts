@@ -34,15 +34,30 @@ const SETTABLE = [
   'signature_scheme',
 ] as const satisfies ReadonlyArray<keyof DestinationSettings>;
 
-/** What a customer may set on its own endpoint; the rest is the account's. */
-const CUSTOMER_SETTABLE = ['name', 'url', 'active'] as const satisfies ReadonlyArray<(typeof SETTABLE)[number]>;
+/**
+ * What a customer may set on its own endpoint; the rest is the account's. An AWS endpoint's role and
+ * external id are never the customer's words: they are copied from the customer's own AWS connection.
+ */
+const CUSTOMER_SETTABLE = ['name', 'url', 'active', 'aws_target', 'connection_id', 'role_arn', 'external_id'] as const satisfies ReadonlyArray<(typeof SETTABLE)[number]>;
+
+export const UNKNOWN_CONNECTION_MESSAGE = 'connection_id must name one of the account’s AWS connections';
+export const UNKNOWN_OWN_CONNECTION_MESSAGE = 'connection_id must name one of your AWS connections';
+export const CUSTOMER_CONNECTION_MESSAGE = 'connection_id is required: an AWS endpoint delivers through one of your AWS connections';
+
+/**
+ * A customer's AWS endpoint goes through a connection of its own: without one it would be delivered
+ * with Hookgate's own role (the deployment's same-account targets) or an account-wide external id.
+ */
+function customerAccessRefusal(d: Pick<DestinationSettings, 'aws_target' | 'connection_id'>, actor: DestinationActor): Refusal | undefined {
+  return actor.kind === 'customer' && d.aws_target !== null && !d.connection_id ? invalid(CUSTOMER_CONNECTION_MESSAGE) : undefined;
+}
 
 /** What a caller asks for; absent fields keep their value (or take their default on create). */
 export type DestinationInput = Partial<Pick<DestinationSettings, (typeof SETTABLE)[number] | 'signing_secret'>>;
 
 /**
  * Who asks. The account (its API key) sets anything on any of its destinations; a customer (its
- * portal link) only the name, URL and on/off switch of its own endpoints, and never sees or sets auth.
+ * portal link) only the name, target and on/off switch of its own endpoints, and never sees or sets auth.
  */
 export type DestinationActor = { kind: 'account' } | { kind: 'customer'; customer: string };
 
@@ -105,7 +120,7 @@ export function newDestinationSettings(
     rate_limit_per_second: input.rate_limit_per_second ?? null,
     max_in_flight: input.max_in_flight ?? DEFAULT_MAX_IN_FLIGHT,
   };
-  return schemeRefusal(settings) ?? settings;
+  return schemeRefusal(settings) ?? customerAccessRefusal(settings, actor) ?? settings;
 }
 
 /** A new signing secret; the old one keeps verifying for a day, so consumers roll their config without downtime. */
@@ -143,7 +158,9 @@ export function planDestinationChange(current: DestinationSettings, request: Des
   // The account's auth is a credential for the URL the account knew: a customer who points its endpoint
   // elsewhere must not carry it there.
   if (actor.kind === 'customer' && input.url !== undefined && input.url !== current.url && current.auth !== null) changes.auth = null;
-  const refusal = schemeRefusal({ ...current, ...changes });
+  // An AWS endpoint the account set up otherwise may still be renamed or paused by its customer.
+  const movesTarget = changes.aws_target !== undefined || changes.connection_id !== undefined;
+  const refusal = schemeRefusal({ ...current, ...changes }) ?? (movesTarget ? customerAccessRefusal({ ...current, ...changes }, actor) : undefined);
   if (refusal) return refusal;
   const joinsCustomer = changes.customer !== undefined && changes.customer !== null && changes.customer !== current.customer ? changes.customer : null;
   return { changes, resetBreaker: reenabled, joinsCustomer };

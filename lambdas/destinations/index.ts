@@ -20,6 +20,8 @@ import {
   newDestinationSettings,
   planDestinationChange,
   secretRotation,
+  UNKNOWN_CONNECTION_MESSAGE,
+  UNKNOWN_OWN_CONNECTION_MESSAGE,
   type DestinationActor,
   type DestinationInput,
 } from './changes';
@@ -149,8 +151,10 @@ type Access = Pick<DestinationInput, 'role_arn' | 'connection_id' | 'external_id
  * target's AWS account, and the destination's customer's when it has one; it is checked again when a
  * change moves the target or the customer.
  */
-async function accessOf(accountId: string, request: DestinationRequest, current?: DestinationRecord): Promise<Access | Refusal> {
+async function accessOf(accountId: string, request: DestinationRequest, actor: DestinationActor, current?: DestinationRecord): Promise<Access | Refusal> {
   if (request.connection_id && request.role_arn) return invalid('connection_id and role_arn cannot both be given: a connection names its role');
+  const moves = request.connection_id !== undefined || request.role_arn !== undefined || request.aws_target !== undefined || request.customer !== undefined;
+  if (current && !moves) return {};
   const connectionId = request.connection_id === undefined ? (request.role_arn === undefined ? current?.connection_id : null) : request.connection_id;
   if (!connectionId) {
     // Removing a connection removes its role too; a bare role_arn stays unless the request replaces it.
@@ -160,8 +164,9 @@ async function accessOf(accountId: string, request: DestinationRequest, current?
   const target = request.aws_target ?? current?.aws_target ?? null;
   if (target === null) return invalid('connection_id is only for AWS destination types');
   const connection = await findConnection(accountId, connectionId);
-  if (!connection) return invalid('connection_id must name one of the account’s AWS connections');
-  const customer = request.customer === undefined ? (current?.customer ?? null) : request.customer;
+  // A customer uses its own connections only: the account's, or another customer's, are as unknown as a missing one.
+  if (!connection || !mayManage(actor, connection)) return invalid(actor.kind === 'account' ? UNKNOWN_CONNECTION_MESSAGE : UNKNOWN_OWN_CONNECTION_MESSAGE);
+  const customer = actor.kind === 'customer' ? actor.customer : request.customer === undefined ? (current?.customer ?? null) : request.customer;
   const refusal = connectionUseRefusal(connection, target, customer);
   if (refusal) return invalid(refusal);
   return { connection_id: connection.id, role_arn: connection.role_arn, external_id: connection.external_id };
@@ -169,7 +174,7 @@ async function accessOf(accountId: string, request: DestinationRequest, current?
 
 /** An http destination (no `aws_target`) comes with its `url`, which the API and the portal both require. */
 export async function createDestination(accountId: string, asked: DestinationRequest & { url?: string; listen_session?: string }, actor: DestinationActor, now: Date): Promise<Created | Refused> {
-  const access = await accessOf(accountId, asked);
+  const access = await accessOf(accountId, asked, actor);
   if (access instanceof Refusal) return refused(access);
   const request = { ...asked, ...access };
   const checked = (await whereRefusal(request)) ?? (await catalogRefusal(accountId, request.event_types));
@@ -189,7 +194,7 @@ export async function createDestination(accountId: string, asked: DestinationReq
 export async function changeDestination(current: DestinationRecord, asked: DestinationRequest, actor: DestinationActor, now: Date): Promise<Changed | NotFound | Refused> {
   if (!mayManage(actor, current)) return { kind: 'not_found' };
   const accountId = current.account_id;
-  const access = actor.kind === 'account' ? await accessOf(accountId, asked, current) : {};
+  const access = await accessOf(accountId, asked, actor, current);
   if (access instanceof Refusal) return refused(access);
   const request = { ...asked, ...access };
   const checked = (await whereRefusal(request, current)) ?? (await catalogRefusal(accountId, request.event_types));

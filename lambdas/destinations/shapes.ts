@@ -9,7 +9,7 @@ import { exampleSigningSecret, ids, at } from '../api/examples';
 import { eventTypeName } from '../api/portal-schemas';
 import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
 import { hasControlChars, isHeaderName, sendableHeaderRule, textField } from '../api/validation';
-import { accountCapMessage, customerCapMessage, DEFAULT_ENDPOINT_CAPS } from './changes';
+import { accountCapMessage, CUSTOMER_CONNECTION_MESSAGE, customerCapMessage, DEFAULT_ENDPOINT_CAPS, UNKNOWN_CONNECTION_MESSAGE, UNKNOWN_OWN_CONNECTION_MESSAGE } from './changes';
 import type { DestinationRecord } from './record';
 import { AWS_SECRET_MESSAGE } from '../aws-connections/shapes';
 import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
@@ -310,7 +310,7 @@ export const updateDestinationBody = named(
 );
 
 /** The AWS target a create asks for (null: http). The body has passed `createDestinationBody`. */
-export const requestedTarget = (body: z.output<typeof createDestinationBody>): AwsTarget | null =>
+export const requestedTarget = (body: { type?: z.output<typeof typeInput>; config?: AwsConfigInput }): AwsTarget | null =>
   body.type === undefined || body.type === 'http' || body.config === undefined ? null : targetOf(body.type, body.config);
 
 /** The new target a change asks for, for the destination's own type; a string: why it is refused. */
@@ -325,7 +325,6 @@ const AWS_TARGET_ERRORS = [
   'type must be one of: http, aws_sqs, aws_sns, aws_eventbridge, aws_kinesis, aws_lambda, aws_s3',
   'config is only for AWS destination types',
   'url is only for http destinations; aws_sqs takes config',
-  'auth is only for http destinations',
   'config is required for aws_sqs',
   'config does not match type aws_sqs: queue_url is required',
   'config must be the configuration of its type (see docs/api.md)',
@@ -343,14 +342,19 @@ const AWS_TARGET_ERRORS = [
   'config.key_template must not start with /',
   'config.key_template makes keys of up to 1836 bytes; S3 keys are at most 1024',
   'type cannot change: create a destination of the new type',
+  'connection_id must be the id of an AWS connection',
+  'connection_id is only for AWS destination types',
+  'connection_id is for AWS account 210987654321; the target is in account 123456789012',
+];
+
+/** How the API refuses what reaches an AWS target: a role, the account's connections, AWS keys. */
+const AWS_ACCESS_ERRORS = [
+  'auth is only for http destinations',
   'role_arn is only for AWS destination types',
   'role_arn must be an IAM role ARN: arn:aws:iam::<12-digit account id>:role/<name>',
   "role_arn must be in the target's account (123456789012)",
-  'connection_id must be the id of an AWS connection',
-  'connection_id is only for AWS destination types',
   'connection_id and role_arn cannot both be given: a connection names its role',
-  'connection_id must name one of the account’s AWS connections',
-  'connection_id is for AWS account 210987654321; the target is in account 123456789012',
+  UNKNOWN_CONNECTION_MESSAGE,
   "connection_id belongs to customer cus_42; the destination is not that customer's",
   AWS_SECRET_MESSAGE,
 ];
@@ -374,6 +378,7 @@ export const destinationErrors = [
   'signature_scheme must be one of: hookgate, standard_webhooks',
   'unknown field: nmae',
   ...AWS_TARGET_ERRORS,
+  ...AWS_ACCESS_ERRORS,
 ];
 
 /** Over an endpoint cap, as the OpenAPI document shows it (with the default caps). */
@@ -522,6 +527,9 @@ export const presentDestinationWithSecret = (d: DestinationRecord, breaker: Brea
 const ENDPOINT_FIELDS = {
   id: true,
   name: true,
+  type: true,
+  config: true,
+  connection_id: true,
   url: true,
   active: true,
   disabled_reason: true,
@@ -559,19 +567,31 @@ const eventTypesField = z
 
 const endpointUrl = z.string().min(1).max(2048).describe('An http(s) URL; private, loopback and reserved addresses are refused.');
 
+const portalConnectionId = connectionIdInput.describe('AWS types: one of the customer’s AWS connections (`POST /v1/portal/aws-connections`), in the target’s AWS account. Required for an AWS endpoint.');
+
 export const createPortalEndpointBody = named(
   'CreatePortalEndpointRequest',
-  z.strictObject({
-    url: endpointUrl,
-    name: textField('name').optional().describe('Default: the URL’s host.'),
-    event_types: eventTypesField.optional(),
-  }),
+  z
+    .strictObject({
+      type: typeInput,
+      url: endpointUrl.optional().describe('An http endpoint’s http(s) URL; private, loopback and reserved addresses are refused. Not for AWS types.'),
+      config: configInput,
+      connection_id: portalConnectionId,
+      name: textField('name').optional().describe('Default: the URL’s host, or the AWS type.'),
+      event_types: eventTypesField.optional(),
+    })
+    .superRefine((body, ctx) => {
+      const issue = pairingIssue(body);
+      if (issue) ctx.addIssue({ code: 'custom', message: issue });
+    }),
 );
 
 export const updatePortalEndpointBody = named(
   'UpdatePortalEndpointRequest',
   z.strictObject({
     url: endpointUrl.optional(),
+    config: configInput.describe('A new target of the same type (an AWS endpoint only).'),
+    connection_id: portalConnectionId,
     name: textField('name').optional(),
     active: z.boolean().optional().describe('false pauses deliveries to it; true resumes them.'),
     event_types: eventTypesField.optional(),
@@ -583,6 +603,9 @@ export const endpointErrors = [
   'url must not contain credentials',
   'url must not point to a private or reserved address',
   'event_types must name event types of the catalog',
+  CUSTOMER_CONNECTION_MESSAGE,
+  UNKNOWN_OWN_CONNECTION_MESSAGE,
+  ...AWS_TARGET_ERRORS,
 ];
 
 /** An endpoint as its customer sees it, with the event types it receives. */

@@ -1,12 +1,16 @@
 import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
+import { CreateQueueCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { AssumeRoleCommand, STSClient } from '@aws-sdk/client-sts';
+import { mockClient } from 'aws-sdk-client-mock';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGatewayWithSink } from '../fixtures/gateway';
 import { createAccount, type Call } from '../fixtures/http-client';
 import { addEventTypes, openPortalSession } from '../fixtures/portal';
-import type { ReceivedRequest, Sink } from '../fixtures/sink';
+import { eventually, type ReceivedRequest, type Sink } from '../fixtures/sink';
+import { sqsClient } from '../../lambdas/adapters/aws-clients';
 
 /**
  * The consumer portal in a real browser (Debian's chromium, driven by playwright-core) against a
@@ -468,6 +472,92 @@ describe('the portal reads at a glance, at 1280 and 390 px', () => {
       await invalid.page.locator('#refused', { hasText: 'This link has expired or is not valid' }).waitFor();
       await screen(invalid.page, width, 'invalid-link');
       await invalid.page.context().close();
+    });
+  }
+});
+
+describe('AWS endpoints in the portal, at 1280 and 390 px', () => {
+  for (const width of [1280, 390] as const) {
+    it(`a customer connects its AWS account, verifies it and adds an SQS endpoint that receives its events (${width} px)`, async () => {
+      const customer = `cus_aws_${width}`;
+      const { QueueUrl: queueUrl } = await sqsClient().send(new CreateQueueCommand({ QueueName: `portal-e2e-${width}` }));
+      const queueAccount = new URL(queueUrl!).pathname.split('/')[1]!;
+      // STS has no emulator: the role the customer's template creates is assumed here.
+      const sts = mockClient(STSClient);
+      sts.on(AssumeRoleCommand).resolves({ Credentials: { AccessKeyId: 'ASSUMED', SecretAccessKey: 'x', SessionToken: 't', Expiration: new Date(Date.now() + 3_600_000) } });
+      const context = await browser.newContext({ viewport: { width, height: width > 600 ? 900 : 844 }, acceptDownloads: true });
+      await context.route(`${LOGO}*`, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO_SVG }));
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('pageerror', (error) => problems.push(error.message));
+      const phoneFits = async (name: string) => {
+        if (width < 600) expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), `${name} scrolls sideways`).toBe(true);
+        await shot(page, `aws-${name}-${width}`);
+      };
+      try {
+        await page.goto((await openPortalSession(call, key, customer)).url);
+        await page.click('nav a[href="#/aws"]');
+        await page.locator('#no-connections').waitFor();
+        await phoneFits('empty');
+
+        await page.fill('#add-connection input[name=aws_account_id]', queueAccount);
+        await page.click('#add-connection button[type=submit]');
+        await page.waitForURL(/#\/aws\/[0-9a-f-]{36}$/);
+        const connectionId = page.url().split('/').at(-1) as string;
+        await page.locator('#external-id').waitFor();
+        const externalId = (await page.textContent('#external-id')) as string;
+        expect(externalId).toMatch(/^hookgate-[A-Za-z0-9_-]{43}$/);
+        expect(JSON.parse((await page.textContent('#trust-policy')) as string).Statement[0].Condition).toEqual({ StringEquals: { 'sts:ExternalId': externalId } });
+        expect(await page.textContent('#connection-status')).toContain('not verified');
+        await phoneFits('connection');
+
+        // The template downloads as a file, fetched with the session (no secret in any URL).
+        const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-template')]);
+        const template = JSON.parse(await readFile((await download.path()) as string, 'utf8'));
+        expect(download.suggestedFilename()).toMatch(/^HookgateDelivery-[0-9a-f]{12}\.json$/);
+        expect(template.Resources.HookgateDeliveryRole.Properties.AssumeRolePolicyDocument.Statement[0].Condition).toEqual({ StringEquals: { 'sts:ExternalId': externalId } });
+
+        await page.click('#verify');
+        await page.locator('#notice', { hasText: 'Verified: the role can be assumed.' }).waitFor();
+        await page.locator('#connection-status .badge.s-verified').waitFor();
+        await phoneFits('verified');
+
+        // An SQS endpoint through it: the kind's own fields, the connection chosen from the customer's own.
+        await page.click('nav a[href="#/endpoints"]');
+        await page.selectOption('#add-endpoint select[name=type]', 'aws_sqs');
+        expect(await page.isVisible('#add-endpoint input[name=url]')).toBe(false);
+        await page.fill('#add-endpoint input[name=queue_url]', queueUrl!);
+        await page.selectOption('#add-endpoint select[name=connection_id]', connectionId);
+        await page.check('#add-endpoint input[value="invoice.paid"]');
+        await phoneFits('add-sqs-endpoint');
+        await page.click('#add-endpoint button[type=submit]');
+        await page.waitForURL(/#\/endpoints\/[0-9a-f-]{36}$/);
+        await page.locator('p.url', { hasText: 'Amazon SQS queue' }).waitFor();
+        expect(await page.inputValue('#settings input[name=queue_url]')).toBe(queueUrl);
+        expect(await page.inputValue('#settings select[name=connection_id]')).toBe(connectionId);
+        await phoneFits('sqs-endpoint');
+
+        const sent = await call('POST', '/v1/outbound-events', { key, body: { event_type: 'invoice.paid', payload: `{"for":"${customer}"}`, customer } });
+        expect(sent.status).toBe(201);
+        const received = await eventually(
+          () => sqsClient().send(new ReceiveMessageCommand({ QueueUrl: queueUrl, WaitTimeSeconds: 0, MessageAttributeNames: ['All'] })),
+          (out) => (out.Messages?.length ?? 0) > 0,
+        );
+        expect(received.Messages?.[0]?.Body).toBe(`{"for":"${customer}"}`);
+        expect(received.Messages?.[0]?.MessageAttributes?.['x-hookgate-event-id']?.StringValue).toBe(sent.json.data.id);
+        expect(sts.commandCalls(AssumeRoleCommand).every((c) => c.args[0].input.ExternalId === externalId)).toBe(true);
+
+        // The connection cannot go while the endpoint uses it; the page says why.
+        await page.click('nav a[href="#/aws"]');
+        await page.locator('#connections a', { hasText: queueAccount }).click();
+        await page.click('#delete');
+        await page.click('#delete');
+        await page.locator('#notice.error', { hasText: 'the AWS connection is used by destinations' }).waitFor();
+        expect(problems).toEqual([]);
+      } finally {
+        sts.restore();
+        await context.close();
+      }
     });
   }
 });

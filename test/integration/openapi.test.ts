@@ -407,6 +407,21 @@ describe('real answers match their documented schemas', () => {
     expect((await api('GET', '/v1/portal/events', { ...portal, query: { cursor: 'nope' } })).status).toBe(400);
     expect((await api('POST', '/v1/portal/events/{id}/resend', { ...portal, params: { id: eventId }, body: { endpoint_id: id } })).status).toBe(202);
     expect((await api('DELETE', '/v1/portal/endpoints/{id}', { ...portal, params: { id } })).status).toBe(204);
+    const connection = await api('POST', '/v1/portal/aws-connections', { ...portal, body: { aws_account_id: '123456789012' } });
+    expect(connection.status).toBe(201);
+    expect((await api('POST', '/v1/portal/aws-connections', { ...portal, body: { aws_account_id: '123456789012', customer: 'cus_2' } })).status).toBe(400);
+    const connectionId = connection.json.data.id as string;
+    expect((await api('GET', '/v1/portal/aws-connections', portal)).json.data).toHaveLength(1);
+    expect((await api('GET', '/v1/portal/aws-connections/{id}', { ...portal, params: { id: connectionId } })).status).toBe(200);
+    expect((await api('GET', '/v1/portal/aws-connections/{id}/template', { ...portal, params: { id: connectionId } })).status).toBe(200);
+    const sts = mockClient(STSClient);
+    try {
+      sts.on(AssumeRoleCommand).rejects(Object.assign(new Error('not authorized'), { name: 'AccessDenied' }));
+      expect((await api('POST', '/v1/portal/aws-connections/{id}/verify', { ...portal, params: { id: connectionId } })).json.data.status).toBe('failed');
+    } finally {
+      sts.restore();
+    }
+    expect((await api('DELETE', '/v1/portal/aws-connections/{id}', { ...portal, params: { id: connectionId } })).status).toBe(204);
     expect((await api('POST', '/v1/portal-sessions/revoke', { key, body: { customer: 'cus_1' } })).status).toBe(204);
     expect((await api('POST', '/v1/portal-sessions/revoke', { key, body: { customer: 'c d' } })).status).toBe(400);
     expect((await api('GET', '/v1/portal/session', portal)).status).toBe(401);

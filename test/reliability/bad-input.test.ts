@@ -24,7 +24,7 @@ let key: string;
 /** A consumer-portal session's secret (`ps_…`), for the /v1/portal operations. */
 let portalKey: string;
 const verifiedTokens = new Map<string, string>();
-const ids = { listenSession: 'fuzz-listen-session', awsConnection: '', source: '', ingestToken: '', destination: '', route: '', event: '', outbound: '', exportJob: '', replayJob: '', domain: '', apiKey: '', portalEndpoint: '', portalEvent: '' };
+const ids = { listenSession: 'fuzz-listen-session', awsConnection: '', portalAwsConnection: '', source: '', ingestToken: '', destination: '', route: '', event: '', outbound: '', exportJob: '', replayJob: '', domain: '', apiKey: '', portalEndpoint: '', portalEvent: '' };
 const tally = { tried: 0, fiveHundreds: 0 };
 const failures: string[] = [];
 // A client that hangs up mid-body is logged by the local gateway; the raw-socket cases do that on purpose.
@@ -70,6 +70,7 @@ beforeAll(async () => {
   };
   ids.portalEndpoint = (await portal('POST', '/v1/portal/endpoints', { url: 'https://93.184.216.34/portal', event_types: ['fuzz.created'] })).id;
   ids.portalEvent = (await portal('POST', `/v1/portal/endpoints/${ids.portalEndpoint}/test`)).event_id;
+  ids.portalAwsConnection = (await portal('POST', '/v1/portal/aws-connections', { aws_account_id: '123456789012' })).id;
 });
 afterAll(async () => {
   recordFigures(SOURCE, { badInputsTried: tally.tried, badInput5xx: tally.fiveHundreds });
@@ -382,6 +383,12 @@ const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/v1/portal/events', auth: 'portal', query: true },
   { method: 'GET', path: '/v1/portal/events/:id', auth: 'portal' },
   { method: 'POST', path: '/v1/portal/events/:id/resend', auth: 'portal', body: () => ({ endpoint_id: ids.portalEndpoint }) },
+  { method: 'GET', path: '/v1/portal/aws-connections', auth: 'portal' },
+  { method: 'POST', path: '/v1/portal/aws-connections', auth: 'portal', body: () => ({ aws_account_id: '123456789012' }) },
+  { method: 'GET', path: '/v1/portal/aws-connections/:id', auth: 'portal' },
+  { method: 'GET', path: '/v1/portal/aws-connections/:id/template', auth: 'portal' },
+  { method: 'POST', path: '/v1/portal/aws-connections/:id/verify', auth: 'portal' },
+  { method: 'DELETE', path: '/v1/portal/aws-connections/:id', auth: 'portal' },
   { method: 'GET', path: '/portal', auth: false },
   { method: 'GET', path: '/portal/app.js', auth: false },
   { method: 'GET', path: '/portal/app.css', auth: false },
@@ -390,12 +397,13 @@ const OPERATIONS: Operation[] = [
 /** The credential an operation is called with. */
 const credential = (op: Operation) => (op.auth === 'portal' ? portalKey : op.auth ? key : undefined);
 
-/** The id of this account's own resource for an operation's `:id` (so body validation is reached). */
 /** A path's id segment: a resource's UUID, or a listen session's id. */
 const ID_PARAM = /:(?:id|session_id)\b/;
 
+/** The id of this account's own resource for an operation's `:id` (so body validation is reached). */
 function ownId(path: string): string {
   if (path.startsWith('/v1/listen-sessions')) return ids.listenSession;
+  if (path.startsWith('/v1/portal/aws-connections')) return ids.portalAwsConnection;
   if (path.startsWith('/v1/portal/endpoints')) return ids.portalEndpoint;
   if (path.startsWith('/v1/portal/events')) return ids.portalEvent;
   if (path.startsWith('/v1/sources')) return ids.source;

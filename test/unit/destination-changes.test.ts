@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   ACCOUNT_ACTOR,
+  CUSTOMER_CONNECTION_MESSAGE,
   endpointCapRefusal,
   mayManage,
   newDestinationSettings,
@@ -21,6 +22,7 @@ const HEADER = { type: 'header' as const, name: 'X-Api-Key', value: 'account-key
 const QUEUE = { type: 'aws_sqs' as const, queue_url: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders' };
 const OTHER_QUEUE = { type: 'aws_sqs' as const, queue_url: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders-2' };
 const BUCKET = { type: 'aws_s3' as const, bucket: 'events-archive', key_template: 'hooks/{event_id}', region: null };
+const CONNECTION_ROLE = 'arn:aws:iam::123456789012:role/HookgateDelivery-0123456789ab';
 const SCHEME_MESSAGE = 'signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks';
 
 const destination = (overrides: Partial<DestinationSettings> = {}): DestinationSettings => ({
@@ -132,7 +134,23 @@ describe('a new destination', () => {
       CUSTOMER,
       { ...DEFAULTS, name: 'a.example.com', url: 'https://a.example.com/h', customer: 'cus_a' } as DestinationSettings,
     ],
+    [
+      'a customer’s AWS endpoint, through its connection (role and external id copied from it)',
+      { url: '', aws_target: QUEUE, connection_id: 'conn-1', role_arn: CONNECTION_ROLE, external_id: 'hookgate-x' },
+      CUSTOMER,
+      { ...DEFAULTS, aws_target: QUEUE, name: 'aws_sqs', url: QUEUE.queue_url, connection_id: 'conn-1', role_arn: CONNECTION_ROLE, external_id: 'hookgate-x', customer: 'cus_a' } as DestinationSettings,
+    ],
   ])('%s', (_label, input, actor, expected) => expect(newDestinationSettings(input, actor, GENERATED)).toEqual(expected));
+
+  it.each<[string, Parameters<typeof newDestinationSettings>[0], DestinationActor, string | null]>([
+    ['a customer’s AWS endpoint without a connection', { url: '', aws_target: QUEUE }, CUSTOMER, CUSTOMER_CONNECTION_MESSAGE],
+    ['a customer’s AWS endpoint with a bare role', { url: '', aws_target: QUEUE, role_arn: CONNECTION_ROLE }, CUSTOMER, CUSTOMER_CONNECTION_MESSAGE],
+    ['the account’s AWS destination without a connection (its own role)', { url: '', aws_target: QUEUE }, ACCOUNT_ACTOR, null],
+    ['a customer’s http endpoint', { url: 'https://a.example.com/h' }, CUSTOMER, null],
+  ])('%s', (_label, input, actor, message) => {
+    const result = newDestinationSettings(input, actor, GENERATED);
+    expect(result instanceof Refusal ? result.message : null).toBe(message);
+  });
 
   it.each([
     ['a secret that is no whsec_ key', { signing_secret: 'plain-secret' }, SCHEME_MESSAGE],
@@ -191,7 +209,16 @@ describe('a change', () => {
       null,
     ],
     ['a new queue for an SQS destination: its url follows', { aws_target: QUEUE, url: QUEUE.queue_url }, { aws_target: OTHER_QUEUE }, ACCOUNT_ACTOR, { aws_target: OTHER_QUEUE, url: OTHER_QUEUE.queue_url }, false, null],
-    ['a customer cannot retarget an AWS destination', { aws_target: QUEUE, url: QUEUE.queue_url }, { aws_target: OTHER_QUEUE }, CUSTOMER, {}, false, null],
+    [
+      'a customer retargets its AWS endpoint within its connection',
+      { aws_target: QUEUE, url: QUEUE.queue_url, connection_id: 'conn-1' },
+      { aws_target: OTHER_QUEUE },
+      CUSTOMER,
+      { aws_target: OTHER_QUEUE, url: OTHER_QUEUE.queue_url },
+      false,
+      null,
+    ],
+    ['a customer renames an AWS endpoint the account made without a connection', { aws_target: QUEUE, url: QUEUE.queue_url }, { name: 'mine' }, CUSTOMER, { name: 'mine' }, false, null],
   ])('%s', (_label, current, request, actor, changes, resetBreaker, joinsCustomer) => {
     expect(planDestinationChange(destination(current), request, actor, NOW)).toEqual({ changes, resetBreaker, joinsCustomer });
   });
@@ -207,6 +234,14 @@ describe('a change', () => {
   ])('%s', (_label, current, request, message) => {
     const result = planDestinationChange(destination(current), request, ACCOUNT_ACTOR, NOW);
     expect(result instanceof Refusal ? result.message : null).toBe(message);
+  });
+
+  it.each<[string, Partial<DestinationSettings>, DestinationInput]>([
+    ['retargets an AWS endpoint that has no connection', { aws_target: QUEUE }, { aws_target: OTHER_QUEUE }],
+    ['drops its endpoint’s connection', { aws_target: QUEUE, connection_id: 'conn-1' }, { connection_id: null }],
+  ])('a customer never %s', (_label, current, request) => {
+    const result = planDestinationChange(destination({ ...current, customer: 'cus_a' }), request, CUSTOMER, NOW);
+    expect(result instanceof Refusal ? result.message : null).toBe(CUSTOMER_CONNECTION_MESSAGE);
   });
 });
 

@@ -193,11 +193,23 @@ class CreateExportRequest(TypedDict):
     """Every member optional; an absent filter restricts nothing."""
 
 
+class CreatePortalAwsConnectionRequest(TypedDict):
+    """A role in the customer’s AWS account that Hookgate will assume. The external id is generated here."""
+    aws_account_id: str
+    """The AWS account the role is created in: the account of the targets its destinations deliver to."""
+
+
 class CreatePortalEndpointRequest(TypedDict):
-    url: str
-    """An http(s) URL; private, loopback and reserved addresses are refused."""
+    type: NotRequired[Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']]
+    """Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role."""
+    url: NotRequired[str]
+    """An http endpoint’s http(s) URL; private, loopback and reserved addresses are refused. Not for AWS types."""
+    config: NotRequired[SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig]
+    """An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`."""
+    connection_id: NotRequired[str | None]
+    """AWS types: one of the customer’s AWS connections (`POST /v1/portal/aws-connections`), in the target’s AWS account. Required for an AWS endpoint."""
     name: NotRequired[str]
-    """Default: the URL’s host."""
+    """Default: the URL’s host, or the AWS type."""
     event_types: NotRequired[list[str]]
     """Event types of the catalog it receives; replaces the current choice."""
 
@@ -580,10 +592,37 @@ class OpenListenSessionRequest(TypedDict):
     """How long each try waits for the CLI’s answer. Default 15000."""
 
 
+class PortalAwsConnection(TypedDict):
+    """An AWS connection of the customer’s: a role in its AWS account that Hookgate assumes to deliver there."""
+    id: str
+    aws_account_id: str
+    external_id: str
+    """Generated for this connection, unguessable: the `sts:ExternalId` the role’s trust policy requires."""
+    role_name: str
+    """The name the template gives the role (`HookgateDelivery-…`)."""
+    role_arn: str
+    trust_policy: dict[str, Any]
+    """The role’s trust policy: Hookgate’s principals, under the external id."""
+    cloudformation_template_url: str
+    """`GET` it with the portal link’s secret: the CloudFormation template that creates the role."""
+    status: Literal['unverified', 'verified', 'failed']
+    """`unverified` until `POST /v1/aws-connections/{id}/verify`; then whether Hookgate could assume the role at `checked_at`."""
+    error: str | None
+    """Why the last verify failed (STS’s answer); null otherwise."""
+    checked_at: str | None
+    created_at: str
+
+
 class PortalEndpoint(TypedDict):
     """An endpoint as its customer sees it: no account, auth or customer fields, no secret."""
     id: str
     name: str
+    type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3', 'cli']
+    """`cli`: a `hookgate listen` session’s, delivering over its WebSocket connection."""
+    config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | None
+    """An AWS destination’s target, defaults filled in; a cli destination’s session; null for http."""
+    connection_id: str | None
+    """The AWS connection it delivers through; null: none (a bare `role_arn`, or the deliver role)."""
     url: str
     """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`."""
     active: bool
@@ -602,6 +641,12 @@ class PortalEndpoint(TypedDict):
 class PortalEndpointWithSecret(TypedDict):
     id: str
     name: str
+    type: Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3', 'cli']
+    """`cli`: a `hookgate listen` session’s, delivering over its WebSocket connection."""
+    config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | None
+    """An AWS destination’s target, defaults filled in; a cli destination’s session; null for http."""
+    connection_id: str | None
+    """The AWS connection it delivers through; null: none (a bare `role_arn`, or the deliver role)."""
     url: str
     """Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`."""
     active: bool
@@ -918,6 +963,10 @@ class UpdateDestinationRequest(TypedDict):
 class UpdatePortalEndpointRequest(TypedDict):
     url: NotRequired[str]
     """An http(s) URL; private, loopback and reserved addresses are refused."""
+    config: NotRequired[SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig]
+    """A new target of the same type (an AWS endpoint only)."""
+    connection_id: NotRequired[str | None]
+    """AWS types: one of the customer’s AWS connections (`POST /v1/portal/aws-connections`), in the target’s AWS account. Required for an AWS endpoint."""
     name: NotRequired[str]
     active: NotRequired[bool]
     """false pauses deliveries to it; true resumes them."""
@@ -1036,6 +1085,12 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "listPortalEvents": ("GET", "/v1/portal/events"),
     "getPortalEvent": ("GET", "/v1/portal/events/{id}"),
     "resendPortalEvent": ("POST", "/v1/portal/events/{id}/resend"),
+    "listPortalAwsConnections": ("GET", "/v1/portal/aws-connections"),
+    "createPortalAwsConnection": ("POST", "/v1/portal/aws-connections"),
+    "getPortalAwsConnection": ("GET", "/v1/portal/aws-connections/{id}"),
+    "deletePortalAwsConnection": ("DELETE", "/v1/portal/aws-connections/{id}"),
+    "getPortalAwsConnectionTemplate": ("GET", "/v1/portal/aws-connections/{id}/template"),
+    "verifyPortalAwsConnection": ("POST", "/v1/portal/aws-connections/{id}/verify"),
     "getPortalPage": ("GET", "/portal"),
     "getPortalScript": ("GET", "/portal/app.js"),
     "getPortalStyle": ("GET", "/portal/app.css"),

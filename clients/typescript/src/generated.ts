@@ -184,10 +184,22 @@ export type CreateExportRequest = {
   };
 };
 
+/** A role in the customer’s AWS account that Hookgate will assume. The external id is generated here. */
+export type CreatePortalAwsConnectionRequest = {
+  /** The AWS account the role is created in: the account of the targets its destinations deliver to. */
+  aws_account_id: string;
+};
+
 export type CreatePortalEndpointRequest = {
-  /** An http(s) URL; private, loopback and reserved addresses are refused. */
-  url: string;
-  /** Default: the URL’s host. */
+  /** Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role. */
+  type?: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
+  /** An http endpoint’s http(s) URL; private, loopback and reserved addresses are refused. Not for AWS types. */
+  url?: string;
+  /** An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`. */
+  config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
+  /** AWS types: one of the customer’s AWS connections (`POST /v1/portal/aws-connections`), in the target’s AWS account. Required for an AWS endpoint. */
+  connection_id?: string | null;
+  /** Default: the URL’s host, or the AWS type. */
   name?: string;
   /** Event types of the catalog it receives; replaces the current choice. */
   event_types?: string[];
@@ -558,10 +570,37 @@ export type OpenListenSessionRequest = {
   timeout_ms?: number;
 };
 
+/** An AWS connection of the customer’s: a role in its AWS account that Hookgate assumes to deliver there. */
+export type PortalAwsConnection = {
+  id: string;
+  aws_account_id: string;
+  /** Generated for this connection, unguessable: the `sts:ExternalId` the role’s trust policy requires. */
+  external_id: string;
+  /** The name the template gives the role (`HookgateDelivery-…`). */
+  role_name: string;
+  role_arn: string;
+  /** The role’s trust policy: Hookgate’s principals, under the external id. */
+  trust_policy: Record<string, unknown>;
+  /** `GET` it with the portal link’s secret: the CloudFormation template that creates the role. */
+  cloudformation_template_url: string;
+  /** `unverified` until `POST /v1/aws-connections/{id}/verify`; then whether Hookgate could assume the role at `checked_at`. */
+  status: 'unverified' | 'verified' | 'failed';
+  /** Why the last verify failed (STS’s answer); null otherwise. */
+  error: string | null;
+  checked_at: string | null;
+  created_at: string;
+};
+
 /** An endpoint as its customer sees it: no account, auth or customer fields, no secret. */
 export type PortalEndpoint = {
   id: string;
   name: string;
+  /** `cli`: a `hookgate listen` session’s, delivering over its WebSocket connection. */
+  type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3' | 'cli';
+  /** An AWS destination’s target, defaults filled in; a cli destination’s session; null for http. */
+  config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | null;
+  /** The AWS connection it delivers through; null: none (a bare `role_arn`, or the deliver role). */
+  connection_id: string | null;
   /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`. */
   url: string;
   active: boolean;
@@ -580,6 +619,12 @@ export type PortalEndpoint = {
 export type PortalEndpointWithSecret = {
   id: string;
   name: string;
+  /** `cli`: a `hookgate listen` session’s, delivering over its WebSocket connection. */
+  type: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3' | 'cli';
+  /** An AWS destination’s target, defaults filled in; a cli destination’s session; null for http. */
+  config: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig | CliDestinationConfig | null;
+  /** The AWS connection it delivers through; null: none (a bare `role_arn`, or the deliver role). */
+  connection_id: string | null;
   /** Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`. */
   url: string;
   active: boolean;
@@ -877,6 +922,10 @@ export type UpdateDestinationRequest = {
 export type UpdatePortalEndpointRequest = {
   /** An http(s) URL; private, loopback and reserved addresses are refused. */
   url?: string;
+  /** A new target of the same type (an AWS endpoint only). */
+  config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
+  /** AWS types: one of the customer’s AWS connections (`POST /v1/portal/aws-connections`), in the target’s AWS account. Required for an AWS endpoint. */
+  connection_id?: string | null;
   name?: string;
   /** false pauses deliveries to it; true resumes them. */
   active?: boolean;
@@ -1905,6 +1954,89 @@ export interface Operations {
       };
     };
   };
+  listPortalAwsConnections: {
+    method: 'GET';
+    path: '/v1/portal/aws-connections';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: PortalAwsConnection[];
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  createPortalAwsConnection: {
+    method: 'POST';
+    path: '/v1/portal/aws-connections';
+    params: undefined;
+    query: undefined;
+    body: CreatePortalAwsConnectionRequest;
+    responses: {
+      201: {
+        data: PortalAwsConnection;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getPortalAwsConnection: {
+    method: 'GET';
+    path: '/v1/portal/aws-connections/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: PortalAwsConnection;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  deletePortalAwsConnection: {
+    method: 'DELETE';
+    path: '/v1/portal/aws-connections/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      204: null;
+    };
+  };
+  getPortalAwsConnectionTemplate: {
+    method: 'GET';
+    path: '/v1/portal/aws-connections/{id}/template';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: AwsConnectionTemplate;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  verifyPortalAwsConnection: {
+    method: 'POST';
+    path: '/v1/portal/aws-connections/{id}/verify';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: AwsConnectionCheck;
+        duration_ms: DurationMs;
+      };
+    };
+  };
   getPortalPage: {
     method: 'GET';
     path: '/portal';
@@ -2036,6 +2168,12 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   listPortalEvents: { method: 'GET', path: '/v1/portal/events' },
   getPortalEvent: { method: 'GET', path: '/v1/portal/events/{id}' },
   resendPortalEvent: { method: 'POST', path: '/v1/portal/events/{id}/resend' },
+  listPortalAwsConnections: { method: 'GET', path: '/v1/portal/aws-connections' },
+  createPortalAwsConnection: { method: 'POST', path: '/v1/portal/aws-connections' },
+  getPortalAwsConnection: { method: 'GET', path: '/v1/portal/aws-connections/{id}' },
+  deletePortalAwsConnection: { method: 'DELETE', path: '/v1/portal/aws-connections/{id}' },
+  getPortalAwsConnectionTemplate: { method: 'GET', path: '/v1/portal/aws-connections/{id}/template' },
+  verifyPortalAwsConnection: { method: 'POST', path: '/v1/portal/aws-connections/{id}/verify' },
   getPortalPage: { method: 'GET', path: '/portal' },
   getPortalScript: { method: 'GET', path: '/portal/app.js' },
   getPortalStyle: { method: 'GET', path: '/portal/app.css' },

@@ -21,7 +21,7 @@ import { defineRoute, type Route } from '../router';
 import { CUSTOMER_MESSAGE } from '../schemas';
 import { parsePathId, parseWith } from '../validation';
 
-const present = (c: AwsConnectionRecord, request: ApiRequest) => presentConnection(c, connectionTrustPolicy(c), publicBaseUrl(request));
+const present = (c: AwsConnectionRecord, request: ApiRequest) => presentConnection(c, connectionTrustPolicy(c), `${publicBaseUrl(request)}/v1/aws-connections/${c.id}/template`);
 
 async function ownConnection(accountId: string, id: string | undefined): Promise<AwsConnectionRecord> {
   const connection = await findManagedConnection(accountId, parsePathId(id), ACCOUNT_ACTOR);

@@ -25,7 +25,13 @@ export const routeGroups: RouteGroup[] = [
   { prefixes: ['/v1/custom-domains'], load: async () => (await import('./custom-domains')).customDomainRoutes },
   { prefixes: ['/v1/event-types'], load: async () => (await import('./event-types')).eventTypeRoutes },
   { prefixes: ['/v1/portal-sessions'], load: async () => (await import('./portal-sessions')).portalSessionRoutes },
-  { prefixes: ['/v1/portal'], load: async () => (await import('./portal')).portalApiRoutes },
+  {
+    prefixes: ['/v1/portal'],
+    load: async () => {
+      const [{ portalApiRoutes }, { portalAwsConnectionRoutes }] = await Promise.all([import('./portal'), import('./portal-aws-connections')]);
+      return [...portalApiRoutes, ...portalAwsConnectionRoutes];
+    },
+  },
   { prefixes: [PORTAL_PATH], load: async () => (await import('./portal-page')).portalPageRoutes },
   { prefixes: ['/openapi.json'], load: async () => (await import('./openapi')).openApiRoutes(routeGroups) },
 ];

@@ -1,4 +1,5 @@
-import { notFound } from '../../domain/errors';
+import { invalid, notFound } from '../../domain/errors';
+import { parseKeylessBody } from '../../aws-connections/shapes';
 import {
   changeDestination,
   createDestination,
@@ -9,10 +10,11 @@ import {
   showEndpoint,
   shownRequestHeaders,
 } from '../../destinations';
-import type { DestinationActor } from '../../destinations/changes';
 import type { DestinationRecord } from '../../destinations/record';
 import {
   CAP_ERRORS,
+  changedTarget,
+  requestedTarget,
   createPortalEndpointBody,
   endpointErrors,
   exampleDestination,
@@ -34,7 +36,7 @@ import { eventTypeResponse, presentEventType } from '../../event-types/shapes';
 import { exampleAttempt, exampleOutboundDetail, presentAttempt, presentEventDetail } from '../../events/shapes';
 import { ids } from '../examples';
 import { settled } from '../outcomes';
-import type { PortalPrincipal } from '../portal-auth';
+import { portalActor, type PortalPrincipal } from '../portal-auth';
 import {
   portalEventListItemResponse,
   portalEventQuery,
@@ -57,11 +59,9 @@ import { eventCursor, parseJsonBody, parsePathId, parseWith } from '../validatio
 const DEFAULT_PAGE = 25;
 const cursor = eventCursor('p1');
 
-const actorOf = (portal: PortalPrincipal): DestinationActor => ({ kind: 'customer', customer: portal.customer });
-
 /** The customer's endpoint, or a 404 for anything else (unknown, another customer's, the account's own). */
 async function endpointOf(portal: PortalPrincipal, id: string): Promise<DestinationRecord> {
-  const destination = await findManagedDestination(portal.accountId, id, actorOf(portal));
+  const destination = await findManagedDestination(portal.accountId, id, portalActor(portal));
   if (!destination) throw notFound();
   return destination;
 }
@@ -159,15 +159,16 @@ export const portalApiRoutes: Route[] = [
     doc: {
       operationId: 'createPortalEndpoint',
       summary: 'Add an endpoint',
-      description: 'The same URL checks as any destination (no credentials, no private or reserved addresses). Its signing secret is generated.',
+      description:
+        'The same URL checks as any destination (no credentials, no private or reserved addresses). Its signing secret is generated. An AWS `type` takes `config` and the `connection_id` of one of the customer’s AWS connections.',
       tag: 'Portal',
       body: jsonBody(createPortalEndpointBody, { url: 'https://consumer.example.com/hooks', event_types: ['invoice.paid'] }),
       responses: { 201: json('The endpoint, with its signing secret.', portalEndpointWithSecretResponse, exampleEndpointWithSecret) },
       errors: { 400: ['url is required', ...endpointErrors, CAP_ERRORS.customer, CAP_ERRORS.account] },
     },
     handle: async ({ request, portal, now }) => {
-      const body = parseJsonBody(request, createPortalEndpointBody);
-      const { destination } = settled(await createDestination(portal.accountId, body, actorOf(portal), now));
+      const body = parseKeylessBody(request, createPortalEndpointBody);
+      const { destination } = settled(await createDestination(portal.accountId, { ...body, aws_target: requestedTarget(body) }, portalActor(portal), now));
       return { status: 201, data: await endpointDetail(destination) };
     },
   }),
@@ -199,8 +200,10 @@ export const portalApiRoutes: Route[] = [
     },
     handle: async ({ request, params, portal, now }) => {
       const current = await endpointOf(portal, parsePathId(params.id));
-      const body = parseJsonBody(request, updatePortalEndpointBody);
-      const { destination } = settled(await changeDestination(current, body, actorOf(portal), now));
+      const body = parseKeylessBody(request, updatePortalEndpointBody);
+      const target = changedTarget(current.aws_target, body.config);
+      if (typeof target === 'string') throw invalid(target);
+      const { destination } = settled(await changeDestination(current, { ...body, aws_target: target }, portalActor(portal), now));
       return { status: 200, data: await endpointDetail(destination) };
     },
   }),
@@ -216,7 +219,7 @@ export const portalApiRoutes: Route[] = [
       responses: { 204: noContent('Deleted.') },
     },
     handle: async ({ params, portal }) => {
-      settled(await removeDestination(await endpointOf(portal, parsePathId(params.id)), actorOf(portal)));
+      settled(await removeDestination(await endpointOf(portal, parsePathId(params.id)), portalActor(portal)));
       return { status: 204 };
     },
   }),
@@ -238,7 +241,7 @@ export const portalApiRoutes: Route[] = [
     },
     handle: async ({ params, portal, now }) => {
       const current = await endpointOf(portal, parsePathId(params.id));
-      const { destination } = settled(await rotateSigningSecret(current, actorOf(portal), now));
+      const { destination } = settled(await rotateSigningSecret(current, portalActor(portal), now));
       return { status: 200, data: await endpointDetail(destination) };
     },
   }),
@@ -315,7 +318,7 @@ export const portalApiRoutes: Route[] = [
       const shown = await showEvent(portal.accountId, id, { customer: portal.customer });
       if (!shown) throw notFound();
       const full = presentEventDetail(shown.event, shown.body, { bytes: shown.bytes }, new Date());
-      const headers = await shownRequestHeaders(shown.event, shown.body.content_type, full.deliveries.map((d) => d.destination_id), actorOf(portal));
+      const headers = await shownRequestHeaders(shown.event, shown.body.content_type, full.deliveries.map((d) => d.destination_id), portalActor(portal));
       const event: PortalEventResponse = {
         id: full.id,
         event_type: full.event_type,
