@@ -55,10 +55,12 @@ export async function listManagedConnections(accountId: string, actor: Destinati
   return all.filter((c) => mayManage(actor, c) && (customer === undefined || c.customer === customer)).sort((a, b) => b.id.localeCompare(a.id));
 }
 
+/** The destinations that deliver through the connection now. */
+const connectionUsers = async (connection: AwsConnectionRecord) => (await listDestinations(connection.account_id)).filter((d) => d.connection_id === connection.id);
+
 /** The template for the connection's destinations as they are now. */
 export async function templateOf(connection: AwsConnectionRecord) {
-  const destinations = (await listDestinations(connection.account_id)).filter((d) => d.connection_id === connection.id);
-  const targets = destinations.flatMap((d) => (d.aws_target ? [d.aws_target] : []));
+  const targets = (await connectionUsers(connection)).flatMap((d) => (d.aws_target ? [d.aws_target] : []));
   return connectionTemplate({ roleName: connection.role_name, trustPolicy: connectionTrustPolicy(connection) }, targets, partitionOf(config().awsPrincipals));
 }
 
@@ -72,7 +74,7 @@ export async function verifyConnection(connection: AwsConnectionRecord, now: Dat
 
 /** Refused while a destination delivers through it: its deliveries would fail with no role to assume. */
 export async function removeConnection(connection: AwsConnectionRecord): Promise<Refusal | undefined> {
-  const users = (await listDestinations(connection.account_id)).filter((d) => d.connection_id === connection.id);
+  const users = await connectionUsers(connection);
   if (users.length > 0) return invalid(`${CONNECTION_IN_USE_PREFIX}: ${users.map((d) => d.id).join(', ')}; delete them or change their connection_id first`);
   await deleteConnection(connection.account_id, connection.id);
   return undefined;

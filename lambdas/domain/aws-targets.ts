@@ -84,10 +84,6 @@ const S3_KEY_MAX_BYTES = 1024;
 const KEY_PLACEHOLDER_GROWTH = { '{event_id}': 36, '{event_type}': 4 * 200, '{date}': 10 } as const;
 
 /**
- * Why a target is refused (a message for the 400), or undefined. `localSqs`: the origin of the SQS
- * emulator the local runtime points the SDK at, whose queue URLs are accepted too (null in AWS).
- */
-/**
  * Hookgate's own delivery queue is never a target: a message in it is read as a delivery task, so a
  * tenant could forge tasks for any account (the deliver role may send to it). Compared by account and
  * name, whatever the host's spelling.
@@ -99,6 +95,10 @@ export function isOwnQueue(target: AwsTarget, deliveryQueueUrl: string): boolean
 }
 export const OWN_QUEUE_REFUSAL = 'config.queue_url must not be Hookgate’s own delivery queue';
 
+/**
+ * Why a target is refused (a message for the 400), or undefined. `localSqs`: the origin of the SQS
+ * emulator the local runtime points the SDK at, whose queue URLs are accepted too (null in AWS).
+ */
 export function awsTargetRefusal(target: AwsTarget, localSqs: string | null): string | undefined {
   switch (target.type) {
     case 'aws_sqs':

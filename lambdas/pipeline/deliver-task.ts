@@ -21,7 +21,7 @@ import { changeBreaker } from '../store/breakers';
 import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
-import { letSlotGo, park, parkOverCap, passOn, scheduleWakes, startRelease, takeSlot, type FlightSlot } from './held-deliveries';
+import { letSlotGo, park, parkOverCap, passOn, scheduleWakes, startRelease, takeSlot, type FlightSlot, type Park } from './held-deliveries';
 import { maxInFlight } from '../domain/max-in-flight';
 import { sideItemExpiresAt } from '../domain/retention';
 import { traceOf, traceparentOf } from '../domain/trace-context';
@@ -266,14 +266,14 @@ async function hold(task: DeliveryTask, held: Hold, clock: () => Date): Promise<
   const changed = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, held.reason, until, now, LEASE_MS), delivery);
   if (!changed?.changed) return { kind: 'done' };
   if (held.reason === 'rate_limit') return { kind: 'wait', ...held.wait };
-  const how = {
+  const how: Park = {
     reason: held.reason,
     due: changed.delivery.state.next_attempt_at ?? now.toISOString(),
     expiresAt: sideItemExpiresAt(event.received_at, event.retention_days),
     again: Boolean(delivery.state.waiting),
   };
-  if (held.reason === 'concurrency') await parkOverCap(task, { ...how, reason: held.reason }, held.cap, LEASE_MS, clock);
-  else await park(task, { ...how, reason: held.reason }, clock);
+  if (held.reason === 'concurrency') await parkOverCap(task, how, held.cap, LEASE_MS, clock);
+  else await park(task, how, clock);
   return { kind: 'done' };
 }
 

@@ -7,6 +7,7 @@ import { findBreaker } from '../store/breakers';
 import { flightSlotLease, releaseFlightSlot, takeFlightSlot } from '../store/flight-slots';
 import { claimRelease, eachHeld, heldPage, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
 import { reloadRoutingTable } from '../store/routing-table';
+import { findDestination } from '../destinations/record';
 
 /**
  * Held deliveries sleep. A delivery its destination's breaker holds is parked against the destination
@@ -66,10 +67,17 @@ async function parkAndSay(task: DeliveryTask, { reason, due, expiresAt, again }:
   return held;
 }
 
-/** Switched off, read consistently (a deleted destination is not paused: its deliveries end). */
+/**
+ * Switched off, read consistently: the destination's own item (a deleted destination is not paused:
+ * its deliveries end). Parking for a paused destination happens for every delivery that reaches it, so
+ * this reads one item, not the routing table; only when it is on again is the table read afresh, so
+ * the delivery let go now finds it on rather than parking on this process's cached copy.
+ */
 async function isPaused(accountId: string, destinationId: string): Promise<boolean> {
-  const destination = (await reloadRoutingTable(accountId))?.destinations.get(destinationId);
-  return destination !== undefined && !destination.active;
+  const destination = await findDestination(accountId, destinationId);
+  if (destination !== undefined && !destination.active) return true;
+  await reloadRoutingTable(accountId);
+  return false;
 }
 
 /** A try's hold on one of its destination's `max_in_flight` slots. */
@@ -101,23 +109,17 @@ export async function letSlotGo(accountId: string, destinationId: string, { slot
   await passOn(accountId, destinationId, slot, now);
 }
 
-/**
- * A slot was let go (or a delivery handed one found nothing to do with it): the held delivery due
- * first goes with it. What is held is read from the held items themselves (one consistent query: the
- * count beside them can run behind a crash).
- */
-export async function passOn(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
-  if ((await heldPage(accountId, destinationId, 1)).length > 0) await releaseOne(accountId, destinationId, slot, now);
-}
-
 /** Held deliveries a slot's release reads at a time, looking for one that no other release has taken. */
 const RELEASE_ONE_PAGE = 10;
 
 /**
- * Lets the held delivery due first go, with the slot just let go, unless another release took it
- * (then the next): a release that finds every held delivery taken has nobody left to let go.
+ * A slot was let go (or a delivery handed one found nothing to do with it): the held delivery due
+ * first goes with it, unless another release took it (then the next); a release that finds every held
+ * delivery taken has nobody left to let go. What is held is read from the held items themselves
+ * (consistent queries: the count beside them can run behind a crash); with nothing held that is one
+ * query of nothing.
  */
-async function releaseOne(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
+export async function passOn(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
   for await (const held of eachHeld(accountId, destinationId, RELEASE_ONE_PAGE)) {
     if (!(await claimRelease(accountId, destinationId, held, now))) continue;
     return release(accountId, destinationId, [held], slot);
@@ -215,6 +217,6 @@ async function slotsCheckArrived(accountId: string, destinationId: string, slots
   // An open breaker holds them now: its close releases them (a delivery let go here would only park again).
   if (breakerGate(await findBreaker(accountId, destinationId), now).kind === 'wait') return;
   for (const slot of slots) {
-    if ((await flightSlotLease(accountId, destinationId, slot, now)) === undefined) return releaseOne(accountId, destinationId, slot, now);
+    if ((await flightSlotLease(accountId, destinationId, slot, now)) === undefined) return passOn(accountId, destinationId, slot, now);
   }
 }

@@ -4,7 +4,8 @@ import { newId } from '../shared/secrets';
 import { deleteItem, getRawItem, queryEach, queryPage, updateItem } from './table';
 
 /**
- * Deliveries parked against their destination while its breaker holds them: one item each, in a
+ * Deliveries parked against their destination while something holds them (its open breaker, its
+ * `max_in_flight` cap, or the destination being switched off): one item each, in a
  * partition of the destination's own (never the account partition the routing table is read from),
  * sorted by due time so they are released in that order. No message, timer or read is spent on one
  * while it waits. A count beside them (ADD, so never read before it is written) is what the API
