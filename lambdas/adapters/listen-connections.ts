@@ -1,4 +1,4 @@
-import { ApiGatewayManagementApiClient, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
+import { ApiGatewayManagementApiClient, DeleteConnectionCommand, PostToConnectionCommand } from '@aws-sdk/client-apigatewaymanagementapi';
 import { config } from '../shared/config';
 
 /**
@@ -24,5 +24,14 @@ export async function postToConnection(connectionId: string, data: string, signa
   } catch (error) {
     if ((error as { name?: string }).name === 'GoneException') return 'gone';
     throw error;
+  }
+}
+
+/** Closes a connection (its key was revoked); one already gone is closed. */
+export async function closeConnection(connectionId: string): Promise<void> {
+  try {
+    await managementClient().send(new DeleteConnectionCommand({ ConnectionId: connectionId }));
+  } catch (error) {
+    if ((error as { name?: string }).name !== 'GoneException') throw error;
   }
 }

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import {
   CONNECTION_GONE,
+  KEY_REVOKED,
   LISTEN_MAX_BODY_BYTES,
   noAnswerWithin,
   NOT_CONNECTED,
@@ -10,6 +11,7 @@ import {
   type ListenOutcome,
   type ListenRequest,
 } from '../domain/listen';
+import { keyStillValid } from '../listen/connections';
 import { deleteListenConnection, deleteListenReply, findDestinationConnection, findListenReply } from '../listen/record';
 import { newId } from '../shared/secrets';
 import type { DeliveryRequest, DeliveryResult } from './http-sender';
@@ -33,27 +35,36 @@ export interface ListenDelivery {
 }
 
 type Post = (connectionId: string, data: string, signal: AbortSignal) => Promise<'sent' | 'gone'>;
+type Close = (connectionId: string) => Promise<void>;
 
 const defaultPost: Post = async (...args) => (await import('./listen-connections')).postToConnection(...args);
+const defaultClose: Close = async (connectionId) => (await import('./listen-connections')).closeConnection(connectionId);
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function sendToListener(
   delivery: ListenDelivery & Pick<DeliveryRequest, 'headers' | 'body' | 'timeoutMs'>,
   post: Post = defaultPost,
+  close: Close = defaultClose,
 ): Promise<DeliveryResult> {
   const startedAt = performance.now();
   try {
-    return finish(startedAt, await exchange(delivery, post, startedAt));
+    return finish(startedAt, await exchange(delivery, post, close, startedAt));
   } catch (error) {
     return finish(startedAt, { outcome: 'network_error', responseStatus: null, responseBody: '', error: `hookgate listen: ${(error as Error).message ?? String(error)}` });
   }
 }
 
-async function exchange(delivery: ListenDelivery & Pick<DeliveryRequest, 'headers' | 'body' | 'timeoutMs'>, post: Post, startedAt: number): Promise<ListenOutcome> {
+async function exchange(delivery: ListenDelivery & Pick<DeliveryRequest, 'headers' | 'body' | 'timeoutMs'>, post: Post, close: Close, startedAt: number): Promise<ListenOutcome> {
   const { accountId, destinationId, timeoutMs } = delivery;
   if (delivery.body.length > LISTEN_MAX_BODY_BYTES) return failed('blocked', tooLargeForListen(delivery.body.length));
   const connection = await findDestinationConnection(accountId, destinationId);
   if (!connection) return failed('network_error', NOT_CONNECTED);
+  // A revoked key stops what it opened: the next try closes its connection instead of sending to it.
+  if (!(await keyStillValid(connection))) {
+    await deleteListenConnection(connection);
+    await close(connection.connection_id);
+    return failed('network_error', KEY_REVOKED);
+  }
   const request: ListenRequest = {
     type: 'request',
     request_id: newId(),

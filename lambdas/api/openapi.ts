@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import * as z from 'zod';
+import { SESSION_ID_PATTERN } from '../domain/listen';
 import { MAX_BINARY_BODY_BYTES, MAX_ENCODED_BODY_BYTES } from '../domain/payload-limits';
 import { ENCODED_TOO_LARGE } from './http';
 import { TAGS, type HeaderDoc, type JsonBodyDoc, type RawBodyDoc, type ResponseDoc, type RouteDoc } from './route-doc';
@@ -95,7 +96,7 @@ const PATH_PARAMS: { [name: string]: JsonObject } = {
     description: 'The source’s `path_token`: it authenticates the request and names the source.',
     schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{32,128}$' },
   },
-  session_id: { description: 'The `hookgate listen` session’s id, as the CLI chose it.', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{8,64}$' } },
+  session_id: { description: 'The `hookgate listen` session’s id, as the CLI chose it.', schema: { type: 'string', pattern: SESSION_ID_PATTERN.source } },
   name: { description: 'The event type’s name.', schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$' } },
 };
 

@@ -47,8 +47,12 @@ export interface ListenReply {
 export const tooLargeForListen = (bytes: number) =>
   `the body is ${bytes} bytes; hookgate listen carries at most ${LISTEN_MAX_BODY_BYTES} (API Gateway WebSocket messages are 128 KB)`;
 
+/** A listen session's id, as the CLI chooses it: in URLs, item keys and the WebSocket's query. */
+export const SESSION_ID_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+
 export const NOT_CONNECTED = 'no hookgate listen is connected to this destination';
 export const CONNECTION_GONE = 'the hookgate listen connection is gone';
+export const KEY_REVOKED = 'the API key that connected hookgate listen was revoked: the connection is closed';
 export const noAnswerWithin = (timeoutMs: number) => `no answer from hookgate listen within ${timeoutMs} ms`;
 
 /** The first bytes of a UTF-8 text, never more than `max` bytes and never half a character. */

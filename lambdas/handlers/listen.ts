@@ -1,7 +1,8 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
 import * as z from 'zod/mini';
-import { accountOfKey, connectListener, disconnectListener, storeReply } from '../listen';
+import { SESSION_ID_PATTERN } from '../domain/listen';
+import { connectListener, disconnectListener, keyOf, storeReply } from '../listen/connections';
 import { appendLogKeys, log } from '../shared/log';
 import { invocationScoped, observability } from '../shared/observability';
 
@@ -17,7 +18,6 @@ type ListenEvent = APIGatewayProxyWebsocketEventV2 & { headers?: Record<string, 
 type Result = APIGatewayProxyResultV2;
 
 const BEARER = /^bearer\s+(\S+)\s*$/i;
-const SESSION_ID = /^[A-Za-z0-9_-]{8,64}$/;
 
 const replyMessage = z.object({
   action: z.literal('response'),
@@ -30,19 +30,22 @@ const replyMessage = z.object({
 
 const answer = (statusCode: number): Result => ({ statusCode });
 
-/** The key in `Authorization: Bearer hk_…` (a client that can set headers), else in `?api_key=`. */
-function keyOf(event: ListenEvent): string | undefined {
+/**
+ * The key in `Authorization: Bearer hk_…`, never in the URL: a query string lands in access logs, and
+ * every client of this API (the CLI) can set headers.
+ */
+function bearerOf(event: ListenEvent): string | undefined {
   const header = Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'authorization')?.[1];
-  return BEARER.exec(header ?? '')?.[1] ?? event.queryStringParameters?.api_key;
+  return BEARER.exec(header ?? '')?.[1];
 }
 
 async function connect(event: ListenEvent): Promise<Result> {
-  const accountId = await accountOfKey(keyOf(event));
-  if (!accountId) return answer(401);
-  appendLogKeys({ account_id: accountId });
+  const key = await keyOf(bearerOf(event));
+  if (!key) return answer(401);
+  appendLogKeys({ account_id: key.accountId });
   const session = event.queryStringParameters?.session ?? '';
-  if (!SESSION_ID.test(session)) return answer(400);
-  const connected = await connectListener(accountId, session, event.requestContext.connectionId, new Date());
+  if (!SESSION_ID_PATTERN.test(session)) return answer(400);
+  const connected = await connectListener(key, session, event.requestContext.connectionId, new Date());
   return answer(connected.kind === 'connected' ? 200 : 404);
 }
 

@@ -1,28 +1,17 @@
-import { findApiKeyByHash } from '../accounts/api-key-record';
 import { ACCOUNT_ACTOR } from '../destinations/changes';
 import { changeDestination, createDestination, removeDestination } from '../destinations';
 import { findDestination, type DestinationRecord } from '../destinations/record';
-import { LISTEN_MAX_RESPONSE_BODY_BYTES, truncateUtf8, type ListenReply } from '../domain/listen';
 import type { NotFound, Refused } from '../pipeline/outcomes';
 import { createRoute, removeRoute } from '../routes';
 import { findRoute, type RouteRecord } from '../routes/record';
-import { hashApiKey } from '../shared/secrets';
-import {
-  deleteListenConnection,
-  deleteListenSession,
-  findConnection,
-  findListenSession,
-  insertListenConnection,
-  putListenSession,
-  putListenReply,
-  type ListenSessionRecord,
-} from './record';
+import { deleteListenSession, findListenSession, putListenSession, type ListenSessionRecord } from './record';
 
 /**
- * `hookgate listen`'s sessions and connections. A session is the CLI's: a `cli` destination of the
- * account and one route to it with the CLI's filters. The CLI opens it (again, after a restart: same
- * session id, same destination, so deliveries that waited as retries reach it), connects its
- * WebSocket to it, and closes it when it exits. Only an API key opens one, for its own account.
+ * `hookgate listen`'s sessions (its WebSocket connections: ./connections.ts). A session is the CLI's:
+ * a `cli` destination of the account and one route to it with the CLI's filters. The CLI opens it
+ * (again, after a restart: same session id, same destination, so deliveries that waited as retries
+ * reach it), connects its WebSocket to it, and closes it when it exits. Only an API key opens one,
+ * for its own account.
  */
 
 export interface ListenSessionRequest {
@@ -100,44 +89,4 @@ export async function closeListenSession(accountId: string, sessionId: string): 
   if (destination) await removeDestination(destination, ACCOUNT_ACTOR);
   await deleteListenSession(accountId, sessionId);
   return { kind: 'deleted' };
-}
-
-/** The account of an API key, or undefined: every failure looks the same to the caller. */
-export async function accountOfKey(key: string | undefined): Promise<string | undefined> {
-  if (!key || !/^hk_[A-Za-z0-9_-]{43}$/.test(key)) return undefined;
-  return (await findApiKeyByHash(hashApiKey(key)))?.account_id;
-}
-
-/** A WebSocket connection now serves the session's destination (its tries go to the newest). */
-export async function connectListener(accountId: string, sessionId: string, connectionId: string, now: Date): Promise<{ kind: 'connected' } | NotFound> {
-  const session = await findListenSession(accountId, sessionId);
-  if (!session) return { kind: 'not_found' };
-  await insertListenConnection({ account_id: accountId, destination_id: session.destination_id, connection_id: connectionId, connected_at: now.toISOString() });
-  return { kind: 'connected' };
-}
-
-export async function disconnectListener(connectionId: string): Promise<void> {
-  const connection = await findConnection(connectionId);
-  if (connection) await deleteListenConnection(connection);
-}
-
-const MAX_REPLY_HEADERS = 100;
-
-/**
- * Stores the CLI's answer to one try, under the destination the connection serves, for the deliver
- * function that waits for it. What an attempt keeps is cut here already, as the HTTP sender cuts it.
- */
-export async function storeReply(connectionId: string, reply: ListenReply, now: Date): Promise<{ kind: 'stored' } | NotFound> {
-  const connection = await findConnection(connectionId);
-  if (!connection) return { kind: 'not_found' };
-  const headers = reply.headers && Object.fromEntries(Object.entries(reply.headers).slice(0, MAX_REPLY_HEADERS).map(([name, value]) => [name, truncateUtf8(value, 1024)]));
-  await putListenReply(connection.account_id, connection.destination_id, {
-    request_id: reply.request_id,
-    status: reply.status,
-    headers,
-    body: reply.body === undefined ? undefined : truncateUtf8(reply.body, LISTEN_MAX_RESPONSE_BODY_BYTES),
-    error: reply.error === undefined ? undefined : truncateUtf8(reply.error, 1024),
-    answered_at: now.toISOString(),
-  });
-  return { kind: 'stored' };
 }

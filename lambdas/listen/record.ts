@@ -44,6 +44,8 @@ const connectionRecord = z.object({
   destination_id: z.string(),
   connection_id: z.string(),
   connected_at: z.string(),
+  /** The hash of the API key that connected it: each try checks the key still exists (a revoke ends the connection). */
+  key_hash: z.optional(z.string()),
 });
 export type ListenConnectionRecord = z.infer<typeof connectionRecord>;
 

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { exampleSigningSecret, ids } from '../api/examples';
 import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
 import { uuidField } from '../api/validation';
+import { SESSION_ID_PATTERN } from '../domain/listen';
 import { isValidPattern } from '../domain/routing';
 import type { OpenedSession } from '.';
 
@@ -14,7 +15,7 @@ export const openListenSessionBody = named(
   z.strictObject({
     session_id: z
       .string()
-      .regex(/^[A-Za-z0-9_-]{8,64}$/, { error: () => SESSION_ID_MESSAGE })
+      .regex(SESSION_ID_PATTERN, { error: () => SESSION_ID_MESSAGE })
       .describe('The CLI’s own id for the session, kept in its config directory: the same id resumes the same destination.'),
     event_type_pattern: z
       .string()

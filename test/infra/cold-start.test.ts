@@ -62,6 +62,13 @@ describe('what a cold start loads', () => {
     expect([...atStart].filter((file) => /^lambdas\/adapters\/aws(\/|-sender)/.test(file))).toEqual([]);
   });
 
+  it('listen: its WebSocket routes start without the SQS client or the destinations’ code (sessions are the api function’s)', async () => {
+    const { atStart } = await startSet('listen');
+    expect([...atStart].filter((file) => file.includes('@aws-sdk/client-sqs/'))).toEqual([]);
+    // (config reads the endpoint caps' defaults from lambdas/destinations/changes.ts, which is pure.)
+    expect([...atStart].filter((file) => /^lambdas\/(destinations\/index|routes\/|pipeline\/)/.test(file))).toEqual([]);
+  });
+
   it('domain-provisioner: the ACM and API Gateway clients wait for a domain with a step to take', async () => {
     const { atStart, all } = await startSet('domain-provisioner');
     const clients = (files: Set<string>) => [...files].filter((file) => /@aws-sdk\/client-(acm|apigatewayv2)\//.test(file)).length;

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Hookgate } from '../../clients/typescript/src/index';
 import { hookgateSignature } from '../../lambdas/domain/signing';
 import { findDestinationConnection, insertListenConnection } from '../../lambdas/listen/record';
+import { hashApiKey } from '../../lambdas/shared/secrets';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { createAccount, typedClient } from '../fixtures/http-client';
 import { openPortalSession } from '../fixtures/portal';
@@ -190,7 +191,13 @@ describe('hookgate listen', () => {
     const session = await hookgate.listenSessions.open({ session_id: 'gone-connection-session', event_type_pattern: 'listen.gone' });
     const { id: accountId } = await hookgate.account.get();
     // As if the CLI's connection dropped without a $disconnect: the table still names it.
-    await insertListenConnection({ account_id: accountId, destination_id: session.destination_id, connection_id: 'dGhpcy1pcy1nb25l', connected_at: new Date().toISOString() });
+    await insertListenConnection({
+      account_id: accountId,
+      destination_id: session.destination_id,
+      connection_id: 'dGhpcy1pcy1nb25l',
+      connected_at: new Date().toISOString(),
+      key_hash: hashApiKey(key),
+    });
     const published = await publish('listen.gone', { n: 3 });
     const detail = await eventually(
       () => hookgate.outboundEvents.get(published.id),
@@ -217,6 +224,13 @@ describe('hookgate listen', () => {
     expect(await opens(otherKey)).toBe(false);
     expect(await opens(`hk_${'x'.repeat(43)}`)).toBe(false);
     expect(await opens(key)).toBe(true);
+    // A key in the URL is not taken (access logs would keep it), even the account's own.
+    const inUrl = await new Promise<boolean>((resolve) => {
+      const ws = new WebSocket(`${session.websocket_url}?session=${session.session_id}&api_key=${key}`);
+      ws.addEventListener('open', () => (ws.close(), resolve(true)));
+      ws.addEventListener('error', () => resolve(false));
+    });
+    expect(inUrl).toBe(false);
     // The other account has no session of that id: its own would be a destination of its own.
     const theirs = await typedClient(call, otherKey).listenSessions.open({ session_id: 'owner-only-session' });
     expect(theirs).toMatchObject({ resumed: false });
@@ -224,6 +238,26 @@ describe('hookgate listen', () => {
     await hookgate.listenSessions.close(session.session_id);
     expect(await destinationsOfType('cli')).toEqual([]);
   });
+
+  it('revoking the key that connected ends the connection: the next try closes it and fails, and no delivery reaches the CLI', async () => {
+    const spare = await call('POST', '/v1/api-keys', { key, body: { name: 'listen-spare' } });
+    expect(spare.status, spare.text).toBe(201);
+    const listener = run(['listen', local.url.split(':').pop() ?? '', '--events', 'listen.revoked'], { HOOKGATE_API_KEY: spare.json.data.key });
+    await eventually(async () => listener.stderr(), (text) => text.includes('Connected'), 30_000);
+    const first = await publish('listen.revoked', { n: 1 });
+    await eventually(async () => listener.stdout(), (text) => text.includes(first.id));
+    expect((await call('DELETE', `/v1/api-keys/${spare.json.data.id}`, { key })).status).toBe(204);
+
+    const second = await publish('listen.revoked', { n: 2 });
+    const detail = await eventually(() => hookgate.outboundEvents.get(second.id), (d) => d.attempts.length >= 1, 30_000);
+    expect([detail.attempts[0]?.outcome, detail.attempts[0]?.error]).toEqual(['network_error', 'the API key that connected hookgate listen was revoked: the connection is closed']);
+    await eventually(async () => listener.stderr(), (text) => text.includes('disconnected'));
+    expect(listener.stdout()).not.toContain(second.id);
+    listener.signal('SIGINT');
+    await listener.exited;
+    // Its revoked key cannot close the session on the way out: the account's key does.
+    for (const d of await destinationsOfType('cli')) expect((await call('DELETE', `/v1/destinations/${d.id}`, { key })).status).toBe(204);
+  }, 60_000);
 
   it('exit codes: 2 for a bad port or URL, 3 without a key or with a refused one, 1 for an unknown source', async () => {
     const badPort = run(['listen', '70000']);

@@ -7,8 +7,7 @@ import { settled } from '../outcomes';
 import { json, jsonBody, noContent } from '../route-doc';
 import { defineRoute, type Route } from '../router';
 import { parseJsonBody } from '../validation';
-
-const SESSION_ID = /^[A-Za-z0-9_-]{8,64}$/;
+import { SESSION_ID_PATTERN } from '../../domain/listen';
 
 export const listenSessionRoutes: Route[] = [
   defineRoute({
@@ -48,7 +47,7 @@ export const listenSessionRoutes: Route[] = [
     },
     handle: async ({ params, principal }) => {
       const sessionId = params.session_id ?? '';
-      if (!SESSION_ID.test(sessionId)) throw notFound();
+      if (!SESSION_ID_PATTERN.test(sessionId)) throw notFound();
       settled(await closeListenSession(principal.accountId, sessionId));
       return { status: 204 };
     },

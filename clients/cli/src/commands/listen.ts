@@ -3,7 +3,7 @@ import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import type { ListenSession } from '../../../typescript/src/index.js';
-import { LISTEN_MAX_RESPONSE_BODY_BYTES, truncateUtf8, type ListenReply, type ListenRequest } from '../../../../lambdas/domain/listen.js';
+import { LISTEN_MAX_RESPONSE_BODY_BYTES, SESSION_ID_PATTERN, truncateUtf8, type ListenReply, type ListenRequest } from '../../../../lambdas/domain/listen.js';
 import { checkApiKey, normaliseUrl, readConfig, resolveConnection } from '../config.js';
 import { clientFor, userConfigPath } from '../connect.js';
 import { CliError, EXIT } from '../exit.js';
@@ -51,7 +51,7 @@ async function sessionIdFor(configPath: string, gateway: string, target: string)
   const file = join(dir, `${createHash('sha256').update(`${gateway}|${target}`).digest('hex').slice(0, 16)}.json`);
   try {
     const saved = JSON.parse(await readFile(file, 'utf8')) as { session_id?: unknown };
-    if (typeof saved.session_id === 'string' && /^[A-Za-z0-9_-]{8,64}$/.test(saved.session_id)) return { id: saved.session_id, file };
+    if (typeof saved.session_id === 'string' && SESSION_ID_PATTERN.test(saved.session_id)) return { id: saved.session_id, file };
   } catch {
     // None yet (or unreadable): a new session.
   }
