@@ -104,13 +104,21 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
     case 'hold':
       return hold(task, prepared, deps.now);
     case 'claimed': {
-      let result: DeliveryResult;
+      let slotHeld = true;
+      const letGo = async () => {
+        if (slotHeld) await letSlotGoAfterTry(task, prepared.claimed.slot, deps.now());
+        slotHeld = false;
+      };
       try {
-        result = await send(prepared.claimed, deps);
+        const result = await send(prepared.claimed, deps);
+        // A success frees its slot at once. A failure is settled first, so the held delivery its slot
+        // lets go sees the breaker this failure may have opened (before, a hanging endpoint's ten
+        // timeouts each let another try through to it while its breaker was opening).
+        if (result.outcome === 'success') await letGo();
+        return await settle(task, prepared.claimed, result, deps);
       } finally {
-        await letSlotGoAfterTry(task, prepared.claimed.slot, deps.now());
+        await letGo();
       }
-      return settle(task, prepared.claimed, result, deps);
     }
   }
 }

@@ -120,7 +120,12 @@ const RELEASE_ONE_PAGE = 10;
  * query of nothing.
  */
 export async function passOn(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
+  let gateRead = false;
   for await (const held of eachHeld(accountId, destinationId, RELEASE_ONE_PAGE)) {
+    // An open breaker holds them now, read consistently (the one a failure just opened counts): its
+    // close releases them, and one let go here would be a try the breaker is there to prevent.
+    if (!gateRead && breakerGate(await findBreaker(accountId, destinationId), now).kind === 'wait') return;
+    gateRead = true;
     if (!(await claimRelease(accountId, destinationId, held, now))) continue;
     return release(accountId, destinationId, [held], slot);
   }
@@ -193,7 +198,7 @@ export async function destinationTaskArrived(task: DestinationTask, now: Date): 
 
 /**
  * One page of held deliveries, while the breaker lets them through, or whatever it says once the
- * destination is deleted (each released delivery then ends); the next page a second later. A
+ * destination is deleted (each released delivery then ends), then a follow-up page (`releasePlan`). A
  * switched-off destination keeps them until it is switched back on.
  */
 async function releasePageOf(accountId: string, destinationId: string, breaker: BreakerState, now: Date): Promise<void> {
@@ -214,8 +219,6 @@ async function releasePageOf(accountId: string, destinationId: string, breaker: 
  */
 async function slotsCheckArrived(accountId: string, destinationId: string, slots: readonly number[], now: Date): Promise<void> {
   if ((await heldPage(accountId, destinationId, 1)).length === 0) return;
-  // An open breaker holds them now: its close releases them (a delivery let go here would only park again).
-  if (breakerGate(await findBreaker(accountId, destinationId), now).kind === 'wait') return;
   for (const slot of slots) {
     if ((await flightSlotLease(accountId, destinationId, slot, now)) === undefined) return passOn(accountId, destinationId, slot, now);
   }

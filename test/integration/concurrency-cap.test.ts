@@ -65,6 +65,30 @@ describe('the concurrency cap', () => {
     expect(health.held).toBe(0);
   });
 
+  it('a failing endpoint gets no more tries once its breaker opens: a failed try is settled before its slot lets a held delivery go', async () => {
+    sink.respondWith((request, res) => {
+      if (request.path !== '/failing') return res.writeHead(200).end('ok');
+      // Slow enough that every event is in (its task parked) before the first failure.
+      setTimeout(() => res.writeHead(500).end('down'), 3000);
+    });
+    const { key, source } = await accountWithSource(call);
+    const cap = 5;
+    const dest = await addDestination(call, key, { url: `${sink.url}/failing`, max_in_flight: cap });
+    await addRoute(call, key, { destination_id: dest.id });
+    for (let n = 0; n < 20; n++) await ingest(call, source.path_token, JSON.stringify({ n }));
+    await eventually(async () => (await call('GET', `/v1/destinations/${dest.id}`, { key })).json.data.health.held, (held) => held === 20 - cap, 10_000);
+    await eventually(async () => (await call('GET', `/v1/destinations/${dest.id}`, { key })).json.data.health.state, (state) => state === 'open', 20_000);
+    // Whatever was let go before the breaker opened has had time to reach the endpoint.
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const tries = sink.received.filter((r) => r.path === '/failing').length;
+    // The first `cap` fail together; each of the four failures before the fifth (which opens the
+    // breaker) may let one held delivery go, and none after it. Retries wait 30 s, the cooldown 30 s.
+    expect(tries).toBeGreaterThanOrEqual(5);
+    expect(tries).toBeLessThanOrEqual(cap + 5 - 1);
+    const health = (await call('GET', `/v1/destinations/${dest.id}`, { key })).json.data.health as { held: number };
+    expect(health.held).toBeGreaterThanOrEqual(20 - tries);
+  }, 40_000);
+
   it('lets a delivery waiting on a slot go when the worker holding the slot died (its lease ends, no release comes)', async () => {
     sink.respondWith((_request, res) => res.writeHead(200).end('ok'));
     const { key, accountId, source } = await accountWithSource(call);
