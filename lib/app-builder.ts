@@ -80,6 +80,8 @@ export interface BuildAppOptions {
   readonly deliverReservedConcurrency?: number;
   /** ARNs of the same-account targets AWS destinations may deliver to (docs/aws-destinations.md). @default none */
   readonly awsDestinationTargets?: readonly string[];
+  /** Hookgate account ids whose AWS destinations may use those targets without a role (`*`: every account). @default none */
+  readonly awsOwnRoleAccounts?: readonly string[];
 }
 
 /**
@@ -130,6 +132,7 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     ingestReservedConcurrency: opts.ingestReservedConcurrency,
     deliverReservedConcurrency: opts.deliverReservedConcurrency,
     awsDestinationTargets: opts.awsDestinationTargets,
+    awsOwnRoleAccounts: opts.awsOwnRoleAccounts,
     routeThrottles: {
       ingest: { rateLimit: opts.ingestRateLimit, burstLimit: opts.ingestBurstLimit },
       management: { rateLimit: opts.managementRateLimit, burstLimit: opts.managementBurstLimit },

@@ -43,6 +43,9 @@ export function optionsFromContext(app: App): BuildAppOptions {
     // The targets AWS destinations may reach in this account: a JSON array in cdk.json, or
     // -c awsDestinationTargets=arn:aws:sqs:eu-west-1:123456789012:orders,arn:aws:s3:::events-archive
     awsDestinationTargets: context.list('awsDestinationTargets'),
+    // The Hookgate accounts (ids) whose AWS destinations may use those grants without a role; `*`: all.
+    // e.g. -c awsOwnRoleAccounts=0193a5b2-0000-7000-8000-00000000000a
+    awsOwnRoleAccounts: context.list('awsOwnRoleAccounts'),
   };
 }
 

@@ -61,6 +61,12 @@ export interface ServiceStackProps extends StackProps {
    * topics, event buses, streams, functions, buckets). @default none: AWS destinations fail with AccessDenied
    */
   readonly awsDestinationTargets?: readonly string[];
+  /**
+   * The Hookgate accounts (ids; `*`: all) whose AWS destinations may go without a role, on the deliver
+   * role's own grants (`awsDestinationTargets`): those grants are the deployment's, so by default no
+   * tenant may use them and every AWS destination needs an AWS connection or a `role_arn`. @default none
+   */
+  readonly awsOwnRoleAccounts?: readonly string[];
   /** Per-route budgets; a part left out keeps its default. @default DEFAULT_ROUTE_THROTTLES */
   readonly routeThrottles?: { readonly [route in ThrottledRoute]?: Partial<RouteThrottle> };
 }
@@ -287,6 +293,8 @@ export class ServiceStack extends Stack {
       reason:
         'The roles customers create in their own accounts for AWS destinations (an AWS connection’s, or role_arn), known only at run time; every AssumeRole must carry a hookgate- external id (which each role’s trust policy requires) and may not name a role of this account.',
     });
+    // Who may use the deliver role's own grants below: the API refuses others' role-less AWS destinations, the deliver function never sends them.
+    for (const fn of [this.apiFunction.fn, this.deliverFunction.fn]) fn.addEnvironment(ENV.ownRoleAccounts, (props.awsOwnRoleAccounts ?? []).join(','));
     // AWS destinations: only the listed targets, each with the one action its type calls.
     const awsTargets = awsDestinationStatements(props.awsDestinationTargets ?? []);
     if (awsTargets.length > 0) {

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { awsErrorClass, isOwnQueue, OWN_QUEUE_REFUSAL, tooLargeMessage, type AwsTarget } from '../domain/aws-targets';
+import { awsErrorClass, isOwnQueue, mayUseOwnRole, OWN_QUEUE_REFUSAL, OWN_ROLE_REFUSAL, tooLargeMessage, type AwsTarget } from '../domain/aws-targets';
 import { config } from '../shared/config';
 import { credentialsFor } from './aws-credentials';
 import type { AwsMessage, AwsSent } from './aws/message';
@@ -18,6 +18,8 @@ export interface AwsDelivery {
   /** The role to assume (null: the deliver function's own), with this external id. */
   roleArn: string | null;
   externalId: string;
+  /** The Hookgate account the destination is of: only listed accounts deliver with the deliver role itself. */
+  accountId: string;
   destinationId: string;
   eventId: string;
   eventType: string | null;
@@ -28,7 +30,12 @@ export interface AwsDelivery {
 export async function sendToAws(delivery: AwsDelivery & Pick<DeliveryRequest, 'headers' | 'body' | 'timeoutMs'>): Promise<DeliveryResult> {
   const startedAt = performance.now();
   // Refused when the destination is created too; checked again here, where the deliver role's rights are.
-  if (isOwnQueue(delivery.target, config().deliveryQueueUrl)) return finish(startedAt, { outcome: 'blocked', responseStatus: null, responseBody: '', error: OWN_QUEUE_REFUSAL });
+  const refusal = isOwnQueue(delivery.target, config().deliveryQueueUrl)
+    ? OWN_QUEUE_REFUSAL
+    : delivery.roleArn === null && !mayUseOwnRole(delivery.accountId, config().ownRoleAccounts)
+      ? OWN_ROLE_REFUSAL
+      : undefined;
+  if (refusal) return finish(startedAt, { outcome: 'blocked', responseStatus: null, responseBody: '', error: refusal });
   const message: AwsMessage = { ...delivery, credentials: credentialsFor(delivery), signal: AbortSignal.timeout(Math.max(1, delivery.timeoutMs)) };
   try {
     // An assumed role first: a role that refuses fails the try with STS's answer, before any call is built.

@@ -1,6 +1,6 @@
 import { resolveHost } from '../adapters/dns';
 import { invalid, Refusal } from '../domain/errors';
-import { awsTargetRefusal, isOwnQueue, OWN_QUEUE_REFUSAL, roleArnRefusal, type AwsTarget } from '../domain/aws-targets';
+import { awsTargetRefusal, isOwnQueue, mayUseOwnRole, OWN_QUEUE_REFUSAL, OWN_ROLE_REFUSAL, roleArnRefusal, type AwsTarget } from '../domain/aws-targets';
 import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
 import { config } from '../shared/config';
 import { newId, newSigningSecret } from '../shared/secrets';
@@ -129,14 +129,18 @@ async function capRefusal(accountId: string, arrival: { customer: string | null;
  * ARN rules, and the role it is reached through must be in its account. `current`: the destination a
  * change applies to, whose target or role the request may keep.
  */
-async function whereRefusal(request: { url?: string; aws_target?: AwsTarget | null; role_arn?: string | null }, current?: DestinationRecord): Promise<Refusal | undefined> {
+async function whereRefusal(
+  accountId: string,
+  request: { url?: string; aws_target?: AwsTarget | null; role_arn?: string | null },
+  current?: DestinationRecord,
+): Promise<Refusal | undefined> {
   const target = request.aws_target ?? current?.aws_target ?? null;
   const roleArn = request.role_arn === undefined ? (current?.role_arn ?? null) : request.role_arn;
   if (target) {
     const reason =
       (request.aws_target ? awsTargetRefusal(request.aws_target, config().sqsEndpoint) : undefined) ??
       (isOwnQueue(target, config().deliveryQueueUrl) ? OWN_QUEUE_REFUSAL : undefined) ??
-      (roleArn === null ? undefined : roleArnRefusal(roleArn, target));
+      (roleArn === null ? (mayUseOwnRole(accountId, config().ownRoleAccounts) ? undefined : OWN_ROLE_REFUSAL) : roleArnRefusal(roleArn, target));
     return reason === undefined ? undefined : invalid(reason);
   }
   return request.url === undefined ? undefined : urlRefusal(request.url);
@@ -177,7 +181,7 @@ export async function createDestination(accountId: string, asked: DestinationReq
   const access = await accessOf(accountId, asked, actor);
   if (access instanceof Refusal) return refused(access);
   const request = { ...asked, ...access };
-  const checked = (await whereRefusal(request)) ?? (await catalogRefusal(accountId, request.event_types));
+  const checked = (await whereRefusal(accountId, request)) ?? (await catalogRefusal(accountId, request.event_types));
   if (checked) return refused(checked);
   const settings = newDestinationSettings({ ...request, url: request.url ?? '' }, actor, newSigningSecret());
   if (settings instanceof Refusal) return refused(settings);
@@ -197,7 +201,7 @@ export async function changeDestination(current: DestinationRecord, asked: Desti
   const access = await accessOf(accountId, asked, actor, current);
   if (access instanceof Refusal) return refused(access);
   const request = { ...asked, ...access };
-  const checked = (await whereRefusal(request, current)) ?? (await catalogRefusal(accountId, request.event_types));
+  const checked = (await whereRefusal(accountId, request, current)) ?? (await catalogRefusal(accountId, request.event_types));
   if (checked) return refused(checked);
   const plan = planDestinationChange(current, request, actor, now);
   if (plan instanceof Refusal) return refused(plan);

@@ -13,7 +13,7 @@ import { accountCapMessage, CUSTOMER_CONNECTION_MESSAGE, customerCapMessage, DEF
 import type { DestinationRecord } from './record';
 import { AWS_SECRET_MESSAGE } from '../aws-connections/shapes';
 import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
-import { AWS_MESSAGE_LIMITS, DEFAULT_EVENTBRIDGE_SOURCE, DEFAULT_KEY_TEMPLATE, DEFAULT_PARTITION_KEY, DESTINATION_TYPES, externalIdOf, type AwsDestinationType, type AwsTarget } from '../domain/aws-targets';
+import { AWS_MESSAGE_LIMITS, OWN_ROLE_REFUSAL, DEFAULT_EVENTBRIDGE_SOURCE, DEFAULT_KEY_TEMPLATE, DEFAULT_PARTITION_KEY, DESTINATION_TYPES, externalIdOf, type AwsDestinationType, type AwsTarget } from '../domain/aws-targets';
 
 /**
  * A destination's API shapes, in the management API and the consumer portal: what a caller may
@@ -236,7 +236,7 @@ const roleArnInput = z
   .nullable()
   .optional()
   .describe(
-    'AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`).',
+    'AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`, for an account listed in `awsOwnRoleAccounts`).',
   );
 
 const connectionIdInput = z
@@ -349,6 +349,7 @@ const AWS_TARGET_ERRORS = [
 
 /** How the API refuses what reaches an AWS target: a role, the account's connections, AWS keys. */
 const AWS_ACCESS_ERRORS = [
+  OWN_ROLE_REFUSAL,
   'auth is only for http destinations',
   'role_arn is only for AWS destination types',
   'role_arn must be an IAM role ARN: arn:aws:iam::<12-digit account id>:role/<name>',

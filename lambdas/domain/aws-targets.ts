@@ -95,6 +95,16 @@ export function isOwnQueue(target: AwsTarget, deliveryQueueUrl: string): boolean
 }
 export const OWN_QUEUE_REFUSAL = 'config.queue_url must not be Hookgate’s own delivery queue';
 
+export const OWN_ROLE_REFUSAL =
+  'connection_id or role_arn is required: this deployment delivers with its own role only for the accounts its operator lists (awsOwnRoleAccounts)';
+
+/**
+ * Whether an account's AWS destinations may go without a role, on the deliver role's own grants (the
+ * deployment's `awsDestinationTargets`): those grants are the deployment's, not a tenant's, so only
+ * the accounts the operator lists (`*`: all, as the local runtime has it) may use them.
+ */
+export const mayUseOwnRole = (accountId: string, allowed: readonly string[]): boolean => allowed.includes('*') || allowed.includes(accountId);
+
 /**
  * Why a target is refused (a message for the 400), or undefined. `localSqs`: the origin of the SQS
  * emulator the local runtime points the SDK at, whose queue URLs are accepted too (null in AWS).

@@ -316,6 +316,7 @@ async function send({ destination, event, body: stored, sendAt, attemptNumber }:
       target,
       roleArn: destination.role_arn,
       externalId: destination.external_id ?? externalIdOf(destination.account_id),
+      accountId: destination.account_id,
       destinationId: destination.id,
       eventId: event.id,
       eventType: event.event_type,

@@ -37,6 +37,8 @@ const configSchema = z.object({
   signupOpen: z.boolean(),
   /** What an AWS connection's role trusts (ENV.awsPrincipals); empty: connections cannot be created. */
   awsPrincipals: z.array(z.string()),
+  /** Who may deliver with the deliver role itself (ENV.ownRoleAccounts). */
+  ownRoleAccounts: z.array(z.string()),
   endpointCaps: z.object({ perCustomer: z.int().check(z.gte(1)), perAccount: z.int().check(z.gte(1)) }),
   /** `hookgate listen`'s WebSocket URL and management endpoint; absent: the deployment has no listen. */
   listenUrl: z.optional(z.string()),
@@ -77,6 +79,7 @@ export function config(): Config {
     dnsTxtOverridesFile: process.env[ENV.dnsTxtOverrides] || undefined,
     signupOpen: process.env[ENV.signup] !== 'closed',
     awsPrincipals: (process.env[ENV.awsPrincipals] ?? '').split(',').map((arn) => arn.trim()).filter(Boolean),
+    ownRoleAccounts: (process.env[ENV.ownRoleAccounts] ?? '').split(',').map((id) => id.trim()).filter(Boolean),
     endpointCaps: {
       perCustomer: numberOr(process.env[ENV.maxEndpointsPerCustomer], DEFAULT_ENDPOINT_CAPS.perCustomer),
       perAccount: numberOr(process.env[ENV.maxEndpointsPerAccount], DEFAULT_ENDPOINT_CAPS.perAccount),

@@ -121,6 +121,12 @@ export const ENV = {
    * delivers, and the api function's, which verifies. Set by the stack; the local runtime names placeholders.
    */
   awsPrincipals: 'HOOKGATE_AWS_PRINCIPALS',
+  /**
+   * The Hookgate accounts (comma-separated ids; `*`: every one) whose AWS destinations may be delivered
+   * with the deliver function's own role, on the deployment's `awsDestinationTargets`. Set by the
+   * stack from context `awsOwnRoleAccounts`; empty: none (every AWS destination needs a role).
+   */
+  ownRoleAccounts: 'HOOKGATE_OWN_ROLE_ACCOUNTS',
   /** Powertools' own: the `service` key of a function's log lines (`hookgate-<handler>`). */
   serviceName: 'POWERTOOLS_SERVICE_NAME',
   /** `hookgate listen`: the WebSocket URL the CLI connects to (wss://…; the API hands it out). */

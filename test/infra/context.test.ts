@@ -4,7 +4,7 @@ import type { IConstruct } from 'constructs';
 import { describe, expect, it } from 'vitest';
 import { buildApp, createApp, type HookgateStacks } from '../../lib/app-builder';
 import { optionsFromContext } from '../../lib/app-context';
-import { DELIVERY_QUEUE } from '../../lambdas/shared/resource-definitions';
+import { DELIVERY_QUEUE, ENV } from '../../lambdas/shared/resource-definitions';
 
 // The settings a stage is sized with, read from CDK context as `cdk synth` reads it (bin/app.ts):
 // each one's default, and what a value given as `-c key=value` (a string) turns into. Templates only.
@@ -101,5 +101,16 @@ describe('AWS destination targets from context', () => {
     expect(actions({ awsDestinationTargets: ['arn:aws:sqs:eu-west-1:123456789012:q', 'arn:aws:s3:::b-1'] })).toEqual(['sqs:SendMessage', 's3:PutObject']);
     expect(actions({ awsDestinationTargets: 'arn:aws:sqs:eu-west-1:123456789012:q, arn:aws:s3:::b-1' })).toEqual(['sqs:SendMessage', 's3:PutObject']);
     expect(() => synthFrom({ awsDestinationTargets: 42 })).toThrow('context "awsDestinationTargets" must be a list of strings');
+  });
+
+  it('the accounts that may use them without a role: a JSON list or a comma-separated string, to the api and deliver functions', () => {
+    const listed = (context: Record<string, unknown>) => {
+      const { service } = synthFrom(context).stacks;
+      const variables = (fn: typeof service.apiFunction.fn) => (Template.fromStack(service).toJSON().Resources[service.getLogicalId(fn.node.defaultChild as CfnElement)].Properties.Environment.Variables as Record<string, string>)[ENV.ownRoleAccounts];
+      return [variables(service.apiFunction.fn), variables(service.deliverFunction.fn)];
+    };
+    expect(listed({})).toEqual(['', '']);
+    expect(listed({ awsOwnRoleAccounts: ['acct-1', 'acct-2'] })).toEqual(['acct-1,acct-2', 'acct-1,acct-2']);
+    expect(listed({ awsOwnRoleAccounts: 'acct-1, *' })).toEqual(['acct-1,*', 'acct-1,*']);
   });
 });

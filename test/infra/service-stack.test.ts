@@ -123,9 +123,11 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
     [ENV.awsPrincipals]: {
       'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(stacks.service.deliverFunction.role), 'Arn'] }, ',', { 'Fn::GetAtt': [logicalId(stacks.service.apiFunction.role), 'Arn'] }]],
     },
+    // No account may use the deliver role's own grants unless context awsOwnRoleAccounts lists it.
+    [ENV.ownRoleAccounts]: '',
   },
   ingest: { [ENV.serviceName]: 'hookgate-ingest' },
-  deliver: { [ENV.serviceName]: 'hookgate-deliver', [ENV.listenEndpoint]: listenStageUrl('https') },
+  deliver: { [ENV.serviceName]: 'hookgate-deliver', [ENV.listenEndpoint]: listenStageUrl('https'), [ENV.ownRoleAccounts]: '' },
   listen: { [ENV.serviceName]: 'hookgate-listen' },
   export: { [ENV.serviceName]: 'hookgate-export' },
   sweeper: { [ENV.serviceName]: 'hookgate-sweeper' },
@@ -417,6 +419,16 @@ describe('AWS destination targets (context awsDestinationTargets)', () => {
       { Effect: 'Allow', Action: 's3:PutObject', Resource: 'arn:aws:s3:::events-archive/*' },
     ]);
     expect(policy?.Roles).toEqual([{ Ref: logicalId(built.service.deliverFunction.role) }]);
+  });
+
+  it('tells the api and deliver functions which accounts may use those grants without a role (context awsOwnRoleAccounts; none by default)', () => {
+    const ownRoleAccounts = (built: HookgateStacks) =>
+      [built.service.apiFunction.fn, built.service.deliverFunction.fn].map(
+        (fn) => Template.fromStack(built.service).toJSON().Resources[logicalId(fn)].Properties.Environment.Variables[ENV.ownRoleAccounts],
+      );
+    expect(ownRoleAccounts(stacks)).toEqual(['', '']);
+    const listed = buildOther({ awsDestinationTargets: TARGETS, awsOwnRoleAccounts: ['0193a5b2-0000-7000-8000-00000000000a', 'acct-2'] });
+    expect(ownRoleAccounts(listed)).toEqual(['0193a5b2-0000-7000-8000-00000000000a,acct-2', '0193a5b2-0000-7000-8000-00000000000a,acct-2']);
   });
 
   it('assumes customers’ roles (deliver, and api for a connection’s verify) only with a hookgate- external id, and no role of its own account', () => {

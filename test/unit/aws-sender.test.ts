@@ -11,6 +11,7 @@ import { sendToAws, type AwsDelivery } from '../../lambdas/adapters/aws-sender';
 import { deliveryHeaders } from '../../lambdas/domain/delivery-headers';
 import type { AwsTarget } from '../../lambdas/domain/aws-targets';
 import { ENV } from '../../lambdas/shared/resource-definitions';
+import { OWN_ROLE_REFUSAL } from '../../lambdas/domain/aws-targets';
 
 // What each AWS destination type sends and how each answer counts, against mocked clients (the local
 // runtime emulates SQS and S3 only; test/integration/aws-destinations.test.ts delivers into those).
@@ -24,7 +25,9 @@ const s3 = mockClient(S3Client);
 const sts = mockClient(STSClient);
 afterEach(() => [sqs, sns, events, kinesis, lambda, s3, sts].forEach((mock) => mock.reset()));
 // The deployment's configuration, which the S3 client reads (path-style addressing, on locally only).
-beforeAll(() => Object.assign(process.env, { [ENV.tableName]: 't', [ENV.deliveryQueueUrl]: 'q', [ENV.payloadBucket]: 'p', [ENV.exportBucket]: 'e' }));
+beforeAll(() =>
+  Object.assign(process.env, { [ENV.tableName]: 't', [ENV.deliveryQueueUrl]: 'q', [ENV.payloadBucket]: 'p', [ENV.exportBucket]: 'e', [ENV.ownRoleAccounts]: ACCOUNT_ID }),
+);
 
 const ACCOUNT = '123456789012';
 const ACCOUNT_ID = '0193a5b2-0000-7000-8000-00000000000a';
@@ -57,7 +60,7 @@ const ENVELOPE = { event_id: EVENT_ID, webhook_id: EVENT_ID, event_type: 'order.
 const OK = { $metadata: { httpStatusCode: 200, requestId: 'req-ok' } };
 
 const send = (target: AwsTarget, overrides: Partial<AwsDelivery & { body: Buffer; timeoutMs: number }> = {}) =>
-  sendToAws({ target, roleArn: null, externalId: `hookgate-${ACCOUNT_ID}`, destinationId: 'dest-1', eventId: EVENT_ID, eventType: 'order.paid', receivedAt: '2026-11-26T16:00:00.000Z', headers: HEADERS, body: BODY, timeoutMs: 5000, ...overrides });
+  sendToAws({ target, roleArn: null, externalId: `hookgate-${ACCOUNT_ID}`, accountId: ACCOUNT_ID, destinationId: 'dest-1', eventId: EVENT_ID, eventType: 'order.paid', receivedAt: '2026-11-26T16:00:00.000Z', headers: HEADERS, body: BODY, timeoutMs: 5000, ...overrides });
 
 describe('each type’s request', () => {
   it('SQS: the body as the message, the signed headers as attributes', async () => {
@@ -229,6 +232,13 @@ describe('a role in the target’s account, assumed with the account’s externa
   it('the deliver function’s own role when there is none: no STS call', async () => {
     sqs.on(SendMessageCommand).resolves(OK);
     await send({ type: 'aws_sqs', queue_url: QUEUE });
+    expect(sts.calls()).toHaveLength(0);
+  });
+
+  it('no role, for an account the operator did not list: refused before any call (the deliver role’s grants are the deployment’s)', async () => {
+    const result = await send({ type: 'aws_sqs', queue_url: QUEUE }, { accountId: '0193a5b2-0000-7000-8000-0000000000ff' });
+    expect(result).toMatchObject({ outcome: 'blocked', responseStatus: null, error: OWN_ROLE_REFUSAL });
+    expect(sqs.calls()).toHaveLength(0);
     expect(sts.calls()).toHaveLength(0);
   });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { attributedMessageBytes, envelopeOf, messageAttributes, messageText, partitionKeyOf } from '../../lambdas/domain/aws-messages';
-import { awsErrorClass, awsTargetRefusal, externalIdOf, isOwnQueue, objectKey, regionOf, roleArnRefusal, targetAddress, type AwsTarget } from '../../lambdas/domain/aws-targets';
+import { awsErrorClass, awsTargetRefusal, externalIdOf, isOwnQueue, mayUseOwnRole, objectKey, regionOf, roleArnRefusal, targetAddress, type AwsTarget } from '../../lambdas/domain/aws-targets';
 
 const ACCOUNT = '123456789012';
 const sqs = (queue_url: string): AwsTarget => ({ type: 'aws_sqs', queue_url });
@@ -171,4 +171,13 @@ describe('Hookgate’s own delivery queue is never a target', () => {
     ['the same name in another account', { type: 'aws_sqs', queue_url: 'https://sqs.eu-west-1.amazonaws.com/210987654321/Hookgate-prod-DeliveryQueue-AbC123' }, false],
     ['another type', { type: 'aws_sns', topic_arn: 'arn:aws:sns:eu-west-1:123456789012:t' }, false],
   ])('%s → %s', (_label, target, expected) => expect(isOwnQueue(target, own)).toBe(expected));
+});
+
+describe('who may deliver with the deliver role itself (no role, on the deployment’s awsDestinationTargets)', () => {
+  it.each<[string, string[], boolean]>([
+    ['nobody listed', [], false],
+    ['the account listed', ['acct-a'], true],
+    ['another account listed', ['acct-b'], false],
+    ['every account (the local runtime)', ['*'], true],
+  ])('%s → %s', (_label, allowed, expected) => expect(mayUseOwnRole('acct-a', allowed)).toBe(expected));
 });

@@ -140,7 +140,7 @@ class CreateDestinationRequest(TypedDict):
     config: NotRequired[SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig]
     """An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`."""
     role_arn: NotRequired[str | None]
-    """AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`)."""
+    """AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`, for an account listed in `awsOwnRoleAccounts`)."""
     connection_id: NotRequired[str | None]
     """AWS types only: the AWS connection (`POST /v1/aws-connections`) Hookgate delivers through: it assumes the connection’s role with the connection’s external id. The preferred form of `role_arn`; the connection must be in the target’s AWS account, and a customer’s connection serves only that customer’s destinations. null removes it."""
     url: NotRequired[str]
@@ -934,7 +934,7 @@ class UpdateDestinationRequest(TypedDict):
     config: NotRequired[SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig]
     """A new target of the same type (an AWS destination only; its type never changes)."""
     role_arn: NotRequired[str | None]
-    """AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`)."""
+    """AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`, for an account listed in `awsOwnRoleAccounts`)."""
     connection_id: NotRequired[str | None]
     """AWS types only: the AWS connection (`POST /v1/aws-connections`) Hookgate delivers through: it assumes the connection’s role with the connection’s external id. The preferred form of `role_arn`; the connection must be in the target’s AWS account, and a customer’s connection serves only that customer’s destinations. null removes it."""
     url: NotRequired[str]

@@ -133,7 +133,7 @@ export type CreateDestinationRequest = {
   name: string;
   /** An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`. */
   config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
-  /** AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`). */
+  /** AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`, for an account listed in `awsOwnRoleAccounts`). */
   role_arn?: string | null;
   /** AWS types only: the AWS connection (`POST /v1/aws-connections`) Hookgate delivers through: it assumes the connection’s role with the connection’s external id. The preferred form of `role_arn`; the connection must be in the target’s AWS account, and a customer’s connection serves only that customer’s destinations. null removes it. */
   connection_id?: string | null;
@@ -892,7 +892,7 @@ export type UpdateDestinationRequest = {
   name?: string;
   /** A new target of the same type (an AWS destination only; its type never changes). */
   config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
-  /** AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`). */
+  /** AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`, for an account listed in `awsOwnRoleAccounts`). */
   role_arn?: string | null;
   /** AWS types only: the AWS connection (`POST /v1/aws-connections`) Hookgate delivers through: it assumes the connection’s role with the connection’s external id. The preferred form of `role_arn`; the connection must be in the target’s AWS account, and a customer’s connection serves only that customer’s destinations. null removes it. */
   connection_id?: string | null;
