@@ -1,4 +1,4 @@
-import { accountOf, type AwsTarget } from './aws-targets';
+import { accountOf, TARGET_ACTIONS, type AwsTarget } from './aws-targets';
 
 /**
  * AWS connections: a role in a customer's account that Hookgate assumes to deliver there, under an
@@ -36,21 +36,26 @@ export function trustPolicy(principalArns: readonly string[], externalId: string
 
 /** What a destination calls on its target, and the resource that call needs; null: nothing to grant (a local queue). */
 function targetGrant(target: AwsTarget, partition: string): { action: string; resource: string } | null {
+  const resource = grantedResource(target, partition);
+  return resource === null ? null : { action: TARGET_ACTIONS[target.type], resource };
+}
+
+function grantedResource(target: AwsTarget, partition: string): string | null {
   switch (target.type) {
     case 'aws_sqs': {
       const match = /^https:\/\/sqs\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/(\d{12})\/([^/]+)$/.exec(target.queue_url);
-      return match ? { action: 'sqs:SendMessage', resource: `arn:${partition}:sqs:${match[1]}:${match[2]}:${match[3]}` } : null;
+      return match ? `arn:${partition}:sqs:${match[1]}:${match[2]}:${match[3]}` : null;
     }
     case 'aws_sns':
-      return { action: 'sns:Publish', resource: target.topic_arn };
+      return target.topic_arn;
     case 'aws_eventbridge':
-      return { action: 'events:PutEvents', resource: target.event_bus_arn };
+      return target.event_bus_arn;
     case 'aws_kinesis':
-      return { action: 'kinesis:PutRecord', resource: target.stream_arn };
+      return target.stream_arn;
     case 'aws_lambda':
-      return { action: 'lambda:InvokeFunction', resource: target.function_arn };
+      return target.function_arn;
     case 'aws_s3':
-      return { action: 's3:PutObject', resource: `arn:${partition}:s3:::${target.bucket}/*` };
+      return `arn:${partition}:s3:::${target.bucket}/*`;
   }
 }
 

@@ -72,7 +72,32 @@ const TOPIC_ARN = arn('sns', '[A-Za-z0-9_-]{1,251}(?:\\.fifo)?');
 const EVENT_BUS_ARN = arn('events', 'event-bus/[A-Za-z0-9._/-]{1,256}');
 const STREAM_ARN = arn('kinesis', 'stream/[A-Za-z0-9_.-]{1,128}');
 const FUNCTION_ARN = arn('lambda', 'function:[A-Za-z0-9_-]{1,64}(?::(?:\\$LATEST|[A-Za-z0-9_-]{1,128}))?');
-const BUCKET = /^(?!xn--|sthree-|amzn-s3-demo-)(?!.*(?:-s3alias|--ol-s3|--x-s3|--table-s3)$)(?!.*\.\.)(?!\d+\.\d+\.\d+\.\d+$)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+const BUCKET_NAME = '(?!xn--|sthree-|amzn-s3-demo-)(?!.*(?:-s3alias|--ol-s3|--x-s3|--table-s3)$)(?!.*\\.\\.)(?!\\d+\\.\\d+\\.\\d+\\.\\d+$)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]';
+const BUCKET = new RegExp(`^${BUCKET_NAME}$`);
+
+/** What each type's destination calls on its target: the one action granted for it, by the stack (awsDestinationTargets) or a connection's template. */
+export const TARGET_ACTIONS: Readonly<Record<AwsDestinationType, string>> = {
+  aws_sqs: 'sqs:SendMessage',
+  aws_sns: 'sns:Publish',
+  aws_eventbridge: 'events:PutEvents',
+  aws_kinesis: 'kinesis:PutRecord',
+  aws_lambda: 'lambda:InvokeFunction',
+  aws_s3: 's3:PutObject',
+};
+
+/**
+ * Each type's target as an operator lists it in `awsDestinationTargets`: by its ARN (a queue's too,
+ * `arn:…:sqs:<region>:<account>:<name>`; a bucket's, `arn:…:s3:::<name>`), by the same name rules the
+ * API applies to a destination's config, so the stack grants nothing the API would refuse.
+ */
+export const TARGET_ARNS: Readonly<Record<AwsDestinationType, RegExp>> = {
+  aws_sqs: arn('sqs', '(?:[A-Za-z0-9_-]{1,75}\\.fifo|[A-Za-z0-9_-]{1,80})'),
+  aws_sns: TOPIC_ARN,
+  aws_eventbridge: EVENT_BUS_ARN,
+  aws_kinesis: STREAM_ARN,
+  aws_lambda: FUNCTION_ARN,
+  aws_s3: new RegExp(`^arn:${PARTITION}:s3:::${BUCKET_NAME}$`),
+};
 /** A pointer into the body, RFC 6901 (`/order/id`). */
 const JSON_POINTER = /^(?:\/(?:[^~/]|~[01])*)+$/;
 

@@ -1,5 +1,6 @@
 import { Aws } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import { TARGET_ACTIONS, TARGET_ARNS, type AwsDestinationType } from '../../lambdas/domain/aws-targets';
 
 /**
  * What the deliver function may call on the targets of AWS destinations in its own account: one
@@ -9,21 +10,16 @@ import * as iam from 'aws-cdk-lib/aws-iam';
  * whoever holds an API key.
  */
 
-const PARTITION = 'aws(?:-cn|-us-gov)?';
-const REGION = '[a-z]{2}(?:-gov|-iso[a-z]?)?-[a-z]+-\\d{1,2}';
-const ACCOUNT = '\\d{12}';
-const arn = (service: string, resource: string) => new RegExp(`^arn:${PARTITION}:${service}:${REGION}:${ACCOUNT}:${resource}$`);
-
-/** Each kind of target: the ARN it is granted by, the action its destination calls, and the resource granted. */
-const TARGETS: ReadonlyArray<{ pattern: RegExp; action: string; resource: (arn: string) => string }> = [
-  { pattern: arn('sqs', '[A-Za-z0-9_-]{1,80}(?:\\.fifo)?'), action: 'sqs:SendMessage', resource: (a) => a },
-  { pattern: arn('sns', '[A-Za-z0-9_-]{1,256}(?:\\.fifo)?'), action: 'sns:Publish', resource: (a) => a },
-  { pattern: arn('events', 'event-bus/[A-Za-z0-9._/-]{1,256}'), action: 'events:PutEvents', resource: (a) => a },
-  { pattern: arn('kinesis', 'stream/[A-Za-z0-9_.-]{1,128}'), action: 'kinesis:PutRecord', resource: (a) => a },
-  { pattern: arn('lambda', 'function:[A-Za-z0-9_-]{1,64}(?::[A-Za-z0-9$_-]{1,128})?'), action: 'lambda:InvokeFunction', resource: (a) => a },
-  // A bucket's ARN has no region or account; its destination writes objects under any key its template makes.
-  { pattern: new RegExp(`^arn:${PARTITION}:s3:::[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$`), action: 's3:PutObject', resource: (a) => `${a}/*` },
-];
+/**
+ * Each kind of target: the ARN it is granted by and the action its destination calls (the domain's,
+ * which the API's checks use too), and the resource granted: the ARN, or a bucket's objects (its
+ * destination writes under any key its template makes).
+ */
+const TARGETS = (Object.keys(TARGET_ARNS) as AwsDestinationType[]).map((type) => ({
+  pattern: TARGET_ARNS[type],
+  action: TARGET_ACTIONS[type],
+  resource: (arn: string) => (type === 'aws_s3' ? `${arn}/*` : arn),
+}));
 
 /** The statements granting the listed targets, one per action; an ARN of no known kind fails the synth. */
 export function awsDestinationStatements(targetArns: readonly string[]): iam.PolicyStatement[] {

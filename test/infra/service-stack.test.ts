@@ -445,7 +445,16 @@ describe('AWS destination targets (context awsDestinationTargets)', () => {
     for (const name of FUNCTION_NAMES.filter((n) => n !== 'deliver' && n !== 'api')) expect(actionsFor(functionsOf(stacks.service)[name], 'sts:'), name).toEqual([]);
   });
 
-  it.each(['arn:aws:sqs:eu-west-1:123456789012:*', 'arn:aws:iam::123456789012:role/admin', 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders', 'arn:aws:s3:::Bucket'])(
+  it.each([
+    'arn:aws:sqs:eu-west-1:123456789012:*',
+    'arn:aws:iam::123456789012:role/admin',
+    'https://sqs.eu-west-1.amazonaws.com/123456789012/orders',
+    'arn:aws:s3:::Bucket',
+    // Refused as a destination's config by the API too: the stack grants nothing the API would refuse.
+    `arn:aws:sns:eu-west-1:123456789012:${'t'.repeat(252)}`,
+    'arn:aws:lambda:eu-west-1:123456789012:function:consume:$PROD',
+    'arn:aws:s3:::xn--bucket',
+  ])(
     'refuses %s at synth',
     (target) => expect(() => buildOther({ awsDestinationTargets: [target] })).toThrow(/awsDestinationTargets: ".*" is not the ARN of/),
   );
