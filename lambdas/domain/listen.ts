@@ -31,6 +31,35 @@ export interface ListenRequest {
   timeout_ms: number;
 }
 
+const isText = (value: unknown): value is string => typeof value === 'string';
+
+/**
+ * Whether a WebSocket frame is a request the CLI may forward: anything else (another frame kind, a
+ * field of the wrong type) is ignored rather than half-used.
+ */
+export function isListenRequest(frame: unknown): frame is ListenRequest {
+  if (typeof frame !== 'object' || frame === null) return false;
+  const f = frame as Record<string, unknown>;
+  return (
+    f.type === 'request' &&
+    isText(f.request_id) &&
+    isText(f.event_id) &&
+    (f.event_type === null || isText(f.event_type)) &&
+    Number.isInteger(f.attempt) &&
+    f.method === 'POST' &&
+    typeof f.headers === 'object' &&
+    f.headers !== null &&
+    Object.values(f.headers).every(isText) &&
+    isText(f.body_base64) &&
+    typeof f.timeout_ms === 'number' &&
+    Number.isFinite(f.timeout_ms)
+  );
+}
+
+/** Text for a terminal: control characters (escape sequences, carriage returns) shown as `?`, so an event type cannot drive the terminal. */
+export const printable = (text: string): string => [...text].map((c) => (isControl(c.codePointAt(0) ?? 0) ? '?' : c)).join('');
+const isControl = (code: number) => code < 0x20 || (code >= 0x7f && code <= 0x9f);
+
 /**
  * The CLI's answer (the `response` route, `action: response`): the local server's status, headers and
  * body, or `error` when the local server could not be reached or did not answer.

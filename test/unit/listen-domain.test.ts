@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LISTEN_MAX_RESPONSE_BODY_BYTES, replyOutcome, replyPolls, truncateUtf8 } from '../../lambdas/domain/listen';
+import { isListenRequest, LISTEN_MAX_RESPONSE_BODY_BYTES, printable, replyOutcome, replyPolls, truncateUtf8 } from '../../lambdas/domain/listen';
 import { ACCOUNT_ACTOR, mayManage } from '../../lambdas/destinations/changes';
 
 describe('what the CLI’s answer makes of the attempt', () => {
@@ -52,4 +52,26 @@ describe('who manages a listen destination', () => {
   ])('%s', (_name, actor, destination, allowed) => {
     expect(mayManage(actor, destination)).toBe(allowed);
   });
+});
+
+describe('what the CLI forwards and prints', () => {
+  const request = { type: 'request', request_id: 'r1', event_id: 'e1', event_type: 'order.paid', attempt: 1, method: 'POST', headers: { 'x-a': '1' }, body_base64: 'e30=', timeout_ms: 5000 };
+  it.each<[string, unknown, boolean]>([
+    ['a request', request, true],
+    ['one without an event type', { ...request, event_type: null }, true],
+    ['another frame kind', { ...request, type: 'hello' }, false],
+    ['a method other than POST', { ...request, method: 'DELETE' }, false],
+    ['a header that is no text', { ...request, headers: { 'x-a': 1 } }, false],
+    ['a body that is no text', { ...request, body_base64: 42 }, false],
+    ['a timeout that is no number', { ...request, timeout_ms: '5000' }, false],
+    ['null', null, false],
+  ])('%s → %s', (_label, frame, expected) => expect(isListenRequest(frame)).toBe(expected));
+
+  it.each([
+    ['order.paid', 'order.paid'],
+    ['evil\u001b[2J\u001b[31mtype', 'evil?[2J?[31mtype'],
+    ['line\r\nbreak\u0007', 'line??break?'],
+    ['c1\u009bcontrol', 'c1?control'],
+    ['ünïcode ✓', 'ünïcode ✓'],
+  ])('prints %j as %j', (text, shown) => expect(printable(text)).toBe(shown));
 });

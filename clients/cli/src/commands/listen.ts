@@ -3,7 +3,7 @@ import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import type { ListenSession } from '../../../typescript/src/index.js';
-import { LISTEN_MAX_RESPONSE_BODY_BYTES, SESSION_ID_PATTERN, truncateUtf8, type ListenReply, type ListenRequest } from '../../../../lambdas/domain/listen.js';
+import { isListenRequest, LISTEN_MAX_RESPONSE_BODY_BYTES, printable, SESSION_ID_PATTERN, truncateUtf8, type ListenReply, type ListenRequest } from '../../../../lambdas/domain/listen.js';
 import { checkApiKey, normaliseUrl, readConfig, resolveConnection } from '../config.js';
 import { clientFor, userConfigPath } from '../connect.js';
 import { CliError, EXIT } from '../exit.js';
@@ -83,7 +83,7 @@ async function forward(target: string, request: ListenRequest): Promise<ListenRe
 }
 
 const line = (d: Delivered) =>
-  [d.time, (d.event_type ?? '-').padEnd(24), d.event_id, `#${d.attempt}`, d.status === null ? `error: ${d.error}` : String(d.status), `${d.duration_ms} ms`].join('  ');
+  [d.time, printable(d.event_type ?? '-').padEnd(24), printable(d.event_id), `#${d.attempt}`, d.status === null ? `error: ${printable(d.error ?? '')}` : String(d.status), `${d.duration_ms} ms`].join('  ');
 
 /**
  * One WebSocket connection, until it closes or `stop` aborts: each request is forwarded and answered.
@@ -101,13 +101,13 @@ function serve(url: string, apiKey: string, target: string, output: Output, stop
       process.stderr.write(`Connected; forwarding deliveries to ${target} (Ctrl-C to stop)\n`);
     });
     ws.addEventListener('message', (message: MessageEvent) => {
-      let request: ListenRequest;
+      let request: unknown;
       try {
-        request = JSON.parse(String(message.data)) as ListenRequest;
+        request = JSON.parse(String(message.data));
       } catch {
         return;
       }
-      if (request.type !== 'request') return;
+      if (!isListenRequest(request)) return;
       const startedAt = performance.now();
       void forward(target, request).then((reply) => {
         if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(reply));
