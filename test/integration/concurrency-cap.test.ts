@@ -1,25 +1,14 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { LOCAL_CREDENTIALS } from '../../local/aws-clients';
-import { bootGatewayWithSink } from '../fixtures/gateway';
-import type { Call } from '../fixtures/http-client';
+import { describe, expect, it } from 'vitest';
+import { takeFlightSlot } from '../../lambdas/store/flight-slots';
+import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
-import { eventually, type Sink } from '../fixtures/sink';
+import { eventually } from '../fixtures/sink';
 
 // A destination's `max_in_flight` bounds its tries in flight across every deliver worker: the sink
 // counts the requests it holds open at once. Deliveries over the cap wait parked (no try spent) and
 // go as slots are let go, each exactly once.
 
-let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
-let call: Call;
-let sink: Sink;
-
-beforeAll(async () => {
-  env = await bootGatewayWithSink();
-  ({ call, sink } = env);
-});
-afterAll(() => env?.stop());
+const { call, sink } = gatewayWithSinkForFile();
 
 describe('the concurrency cap', () => {
   it('never lets more tries than max_in_flight reach the endpoint at once, and parks the rest until a slot is let go', async () => {
@@ -95,12 +84,8 @@ describe('the concurrency cap', () => {
     const dest = await addDestination(call, key, { url: `${sink.url}/orphaned`, max_in_flight: 1 });
     await addRoute(call, key, { destination_id: dest.id });
     // The destination's one slot, taken by a worker that then died: its lease runs 3 s more.
-    const table = DynamoDBDocumentClient.from(new DynamoDBClient({ region: 'us-east-1', endpoint: env.gateway.endpoints.dynamodb, credentials: LOCAL_CREDENTIALS }));
     const leaseUntil = Date.now() + 3_000;
-    await table.send(
-      new PutCommand({ TableName: env.gateway.resources.tableName, Item: { pk: `ACCT#${accountId}#FLIGHT#${dest.id}#0`, sk: 'FLIGHT', holder: 'dead-worker', lease_until: leaseUntil } }),
-    );
-    table.destroy();
+    expect(await takeFlightSlot(accountId, dest.id, 0, 'dead-worker', new Date(), leaseUntil)).toBe(true);
 
     const id = (await ingest(call, source.path_token, '{"orphaned":true}')).json.data.id as string;
     const parked = await eventually(() => eventDetail(call, key, id), (d) => d.event.deliveries[0]!.waiting?.reason === 'concurrency', 10_000);
