@@ -92,7 +92,8 @@ describe('aws_sqs', () => {
       expect(attempt).toMatchObject({ outcome: 'http_error', response_status: 400, error: expect.stringMatching(/^(QueueDoesNotExist|AWS\.SimpleQueueService\.NonExistentQueue): /) });
       expect(JSON.parse(attempt.response_body)).toMatchObject({ error_code: expect.any(String), error_class: 'refused' });
     }
-    const shown = (await call('GET', `/v1/destinations/${destination.id}`, { key })).json.data;
+    // The breaker is written after the try's outcome (which settles the event): a moment later.
+    const shown = await eventually(async () => (await call('GET', `/v1/destinations/${destination.id}`, { key })).json.data, (d) => d.health.state !== 'failing', 10_000);
     expect(shown.health).toMatchObject({ state: 'open', consecutive_failures: 3 });
 
     // The customer fixes its queue; the account replays what dead-lettered there.
