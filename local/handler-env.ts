@@ -21,9 +21,9 @@ export function handlerEnv(
     [ENV.s3ForcePathStyle]: 'true',
     // No IAM locally: names a connection's trust policy shows (verify needs STS, which the runtime lacks).
     [ENV.awsPrincipals]: `arn:aws:iam::${LOCAL_ACCOUNT}:role/hookgate-local-deliver,arn:aws:iam::${LOCAL_ACCOUNT}:role/hookgate-local-api`,
-    // dynalite has no TTL: locally the sweeper deletes what TTL would, as soon as it is out of its window.
     // Locally every account is the operator's: AWS destinations to the emulators need no role.
     [ENV.ownRoleAccounts]: '*',
+    // dynalite has no TTL: locally the sweeper deletes what TTL would, as soon as it is out of its window.
     [ENV.ttlLagSeconds]: '0',
     HOOKGATE_LOCAL: '1', // human-readable logs, as outside Lambda, even if AWS_LAMBDA_FUNCTION_NAME is set
     AWS_REGION: LOCAL_REGION,

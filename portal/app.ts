@@ -304,26 +304,36 @@ const KINDS: Record<string, { label: string; fields: Array<[name: string, label:
 };
 
 /**
- * An AWS target's fields and the connection it goes through, for one kind; `values` fills them (an
- * existing endpoint's config). Empty optional fields are left out of the config, so their defaults apply.
+ * An AWS target's fields and the connection it goes through, for one kind; `current` fills them (an
+ * existing endpoint). Empty optional fields are left out of the config, so their defaults apply. An
+ * endpoint the account set up through something that is not one of the customer's connections keeps
+ * it unless the customer picks one of its own.
  */
-function targetFields(kind: string, connections: PortalAwsConnection[], values: Record<string, unknown> = {}, connectionId: string | null = null) {
+function targetFields(kind: string, connections: PortalAwsConnection[], current?: { config: Record<string, unknown>; connectionId: string | null }) {
   const inputs = (KINDS[kind]?.fields ?? []).map(([name, label, hint], i) => {
-    const value = values[name];
+    const value = current?.config[name];
     const input = h('input', { name, placeholder: hint, required: i === 0, value: typeof value === 'string' ? value : undefined });
-    return { name, label: h('label', {}, `${label} `, input), input };
+    return { name, label: h('label', {}, `${label} `, input), input, initial: input.value };
   });
+  const keepsOther = current !== undefined && !connections.some((c) => c.id === current.connectionId);
+  const first = keepsOther ? 'As it was set up for you (unchanged)' : connections.length ? 'Choose an AWS connection' : 'No AWS connection yet';
   const connection = h(
     'select',
-    { name: 'connection_id', required: true },
-    h('option', { value: '' }, connections.length ? 'Choose an AWS connection' : 'No AWS connection yet'),
-    ...connections.map((c) => h('option', { value: c.id, selected: c.id === connectionId }, `${c.aws_account_id} · ${c.role_name}${c.status === 'verified' ? '' : ` (${c.status})`}`)),
+    { name: 'connection_id', required: !keepsOther },
+    h('option', { value: '' }, first),
+    ...connections.map((c) => h('option', { value: c.id, selected: c.id === current?.connectionId }, `${c.aws_account_id} · ${c.role_name}${c.status === 'verified' ? '' : ` (${c.status})`}`)),
   );
   const through = h('label', {}, 'AWS connection ', connection, h('small', {}, 'The role in your AWS account it is delivered through. ', h('a', { href: '#/aws' }, 'Connect an AWS account')));
+  const config = () => Object.fromEntries(inputs.filter((i) => i.input.value.trim() !== '').map((i) => [i.name, i.input.value.trim()]));
   return {
     nodes: [...inputs.map((i) => i.label), through],
-    config: () => Object.fromEntries(inputs.filter((i) => i.input.value.trim() !== '').map((i) => [i.name, i.input.value.trim()])),
+    config,
     connectionId: () => connection.value,
+    /** What the customer changed: the target when any field did, the connection when it picked another. */
+    changes: () => ({
+      ...(inputs.some((i) => i.input.value !== i.initial) ? { config: config() } : {}),
+      ...(connection.value !== '' && connection.value !== current?.connectionId ? { connection_id: connection.value } : {}),
+    }),
   };
 }
 
@@ -394,11 +404,11 @@ async function endpointScreen(id: string) {
   const http = e.type === 'http';
   const url = h('input', { name: 'url', type: 'url', value: e.url, required: true });
   const connections = http ? [] : (await api<PortalAwsConnection[]>('GET', '/aws-connections')).data;
-  const fields = targetFields(e.type, connections, (e.config ?? {}) as Record<string, unknown>, e.connection_id);
+  const fields = targetFields(e.type, connections, { config: (e.config ?? {}) as Record<string, unknown>, connectionId: e.connection_id });
   const settings = h('form', { id: 'settings' }, h('label', {}, 'Name ', name), ...(http ? [h('label', {}, 'URL ', url)] : fields.nodes), h('button', { type: 'submit' }, 'Save'));
   settings.addEventListener('submit', (event) => {
     event.preventDefault();
-    void patch(http ? { name: name.value, url: url.value } : { name: name.value, config: fields.config(), connection_id: fields.connectionId() }, 'Saved.');
+    void patch(http ? { name: name.value, url: url.value } : { name: name.value, ...fields.changes() }, 'Saved.');
   });
   const types = h('form', { id: 'types' }, typeChoices(e.event_types), h('button', { type: 'submit' }, 'Save event types'));
   types.addEventListener('submit', (event) => {

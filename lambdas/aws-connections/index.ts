@@ -1,5 +1,5 @@
 import { assumeRoleError } from '../adapters/aws-credentials';
-import { connectionRoleArn, connectionTemplate, partitionOf, roleNameOf, trustPolicy } from '../domain/aws-connections';
+import { connectionCapRefusal, connectionRoleArn, connectionTemplate, partitionOf, roleNameOf, trustPolicy } from '../domain/aws-connections';
 import { forbidden, invalid, type Refusal } from '../domain/errors';
 import type { DestinationActor } from '../destinations/changes';
 import { mayManage } from '../destinations/changes';
@@ -23,6 +23,12 @@ export const connectionTrustPolicy = (c: AwsConnectionRecord) => trustPolicy(con
 export async function createConnection(accountId: string, request: { aws_account_id: string; customer?: string | null }, now: Date): Promise<AwsConnectionRecord> {
   const principals = config().awsPrincipals;
   if (principals.length === 0) throw forbidden(NO_PRINCIPAL_MESSAGE);
+  // Counted from the connections as stored now (two creates at once may both pass), as endpoints are.
+  if (request.customer) {
+    const owned = (await listConnections(accountId)).filter((c) => c.customer === request.customer).length;
+    const refusal = connectionCapRefusal(request.customer, owned, config().endpointCaps.perCustomer);
+    if (refusal) throw invalid(refusal);
+  }
   const id = newId();
   const roleName = roleNameOf(id);
   const connection: AwsConnectionRecord = {

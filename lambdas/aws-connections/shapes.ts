@@ -144,4 +144,6 @@ export const exampleAwsConnection = {
   created_at: at,
 } satisfies AwsConnectionResponse;
 
-export const awsConnectionErrors = { create: ['aws_account_id is required', AWS_ACCOUNT_MESSAGE, CUSTOMER_MESSAGE, AWS_SECRET_MESSAGE, 'unknown field: region'] };
+export const awsConnectionErrors = {
+  create: ['aws_account_id is required', AWS_ACCOUNT_MESSAGE, CUSTOMER_MESSAGE, AWS_SECRET_MESSAGE, 'unknown field: region', 'customer cus_42 has reached its limit of 20 AWS connections'],
+};

@@ -127,20 +127,28 @@ async function capRefusal(accountId: string, arrival: { customer: string | null;
 /**
  * An http destination's URL passes the SSRF checks; an AWS destination's target the strict name and
  * ARN rules, and the role it is reached through must be in its account. `current`: the destination a
- * change applies to, whose target or role the request may keep.
+ * change applies to, whose target or role the request may keep. Without a role, only an account the
+ * operator lists may use the deliver role's own grants: checked when the account creates one or
+ * changes how it is reached (a rename or a pause of one stored before the list changed still goes;
+ * its tries are refused at send). A customer never gets that far: its AWS endpoints need one of its
+ * own connections (customerAccessRefusal), which says so in the customer's words.
  */
 async function whereRefusal(
   accountId: string,
-  request: { url?: string; aws_target?: AwsTarget | null; role_arn?: string | null },
+  request: { url?: string; aws_target?: AwsTarget | null; role_arn?: string | null; connection_id?: string | null },
+  actor: DestinationActor,
   current?: DestinationRecord,
 ): Promise<Refusal | undefined> {
   const target = request.aws_target ?? current?.aws_target ?? null;
   const roleArn = request.role_arn === undefined ? (current?.role_arn ?? null) : request.role_arn;
   if (target) {
+    const reaches = !current || request.aws_target !== undefined || request.role_arn !== undefined || request.connection_id !== undefined;
+    const ownRoleRefused = roleArn === null && actor.kind === 'account' && reaches && !mayUseOwnRole(accountId, config().ownRoleAccounts);
     const reason =
       (request.aws_target ? awsTargetRefusal(request.aws_target, config().sqsEndpoint) : undefined) ??
       (isOwnQueue(target, config().deliveryQueueUrl) ? OWN_QUEUE_REFUSAL : undefined) ??
-      (roleArn === null ? (mayUseOwnRole(accountId, config().ownRoleAccounts) ? undefined : OWN_ROLE_REFUSAL) : roleArnRefusal(roleArn, target));
+      (ownRoleRefused ? OWN_ROLE_REFUSAL : undefined) ??
+      (roleArn === null ? undefined : roleArnRefusal(roleArn, target));
     return reason === undefined ? undefined : invalid(reason);
   }
   return request.url === undefined ? undefined : urlRefusal(request.url);
@@ -181,7 +189,7 @@ export async function createDestination(accountId: string, asked: DestinationReq
   const access = await accessOf(accountId, asked, actor);
   if (access instanceof Refusal) return refused(access);
   const request = { ...asked, ...access };
-  const checked = (await whereRefusal(accountId, request)) ?? (await catalogRefusal(accountId, request.event_types));
+  const checked = (await whereRefusal(accountId, request, actor)) ?? (await catalogRefusal(accountId, request.event_types));
   if (checked) return refused(checked);
   const settings = newDestinationSettings({ ...request, url: request.url ?? '' }, actor, newSigningSecret());
   if (settings instanceof Refusal) return refused(settings);
@@ -201,7 +209,7 @@ export async function changeDestination(current: DestinationRecord, asked: Desti
   const access = await accessOf(accountId, asked, actor, current);
   if (access instanceof Refusal) return refused(access);
   const request = { ...asked, ...access };
-  const checked = (await whereRefusal(accountId, request, current)) ?? (await catalogRefusal(accountId, request.event_types));
+  const checked = (await whereRefusal(accountId, request, actor, current)) ?? (await catalogRefusal(accountId, request.event_types));
   if (checked) return refused(checked);
   const plan = planDestinationChange(current, request, actor, now);
   if (plan instanceof Refusal) return refused(plan);

@@ -606,6 +606,7 @@ export const endpointErrors = [
   'event_types must name event types of the catalog',
   CUSTOMER_CONNECTION_MESSAGE,
   UNKNOWN_OWN_CONNECTION_MESSAGE,
+  AWS_SECRET_MESSAGE,
   ...AWS_TARGET_ERRORS,
 ];
 

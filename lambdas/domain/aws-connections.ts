@@ -90,6 +90,14 @@ export function connectionTemplate(connection: { roleName: string; trustPolicy: 
 }
 
 /**
+ * A customer's AWS connections at most: as many as its endpoints may be (each uses one), so a portal
+ * link cannot fill the account's partition with them. Undefined: one more may be made.
+ */
+export function connectionCapRefusal(customer: string, owned: number, cap: number): string | undefined {
+  return owned >= cap ? `customer ${customer} has reached its limit of ${cap} AWS connections` : undefined;
+}
+
+/**
  * Why a destination may not use a connection, or undefined: the target must be in the connection's
  * AWS account, and a customer's connection serves only that customer's destinations.
  */

@@ -553,6 +553,20 @@ describe('AWS endpoints in the portal, at 1280 and 390 px', () => {
         await page.click('#delete');
         await page.click('#delete');
         await page.locator('#notice.error', { hasText: 'the AWS connection is used by destinations' }).waitFor();
+
+        // An AWS endpoint the account set up with its own role: the customer keeps it as it is and renames it.
+        const given = await call('POST', '/v1/destinations', {
+          key,
+          body: { name: 'Given queue', type: 'aws_sqs', config: { queue_url: queueUrl }, role_arn: `arn:aws:iam::${queueAccount}:role/account-made`, customer },
+        });
+        expect(given.status, given.text).toBe(201);
+        await page.evaluate(`location.hash = '#/endpoints/${given.json.data.id}'`);
+        await page.locator('h1', { hasText: 'Given queue' }).waitFor();
+        expect(await page.textContent('#settings select[name=connection_id] option:checked')).toBe('As it was set up for you (unchanged)');
+        await page.fill('#settings input[name=name]', 'Renamed queue');
+        await page.click('#settings button[type=submit]');
+        await page.locator('#notice', { hasText: 'Saved.' }).waitFor();
+        expect((await call('GET', `/v1/destinations/${given.json.data.id}`, { key })).json.data).toMatchObject({ name: 'Renamed queue', role_arn: `arn:aws:iam::${queueAccount}:role/account-made`, connection_id: null });
         expect(problems).toEqual([]);
       } finally {
         sts.restore();

@@ -4,6 +4,7 @@ import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { updateDestination } from '../../lambdas/destinations/record';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { createAccount } from '../fixtures/http-client';
+import { openPortalSession } from '../fixtures/portal';
 import { addRoute } from '../fixtures/setup';
 import { eventually } from '../fixtures/sink';
 
@@ -45,5 +46,17 @@ describe('AWS destinations of accounts the operator did not list', () => {
       15_000,
     );
     expect(detail.attempts[0]).toMatchObject({ outcome: 'blocked', response_status: null, error: REFUSAL });
+    // It can still be paused and renamed (what an operator does first), just not re-pointed without a role.
+    const paused = await call('PATCH', `/v1/destinations/${made.json.data.id}`, { key, body: { active: false, name: 'old queue' } });
+    expect(paused.status, paused.text).toBe(200);
+    expect((await call('PATCH', `/v1/destinations/${made.json.data.id}`, { key, body: { config: { queue_url: `${queueUrl}-2` } } })).json.error).toBe(REFUSAL);
+  });
+
+  it('a portal customer is told in its own words: its AWS endpoint needs one of its connections', async () => {
+    const { key } = await createAccount(call);
+    const { secret } = await openPortalSession(call, key, 'cus_own');
+    const { QueueUrl: queueUrl } = await sqsClient().send(new CreateQueueCommand({ QueueName: 'own-role-portal' }));
+    const res = await call('POST', '/v1/portal/endpoints', { key: undefined, headers: { authorization: `Bearer ${secret}` }, body: { type: 'aws_sqs', config: { queue_url: queueUrl } } });
+    expect({ status: res.status, error: res.json.error }).toEqual({ status: 400, error: 'connection_id is required: an AWS endpoint delivers through one of your AWS connections' });
   });
 });

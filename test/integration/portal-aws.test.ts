@@ -88,6 +88,14 @@ describe('AWS connections in the portal', () => {
     expect({ status: res.status, body: res.json }).toEqual({ status: 400, body: { error, duration_ms: expect.any(Number) } });
   });
 
+  it('a customer has at most 20 (as many as its endpoints may be); another customer is not counted', async () => {
+    const { key, as } = await portalOf('cus_many');
+    for (let n = 0; n < 20; n++) await connectIn(as);
+    const over = await as('POST', '/v1/portal/aws-connections', { aws_account_id: AWS_ACCOUNT });
+    expect({ status: over.status, body: over.json }).toEqual({ status: 400, body: { error: 'customer cus_many has reached its limit of 20 AWS connections', duration_ms: expect.any(Number) } });
+    expect((await call('POST', '/v1/aws-connections', { key, body: { aws_account_id: AWS_ACCOUNT, customer: 'cus_other' } })).status).toBe(201);
+  });
+
   it('is deleted only once no endpoint uses it', async () => {
     const { as } = await portalOf();
     const connection = await connectIn(as);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { connectionRoleArn, connectionTemplate, connectionUseRefusal, partitionOf, roleNameOf, trustPolicy } from '../../lambdas/domain/aws-connections';
+import { connectionCapRefusal, connectionRoleArn, connectionTemplate, connectionUseRefusal, partitionOf, roleNameOf, trustPolicy } from '../../lambdas/domain/aws-connections';
 import type { AwsTarget } from '../../lambdas/domain/aws-targets';
 
 const ACCOUNT = '123456789012';
@@ -54,4 +54,13 @@ describe('the role and its template', () => {
     ]);
     expect(connectionTemplate({ roleName: 'R', trustPolicy: {} }, [], 'aws').Resources.HookgateDeliveryRole.Properties).not.toHaveProperty('Policies');
   });
+});
+
+describe('how many connections a customer may have', () => {
+  it.each<[number, number, string | undefined]>([
+    [0, 20, undefined],
+    [19, 20, undefined],
+    [20, 20, 'customer cus_42 has reached its limit of 20 AWS connections'],
+    [25, 20, 'customer cus_42 has reached its limit of 20 AWS connections'],
+  ])('%i of %i: %s', (owned, cap, refusal) => expect(connectionCapRefusal('cus_42', owned, cap)).toBe(refusal));
 });

@@ -64,7 +64,10 @@ export const portalAwsConnectionRoutes: Route[] = [
       tag: 'Portal',
       body: jsonBody(createPortalAwsConnectionBody, { aws_account_id: '123456789012' }),
       responses: { 201: json('The connection.', portalAwsConnectionResponse, examplePortalConnection) },
-      errors: { 400: ['aws_account_id is required', AWS_ACCOUNT_MESSAGE, AWS_SECRET_MESSAGE, 'unknown field: customer'], 403: [NO_PRINCIPAL_MESSAGE] },
+      errors: {
+        400: ['aws_account_id is required', AWS_ACCOUNT_MESSAGE, AWS_SECRET_MESSAGE, 'unknown field: customer', 'customer cus_42 has reached its limit of 20 AWS connections'],
+        403: [NO_PRINCIPAL_MESSAGE],
+      },
     },
     handle: async ({ request, portal, now }) => {
       const body = parseKeylessBody(request, createPortalAwsConnectionBody);
