@@ -97,6 +97,25 @@ function copyButton(label: string, value: () => string): HTMLButtonElement {
   return button;
 }
 
+/** Deletes with a second click (the first one arms it), then goes back to the list; a refusal is said. */
+function deleteButton(path: string, back: string): HTMLButtonElement {
+  const button = h('button', { type: 'button', id: 'delete', class: 'danger' }, 'Delete');
+  button.addEventListener('click', async () => {
+    if (button.dataset.armed !== 'yes') {
+      button.dataset.armed = 'yes';
+      button.textContent = 'Click again to delete';
+      return;
+    }
+    try {
+      await api('DELETE', path);
+      location.hash = back;
+    } catch (error) {
+      say((error as Error).message, 'error');
+    }
+  });
+  return button;
+}
+
 /** A whole-screen state (loading, empty, not found, refused) with the way forward. */
 function state(id: string, title: string, text: string, ...forward: Child[]): HTMLElement {
   return h('div', { class: `state ${id}`, id }, h('span', { class: 'mark', 'aria-hidden': 'true' }), h('h1', {}, title), h('p', {}, text), ...forward);
@@ -449,20 +468,7 @@ async function endpointScreen(id: string) {
   });
   const pause = h('button', { type: 'button', id: 'pause' }, e.active ? 'Pause' : 'Resume');
   pause.addEventListener('click', () => void patch({ active: !e.active }, e.active ? 'Paused.' : 'Resumed.'));
-  const remove = h('button', { type: 'button', id: 'delete', class: 'danger' }, 'Delete');
-  remove.addEventListener('click', async () => {
-    if (remove.dataset.armed !== 'yes') {
-      remove.dataset.armed = 'yes';
-      remove.textContent = 'Click again to delete';
-      return;
-    }
-    try {
-      await api('DELETE', `/endpoints/${e.id}`);
-      location.hash = '#/endpoints';
-    } catch (error) {
-      say((error as Error).message, 'error');
-    }
-  });
+  const remove = deleteButton(`/endpoints/${e.id}`, '#/endpoints');
   view.replaceChildren(
     h('h1', {}, e.name),
     h('p', { class: 'url' }, http ? null : h('span', { class: 'badge idle kind' }, KINDS[e.type]?.label ?? e.type), ' ', e.url),
@@ -694,20 +700,7 @@ async function connectionScreen(id: string) {
       say((error as Error).message, 'error');
     }
   });
-  const remove = h('button', { type: 'button', id: 'delete', class: 'danger' }, 'Delete');
-  remove.addEventListener('click', async () => {
-    if (remove.dataset.armed !== 'yes') {
-      remove.dataset.armed = 'yes';
-      remove.textContent = 'Click again to delete';
-      return;
-    }
-    try {
-      await api('DELETE', `/aws-connections/${c.id}`);
-      location.hash = '#/aws';
-    } catch (error) {
-      say((error as Error).message, 'error');
-    }
-  });
+  const remove = deleteButton(`/aws-connections/${c.id}`, '#/aws');
   const command = `aws cloudformation deploy --stack-name ${c.role_name} --template-file ${c.role_name}.json --capabilities CAPABILITY_NAMED_IAM`;
   view.replaceChildren(
     h('h1', {}, `AWS account ${c.aws_account_id}`),
