@@ -1,6 +1,7 @@
 import { assumeRoleError } from '../adapters/aws-credentials';
 import { connectionCapRefusal, connectionRoleArn, connectionTemplate, partitionOf, roleNameOf, trustPolicy } from '../domain/aws-connections';
-import { forbidden, invalid, type Refusal } from '../domain/errors';
+import { forbidden, invalid } from '../domain/errors';
+import { refused, type Refused } from '../pipeline/outcomes';
 import type { DestinationActor } from '../destinations/changes';
 import { mayManage } from '../destinations/changes';
 import { listDestinations } from '../destinations/record';
@@ -15,7 +16,8 @@ import { deleteConnection, findConnection, insertConnection, listConnections, up
  * template.
  */
 
-export const CONNECTION_IN_USE_PREFIX = 'the AWS connection is used by destinations';
+export const connectionInUseMessage = (destinationIds: readonly string[]) =>
+  `the AWS connection is used by destinations: ${destinationIds.join(', ')}; delete them or change their connection_id first`;
 export const NO_PRINCIPAL_MESSAGE = 'this deployment has no AWS principal for connections to trust (HOOKGATE_AWS_PRINCIPALS is unset)';
 
 export const connectionTrustPolicy = (c: AwsConnectionRecord) => trustPolicy(config().awsPrincipals, c.external_id);
@@ -79,9 +81,9 @@ export async function verifyConnection(connection: AwsConnectionRecord, now: Dat
 }
 
 /** Refused while a destination delivers through it: its deliveries would fail with no role to assume. */
-export async function removeConnection(connection: AwsConnectionRecord): Promise<Refusal | undefined> {
+export async function removeConnection(connection: AwsConnectionRecord): Promise<{ kind: 'deleted' } | Refused> {
   const users = await connectionUsers(connection);
-  if (users.length > 0) return invalid(`${CONNECTION_IN_USE_PREFIX}: ${users.map((d) => d.id).join(', ')}; delete them or change their connection_id first`);
+  if (users.length > 0) return refused(invalid(connectionInUseMessage(users.map((d) => d.id))));
   await deleteConnection(connection.account_id, connection.id);
-  return undefined;
+  return { kind: 'deleted' };
 }

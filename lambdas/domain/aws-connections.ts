@@ -1,4 +1,4 @@
-import { accountOf, TARGET_ACTIONS, type AwsTarget } from './aws-targets';
+import { accountOf, grantedResource, TARGET_ACTIONS, targetArn, type AwsTarget } from './aws-targets';
 
 /**
  * AWS connections: a role in a customer's account that Hookgate assumes to deliver there, under an
@@ -36,27 +36,8 @@ export function trustPolicy(principalArns: readonly string[], externalId: string
 
 /** What a destination calls on its target, and the resource that call needs; null: nothing to grant (a local queue). */
 function targetGrant(target: AwsTarget, partition: string): { action: string; resource: string } | null {
-  const resource = grantedResource(target, partition);
-  return resource === null ? null : { action: TARGET_ACTIONS[target.type], resource };
-}
-
-function grantedResource(target: AwsTarget, partition: string): string | null {
-  switch (target.type) {
-    case 'aws_sqs': {
-      const match = /^https:\/\/sqs\.([a-z0-9-]+)\.amazonaws\.com(?:\.cn)?\/(\d{12})\/([^/]+)$/.exec(target.queue_url);
-      return match ? `arn:${partition}:sqs:${match[1]}:${match[2]}:${match[3]}` : null;
-    }
-    case 'aws_sns':
-      return target.topic_arn;
-    case 'aws_eventbridge':
-      return target.event_bus_arn;
-    case 'aws_kinesis':
-      return target.stream_arn;
-    case 'aws_lambda':
-      return target.function_arn;
-    case 'aws_s3':
-      return `arn:${partition}:s3:::${target.bucket}/*`;
-  }
+  const arn = targetArn(target, partition);
+  return arn === null ? null : { action: TARGET_ACTIONS[target.type], resource: grantedResource(target.type, arn) };
 }
 
 /**

@@ -225,6 +225,21 @@ export function regionOf(target: AwsTarget): string | null {
   }
 }
 
+/** What a grant of a target's action names: its ARN, or a bucket's objects (its destination writes under any key its template makes). */
+export const grantedResource = (type: AwsDestinationType, arn: string): string => (type === 'aws_s3' ? `${arn}/*` : arn);
+
+/**
+ * The target's ARN, in `partition` (an SQS queue's from its URL, a bucket's `arn:…:s3:::<name>`); null
+ * for a queue URL that is no AWS one (the local emulator's).
+ */
+export function targetArn(target: AwsTarget, partition: string): string | null {
+  if (target.type === 'aws_sqs') {
+    const match = SQS_URL.exec(target.queue_url);
+    return match ? `arn:${partition}:sqs:${match[1]}:${match[2]}:${match[3]}` : null;
+  }
+  return target.type === 'aws_s3' ? `arn:${partition}:s3:::${target.bucket}` : targetAddress(target);
+}
+
 /** What the destination's `url` shows for an AWS target: the queue URL, the ARN, or `s3://bucket/template`. */
 export function targetAddress(target: AwsTarget): string {
   switch (target.type) {

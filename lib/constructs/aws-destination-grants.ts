@@ -1,6 +1,6 @@
 import { Aws } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import { TARGET_ACTIONS, TARGET_ARNS, type AwsDestinationType } from '../../lambdas/domain/aws-targets';
+import { grantedResource, TARGET_ACTIONS, TARGET_ARNS, type AwsDestinationType } from '../../lambdas/domain/aws-targets';
 
 /**
  * What the deliver function may call on the targets of AWS destinations in its own account: one
@@ -10,15 +10,11 @@ import { TARGET_ACTIONS, TARGET_ARNS, type AwsDestinationType } from '../../lamb
  * whoever holds an API key.
  */
 
-/**
- * Each kind of target: the ARN it is granted by and the action its destination calls (the domain's,
- * which the API's checks use too), and the resource granted: the ARN, or a bucket's objects (its
- * destination writes under any key its template makes).
- */
+/** Each kind of target: the ARN it is granted by, the action its destination calls and the resource granted (the domain's, as the API and a connection's template have them). */
 const TARGETS = (Object.keys(TARGET_ARNS) as AwsDestinationType[]).map((type) => ({
   pattern: TARGET_ARNS[type],
   action: TARGET_ACTIONS[type],
-  resource: (arn: string) => (type === 'aws_s3' ? `${arn}/*` : arn),
+  resource: (arn: string) => grantedResource(type, arn),
 }));
 
 /** The statements granting the listed targets, one per action; an ARN of no known kind fails the synth. */

@@ -1,4 +1,4 @@
-import { CONNECTION_IN_USE_PREFIX, NO_PRINCIPAL_MESSAGE, createConnection, connectionTrustPolicy, findManagedConnection, listManagedConnections, removeConnection, templateOf, verifyConnection } from '../../aws-connections';
+import { connectionInUseMessage, NO_PRINCIPAL_MESSAGE, createConnection, connectionTrustPolicy, findManagedConnection, listManagedConnections, removeConnection, templateOf, verifyConnection } from '../../aws-connections';
 import {
   awsConnectionCheckResponse,
   awsConnectionErrors,
@@ -17,6 +17,7 @@ import { ACCOUNT_ACTOR } from '../../destinations/changes';
 import type { ApiRequest } from '../http';
 import { publicBaseUrl } from '../public-url';
 import { json, jsonBody, list, noContent } from '../route-doc';
+import { settled } from '../outcomes';
 import { defineRoute, type Route } from '../router';
 import { CUSTOMER_MESSAGE } from '../schemas';
 import { parsePathId, parseWith } from '../validation';
@@ -121,11 +122,10 @@ export const awsConnectionRoutes: Route[] = [
       description: 'Refused while a destination uses it. The role in the customer’s account stays until they delete its stack.',
       tag: 'AWS connections',
       responses: { 204: noContent('Deleted.') },
-      errors: { 400: [`${CONNECTION_IN_USE_PREFIX}: ${exampleAwsConnection.id}; delete them or change their connection_id first`] },
+      errors: { 400: [connectionInUseMessage([exampleAwsConnection.id])] },
     },
     handle: async ({ params, principal }) => {
-      const refusal = await removeConnection(await ownConnection(principal.accountId, params.id));
-      if (refusal) throw refusal;
+      settled(await removeConnection(await ownConnection(principal.accountId, params.id)));
       return { status: 204 };
     },
   }),

@@ -1,4 +1,4 @@
-import { createConnection, connectionTrustPolicy, CONNECTION_IN_USE_PREFIX, findManagedConnection, NO_PRINCIPAL_MESSAGE, listManagedConnections, removeConnection, templateOf, verifyConnection } from '../../aws-connections';
+import { createConnection, connectionTrustPolicy, connectionInUseMessage, findManagedConnection, NO_PRINCIPAL_MESSAGE, listManagedConnections, removeConnection, templateOf, verifyConnection } from '../../aws-connections';
 import type { AwsConnectionRecord } from '../../aws-connections/record';
 import {
   AWS_ACCOUNT_MESSAGE,
@@ -16,6 +16,7 @@ import type { ApiRequest } from '../http';
 import { portalActor, type PortalPrincipal } from '../portal-auth';
 import { publicBaseUrl } from '../public-url';
 import { json, jsonBody, list, noContent } from '../route-doc';
+import { settled } from '../outcomes';
 import { defineRoute, type Route } from '../router';
 import { parsePathId } from '../validation';
 
@@ -121,11 +122,10 @@ export const portalAwsConnectionRoutes: Route[] = [
       description: 'Refused while an endpoint uses it. The role stays in the AWS account until its stack is deleted.',
       tag: 'Portal',
       responses: { 204: noContent('Deleted.') },
-      errors: { 400: [`${CONNECTION_IN_USE_PREFIX}: ${exampleAwsConnection.id}; delete them or change their connection_id first`] },
+      errors: { 400: [connectionInUseMessage([exampleAwsConnection.id])] },
     },
     handle: async ({ params, portal }) => {
-      const refusal = await removeConnection(await ownConnection(portal, params.id));
-      if (refusal) throw refusal;
+      settled(await removeConnection(await ownConnection(portal, params.id)));
       return { status: 204 };
     },
   }),
