@@ -1,11 +1,31 @@
 import {
+  Stack,
   Validations,
   type IPolicyValidationContext,
   type IPolicyValidationPlugin,
   type PolicyValidationPluginReport,
 } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
+// The function AwsSolutions-IAM5 itself writes its findings with: an acknowledgement built any other way
+// drifts from the finding as soon as the CLI's region turns `<AWS::Region>` into a literal.
+import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
+import type { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';
+
+/**
+ * The id of the AwsSolutions-IAM5 finding for a wildcard `resource` of a policy in `scope`'s stack,
+ * from the same value as the statement's ARN, so it matches in every region and partition.
+ */
+function wildcardResourceFinding(scope: IConstruct, resource: string): string {
+  return `AwsSolutions-IAM5[Resource::${flattenCfnReference(Stack.of(scope).resolve(resource))}]`;
+}
+
+/** Acknowledges, on `policy`, each wildcard resource of `statement`, for `reason`. */
+export function acknowledgeWildcardResources(policy: IConstruct, statement: PolicyStatement, reason: string): void {
+  const ids = statement.resources.map((resource) => wildcardResourceFinding(policy, resource)).filter((id) => id.includes('*'));
+  if (ids.length === 0) throw new Error(`${policy.node.path}: no wildcard resource to acknowledge (${reason})`);
+  Validations.of(policy).acknowledge(...ids.map((id) => ({ id, reason })));
+}
 
 /** Acknowledges every finding of `rule` whose detail (inside `[...]`) matches `finding`. */
 export interface FindingPattern {

@@ -20,6 +20,7 @@ import { HookgateFunction, type HookgateFunctionProps } from './constructs/hookg
 import { DELIVERY_QUEUE, ENV, metricsService } from '../lambdas/shared/resource-definitions';
 import type { StatefulResources } from './stateful-stack';
 import { assumeCustomerRoles, awsDestinationStatements } from './constructs/aws-destination-grants';
+import { acknowledgeWildcardResources } from './nag';
 
 export interface ServiceStackProps extends StackProps {
   readonly stateful: StatefulResources;
@@ -282,17 +283,18 @@ export class ServiceStack extends Stack {
     // GetObject only: the operational events it publishes are small bodies, always stored inline.
     grantObjects(this.deliverFunction, payloadBucket, ['s3:GetObject']);
     // AWS destinations in other accounts: their roles, assumed with an external id.
-    this.assumeRolesPolicy = new iam.Policy(this, 'AssumeCustomerRolesPolicy', { statements: [assumeCustomerRoles()] });
+    const assumeRoles = assumeCustomerRoles();
+    this.assumeRolesPolicy = new iam.Policy(this, 'AssumeCustomerRolesPolicy', { statements: [assumeRoles] });
     this.deliverFunction.role.attachInlinePolicy(this.assumeRolesPolicy);
     // POST /v1/aws-connections/{id}/verify assumes the connection's role, as a delivery would.
     this.apiFunction.role.attachInlinePolicy(this.assumeRolesPolicy);
     // What an AWS connection's role trusts: these two roles, named in the trust policy the API hands out.
     this.apiFunction.fn.addEnvironment(ENV.awsPrincipals, `${this.deliverFunction.role.roleArn},${this.apiFunction.role.roleArn}`);
-    Validations.of(this.assumeRolesPolicy).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:iam::*:role/*]',
-      reason:
-        'The roles customers create in their own accounts for AWS destinations (an AWS connection’s, or role_arn), known only at run time; every AssumeRole must carry a hookgate- external id (which each role’s trust policy requires) and may not name a role of this account.',
-    });
+    acknowledgeWildcardResources(
+      this.assumeRolesPolicy,
+      assumeRoles,
+      'The roles customers create in their own accounts for AWS destinations (an AWS connection’s, or role_arn), known only at run time; every AssumeRole must carry a hookgate- external id (which each role’s trust policy requires) and may not name a role of this account.',
+    );
     // Who may use the deliver role's own grants below: the API refuses others' role-less AWS destinations, the deliver function never sends them.
     for (const fn of [this.apiFunction.fn, this.deliverFunction.fn]) fn.addEnvironment(ENV.ownRoleAccounts, (props.awsOwnRoleAccounts ?? []).join(','));
     // AWS destinations: only the listed targets, each with the one action its type calls.
@@ -300,13 +302,11 @@ export class ServiceStack extends Stack {
     if (awsTargets.length > 0) {
       this.awsDestinationsPolicy = new iam.Policy(this, 'AwsDestinationsPolicy', { statements: awsTargets });
       this.deliverFunction.role.attachInlinePolicy(this.awsDestinationsPolicy);
-      const bucketObjects = awsTargets.flatMap((statement) => statement.resources).filter((resource) => resource.endsWith('/*'));
-      if (bucketObjects.length > 0) {
-        Validations.of(this.awsDestinationsPolicy).acknowledge(
-          ...bucketObjects.map((resource) => ({
-            id: `AwsSolutions-IAM5[Resource::${resource}]`,
-            reason: 's3:PutObject on the objects of one listed bucket of an S3 destination: its keys come from the destination’s key template and the event, known only at delivery.',
-          })),
+      for (const statement of awsTargets.filter((s) => s.resources.some((resource) => resource.endsWith('/*')))) {
+        acknowledgeWildcardResources(
+          this.awsDestinationsPolicy,
+          statement,
+          's3:PutObject on the objects of one listed bucket of an S3 destination: its keys come from the destination’s key template and the event, known only at delivery.',
         );
       }
     }
@@ -464,49 +464,41 @@ export class ServiceStack extends Stack {
    */
   private addTlsProvisioningPolicy(fn: HookgateFunction): iam.Policy {
     const apigateway = `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}::`;
-    const policy = new iam.Policy(fn, 'TlsProvisioningPolicy', {
-      roles: [fn.role],
-      statements: [
+    const grants: [iam.PolicyStatement, string][] = [
+      [
         new iam.PolicyStatement({
           actions: ['acm:RequestCertificate'],
           resources: ['*'],
           conditions: { StringEquals: { 'acm:ValidationMethod': 'DNS' } },
         }),
+        'acm:RequestCertificate supports no resource-level permission (the certificate does not exist yet); the statement is limited to DNS validation by the acm:ValidationMethod condition.',
+      ],
+      [
+        // DeleteCertificate: a deleted custom domain's certificate (ACM refuses one still in use).
         new iam.PolicyStatement({
-          // DeleteCertificate: a deleted custom domain's certificate (ACM refuses one still in use).
           actions: ['acm:DescribeCertificate', 'acm:DeleteCertificate'],
           resources: [`arn:${Aws.PARTITION}:acm:${Aws.REGION}:${Aws.ACCOUNT_ID}:certificate/*`],
         }),
+        'acm:DescribeCertificate and acm:DeleteCertificate (a deleted custom domain) on the certificates of this account and region: their ids are assigned by ACM when the provisioner requests them.',
+      ],
+      [
         new iam.PolicyStatement({
           actions: ['apigateway:POST'],
           resources: [`${apigateway}/domainnames`, `${apigateway}/domainnames/*/apimappings`],
         }),
+        "apigateway:POST (CreateApiMapping) on the mappings of custom domain names, whose names are the customers' hostnames, known only at run time.",
+      ],
+      [
+        // DELETE: a deleted custom domain's domain name and its mapping (`/domainnames/*/apimappings/*`).
         new iam.PolicyStatement({
-          // DELETE: a deleted custom domain's domain name and its mapping (`/domainnames/*/apimappings/*`).
           actions: ['apigateway:GET', 'apigateway:DELETE'],
           resources: [`${apigateway}/domainnames/*`],
         }),
+        "apigateway:GET (GetDomainName, GetApiMappings) on custom domain names of this region, to recognise a domain name or mapping an interrupted run already created, and apigateway:DELETE (DeleteDomainName, DeleteApiMapping) to remove a deleted custom domain; the names are customers' hostnames, known only at run time.",
       ],
-    });
-    Validations.of(policy).acknowledge(
-      {
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'acm:RequestCertificate supports no resource-level permission (the certificate does not exist yet); the statement is limited to DNS validation by the acm:ValidationMethod condition.',
-      },
-      {
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:acm:<AWS::Region>:<AWS::AccountId>:certificate/*]',
-        reason: 'acm:DescribeCertificate and acm:DeleteCertificate (a deleted custom domain) on the certificates of this account and region: their ids are assigned by ACM when the provisioner requests them.',
-      },
-      {
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/domainnames/*/apimappings]',
-        reason: 'apigateway:POST (CreateApiMapping) on the mappings of custom domain names, whose names are the customers\' hostnames, known only at run time.',
-      },
-      {
-        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:apigateway:<AWS::Region>::/domainnames/*]',
-        reason: 'apigateway:GET (GetDomainName, GetApiMappings) on custom domain names of this region, to recognise a domain name or mapping an interrupted run already created, and apigateway:DELETE (DeleteDomainName, DeleteApiMapping) to remove a deleted custom domain; the names are customers\' hostnames, known only at run time.',
-      },
-    );
+    ];
+    const policy = new iam.Policy(fn, 'TlsProvisioningPolicy', { roles: [fn.role], statements: grants.map(([statement]) => statement) });
+    for (const [statement, reason] of grants) acknowledgeWildcardResources(policy, statement, reason);
     return policy;
   }
 
@@ -552,14 +544,10 @@ export class ServiceStack extends Stack {
     this.apiFunction.fn.addEnvironment(ENV.listenUrl, stage.url);
     this.deliverFunction.fn.addEnvironment(ENV.listenEndpoint, stage.callbackUrl);
     const connections = Stack.of(this).formatArn({ service: 'execute-api', resource: api.apiId, resourceName: `${stage.stageName}/POST/@connections/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
-    const policy = new iam.Policy(this, 'ListenConnectionsPolicy', {
-      statements: [new iam.PolicyStatement({ actions: ['execute-api:ManageConnections'], resources: [connections] })],
-    });
+    const manageConnections = new iam.PolicyStatement({ actions: ['execute-api:ManageConnections'], resources: [connections] });
+    const policy = new iam.Policy(this, 'ListenConnectionsPolicy', { statements: [manageConnections] });
     this.deliverFunction.role.attachInlinePolicy(policy);
-    Validations.of(policy).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:execute-api:<AWS::Region>:<AWS::AccountId>:<${Stack.of(this).getLogicalId(api.node.defaultChild as apigw.CfnApi)}>/live/POST/@connections/*]`,
-      reason: 'PostToConnection on the connections of the listen stage only: connection ids are assigned by API Gateway when a CLI connects.',
-    });
+    acknowledgeWildcardResources(policy, manageConnections, 'PostToConnection on the connections of the listen stage only: connection ids are assigned by API Gateway when a CLI connects.');
     return { api, stage, fn, policy };
   }
 
