@@ -507,7 +507,7 @@ export class ServiceStack extends Stack {
    * authenticates the API key and binds the connection to its session's destination (items in the
    * table); `response` stores the CLI's answer to a try; `$disconnect` forgets the connection. The
    * deliver function posts each try to the connection (execute-api:ManageConnections on this stage's
-   * connections, POST only) and reads the answer back from the table. The api function hands the URL out.
+   * connections: POST to send a try, DELETE to close a revoked key's socket) and reads the answer back from the table. The api function hands the URL out.
    */
   private createListenApi(table: ITable) {
     const fn = this.addFunction('ListenFunction', {
@@ -543,11 +543,23 @@ export class ServiceStack extends Stack {
     });
     this.apiFunction.fn.addEnvironment(ENV.listenUrl, stage.url);
     this.deliverFunction.fn.addEnvironment(ENV.listenEndpoint, stage.callbackUrl);
-    const connections = Stack.of(this).formatArn({ service: 'execute-api', resource: api.apiId, resourceName: `${stage.stageName}/POST/@connections/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
-    const manageConnections = new iam.PolicyStatement({ actions: ['execute-api:ManageConnections'], resources: [connections] });
+    // Revoking an API key closes the sockets it opened (DELETE only: the api function never sends a try).
+    this.apiFunction.fn.addEnvironment(ENV.listenEndpoint, stage.callbackUrl);
+    // ManageConnections is granted per HTTP method: POST sends a try, DELETE closes the socket of a revoked key. No GET: nothing reads a connection.
+    const connections = (method: 'POST' | 'DELETE') =>
+      Stack.of(this).formatArn({ service: 'execute-api', resource: api.apiId, resourceName: `${stage.stageName}/${method}/@connections/*`, arnFormat: ArnFormat.SLASH_RESOURCE_NAME });
+    const manageConnections = new iam.PolicyStatement({ actions: ['execute-api:ManageConnections'], resources: [connections('POST'), connections('DELETE')] });
     const policy = new iam.Policy(this, 'ListenConnectionsPolicy', { statements: [manageConnections] });
     this.deliverFunction.role.attachInlinePolicy(policy);
-    acknowledgeWildcardResources(policy, manageConnections, 'PostToConnection on the connections of the listen stage only: connection ids are assigned by API Gateway when a CLI connects.');
+    acknowledgeWildcardResources(
+      policy,
+      manageConnections,
+      'PostToConnection and DeleteConnection on the connections of the listen stage only: connection ids are assigned by API Gateway when a CLI connects.',
+    );
+    const closeConnections = new iam.PolicyStatement({ actions: ['execute-api:ManageConnections'], resources: [connections('DELETE')] });
+    const closePolicy = new iam.Policy(this, 'ListenCloseConnectionsPolicy', { statements: [closeConnections] });
+    this.apiFunction.role.attachInlinePolicy(closePolicy);
+    acknowledgeWildcardResources(closePolicy, closeConnections, 'DeleteConnection on the connections of the listen stage only, to close the sockets of a revoked API key: connection ids are assigned by API Gateway when a CLI connects.');
     return { api, stage, fn, policy };
   }
 

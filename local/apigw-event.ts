@@ -1,6 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { LOCAL_ACCOUNT_ID } from './aws-clients';
 import type {
   APIGatewayProxyEventV2,
   APIGatewayProxyResultV2,
@@ -18,7 +19,6 @@ export interface RouteMatch {
   pathParameters?: Record<string, string>;
 }
 
-export const LOCAL_ACCOUNT_ID = '123456789012';
 const LOCAL_API_ID = 'local';
 
 const TEXTUAL_TYPES = new Set(['application/json', 'application/xml', 'application/x-www-form-urlencoded']);

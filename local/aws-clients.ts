@@ -4,6 +4,11 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 export const LOCAL_REGION = 'us-east-1';
+/**
+ * The AWS account of the local runtime: the one local-aws-sqs names in every queue URL and ARN, so
+ * every other local ARN (tables, functions, roles, the request contexts API Gateway would send) names it too.
+ */
+export const LOCAL_ACCOUNT_ID = '123456789012';
 
 /** s3rver only accepts this key pair; dynalite and local-aws-sqs accept anything. */
 export const LOCAL_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } as const;

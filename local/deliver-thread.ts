@@ -15,9 +15,11 @@ import { countCallsIfEnabled } from './call-counts';
 import { importHandlers, skipHandlerSigning, type SqsHandler } from './handlers';
 import { startSqsPoller, type SqsPoller, type SqsPollerOptions } from './sqs-poller';
 import { failedMessage, startWorker } from './worker-thread';
+import { enforceIam, runAs } from './iam/enforce';
+import type { LocalIam } from './iam/roles';
 
 /** What the gateway hands the thread; its environment is the gateway's, copied when it starts. */
-export type DeliverThreadData = Omit<SqsPollerOptions, 'client' | 'handler' | 'log'> & { sqsEndpoint: string };
+export type DeliverThreadData = Omit<SqsPollerOptions, 'client' | 'handler' | 'log'> & { sqsEndpoint: string; iam: LocalIam };
 
 export async function startDeliverThread(data: DeliverThreadData): Promise<SqsPoller & { thread: Worker }> {
   // The handler's log lines and metric documents go where the other handlers' go: this thread's console.
@@ -31,15 +33,18 @@ export async function runDeliverThread(port: MessagePort, data: DeliverThreadDat
     ({ deliver } = await importHandlers(['deliver']));
     if (!deliver) throw new Error('lambdas/handlers/deliver.ts is missing');
     skipHandlerSigning();
+    enforceIam(data.iam);
   } catch (err) {
     port.postMessage(failedMessage(err));
     return;
   }
-  const { sqsEndpoint, ...options } = data;
+  const { sqsEndpoint, iam: _, ...options } = data;
   const client = new SQSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: sqsEndpoint });
   skipSigning(client);
   countCallsIfEnabled('deliver', client);
-  const poller = startSqsPoller({ ...options, client, handler: deliver });
+  const handler = deliver;
+  // The event source mapping receives and deletes with the deliver function's role.
+  const poller = runAs(options.functionName ?? 'hookgate-deliver', () => startSqsPoller({ ...options, client, handler }));
   port.on('message', (message: { type: string }) => {
     if (message.type !== 'close') return;
     void poller.stop().then(() => {

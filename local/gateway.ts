@@ -6,14 +6,14 @@ import { resolve } from 'node:path';
 import { DELIVERY_QUEUE, ENV } from '../lambdas/shared/resource-definitions';
 import { LAMBDA_PAYLOAD_LIMIT_BYTES } from '../lambdas/domain/payload-limits';
 import { toApiGatewayEvent, writeApiGatewayResult } from './apigw-event';
-import { createLocalClients, type EmulatorEndpoints } from './aws-clients';
+import { createLocalClients, LOCAL_ACCOUNT_ID, LOCAL_REGION, type EmulatorEndpoints } from './aws-clients';
 import { startEmulators, type EmulatorPorts, type Emulators } from './emulators';
 import { applyEnv, handlerEnv } from './handler-env';
 import { importHandlers, skipHandlerSigning, type GatewayHandlers, type ScheduledHandler } from './handlers';
 import { lockDataDir } from './data-dir-lock';
 import { repairIndexes } from './index-repair';
 import { startLambdaInvokeEmulator, type LambdaInvokeEmulator } from './lambda-invoke';
-import { createLambdaContext } from './lambda-context';
+import { invokeFunction } from './lambda-context';
 import { readBody } from './read-body';
 import { ensureResources, type LocalResources } from './resources';
 import { resolveRoute } from './routes';
@@ -23,6 +23,8 @@ import { startSqsPoller, type SqsPoller } from './sqs-poller';
 import { startDeliverThread } from './deliver-thread';
 import { niceThisThread } from './thread-priority';
 import { countCallsIfEnabled } from './call-counts';
+import { enforceIam, runAs } from './iam/enforce';
+import { localIam, synthesiseStacks, type LocalIam, type SynthOptions } from './iam/roles';
 import { startListenServer, type ListenServer } from './listen-server';
 
 export type { ApiHandler, GatewayHandlers, ScheduledHandler, SqsHandler } from './handlers';
@@ -75,6 +77,12 @@ export interface GatewayOptions {
    * tests lower it to reach the limit with a few messages.
    */
   deliverConcurrency?: number;
+  /**
+   * The stack the functions' roles are read from (local/iam): every AWS call a function makes is
+   * authorised against its role, as in AWS. Give the deployment's AWS destination targets here, or
+   * change the stack (a test drops a grant). Default: the stack as `cdk deploy` builds it.
+   */
+  stack?: SynthOptions;
 }
 
 export interface Gateway {
@@ -150,7 +158,7 @@ function createRequestListener(state: { handlers?: GatewayHandlers }) {
     // Lambda refuses an event over its limit before the function runs; API Gateway answers 413.
     if (lambdaPayloadBytes(event) > LAMBDA_PAYLOAD_LIMIT_BYTES) return sendError(res, 413, 'request body too large', Date.now() - startedAt);
     try {
-      const result = await handler(event, createLambdaContext(`hookgate-${route.target}`, API_TIMEOUT_MS));
+      const result = await invokeFunction(`hookgate-${route.target}`, API_TIMEOUT_MS, (context) => handler(event, context));
       if (lambdaPayloadBytes(result) > LAMBDA_PAYLOAD_LIMIT_BYTES) {
         // In AWS the invocation fails (Function.ResponseSizeTooLarge) and API Gateway answers 502.
         console.error(`[hookgate local] ${route.target} response over Lambda's ${LAMBDA_PAYLOAD_LIMIT_BYTES} bytes on ${event.routeKey} (${event.rawPath})`);
@@ -171,7 +179,7 @@ function intervalMs(name: string, defaultSeconds: number): number {
 }
 
 function runScheduled(name: string, handler: ScheduledHandler, everyMs: number): Schedule {
-  return startSchedule(name, () => handler(scheduledEvent(name), createLambdaContext(name, 15 * 60_000)), everyMs);
+  return startSchedule(name, () => invokeFunction(name, 15 * 60_000, (context) => handler(scheduledEvent(name), context)), everyMs);
 }
 
 /** The deliver event source mapping's settings, pointed at the local queue. */
@@ -198,6 +206,13 @@ function startSchedules(handlers: GatewayHandlers): Schedule[] {
     schedules.push(runScheduled('hookgate-sweeper', handlers.sweeper, every));
   }
   return schedules;
+}
+
+/** The functions' roles on the local resources. */
+async function loadIam(resources: LocalResources, stack: SynthOptions | undefined): Promise<LocalIam> {
+  const account = resources.deliveryQueueArn.split(':')[4];
+  if (account !== LOCAL_ACCOUNT_ID) throw new Error(`the local queue's ARN names account ${account}, not ${LOCAL_ACCOUNT_ID}: ${resources.deliveryQueueArn}`);
+  return localIam(await synthesiseStacks(stack), { account, region: LOCAL_REGION, ...resources });
 }
 
 /**
@@ -270,6 +285,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       [ENV.exportFunctionName]: EXPORT_FUNCTION,
       ...opts.env,
     });
+    const iam = await loadIam(resources, opts.stack);
+    enforceIam(iam);
     const restored = await restoreQueue(clients, resources, new Date());
     if (restored > 0) (opts.log ?? console.log)(`[hookgate local] gave ${restored} unsettled deliveries their queue messages back (the local queue keeps none across restarts)`);
     const polling = deliverPolling(resources, opts.deliverConcurrency ?? DELIVERY_QUEUE.maxConcurrency);
@@ -277,10 +294,12 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     const threads: Gateway['threads'] = { emulators: emulators.thread };
     if (opts.handlers || opts.deliverThread === false) {
       handlers = opts.handlers ?? (await importHandlers());
-      if (handlers.deliver) background.poller = startSqsPoller({ ...polling, client: clients.sqs, handler: handlers.deliver });
+      const { deliver } = handlers;
+      // The event source mapping receives and deletes with the deliver function's role.
+      if (deliver) background.poller = runAs(polling.functionName, () => startSqsPoller({ ...polling, client: clients.sqs, handler: deliver }));
     } else {
       handlers = await importHandlers(ALL_BUT_DELIVER);
-      const deliverThread = await startDeliverThread({ ...polling, sqsEndpoint: endpoints.sqs });
+      const deliverThread = await startDeliverThread({ ...polling, sqsEndpoint: endpoints.sqs, iam });
       background.poller = deliverThread;
       threads.deliver = deliverThread.thread;
       niceThisThread(DELIVERY_FIRST_NICE);

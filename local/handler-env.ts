@@ -1,9 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ENV } from '../lambdas/shared/resource-definitions';
-import { LOCAL_CREDENTIALS, LOCAL_REGION, type EmulatorEndpoints } from './aws-clients';
+import { LOCAL_ACCOUNT_ID, LOCAL_CREDENTIALS, LOCAL_REGION, type EmulatorEndpoints } from './aws-clients';
 import type { LocalResources } from './resources';
-
-const LOCAL_ACCOUNT = '000000000000';
 
 /** What the CDK stack would set on the functions, pointed at the emulators. */
 export function handlerEnv(
@@ -19,8 +17,8 @@ export function handlerEnv(
     [ENV.publicUrl]: publicUrl,
     [ENV.version]: packageVersion(),
     [ENV.s3ForcePathStyle]: 'true',
-    // No IAM locally: names a connection's trust policy shows (verify needs STS, which the runtime lacks).
-    [ENV.awsPrincipals]: `arn:aws:iam::${LOCAL_ACCOUNT}:role/hookgate-local-deliver,arn:aws:iam::${LOCAL_ACCOUNT}:role/hookgate-local-api`,
+    // The roles local/iam gives the two functions, which a connection's trust policy names (verify needs STS, which the runtime lacks).
+    [ENV.awsPrincipals]: `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/hookgate-local-deliver,arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/hookgate-local-api`,
     // Locally every account is the operator's: AWS destinations to the emulators need no role.
     [ENV.ownRoleAccounts]: '*',
     // dynalite has no TTL: locally the sweeper deletes what TTL would, as soon as it is out of its window.

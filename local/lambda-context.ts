@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
-import { LOCAL_REGION } from './aws-clients';
-import { LOCAL_ACCOUNT_ID } from './apigw-event';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './aws-clients';
+import { runAs } from './iam/enforce';
 
 /** A Lambda context for one invocation; the deadline only feeds getRemainingTimeInMillis. */
 export function createLambdaContext(functionName: string, timeoutMs: number, now = Date.now()): Context {
@@ -23,4 +23,9 @@ export function createLambdaContext(functionName: string, timeoutMs: number, now
     fail,
     succeed: fail,
   };
+}
+
+/** Runs one invocation of `functionName` with its context, as that function: its AWS calls need its role's grants. */
+export function invokeFunction<T>(functionName: string, timeoutMs: number, run: (context: Context) => Promise<T>): Promise<T> {
+  return runAs(functionName, () => run(createLambdaContext(functionName, timeoutMs)));
 }

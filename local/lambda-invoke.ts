@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createLambdaContext } from './lambda-context';
+import { invokeFunction } from './lambda-context';
 import type { ScheduledHandler } from './handlers';
 
 export interface LambdaInvokeEmulator {
@@ -38,7 +38,7 @@ export async function startLambdaInvokeEmulator(
         return;
       }
       const payload = parsePayload(Buffer.concat(chunks));
-      const run = handler(payload as Parameters<ScheduledHandler>[0], createLambdaContext(name, 15 * 60_000))
+      const run = invokeFunction(name, 15 * 60_000, (context) => handler(payload as Parameters<ScheduledHandler>[0], context))
         .catch((err: unknown) => console.error(`[hookgate local] async invoke of ${name} failed:`, err))
         .finally(() => running.delete(run));
       running.add(run);

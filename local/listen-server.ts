@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import type { ListenHandler } from './handlers';
-import { createLambdaContext } from './lambda-context';
+import { invokeFunction } from './lambda-context';
 import { readBody } from './read-body';
 
 /**
@@ -67,7 +67,7 @@ export async function startListenServer(port: number, handler: () => ListenHandl
     const listen = handler();
     if (!listen) return 503;
     try {
-      const result = await listen(event, createLambdaContext('hookgate-listen', INVOKE_TIMEOUT_MS));
+      const result = await invokeFunction('hookgate-listen', INVOKE_TIMEOUT_MS, (context) => listen(event, context));
       return typeof result === 'object' && result !== null && 'statusCode' in result ? Number(result.statusCode ?? 200) : 200;
     } catch (error) {
       console.error('[hookgate local] listen handler failed:', error);

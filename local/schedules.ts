@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ScheduledEvent } from 'aws-lambda';
-import { LOCAL_REGION } from './aws-clients';
-import { LOCAL_ACCOUNT_ID } from './apigw-event';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './aws-clients';
 
 export interface Schedule {
   /** Stops the timer and waits for a run in progress. */

@@ -8,7 +8,7 @@ import {
 import type { SQSBatchResponse, SQSEvent, SQSMessageAttributes, SQSRecord, SQSRecordAttributes } from 'aws-lambda';
 import { LOCAL_REGION } from './aws-clients';
 import type { SqsHandler } from './handlers';
-import { createLambdaContext } from './lambda-context';
+import { invokeFunction } from './lambda-context';
 
 export interface SqsPollerOptions {
   client: SQSClient;
@@ -252,7 +252,7 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     const event: SQSEvent = { Records: messages.map((m) => toSqsRecord(m, queueArn)) };
     let result: SQSBatchResponse | void;
     try {
-      result = await handler(event, createLambdaContext(functionName, timeoutMs));
+      result = await invokeFunction(functionName, timeoutMs, (context) => handler(event, context));
     } catch (err) {
       // As on AWS: the whole batch returns to the queue after its visibility timeout.
       log(`handler failed; ${messages.length} message(s) will be retried`, err);

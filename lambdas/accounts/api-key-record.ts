@@ -69,13 +69,13 @@ export async function listApiKeys(accountId: string): Promise<ApiKeyWithUsage[]>
   return records.map((r) => ({ ...r, last_used_at: usage.get(r.id) ?? null }));
 }
 
-/** Deletes the lookup first: from that moment the key authenticates nothing, whatever happens next. */
-export async function revokeApiKey(accountId: string, keyId: string): Promise<boolean> {
+/** Deletes the lookup first: from that moment the key authenticates nothing, whatever happens next. The key revoked, if it existed. */
+export async function revokeApiKey(accountId: string, keyId: string): Promise<ApiKeyRecord | undefined> {
   const record = await apiKeyEntity.find(accountId, keyId);
-  if (!record) return false;
+  if (!record) return undefined;
   await apiKeyLookupEntity.remove(record.key_hash);
   await apiKeyEntity.remove(accountId, keyId);
-  return true;
+  return record;
 }
 
 /** Records use at most once per interval per key, so authentication stays one read on most requests. */

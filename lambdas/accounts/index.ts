@@ -5,6 +5,7 @@ import { config } from '../shared/config';
 import { apiKeyPrefix, hashApiKey, newApiKey, newId } from '../shared/secrets';
 import { insertApiKey, listApiKeys, revokeApiKey as revokeKey, type ApiKeyRecord } from './api-key-record';
 import { findAccount, insertAccount, updateAccount, type AccountRecord } from './record';
+import { closeKeyConnections } from '../listen/connections';
 
 /**
  * An account and its API keys: sign-up (or an operator's script), the account's settings, and the
@@ -72,7 +73,13 @@ export async function createApiKey(accountId: string, request: { name?: string }
   return { kind: 'created', ...made };
 }
 
-/** From this moment the key authenticates nothing; a key may revoke itself. */
+/**
+ * From this moment the key authenticates nothing; a key may revoke itself. The `hookgate listen`
+ * sockets it opened are closed now, not at their next try.
+ */
 export async function revokeApiKey(accountId: string, keyId: string): Promise<{ kind: 'revoked' } | NotFound> {
-  return (await revokeKey(accountId, keyId)) ? { kind: 'revoked' } : { kind: 'not_found' };
+  const revoked = await revokeKey(accountId, keyId);
+  if (!revoked) return { kind: 'not_found' };
+  await closeKeyConnections(accountId, revoked.key_hash);
+  return { kind: 'revoked' };
 }

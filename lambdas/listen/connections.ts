@@ -2,7 +2,8 @@ import { findApiKeyByHash } from '../accounts/api-key-record';
 import { LISTEN_MAX_RESPONSE_BODY_BYTES, truncateUtf8, type ListenReply } from '../domain/listen';
 import type { NotFound } from '../pipeline/outcomes';
 import { hashApiKey } from '../shared/secrets';
-import { deleteListenConnection, findConnection, findListenSession, insertListenConnection, putListenReply } from './record';
+import { log } from '../shared/log';
+import { deleteListenConnection, findConnection, findDestinationConnection, findListenSession, insertListenConnection, listListenSessions, putListenReply } from './record';
 
 /**
  * `hookgate listen`'s WebSocket connections: what the listen function does on `$connect`,
@@ -31,6 +32,28 @@ export async function connectListener(key: { accountId: string; keyHash: string 
   if (!session) return { kind: 'not_found' };
   await insertListenConnection({ account_id: key.accountId, destination_id: session.destination_id, connection_id: connectionId, connected_at: now.toISOString(), key_hash: key.keyHash });
   return { kind: 'connected' };
+}
+
+type Close = (connectionId: string) => Promise<void>;
+const closeThroughApiGateway: Close = async (connectionId) => (await import('../adapters/listen-connections')).closeConnection(connectionId);
+
+/**
+ * Ends the `hookgate listen` connections a revoked key opened. One that cannot be closed now (API
+ * Gateway unreachable) is kept as it is: the key no longer exists, so the deliver function closes it
+ * on its next try instead of sending (listen-sender), and the revocation itself has already happened.
+ */
+export async function closeKeyConnections(accountId: string, keyHash: string, close: Close = closeThroughApiGateway): Promise<void> {
+  for (const session of await listListenSessions(accountId)) {
+    const connection = await findDestinationConnection(accountId, session.destination_id);
+    if (connection?.key_hash !== keyHash) continue;
+    try {
+      await close(connection.connection_id);
+    } catch (error) {
+      log.warn('could not close a revoked key’s hookgate listen connection; its next try closes it', { account_id: accountId, destination_id: session.destination_id }, error);
+      continue;
+    }
+    await deleteListenConnection(connection);
+  }
 }
 
 export async function disconnectListener(connectionId: string): Promise<void> {

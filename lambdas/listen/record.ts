@@ -26,9 +26,11 @@ const sessionEntity = defineEntity({
   schema: listenSessionRecord,
   key: sessionKey,
   keyOf: (record: ListenSessionRecord) => sessionKey(record.account_id, record.session_id),
+  collection: { partition: accountPartition, prefix: 'LISTEN#' },
 });
 
 export const findListenSession = (accountId: string, sessionId: string) => sessionEntity.find(accountId, sessionId);
+export const listListenSessions = (accountId: string) => sessionEntity.list(accountId);
 export const putListenSession = (record: ListenSessionRecord) => sessionEntity.put(record);
 export const deleteListenSession = (accountId: string, sessionId: string) => sessionEntity.remove(accountId, sessionId);
 

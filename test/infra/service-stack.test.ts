@@ -119,6 +119,8 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
     [ENV.exportFunctionName]: { Ref: logicalId(stacks.service.exportFunction.fn) },
     [ENV.signup]: 'open',
     [ENV.listenUrl]: listenStageUrl('wss'),
+    // Revoking a key closes the hookgate listen sockets it opened.
+    [ENV.listenEndpoint]: listenStageUrl('https'),
     // What an AWS connection's role trusts: the deliver function's role, and the api's (verify).
     [ENV.awsPrincipals]: {
       'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(stacks.service.deliverFunction.role), 'Arn'] }, ',', { 'Fn::GetAtt': [logicalId(stacks.service.apiFunction.role), 'Arn'] }]],
@@ -995,20 +997,21 @@ describe('hookgate listen', () => {
     });
   });
 
-  it('the deliver function alone may post to its connections: execute-api:ManageConnections on POST @connections of the live stage, in a policy of its own', () => {
+  it('the deliver function alone may post to and close its connections: execute-api:ManageConnections on POST and DELETE @connections of the live stage, in a policy of its own', () => {
     const policy = template.toJSON().Resources[logicalId(stacks.service.listenConnectionsPolicy)].Properties;
     expect(policy.Roles).toEqual([{ Ref: logicalId(stacks.service.deliverFunction.role) }]);
+    const connections = (method: string) => ({
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':execute-api:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':', apiId(), `/live/${method}/@connections/*`]],
+    });
     expect(policy.PolicyDocument.Statement).toEqual([
-      {
-        Effect: 'Allow',
-        Action: 'execute-api:ManageConnections',
-        Resource: {
-          'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':execute-api:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':', apiId(), '/live/POST/@connections/*']],
-        },
-      },
+      { Effect: 'Allow', Action: 'execute-api:ManageConnections', Resource: [connections('DELETE'), connections('POST')] },
     ]);
-    // Nobody else: no other policy of the stack names execute-api.
-    const others = Object.entries(template.findResources('AWS::IAM::Policy')).filter(([id]) => id !== logicalId(stacks.service.listenConnectionsPolicy));
+    // The api function closes a revoked key's sockets (DELETE only); nobody else names execute-api.
+    const policies = template.findResources('AWS::IAM::Policy');
+    const [closeId, close] = Object.entries(policies).find(([id]) => id.startsWith('ListenCloseConnectionsPolicy')) ?? [];
+    expect(close?.Properties.Roles).toEqual([{ Ref: logicalId(stacks.service.apiFunction.role) }]);
+    expect(close?.Properties.PolicyDocument.Statement).toEqual([{ Effect: 'Allow', Action: 'execute-api:ManageConnections', Resource: connections('DELETE') }]);
+    const others = Object.entries(policies).filter(([id]) => id !== logicalId(stacks.service.listenConnectionsPolicy) && id !== closeId);
     expect(JSON.stringify(others)).not.toContain('execute-api');
   });
 

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { s3Client } from '../../lambdas/adapters/s3';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/aws-clients';
 import { createAccount } from '../fixtures/http-client';
 import { addDestination, addRoute, eventDetail } from '../fixtures/setup';
 import { eventually } from '../fixtures/sink';
@@ -17,12 +18,16 @@ import { eventually } from '../fixtures/sink';
 
 // Three tries, a breaker that opens on the third failure and stays open while the test looks, and
 // the job worker polling every second for the bulk replay.
-const { call } = gatewayWithSinkForFile({
-  HOOKGATE_RETRY_SCHEDULE: '0,1,1',
-  HOOKGATE_BREAKER_THRESHOLD: '3',
-  HOOKGATE_BREAKER_COOLDOWN_SECONDS: '600',
-  SCHEDULER_EXPORT_POLL_INTERVAL: '1',
-});
+// The deliver role's own grants (docs/aws-destinations.md): the targets the deployment lists, as an operator would.
+const { call } = gatewayWithSinkForFile(
+  {
+    HOOKGATE_RETRY_SCHEDULE: '0,1,1',
+    HOOKGATE_BREAKER_THRESHOLD: '3',
+    HOOKGATE_BREAKER_COOLDOWN_SECONDS: '600',
+    SCHEDULER_EXPORT_POLL_INTERVAL: '1',
+  },
+  { stack: { awsDestinationTargets: [`arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:customer-orders`, `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:customer-doomed`, 'arn:aws:s3:::customer-archive'] } },
+);
 
 const verifier = new Stripe('sk_test_unused').webhooks.signature;
 const publish = async (key: string, payload: string, eventType: string) => {

@@ -5,7 +5,7 @@ import { GetQueueAttributesCommand, ReceiveMessageCommand, SQSClient } from '@aw
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startGateway, type Gateway, type GatewayHandlers } from '../../local/gateway';
 import { importHandlers } from '../../local/handlers';
-import { createLambdaContext } from '../../local/lambda-context';
+import { invokeFunction } from '../../local/lambda-context';
 import { scheduledEvent } from '../../local/schedules';
 import { DELIVERY_TEST_ENV } from '../fixtures/gateway';
 import { httpClient, type Call } from '../fixtures/http-client';
@@ -19,6 +19,8 @@ import { accountWithSource, addDestination, addRoute } from '../fixtures/setup';
 const EVENTS = 1000;
 const HELD_FOR_MS = 5 * 60_000;
 const SCHEDULED = ['exportWorker', 'sweeper'] as const satisfies ReadonlyArray<keyof GatewayHandlers>;
+/** The functions they are in the stack: each runs with its own role. */
+const FUNCTION_NAMES = { exportWorker: 'hookgate-export', sweeper: 'hookgate-sweeper' } as const;
 
 let dataDir: string;
 let gateway: Gateway;
@@ -79,7 +81,7 @@ describe('waiting in a slow queue', () => {
     vi.setSystemTime(Date.now() + HELD_FOR_MS);
     const loadedHandlers = await handlers();
     for (const name of SCHEDULED) {
-      await loadedHandlers[name]!(scheduledEvent(`hookgate-${name}`), createLambdaContext(`hookgate-${name}`, 60_000));
+      await invokeFunction(FUNCTION_NAMES[name], 60_000, (context) => loadedHandlers[name]!(scheduledEvent(FUNCTION_NAMES[name]), context));
     }
     vi.useRealTimers();
 
