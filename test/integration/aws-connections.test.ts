@@ -7,6 +7,7 @@ import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { createAccount } from '../fixtures/http-client';
 import { addRoute } from '../fixtures/setup';
 import { eventually } from '../fixtures/sink';
+import { LOCAL_ACCOUNT_ID } from '../../local/aws-clients';
 
 // AWS connections through the real handlers and the local gateway. STS has no emulator: verify and
 // the delivery's AssumeRole run against aws-sdk-client-mock.
@@ -17,7 +18,7 @@ const AWS_ACCOUNT = '123456789012';
 const OTHER_AWS_ACCOUNT = '210987654321';
 const TOPIC = `arn:aws:sns:eu-west-1:${AWS_ACCOUNT}:orders`;
 /** handlerEnv's placeholders for the deliver and api roles (local/handler-env.ts). */
-const LOCAL_PRINCIPALS = ['arn:aws:iam::000000000000:role/hookgate-local-deliver', 'arn:aws:iam::000000000000:role/hookgate-local-api'];
+const LOCAL_PRINCIPALS = [`arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/hookgate-local-deliver`, `arn:aws:iam::${LOCAL_ACCOUNT_ID}:role/hookgate-local-api`];
 const SECRET_MESSAGE = 'AWS access keys are never accepted: Hookgate assumes a role in your account instead (POST /v1/aws-connections, see docs/aws-destinations.md)';
 
 async function connect(key: string, body: Record<string, unknown> = { aws_account_id: AWS_ACCOUNT }) {
