@@ -15,7 +15,9 @@ import { countCallsIfEnabled } from './call-counts';
 import { importHandlers, skipHandlerSigning, type SqsHandler } from './handlers';
 import { startSqsPoller, type SqsPoller, type SqsPollerOptions } from './sqs-poller';
 import { failedMessage, startWorker } from './worker-thread';
-import { enforceIam, runAs } from './iam/enforce';
+import { enforceIam } from './iam/enforce';
+import { runAs } from './sdk-hooks';
+import { applyThrottles, throttleRulesFromEnv } from './throttles';
 import type { LocalIam } from './iam/roles';
 
 /** What the gateway hands the thread; its environment is the gateway's, copied when it starts. */
@@ -34,6 +36,7 @@ export async function runDeliverThread(port: MessagePort, data: DeliverThreadDat
     if (!deliver) throw new Error('lambdas/handlers/deliver.ts is missing');
     skipHandlerSigning();
     enforceIam(data.iam);
+    applyThrottles(throttleRulesFromEnv());
   } catch (err) {
     port.postMessage(failedMessage(err));
     return;

@@ -23,7 +23,9 @@ import { startSqsPoller, type SqsPoller } from './sqs-poller';
 import { startDeliverThread } from './deliver-thread';
 import { niceThisThread } from './thread-priority';
 import { countCallsIfEnabled } from './call-counts';
-import { enforceIam, runAs } from './iam/enforce';
+import { enforceIam } from './iam/enforce';
+import { runAs } from './sdk-hooks';
+import { applyThrottles, throttleRulesFromEnv, THROTTLES_ENV, type ThrottleRule } from './throttles';
 import { localIam, synthesiseStacks, type LocalIam, type SynthOptions } from './iam/roles';
 import { startListenServer, type ListenServer } from './listen-server';
 
@@ -83,6 +85,8 @@ export interface GatewayOptions {
    * change the stack (a test drops a grant). Default: the stack as `cdk deploy` builds it.
    */
   stack?: SynthOptions;
+  /** Calls to answer as a throttled AWS service would (local/throttles.ts); HOOKGATE_LOCAL_THROTTLES otherwise. */
+  throttles?: ThrottleRule[];
 }
 
 export interface Gateway {
@@ -284,7 +288,10 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       AWS_ENDPOINT_URL_LAMBDA: invoke.endpoint,
       [ENV.exportFunctionName]: EXPORT_FUNCTION,
       ...opts.env,
+      // In the environment, so that the deliver thread, which copies it, throttles the same calls.
+      ...(opts.throttles ? { [THROTTLES_ENV]: JSON.stringify(opts.throttles) } : {}),
     });
+    applyThrottles(throttleRulesFromEnv());
     const iam = await loadIam(resources, opts.stack);
     enforceIam(iam);
     const restored = await restoreQueue(clients, resources, new Date());

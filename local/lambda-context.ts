@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from 'aws-lambda';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from './aws-clients';
-import { runAs } from './iam/enforce';
+import { runAs } from './sdk-hooks';
 
 /** A Lambda context for one invocation; the deadline only feeds getRemainingTimeInMillis. */
 export function createLambdaContext(functionName: string, timeoutMs: number, now = Date.now()): Context {

@@ -52,3 +52,19 @@ export function carriedWait(carried: CarriedWait, now: Date): TaskWait | undefin
   if (carried.not_before === undefined || carried.not_before - now.getTime() <= EARLY_TOLERANCE_MS) return undefined;
   return { until: new Date(carried.not_before), slot: carried.rate_slot };
 }
+
+/**
+ * The first wait of a task that failed outright (an AWS error its SDK retries could not absorb: a
+ * throttled key, a service having a bad minute). Without it the message would come back only after
+ * the queue's visibility timeout (6 minutes), however short the fault.
+ */
+const FAULT_WAIT_FIRST_SECONDS = 10;
+
+/**
+ * How long a task that failed outright stays hidden before it is tried again: doubling with each
+ * receive, up to `maxSeconds` (the queue's visibility timeout). With the redrive policy's 10 receives
+ * (10, 20, 40, … 360 s) a task keeps trying for about half an hour before it goes to the DLQ.
+ */
+export function faultWaitSeconds(receiveCount: number, maxSeconds: number): number {
+  return Math.min(maxSeconds, FAULT_WAIT_FIRST_SECONDS * 2 ** Math.max(0, receiveCount - 1));
+}

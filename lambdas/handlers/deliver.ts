@@ -1,7 +1,8 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
-import { queueWait } from '../domain/queue-wait';
+import { faultWaitSeconds, queueWait } from '../domain/queue-wait';
+import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { postponeMessage, queueTask, waitInQueue } from '../adapters/delivery-queue';
 import { createHttpSender } from '../adapters/http-sender';
 import { createDeliverySender } from '../adapters/delivery-sender';
@@ -20,13 +21,20 @@ class RetryLater extends Error {
   }
 }
 
-/** A body that is not a task can never succeed: it comes back at once, and the redrive policy moves it to the DLQ. */
+/** A body that is not a task: it can never succeed, so it comes back at once, and the redrive policy moves it to the DLQ. */
+class PoisonMessage extends Error {
+  constructor(cause: unknown) {
+    super(`not a delivery task: ${(cause as Error).message ?? String(cause)}`, { cause });
+    this.name = 'PoisonMessage';
+  }
+}
+
 async function parseTask(record: SQSRecord) {
   try {
     return queueTask.parse(JSON.parse(record.body));
   } catch (error) {
     await postponeMessage(record.receiptHandle, 0).catch(() => undefined);
-    throw error;
+    throw new PoisonMessage(error);
   }
 }
 
@@ -41,13 +49,20 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   if (wait.kind === 'visibility') throw new RetryLater(wait.seconds);
 }
 
-/** A record that failed for another reason than "not yet" is logged (its id only): it comes back, or goes to the DLQ. */
+/**
+ * A record that failed for another reason than "not yet" is logged (its id only) and comes back after
+ * a backoff that grows with its receives (a throttle or a short outage is over soon), or goes to the DLQ.
+ */
 async function handleRecordLogged(record: SQSRecord): Promise<void> {
   try {
     await handleRecord(record);
   } catch (error) {
-    if (!(error instanceof RetryLater)) {
-      log.error('delivery task failed; its message comes back after the visibility timeout', { message_id: record.messageId, receive_count: record.attributes.ApproximateReceiveCount }, error);
+    if (error instanceof PoisonMessage) log.error('delivery task failed; its message comes back at once', { message_id: record.messageId, receive_count: record.attributes.ApproximateReceiveCount }, error);
+    else if (!(error instanceof RetryLater)) {
+      const seconds = faultWaitSeconds(Number(record.attributes.ApproximateReceiveCount), DELIVERY_QUEUE.visibilityTimeoutSeconds);
+      log.error('delivery task failed; its message comes back later', { message_id: record.messageId, receive_count: record.attributes.ApproximateReceiveCount, retry_in_seconds: seconds }, error);
+      // When even this fails, the message comes back after the visibility timeout.
+      await postponeMessage(record.receiptHandle, seconds).catch(() => undefined);
     }
     throw error;
   }

@@ -3,7 +3,7 @@ import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGat
 import { claimedDelivery, decideClaim, endedDelivery, heldDelivery, inProcessLooks, missingEventWait, settleTry, settledDelivery, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
-import { carriedWait, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
+import { carriedWait, faultWaitSeconds, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState } from '../fixtures/records';
 
 const NOW = new Date('2026-11-23T12:00:00.000Z');
@@ -256,6 +256,18 @@ describe('how a task waits in the queue', () => {
     [600, 1, NOW.getTime() + 602_000, resend(600, 600, NOW.getTime() + 602_000)],
   ])('%s s on receive %s, slot %s → %j', (seconds, receives, slot, expected) => {
     expect(queueWait({ until: at(seconds), slot }, NOW, receives)).toEqual(expected);
+  });
+
+  it.each([
+    [1, 10],
+    [2, 20],
+    [3, 40],
+    [6, 320],
+    [7, 360],
+    [10, 360],
+    [0, 10], // a receive count SQS never gives: the first wait
+  ])('a task that failed outright on receive %s waits %s s (doubling, capped at the 360 s visibility timeout)', (receives, seconds) => {
+    expect(faultWaitSeconds(receives, 360)).toBe(seconds);
   });
 
   it.each<[string, { not_before?: number; rate_slot?: number }, ReturnType<typeof carriedWait>]>([
