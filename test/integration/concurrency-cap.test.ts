@@ -1,4 +1,6 @@
+import type { ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
+import { ENV } from '../../lambdas/shared/resource-definitions';
 import { takeFlightSlot } from '../../lambdas/store/flight-slots';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
@@ -8,7 +10,10 @@ import { eventually } from '../fixtures/sink';
 // counts the requests it holds open at once. Deliveries over the cap wait parked (no try spent) and
 // go as slots are let go, each exactly once.
 
-const { call, sink } = gatewayWithSinkForFile();
+const THRESHOLD = 5;
+// Longer than any test here: an open breaker lets no probe through, so a try it let go would be a fault, not a probe.
+const COOLDOWN_SECONDS = 120;
+const { call, sink } = gatewayWithSinkForFile({ [ENV.breakerThreshold]: String(THRESHOLD), [ENV.breakerCooldownSeconds]: String(COOLDOWN_SECONDS) });
 
 describe('the concurrency cap', () => {
   it('never lets more tries than max_in_flight reach the endpoint at once, and parks the rest until a slot is let go', async () => {
@@ -55,28 +60,50 @@ describe('the concurrency cap', () => {
   });
 
   it('a failing endpoint gets no more tries once its breaker opens: a failed try is settled before its slot lets a held delivery go', async () => {
+    // The endpoint holds every try open until the test answers it: which tries are out when the
+    // breaker opens is then the test's doing, not the machine's speed.
+    const unanswered: ServerResponse[] = [];
     sink.respondWith((request, res) => {
       if (request.path !== '/failing') return res.writeHead(200).end('ok');
-      // Slow enough that every event is in (its task parked) before the first failure.
-      setTimeout(() => res.writeHead(500).end('down'), 3000);
+      unanswered.push(res);
     });
+    const fail = (tries: ServerResponse[]) => {
+      for (const res of tries) res.writeHead(500).end('down');
+    };
     const { key, source } = await accountWithSource(call);
-    const cap = 5;
+    // More tries in flight than the breaker's threshold, so that some fail together with the one that opens it.
+    const cap = THRESHOLD + 3;
+    const events = 20;
     const dest = await addDestination(call, key, { url: `${sink.url}/failing`, max_in_flight: cap });
     await addRoute(call, key, { destination_id: dest.id });
-    for (let n = 0; n < 20; n++) await ingest(call, source.path_token, JSON.stringify({ n }));
-    await eventually(async () => (await call('GET', `/v1/destinations/${dest.id}`, { key })).json.data.health.held, (held) => held === 20 - cap, 10_000);
-    await eventually(async () => (await call('GET', `/v1/destinations/${dest.id}`, { key })).json.data.health.state, (state) => state === 'open', 20_000);
-    // Whatever was let go before the breaker opened has had time to reach the endpoint.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
-    const tries = sink.received.filter((r) => r.path === '/failing').length;
-    // The first `cap` fail together; each of the four failures before the fifth (which opens the
-    // breaker) may let one held delivery go, and none after it. Retries wait 30 s, the cooldown 30 s.
-    expect(tries).toBeGreaterThanOrEqual(5);
-    expect(tries).toBeLessThanOrEqual(cap + 5 - 1);
-    const health = (await call('GET', `/v1/destinations/${dest.id}`, { key })).json.data.health as { held: number };
-    expect(health.held).toBeGreaterThanOrEqual(20 - tries);
-  }, 40_000);
+    for (let n = 0; n < events; n++) await ingest(call, source.path_token, JSON.stringify({ n }));
+    const health = async () => (await call('GET', `/v1/destinations/${dest.id}`, { key })).json.data.health as { state: string; held: number };
+    const tries = () => sink.received.filter((r) => r.path === '/failing').length;
+
+    // Every event in: `cap` tries at the endpoint, the rest parked.
+    await sink.waitForPath('/failing', cap, 20_000);
+    await eventually(health, (h) => h.held === events - cap, 20_000);
+    expect(tries()).toBe(cap);
+    const firstTries = unanswered.splice(0);
+
+    // While the breaker is closed each failure's slot lets one held delivery go (held open in turn).
+    for (let n = 1; n < THRESHOLD; n++) {
+      fail(firstTries.splice(0, 1));
+      await sink.waitForPath('/failing', cap + n, 20_000);
+    }
+    // The rest fail together: one of them opens the breaker, and since each is settled before its
+    // slot's release reads the breaker, none of their slots lets a held delivery go.
+    fail(firstTries.splice(0));
+    await eventually(health, (h) => h.state === 'open', 20_000);
+    sink.respondWith((_request, res) => res.writeHead(500).end('down'));
+    fail(unanswered.splice(0));
+
+    // Then every delivery is parked on the open breaker (those that were tried, once their retry
+    // comes), nothing is in flight, and nothing may go before the cooldown ends: the count is final.
+    const parked = await eventually(health, (h) => h.held === events, 20_000);
+    expect(parked.state).toBe('open');
+    expect(tries()).toBe(cap + THRESHOLD - 1);
+  });
 
   it('lets a delivery waiting on a slot go when the worker holding the slot died (its lease ends, no release comes)', async () => {
     sink.respondWith((_request, res) => res.writeHead(200).end('ok'));

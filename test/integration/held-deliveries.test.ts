@@ -59,9 +59,10 @@ describe('deliveries held by an open breaker', () => {
     expect(detail.event.status).toBe('queued');
     expect(detail.event.deliveries[0]).toMatchObject({ status: 'queued', attempts: 0, waiting: { reason: 'breaker_open', until: parked.open_until } });
 
-    // Asleep: the queue holds no message for them, only the destination's one wake (its cooldown's end).
+    // Asleep: the queue keeps no message for them (each goes once its task has parked it), only the
+    // destination's one wake (its cooldown's end); and nothing is sent.
+    await eventually(messagesInQueue, (n) => n <= 1);
     await new Promise((resolve) => setTimeout(resolve, 1500));
-    expect(await messagesInQueue()).toBeLessThanOrEqual(1);
     expect(sink.received).toHaveLength(3);
 
     // The endpoint is fixed; its owner replays one dead letter: sent at once as the probe, not after the 60 s cooldown.

@@ -9,6 +9,7 @@ import { eventually, type Sink } from '../fixtures/sink';
 // The bad day: an endpoint that fails every try, one that hangs, one that is gone. Retry waits of
 // 3 s are longer than a visibility wait may be, so they wait as delayed messages, as in AWS.
 const SCHEDULE = [0, 3, 3, 3, 3];
+const THRESHOLD = 3;
 let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
 let call: Call;
 let sink: Sink;
@@ -17,7 +18,7 @@ let clients: LocalClients;
 beforeAll(async () => {
   env = await bootGatewayWithSink({
     HOOKGATE_RETRY_SCHEDULE: SCHEDULE.join(','),
-    HOOKGATE_BREAKER_THRESHOLD: '3',
+    HOOKGATE_BREAKER_THRESHOLD: String(THRESHOLD),
     HOOKGATE_BREAKER_COOLDOWN_SECONDS: '3',
   });
   ({ call, sink } = env);
@@ -26,7 +27,7 @@ beforeAll(async () => {
     if (request.path.startsWith('/down')) res.writeHead(503).end('down');
     else if (request.path.startsWith('/gone')) res.writeHead(410).end('gone');
     else if (request.path.startsWith('/hang')) return; // never answers: the destination's timeout ends the try
-    else if (request.path.startsWith('/flaky') && flakyDown) res.writeHead(503).end('not yet');
+    else if (request.path.startsWith('/flaky') && flakyFailuresLeft-- > 0) res.writeHead(503).end('not yet');
     else res.writeHead(200).end('ok');
   });
 });
@@ -35,7 +36,8 @@ afterAll(async () => {
   await env?.stop();
 });
 
-let flakyDown = true;
+/** `/flaky` fails as many tries as open the breaker, and takes every one after them. */
+let flakyFailuresLeft = THRESHOLD;
 
 async function queueCounts() {
   const { Attributes } = await clients.sqs.send(
@@ -89,34 +91,29 @@ describe('a destination down for every try', () => {
     tries.slice(1).forEach((at, i) => expect(at - tries[i]!).toBeGreaterThanOrEqual(SCHEDULE[i + 1]! * 1000 - 1000));
     // The waiting retries were delayed messages, all three at once (at least: the emulator counts a
     // message delayed until its delay timer fires, late when the machine is loaded, so a short re-send
-    // can overlap); in flight were only the tries running, most of the time none. Once a breaker opens
-    // (threshold 3 here) its retries are parked and it has one wake; a destination then has at most its
-    // try, its wake and the held delivery that wake lets go in flight.
+    // can overlap); in flight were only the messages being handled, most of the time none. How many at
+    // once is no bound the gateway keeps but the machine's speed: a received message stays in flight
+    // while it waits for a poller slot and until its whole batch is done, and a re-sent wait is sent
+    // before its received copy is deleted, so on a loaded machine a destination's task, wakes and
+    // released delivery overlap.
     expect(Math.max(...samples.map((s) => s.delayed))).toBeGreaterThanOrEqual(ids.length);
     const inFlight = samples.map((s) => s.inFlight).sort((a, b) => a - b);
     expect(inFlight[Math.floor(inFlight.length / 2)]).toBe(0);
-    expect(inFlight.at(-1)).toBeLessThanOrEqual(3 * ids.length);
   });
 });
 
 describe('circuit breaker', () => {
   it('opens after consecutive failures, holds deliveries without a try, lets one probe through, and closes', async () => {
-    flakyDown = true;
     const { key, source, dest } = await setup('/flaky');
     const first = [];
-    for (let n = 0; n < 3; n++) first.push((await ingest(call, source.path_token, JSON.stringify({ n }))).json.data.id as string);
-    await sink.waitForPath('/flaky', 3);
+    for (let n = 0; n < THRESHOLD; n++) first.push((await ingest(call, source.path_token, JSON.stringify({ n }))).json.data.id as string);
+    await sink.waitForPath('/flaky', THRESHOLD);
     const opened = await eventually(() => destination(key, dest.id), (d) => d.health.state === 'open');
-    expect(opened.health).toMatchObject({ consecutive_failures: 3, open_until: expect.any(String), last_failure_at: expect.any(String) });
+    expect(opened.health).toMatchObject({ consecutive_failures: THRESHOLD, open_until: expect.any(String), last_failure_at: expect.any(String) });
 
-    // While open: a new event's delivery waits with no try spent, due when the breaker allows a probe.
+    // While open, a new event's delivery waits with no try spent; the first probe, at the cooldown's
+    // end, finds the endpoint fixed.
     const held = (await ingest(call, source.path_token, '{"n":"held"}')).json.data.id as string;
-    const heldDetail = await eventDetail(call, key, held);
-    expect(heldDetail.attempts).toHaveLength(0);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(requestsTo('/flaky')).toHaveLength(3);
-
-    flakyDown = false;
     const recovered = await eventually(() => destination(key, dest.id), (d) => d.health.state === 'healthy', 20_000);
     expect(recovered.health).toMatchObject({ consecutive_failures: 0, open_until: null, last_success_at: expect.any(String) });
     const attempts = [];
@@ -126,6 +123,9 @@ describe('circuit breaker', () => {
     // No try was spent while the breaker was open: each event failed once (before it opened) or never.
     expect(attempts).toEqual([2, 2, 2, 1]);
     expect(requestsTo('/flaky')).toHaveLength(7);
+    // Until the cooldown's end the endpoint saw only the tries that opened the breaker: however late
+    // this test saw it open, neither the held event nor a retry was sent while it was.
+    expect(requestsTo('/flaky').filter((r) => r.at < Date.parse(opened.health.open_until!))).toHaveLength(THRESHOLD);
   });
 
   it('keeps a healthy destination fast beside a hanging one with ten times its traffic, once the breaker is open', async () => {
@@ -152,16 +152,21 @@ describe('circuit breaker', () => {
     const p99 = (sorted: number[]) => sorted[Math.ceil(sorted.length * 0.99) - 1]!;
 
     const alone = p99(await healthyLatencies(20, async () => undefined));
+    const FLOOD = 10;
     const flood = async () => {
-      await Promise.all(Array.from({ length: 10 }, (_, n) => ingest(call, source.path_token, JSON.stringify({ n }), { 'x-event-type': 'hang.x' })));
+      await Promise.all(Array.from({ length: FLOOD }, (_, n) => ingest(call, source.path_token, JSON.stringify({ n }), { 'x-event-type': 'hang.x' })));
     };
     await flood();
     await eventually(() => destination(key, hang.id), (d) => d.health.state === 'open', 20_000);
     await new Promise((resolve) => setTimeout(resolve, HANG_MS + 200)); // the tries begun before it opened end at their timeout
-    const hangTriesAtOpen = requestsTo('/hang').length;
     const beside = p99(await healthyLatencies(20, flood));
-    // 200 more events for the hanging destination, and the open breaker let at most a probe or two through.
-    expect(requestsTo('/hang').length - hangTriesAtOpen).toBeLessThanOrEqual(2);
+    // 200 more events for the hanging destination. Before its breaker opened, at most one try per event
+    // of the first flood; after, only probes, one at a time, however long this took: each failed probe
+    // counts once more in consecutive_failures (a try begun before it opened counts nothing when it
+    // fails after), and one may still be out.
+    const after = await destination(key, hang.id);
+    expect(after.health.state).toBe('open');
+    expect(requestsTo('/hang').length).toBeLessThanOrEqual(FLOOD + (after.health.consecutive_failures - THRESHOLD) + 1);
     // No healthy delivery waited behind a hanging try. How much slower than alone it may be is a speed
     // figure, `npm run bench`'s (outage section): on a machine running other work at once it is noise.
     expect(beside, `p99 alone ${alone} ms, beside the hanging one ${beside} ms`).toBeLessThan(HANG_MS);
