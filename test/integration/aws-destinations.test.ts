@@ -130,11 +130,22 @@ describe('aws_sqs', () => {
     }
   });
 
+  it('an event over the old 256 KiB limit reaches the queue: SQS takes 1 MiB', async () => {
+    const { key } = await createAccount(call);
+    const queueUrl = await newQueue('customer-large');
+    await sqsDestination(key, queueUrl, 'order.large');
+    const payload = JSON.stringify({ blob: 'x'.repeat(300_000) });
+    const id = await publish(key, payload, 'order.large');
+    const message = await nextMessage(queueUrl);
+    expect(message.Body).toBe(payload);
+    expect(attribute(message, 'x-hookgate-event-id')).toBe(id);
+  });
+
   it('an event too large for SQS ends payload_too_large at once, with no try', async () => {
     const { key } = await createAccount(call);
     const queueUrl = await newQueue('customer-small');
     await sqsDestination(key, queueUrl, 'order.big');
-    const id = await publish(key, JSON.stringify({ blob: 'x'.repeat(260_000) }), 'order.big');
+    const id = await publish(key, JSON.stringify({ blob: 'x'.repeat(1_045_000) }), 'order.big');
     const shown = await detail(key, id);
     expect(shown.event.status).toBe('dead_letter');
     expect(shown.event.deliveries).toEqual([expect.objectContaining({ status: 'dead_letter', attempts: 0, end_reason: 'payload_too_large' })]);
