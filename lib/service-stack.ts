@@ -435,6 +435,7 @@ export class ServiceStack extends Stack {
 
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Hookgate base URL' });
     new CfnOutput(this, 'ListenUrl', { value: this.listenStage.url, description: 'Where hookgate listen connects (the API hands it out)' });
+    new CfnOutput(this, 'Signup', { value: signupOutput(props.signup ?? 'open'), description: 'Who may create an account (POST /v1/accounts)' });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn, description: 'Hookgate alarm notifications' });
     new CfnOutput(this, 'DashboardUrl', {
       value: `https://console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${this.dashboard.dashboardName}`,
@@ -685,6 +686,17 @@ function routeThrottles(overrides: ServiceStackProps['routeThrottles'] = {}): Re
     byKey[THROTTLED_ROUTE_KEYS[route]] = { rateLimit, burstLimit };
   }
   return byKey;
+}
+
+/**
+ * Open sign-up is the API's contract, so it stays the default; but on a stage the internet can reach it
+ * lets strangers make accounts and relay webhooks through it on the operator's AWS bill. The output says
+ * so where `cdk deploy` prints it, rather than only in docs an operator may not have read.
+ */
+function signupOutput(signup: 'open' | 'closed'): string {
+  return signup === 'open'
+    ? 'open — anyone who can reach the API can create an account and relay webhooks on your AWS bill; deploy with -c signup=closed and create accounts with npm run create-account'
+    : 'closed';
 }
 
 /** An endpoint cap, refused at synth rather than by the api function's first request. */

@@ -27,7 +27,7 @@ import { enforceIam } from './iam/enforce';
 import { runAs } from './sdk-hooks';
 import { applyThrottles, throttleRulesFromEnv, THROTTLES_ENV, type ThrottleRule } from './throttles';
 import { localIam, synthesiseStacks, type LocalIam, type SynthOptions } from './iam/roles';
-import { startListenServer, type ListenServer } from './listen-server';
+import { startListenServer, type ListenLimits, type ListenServer } from './listen-server';
 
 export type { ApiHandler, GatewayHandlers, ScheduledHandler, SqsHandler } from './handlers';
 
@@ -54,6 +54,8 @@ export interface GatewayOptions {
   port?: number;
   /** The `hookgate listen` WebSocket port; 0 picks a free one. Default the HTTP port + 1 (a free one when that is 0). */
   listenPort?: number;
+  /** When the listen server closes a connection: API Gateway's limits (10 minutes idle, 2 hours) unless tests shorten them. */
+  listenLimits?: ListenLimits;
   /** Where the emulators keep their data. Default `.hookgate` (relative to the working directory). */
   dataDir?: string;
   /** Base of ingest URLs. Default the local base URL. */
@@ -280,7 +282,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     const port = await listen(server, asked);
     const url = `http://${HOST}:${port}`;
     // A port asked for (npm start's 3000) has its listen port beside it; a free one (0, the tests) gets a free one too, never the next one up, which another process may hold.
-    listenServer = await startListenServer(opts.listenPort ?? (asked === 0 ? 0 : port + 1), () => state.handlers?.listen);
+    listenServer = await startListenServer(opts.listenPort ?? (asked === 0 ? 0 : port + 1), () => state.handlers?.listen, opts.listenLimits);
     applyEnv({
       ...handlerEnv(resources, endpoints, opts.publicUrl ?? url),
       [ENV.listenUrl]: listenServer.url,

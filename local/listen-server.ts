@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
+import { WEBSOCKET_IDLE_TIMEOUT_MS, WEBSOCKET_MAX_CONNECTION_MS } from '../lambdas/domain/listen';
 import type { ListenHandler } from './handlers';
 import { invokeFunction } from './lambda-context';
 import { readBody } from './read-body';
@@ -11,9 +12,10 @@ import { readBody } from './read-body';
  * The API Gateway WebSocket API of `hookgate listen`, locally, on a port of its own: clients connect
  * at `/listen`, and each connect, message and close invokes the listen handler with the event API
  * Gateway would send (routes `$connect`, `$disconnect`, and by `$request.body.action`: `response`, else
- * `$default`). The same server answers the management API's PostToConnection
- * (`POST /@connections/{id}`), which the deliver function's SDK client calls, so the deliver
- * function runs the code it runs in AWS.
+ * `$default`). It closes a connection idle for 10 minutes and any after 2 hours, as API Gateway
+ * does, so a CLI that would lose its connection in AWS loses it here too. The same server answers the
+ * management API's PostToConnection (`POST /@connections/{id}`), which the deliver function's SDK
+ * client calls, so the deliver function runs the code it runs in AWS.
  *
  * `ws` (a devDependency, as the emulators are): Node has a WebSocket client but no server, and `ws`
  * is small, has no dependencies of its own and is the server most Node WebSocket code runs on.
@@ -25,6 +27,16 @@ const LISTEN_PATH = '/listen';
 const MAX_MESSAGE_BYTES = 128 * 1024;
 /** API Gateway's integration timeout. */
 const INVOKE_TIMEOUT_MS = 29_000;
+
+/** How long a connection may stay idle, and stay at all, before the server closes it. */
+export interface ListenLimits {
+  idleTimeoutMs: number;
+  maxConnectionMs: number;
+}
+
+const API_GATEWAY_LIMITS: ListenLimits = { idleTimeoutMs: WEBSOCKET_IDLE_TIMEOUT_MS, maxConnectionMs: WEBSOCKET_MAX_CONNECTION_MS };
+/** The close code of a server that ends a connection itself (RFC 6455: going away). */
+const GOING_AWAY = 1001;
 
 export interface ListenServer {
   /** Where the CLI connects (`ws://…/listen`). */
@@ -59,7 +71,7 @@ function refuseUpgrade(socket: Duplex, status: number): void {
   socket.end(`HTTP/1.1 ${status} ${status === 401 ? 'Unauthorized' : status === 404 ? 'Not Found' : 'Refused'}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
 }
 
-export async function startListenServer(port: number, handler: () => ListenHandler | undefined): Promise<ListenServer> {
+export async function startListenServer(port: number, handler: () => ListenHandler | undefined, limits: ListenLimits = API_GATEWAY_LIMITS): Promise<ListenServer> {
   const sockets = new Map<string, WebSocket>();
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
 
@@ -98,11 +110,19 @@ export async function startListenServer(port: number, handler: () => ListenHandl
       if (status !== 200) return refuseUpgrade(socket, status);
       wss.handleUpgrade(req, socket, head, (ws) => {
         sockets.set(connectionId, ws);
+        const goAway = () => ws.close(GOING_AWAY, 'Going away');
+        const lifetime = setTimeout(goAway, limits.maxConnectionMs);
+        // Only the client's data messages reset it: API Gateway does not count a client's ping frames (ws
+        // reports those apart), and whether its own posts count is not documented, so nothing relies on them.
+        const idle = setTimeout(goAway, limits.idleTimeoutMs);
         ws.on('message', (data: RawData) => {
+          idle.refresh();
           const body = Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(data as Buffer[]).toString('utf8');
           void invoke({ requestContext: requestContext(routeOf(body), 'MESSAGE', connectionId, connectedAt), body, isBase64Encoded: false });
         });
         ws.on('close', () => {
+          clearTimeout(lifetime);
+          clearTimeout(idle);
           sockets.delete(connectionId);
           void invoke({ requestContext: requestContext('$disconnect', 'DISCONNECT', connectionId, connectedAt), isBase64Encoded: false });
         });

@@ -192,7 +192,7 @@ type AwsConfigInput = z.output<(typeof AWS_CONFIGS)[keyof typeof AWS_CONFIGS]>;
 const configInput = z
   .union(Object.values(AWS_CONFIGS), { error: () => 'config must be the configuration of its type (see docs/api.md)' })
   .optional()
-  .describe(`An AWS destination’s target, by \`type\`. Messages over the service’s limit (${AWS_MESSAGE_LIMITS.aws_sqs} bytes for SQS, SNS, EventBridge and Lambda, ${AWS_MESSAGE_LIMITS.aws_kinesis} for Kinesis) are not sent: such a delivery ends \`payload_too_large\`.`);
+  .describe(`An AWS destination’s target, by \`type\`. Messages over the service’s limit (${AWS_MESSAGE_LIMITS.aws_sqs} bytes for SQS, EventBridge, Kinesis and Lambda, ${AWS_MESSAGE_LIMITS.aws_sns} for SNS) are not sent: such a delivery ends \`payload_too_large\`.`);
 
 const typeInput = z
   .enum(DESTINATION_TYPES)

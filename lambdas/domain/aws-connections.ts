@@ -40,10 +40,34 @@ function targetGrant(target: AwsTarget, partition: string): { action: string; re
   return arn === null ? null : { action: TARGET_ACTIONS[target.type], resource: grantedResource(target.type, arn) };
 }
 
+/** The template's parameter that names a customer-managed KMS key its targets are encrypted with. */
+export const KMS_KEY_PARAMETER = 'KmsKeyArn';
+const HAS_KMS_KEY = 'HasKmsKey';
+
+/**
+ * What a producer needs of the key that encrypts its target (SSE-KMS): kms:GenerateDataKey for each
+ * message, record or object (SQS, SNS, Kinesis, S3), and kms:Decrypt, which the SQS and SNS guides
+ * require of a sender too and S3 of a multipart upload. One key for every target of the connection:
+ * a second key means a statement edited into the stack by hand.
+ */
+const KMS_PRODUCER_ACTIONS = ['kms:GenerateDataKey', 'kms:Decrypt'];
+
+/** The key's parameter: empty (no KMS permission at all), or a key ARN in the connection's partition (an alias grants nothing in IAM). */
+const kmsKeyParameter = (partition: string) => ({
+  Type: 'String',
+  Default: '',
+  AllowedPattern: `^$|^arn:${partition}:kms:[a-z0-9-]+:[0-9]{12}:key/[A-Za-z0-9-]+$`,
+  ConstraintDescription: `empty, or a KMS key ARN: arn:${partition}:kms:<region>:<account>:key/<key id>`,
+  Description:
+    'The ARN of the customer-managed KMS key your targets are encrypted with (SSE-KMS), if any: the role may then use it to encrypt and decrypt (kms:GenerateDataKey, kms:Decrypt). Empty: no KMS permission. AWS-managed keys (aws/sqs, aws/sns…) need none.',
+});
+
 /**
  * The CloudFormation template (JSON) a customer deploys: the role, its trust policy, and one statement
  * per action on exactly the targets of the connection's destinations as they are now (none yet: the
- * role may be assumed but do nothing, which verify shows). Adding a destination means updating the stack.
+ * role may be assumed but do nothing, which verify shows). Adding a destination means updating the
+ * stack. One template serves targets with and without SSE-KMS: the stack's `KmsKeyArn` parameter adds
+ * the key's statement when it names one, so nothing of the key passes through Hookgate.
  */
 export function connectionTemplate(connection: { roleName: string; trustPolicy: object }, targets: readonly AwsTarget[], partition: string) {
   const byAction = new Map<string, Set<string>>();
@@ -53,16 +77,29 @@ export function connectionTemplate(connection: { roleName: string; trustPolicy: 
   const statements = [...byAction]
     .sort(([a], [b]) => a.localeCompare(b))
     .map(([action, resources]) => ({ Effect: 'Allow', Action: action, Resource: [...resources].sort() }));
+  const kmsStatement = { Effect: 'Allow', Action: KMS_PRODUCER_ACTIONS, Resource: { Ref: KMS_KEY_PARAMETER } };
   return {
     AWSTemplateFormatVersion: '2010-09-09',
     Description: 'Lets Hookgate deliver webhooks to this account’s targets, by assuming this role with its external id. No access key is created.',
+    // Always there, used or not, so a stack created with the key can take the template of any later update.
+    Parameters: { [KMS_KEY_PARAMETER]: kmsKeyParameter(partition) },
+    ...(statements.length === 0 ? {} : { Conditions: { [HAS_KMS_KEY]: { 'Fn::Not': [{ 'Fn::Equals': [{ Ref: KMS_KEY_PARAMETER }, ''] }] } } }),
     Resources: {
       HookgateDeliveryRole: {
         Type: 'AWS::IAM::Role',
         Properties: {
           RoleName: connection.roleName,
           AssumeRolePolicyDocument: connection.trustPolicy,
-          ...(statements.length === 0 ? {} : { Policies: [{ PolicyName: 'HookgateDelivery', PolicyDocument: { Version: '2012-10-17', Statement: statements } }] }),
+          ...(statements.length === 0
+            ? {}
+            : {
+                Policies: [
+                  {
+                    PolicyName: 'HookgateDelivery',
+                    PolicyDocument: { Version: '2012-10-17', Statement: [...statements, { 'Fn::If': [HAS_KMS_KEY, kmsStatement, { Ref: 'AWS::NoValue' }] }] },
+                  },
+                ],
+              }),
         },
       },
     },

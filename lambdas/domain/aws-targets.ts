@@ -24,18 +24,28 @@ export const DEFAULT_KEY_TEMPLATE = 'hookgate/{date}/{event_id}';
 const KEY_PLACEHOLDERS = ['{event_id}', '{event_type}', '{date}'] as const;
 
 /**
- * What each service takes in one message, in bytes, as this project counts it: SQS, SNS and
- * EventBridge 256 KiB; Kinesis 1 MiB a record; Lambda 256 KiB an asynchronous invoke; S3 none that a
- * webhook (5 MB at most) reaches. SQS and Lambda now accept up to 1 MiB where a queue is set up for
- * it, but 256 KiB is every queue's default `MaximumMessageSize`, so a message that fits never depends
- * on how a customer's queue was created.
+ * What each service takes in one message, in bytes: what a target takes as created, so that a message
+ * that fits never depends on how a customer set its target up (one set below its default refuses the
+ * rest: a failed try with the service's error). AWS raised SQS, EventBridge and asynchronous Lambda
+ * from 256 KB to 1 MB (AWS Compute Blog, 29 January 2026); its KB and MB are binary here, as its
+ * 256 KB was 262,144 bytes. What AWS's documents say (the API references as this project's SDK ships
+ * them; Kinesis's developer guide, Handle large records):
+ * - SQS SendMessage: "The maximum size is 1 MiB or 1,048,576 bytes", attributes included; CreateQueue:
+ *   MaximumMessageSize "Default: 1,048,576 bytes (1 MiB)".
+ * - SNS Publish: "By default, a message can be at most 256 KiB in size (262,144 bytes)"; a topic's
+ *   MaximumMessageSize goes up to 1 MiB, but its default is 262144.
+ * - EventBridge PutEvents: "the total entry size must be less than 1MB" (one entry per call here).
+ * - Kinesis: "The default maximum record size for existing, and newly created streams is set to 1 MiB"
+ *   (data and partition key; a stream may be raised to 10 MiB).
+ * - Lambda Invoke: "For asynchronous invocations, the maximum payload size is 1 MB".
+ * - S3: none that a webhook (5 MB at most) reaches.
  */
 export const AWS_MESSAGE_LIMITS: Record<AwsDestinationType, number | null> = {
-  aws_sqs: 262_144,
+  aws_sqs: 1_048_576,
   aws_sns: 262_144,
-  aws_eventbridge: 262_144,
+  aws_eventbridge: 1_048_576,
   aws_kinesis: 1_048_576,
-  aws_lambda: 262_144,
+  aws_lambda: 1_048_576,
   aws_s3: null,
 };
 

@@ -14,6 +14,21 @@ import type { AttemptOutcome } from './vocabulary';
  */
 export const LISTEN_MAX_BODY_BYTES = 90 * 1024;
 
+/**
+ * API Gateway closes a WebSocket connection that carried no message for 10 minutes, and every
+ * connection after 2 hours (its WebSocket quotas; neither can be raised). The CLI keeps inside the
+ * first and reconnects after the second; the local listen server holds connections to both.
+ */
+export const WEBSOCKET_IDLE_TIMEOUT_MS = 10 * 60_000;
+export const WEBSOCKET_MAX_CONNECTION_MS = 2 * 3600_000;
+
+/**
+ * What the CLI sends to keep an idle connection open. A data frame: API Gateway does not count a
+ * client's WebSocket ping frames as activity. Its action has no route, so it reaches `$default`, which
+ * the listen function answers without reading or writing anything.
+ */
+export const KEEP_ALIVE_MESSAGE = '{"action":"ping"}';
+
 /** As much of the local answer's body as an HTTP attempt keeps (lambdas/adapters/http-sender.ts). */
 export const LISTEN_MAX_RESPONSE_BODY_BYTES = 4096;
 

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyResultV2, APIGatewayProxyWebsocketEventV2 } from 'aws-lambda';
 import * as z from 'zod/mini';
-import { SESSION_ID_PATTERN } from '../domain/listen';
+import { KEEP_ALIVE_MESSAGE, SESSION_ID_PATTERN } from '../domain/listen';
 import { connectListener, disconnectListener, keyOf, storeReply } from '../listen/connections';
 import { appendLogKeys, log } from '../shared/log';
 import { invocationScoped, observability } from '../shared/observability';
@@ -9,8 +9,9 @@ import { invocationScoped, observability } from '../shared/observability';
 /**
  * The WebSocket API of `hookgate listen`: `$connect` (the CLI, with its API key and session id),
  * `$disconnect`, and `response` (the CLI's answer to a try, `{"action": "response", …}`). Whatever
- * else a client sends goes to `$default` and is ignored. In AWS an API Gateway WebSocket API invokes
- * it; locally the gateway's WebSocket server does, with the same events (local/listen-server.ts).
+ * else a client sends goes to `$default` and is ignored, the CLI's keep-alive included. In AWS an API
+ * Gateway WebSocket API invokes it; locally the gateway's WebSocket server does, with the same events
+ * (local/listen-server.ts).
  */
 
 /** $connect carries the upgrade request's headers; the type of the event leaves them out. */
@@ -70,6 +71,8 @@ async function route(event: ListenEvent): Promise<Result> {
     case 'response':
       return respond(event);
     default:
+      // Its work is done once API Gateway has seen it; a log line every few minutes per CLI says nothing.
+      if (event.body === KEEP_ALIVE_MESSAGE) return answer(200);
       log.info('listen message on no route ignored', { route: event.requestContext.routeKey });
       return answer(200);
   }

@@ -93,6 +93,21 @@ describe('the other context keys', () => {
   });
 });
 
+describe('sign-up from context', () => {
+  const signupOutput = ({ template }: ReturnType<typeof synthFrom>) => template.toJSON().Outputs.Signup as { Value: unknown };
+
+  it('open by default, and the Signup output says what that lets strangers do and how to close it', () => {
+    const { Value } = signupOutput(defaults);
+    expect(Value).toMatch(/^open — anyone who can reach the API can create an account/);
+    expect(Value).toContain('-c signup=closed');
+    expect(Value).toContain('npm run create-account');
+  });
+
+  it('-c signup=closed: the output is closed', () => {
+    expect(signupOutput(synthFrom({ signup: 'closed' })).Value).toBe('closed');
+  });
+});
+
 describe('AWS destination targets from context', () => {
   it('takes a JSON list (cdk.json) or a comma-separated string (-c)', () => {
     const actions = (context: Record<string, unknown>) =>

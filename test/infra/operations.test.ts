@@ -324,6 +324,24 @@ describe('configuration through CDK context', () => {
   });
 });
 
+describe('docs/operations.md’s pre-flight figures are the stack’s', () => {
+  const doc = readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8');
+  const preflight = doc.split('\n## Pre-flight')[1]?.split('\n## ')[0] ?? '';
+  const mappingConcurrency = (from: Template) => Object.values(from.findResources('AWS::Lambda::EventSourceMapping'))[0]?.Properties.ScalingConfig.MaximumConcurrency as number;
+
+  it('the deliver mapping’s default maximum concurrency, no reservation, and the quota checked', () => {
+    expect(preflight).toContain(`up to ${mappingConcurrency(template)} (\`deliverMaxConcurrency\`)`);
+    for (const fn of Object.values(functions())) expect(template.toJSON().Resources[logicalId(fn.fn)].Properties.ReservedConcurrentExecutions).toBeUndefined();
+    expect(preflight).toContain('aws service-quotas get-service-quota --service-code lambda --quota-code L-B99A9384');
+  });
+
+  it('the stop-gap it advises for a 10-execution account deploys: the least maximum concurrency a mapping takes', () => {
+    expect(preflight).toContain('-c deliverMaxConcurrency=2');
+    expect(mappingConcurrency(Template.fromStack(build({ deliverMaxConcurrency: 2 }).service))).toBe(2);
+    expect(() => build({ deliverMaxConcurrency: 1 })).toThrow('deliverMaxConcurrency must be a whole number from 2 to 1000, got 1');
+  });
+});
+
 describe('what the runbooks read from the stacks', () => {
   it('the stateful stack outputs the delivery queue and DLQ (redrive source and destination, DLQ URL)', () => {
     const stateful = Template.fromStack(stacks.stateful);

@@ -100,6 +100,7 @@ describe('AWS connections', () => {
     expect(bare.json.data).toEqual({
       AWSTemplateFormatVersion: '2010-09-09',
       Description: expect.any(String),
+      Parameters: { KmsKeyArn: expect.objectContaining({ Type: 'String', Default: '' }) },
       Resources: { HookgateDeliveryRole: { Type: 'AWS::IAM::Role', Properties: { RoleName: connection.role_name, AssumeRolePolicyDocument: connection.trust_policy } } },
       Outputs: { RoleArn: { Value: { 'Fn::GetAtt': ['HookgateDeliveryRole', 'Arn'] } } },
     });
@@ -118,6 +119,8 @@ describe('AWS connections', () => {
           Statement: [
             { Effect: 'Allow', Action: 's3:PutObject', Resource: ['arn:aws:s3:::customer-archive/*'] },
             { Effect: 'Allow', Action: 'sns:Publish', Resource: [TOPIC] },
+            // SSE-KMS targets: the key the stack's KmsKeyArn names, when it names one.
+            { 'Fn::If': ['HasKmsKey', { Effect: 'Allow', Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: { Ref: 'KmsKeyArn' } }, { Ref: 'AWS::NoValue' }] },
           ],
         },
       },

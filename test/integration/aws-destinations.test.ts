@@ -26,7 +26,7 @@ const { call } = gatewayWithSinkForFile(
     HOOKGATE_BREAKER_COOLDOWN_SECONDS: '600',
     SCHEDULER_EXPORT_POLL_INTERVAL: '1',
   },
-  { stack: { awsDestinationTargets: [`arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:customer-orders`, `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:customer-doomed`, 'arn:aws:s3:::customer-archive'] } },
+  { stack: { awsDestinationTargets: [...['customer-orders', 'customer-doomed', 'customer-large', 'customer-small'].map((queue) => `arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${queue}`), 'arn:aws:s3:::customer-archive'] } },
 );
 
 const verifier = new Stripe('sk_test_unused').webhooks.signature;
@@ -135,11 +135,22 @@ describe('aws_sqs', () => {
     }
   });
 
+  it('an event over the old 256 KiB limit reaches the queue: SQS takes 1 MiB', async () => {
+    const { key } = await createAccount(call);
+    const queueUrl = await newQueue('customer-large');
+    await sqsDestination(key, queueUrl, 'order.large');
+    const payload = JSON.stringify({ blob: 'x'.repeat(300_000) });
+    const id = await publish(key, payload, 'order.large');
+    const message = await nextMessage(queueUrl);
+    expect(message.Body).toBe(payload);
+    expect(attribute(message, 'x-hookgate-event-id')).toBe(id);
+  });
+
   it('an event too large for SQS ends payload_too_large at once, with no try', async () => {
     const { key } = await createAccount(call);
     const queueUrl = await newQueue('customer-small');
     await sqsDestination(key, queueUrl, 'order.big');
-    const id = await publish(key, JSON.stringify({ blob: 'x'.repeat(260_000) }), 'order.big');
+    const id = await publish(key, JSON.stringify({ blob: 'x'.repeat(1_045_000) }), 'order.big');
     const shown = await detail(key, id);
     expect(shown.event.status).toBe('dead_letter');
     expect(shown.event.deliveries).toEqual([expect.objectContaining({ status: 'dead_letter', attempts: 0, end_reason: 'payload_too_large' })]);

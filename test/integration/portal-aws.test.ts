@@ -148,7 +148,10 @@ describe('AWS endpoints in the portal', () => {
     expect(moved.json.data).toMatchObject({ config: { topic_arn: `${TOPIC}-2` }, url: `${TOPIC}-2`, connection_id: mine.id });
     // The template grants the endpoint's new target.
     const template = (await as('GET', `/v1/portal/aws-connections/${mine.id}/template`)).json.data;
-    expect(template.Resources.HookgateDeliveryRole.Properties.Policies[0].PolicyDocument.Statement).toEqual([{ Effect: 'Allow', Action: 'sns:Publish', Resource: [`${TOPIC}-2`] }]);
+    expect(template.Resources.HookgateDeliveryRole.Properties.Policies[0].PolicyDocument.Statement).toEqual([
+      { Effect: 'Allow', Action: 'sns:Publish', Resource: [`${TOPIC}-2`] },
+      { 'Fn::If': ['HasKmsKey', expect.objectContaining({ Resource: { Ref: 'KmsKeyArn' } }), { Ref: 'AWS::NoValue' }] },
+    ]);
   });
 
   it('an endpoint the account gave its customer without a connection can still be renamed and paused there', async () => {

@@ -18,9 +18,9 @@ beforeAll(async () => {
 });
 afterAll(async () => env?.stop());
 
-const createAccountScript = (args: string[]) =>
+const createAccountScript = (args: string[], environment: NodeJS.ProcessEnv = process.env) =>
   run('npx', ['tsx', 'scripts/create-account.ts', ...args], {
-    env: { ...process.env, [ENV.tableName]: env.gateway.resources.tableName, AWS_ENDPOINT_URL_DYNAMODB: env.gateway.endpoints.dynamodb },
+    env: { ...environment, [ENV.tableName]: env.gateway.resources.tableName, AWS_ENDPOINT_URL_DYNAMODB: env.gateway.endpoints.dynamodb },
   });
 
 describe('closed sign-up', () => {
@@ -37,6 +37,13 @@ describe('closed sign-up', () => {
     const me = await call('GET', '/v1/account', { key: created.api_key.key });
     expect(me.status).toBe(200);
     expect(me.json.data).toMatchObject({ id: created.account.id, name: 'Acme', plan: 'pro' });
+  });
+
+  it('the script says which variable names the region when the SDK finds none (an AWS CLI user may have only AWS_DEFAULT_REGION)', async () => {
+    const { AWS_REGION: _region, AWS_PROFILE: _profile, ...rest } = process.env;
+    await expect(
+      createAccountScript(['--name', 'Acme'], { ...rest, AWS_DEFAULT_REGION: 'eu-west-1', AWS_CONFIG_FILE: '/nonexistent/hookgate-aws-config' }),
+    ).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('no AWS region: set AWS_REGION') });
   });
 
   it('the script refuses what the API would, and says why', async () => {

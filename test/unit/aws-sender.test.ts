@@ -138,12 +138,18 @@ describe('each type’s request', () => {
 });
 
 describe('limits: a message over its service’s limit is refused before any call', () => {
+  const SQS_TARGET: AwsTarget = { type: 'aws_sqs', queue_url: QUEUE };
+  const SNS_TARGET: AwsTarget = { type: 'aws_sns', topic_arn: `arn:aws:sns:eu-west-1:${ACCOUNT}:t` };
+  const EVENTBRIDGE_TARGET: AwsTarget = { type: 'aws_eventbridge', event_bus_arn: `arn:aws:events:eu-west-1:${ACCOUNT}:event-bus/b`, detail_type: null, source: 'hookgate' };
+  const LAMBDA_TARGET: AwsTarget = { type: 'aws_lambda', function_arn: `arn:aws:lambda:eu-west-1:${ACCOUNT}:function:f` };
+
+  // SQS, EventBridge and asynchronous Lambda take 1 MB since 2025-26; an SNS topic 256 KiB unless raised.
   it.each<[string, AwsTarget, number]>([
-    ['SQS', { type: 'aws_sqs', queue_url: QUEUE }, 262_144],
-    ['SNS', { type: 'aws_sns', topic_arn: `arn:aws:sns:eu-west-1:${ACCOUNT}:t` }, 262_144],
-    ['EventBridge', { type: 'aws_eventbridge', event_bus_arn: `arn:aws:events:eu-west-1:${ACCOUNT}:event-bus/b`, detail_type: null, source: 'hookgate' }, 262_144],
+    ['SQS', SQS_TARGET, 1_048_576],
+    ['SNS', SNS_TARGET, 262_144],
+    ['EventBridge', EVENTBRIDGE_TARGET, 1_048_576],
     ['Kinesis', { type: 'aws_kinesis', stream_arn: `arn:aws:kinesis:eu-west-1:${ACCOUNT}:stream/s`, partition_key: 'event_id' }, 1_048_576],
-    ['Lambda', { type: 'aws_lambda', function_arn: `arn:aws:lambda:eu-west-1:${ACCOUNT}:function:f` }, 262_144],
+    ['Lambda', LAMBDA_TARGET, 1_048_576],
   ])('%s', async (_label, target, limit) => {
     const result = await send(target, { body: Buffer.alloc(limit, 'a') });
     expect(result.outcome).toBe('blocked');
@@ -154,8 +160,18 @@ describe('limits: a message over its service’s limit is refused before any cal
   it('SQS: a message just within the limit is sent', async () => {
     sqs.on(SendMessageCommand).resolves(OK);
     const attributeBytes = Object.entries(ATTRIBUTES).reduce((n, [k, v]) => n + k.length + 'String'.length + v.length, 0);
-    const result = await send({ type: 'aws_sqs', queue_url: QUEUE }, { body: Buffer.alloc(262_144 - attributeBytes, 'a') });
+    const result = await send(SQS_TARGET, { body: Buffer.alloc(1_048_576 - attributeBytes, 'a') });
     expect(result.outcome).toBe('success');
+  });
+
+  it('a 300 KB message, over the old 256 KB, is sent to SQS, EventBridge and Lambda, and refused for SNS', async () => {
+    sqs.on(SendMessageCommand).resolves(OK);
+    events.on(PutEventsCommand).resolves({ ...OK, FailedEntryCount: 0, Entries: [{ EventId: 'e-1' }] });
+    lambda.on(InvokeCommand).resolves({ ...OK, StatusCode: 202 });
+    const body = Buffer.alloc(300_000, 'a');
+    expect((await Promise.all([SQS_TARGET, EVENTBRIDGE_TARGET, LAMBDA_TARGET].map((target) => send(target, { body })))).map((r) => r.outcome)).toEqual(['success', 'success', 'success']);
+    expect((await send(SNS_TARGET, { body })).outcome).toBe('blocked');
+    expect(sns.calls()).toEqual([]);
   });
 });
 

@@ -71,10 +71,14 @@ describe('planning deliveries', () => {
   // A body over its AWS service's message limit (less the headroom for attributes) is never sent there.
   it.each<[string, AwsTarget | null, number, 'queued' | 'dead_letter']>([
     ['http takes any size', null, 5_000_000, 'queued'],
-    ['SQS takes a body within 256 KiB less the headroom', { type: 'aws_sqs', queue_url: 'q' }, 262_144 - 8192, 'queued'],
-    ['SQS refuses one byte more', { type: 'aws_sqs', queue_url: 'q' }, 262_144 - 8191, 'dead_letter'],
+    ['SQS takes a body within 1 MiB less the headroom', { type: 'aws_sqs', queue_url: 'q' }, 1_048_576 - 8192, 'queued'],
+    ['SQS refuses one byte more', { type: 'aws_sqs', queue_url: 'q' }, 1_048_576 - 8191, 'dead_letter'],
+    ['SNS takes a body within 256 KiB less the headroom', { type: 'aws_sns', topic_arn: 't' }, 262_144 - 8192, 'queued'],
+    ['SNS refuses 300 KB', { type: 'aws_sns', topic_arn: 't' }, 300_000, 'dead_letter'],
+    ['EventBridge takes 300 KB', { type: 'aws_eventbridge', event_bus_arn: 'b', detail_type: null, source: 'hookgate' }, 300_000, 'queued'],
     ['Kinesis takes 1 MiB less the headroom', { type: 'aws_kinesis', stream_arn: 's', partition_key: 'event_id' }, 1_048_576 - 8192, 'queued'],
-    ['Lambda refuses 300 KB', { type: 'aws_lambda', function_arn: 'f' }, 300_000, 'dead_letter'],
+    ['Lambda takes 300 KB (an asynchronous invoke takes 1 MB)', { type: 'aws_lambda', function_arn: 'f' }, 300_000, 'queued'],
+    ['Lambda refuses 1 MiB', { type: 'aws_lambda', function_arn: 'f' }, 1_048_576, 'dead_letter'],
     ['S3 takes any size', { type: 'aws_s3', bucket: 'b', key_template: '{event_id}', region: null }, 5_000_000, 'queued'],
   ])('body size: %s', (_, target, bodySize, status) => {
     const plan = planDeliveries([route('d')], () => ({ active: true, customer: null, aws_target: target }), { source_id: 's', event_type: 'x.y', customer: null, bodySize }, '2026-01-01T00:00:00.000Z').deliveries;

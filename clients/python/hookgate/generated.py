@@ -138,7 +138,7 @@ class CreateCustomDomainRequest(TypedDict):
 class CreateDestinationRequest(TypedDict):
     name: str
     config: NotRequired[SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig]
-    """An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`."""
+    """An AWS destination’s target, by `type`. Messages over the service’s limit (1048576 bytes for SQS, EventBridge, Kinesis and Lambda, 262144 for SNS) are not sent: such a delivery ends `payload_too_large`."""
     role_arn: NotRequired[str | None]
     """AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`, for an account listed in `awsOwnRoleAccounts`)."""
     connection_id: NotRequired[str | None]
@@ -205,7 +205,7 @@ class CreatePortalEndpointRequest(TypedDict):
     url: NotRequired[str]
     """An http endpoint’s http(s) URL; private, loopback and reserved addresses are refused. Not for AWS types."""
     config: NotRequired[SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig]
-    """An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`."""
+    """An AWS destination’s target, by `type`. Messages over the service’s limit (1048576 bytes for SQS, EventBridge, Kinesis and Lambda, 262144 for SNS) are not sent: such a delivery ends `payload_too_large`."""
     connection_id: NotRequired[str | None]
     """AWS types: one of the customer’s AWS connections (`POST /v1/portal/aws-connections`), in the target’s AWS account. Required for an AWS endpoint."""
     name: NotRequired[str]

@@ -131,7 +131,7 @@ export type CreateCustomDomainRequest = {
 
 export type CreateDestinationRequest = {
   name: string;
-  /** An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`. */
+  /** An AWS destination’s target, by `type`. Messages over the service’s limit (1048576 bytes for SQS, EventBridge, Kinesis and Lambda, 262144 for SNS) are not sent: such a delivery ends `payload_too_large`. */
   config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
   /** AWS types only: a role in the target’s account that Hookgate assumes to deliver, whose trust policy allows Hookgate’s deliver role with `sts:ExternalId` = the destination’s `external_id`. null or absent: the deliver role itself (a same-account target listed in `awsDestinationTargets`, for an account listed in `awsOwnRoleAccounts`). */
   role_arn?: string | null;
@@ -195,7 +195,7 @@ export type CreatePortalEndpointRequest = {
   type?: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
   /** An http endpoint’s http(s) URL; private, loopback and reserved addresses are refused. Not for AWS types. */
   url?: string;
-  /** An AWS destination’s target, by `type`. Messages over the service’s limit (262144 bytes for SQS, SNS, EventBridge and Lambda, 1048576 for Kinesis) are not sent: such a delivery ends `payload_too_large`. */
+  /** An AWS destination’s target, by `type`. Messages over the service’s limit (1048576 bytes for SQS, EventBridge, Kinesis and Lambda, 262144 for SNS) are not sent: such a delivery ends `payload_too_large`. */
   config?: SqsDestinationConfig | SnsDestinationConfig | EventBridgeDestinationConfig | KinesisDestinationConfig | LambdaDestinationConfig | S3DestinationConfig;
   /** AWS types: one of the customer’s AWS connections (`POST /v1/portal/aws-connections`), in the target’s AWS account. Required for an AWS endpoint. */
   connection_id?: string | null;

@@ -93,7 +93,7 @@ export const awsConnectionRoutes: Route[] = [
       operationId: 'getAwsConnectionTemplate',
       summary: 'The CloudFormation template that creates the connection’s role',
       description:
-        'JSON, in `data`: the role named `role_name`, trusting Hookgate’s principals under the connection’s external id, allowed one action per kind of target on exactly the targets of the destinations using the connection now (`sqs:SendMessage`, `sns:Publish`, `events:PutEvents`, `kinesis:PutRecord`, `lambda:InvokeFunction`, `s3:PutObject` on the bucket’s objects). Fetch it again and update the stack after adding or changing a destination.',
+        'JSON, in `data`: the role named `role_name`, trusting Hookgate’s principals under the connection’s external id, allowed one action per kind of target on exactly the targets of the destinations using the connection now (`sqs:SendMessage`, `sns:Publish`, `events:PutEvents`, `kinesis:PutRecord`, `lambda:InvokeFunction`, `s3:PutObject` on the bucket’s objects). Its parameter `KmsKeyArn` (default empty) adds `kms:GenerateDataKey` and `kms:Decrypt` on that key, for targets encrypted with a customer-managed KMS key. Fetch it again and update the stack after adding or changing a destination.',
       tag: 'AWS connections',
       responses: { 200: json('The template.', awsConnectionTemplateResponse, exampleTemplate) },
     },

@@ -94,7 +94,8 @@ export const portalAwsConnectionRoutes: Route[] = [
     doc: {
       operationId: 'getPortalAwsConnectionTemplate',
       summary: 'The CloudFormation template that creates the connection’s role',
-      description: 'Least privilege for the customer’s endpoints using the connection now: fetch it again and update the stack after adding or changing one.',
+      description:
+        'Least privilege for the customer’s endpoints using the connection now: fetch it again and update the stack after adding or changing one. Its parameter `KmsKeyArn` (default empty) adds `kms:GenerateDataKey` and `kms:Decrypt` on that key, for targets encrypted with a customer-managed KMS key.',
       tag: 'Portal',
       responses: { 200: json('The template.', awsConnectionTemplateResponse, { AWSTemplateFormatVersion: '2010-09-09' }) },
     },

@@ -3,7 +3,17 @@ import { chmod, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import type { ListenSession } from '../../../typescript/src/index.js';
-import { isListenRequest, LISTEN_MAX_RESPONSE_BODY_BYTES, printable, SESSION_ID_PATTERN, truncateUtf8, type ListenReply, type ListenRequest } from '../../../../lambdas/domain/listen.js';
+import {
+  isListenRequest,
+  KEEP_ALIVE_MESSAGE,
+  LISTEN_MAX_RESPONSE_BODY_BYTES,
+  printable,
+  SESSION_ID_PATTERN,
+  truncateUtf8,
+  WEBSOCKET_IDLE_TIMEOUT_MS,
+  type ListenReply,
+  type ListenRequest,
+} from '../../../../lambdas/domain/listen.js';
 import { checkApiKey, normaliseUrl, readConfig, resolveConnection } from '../config.js';
 import { clientFor, userConfigPath } from '../connect.js';
 import { CliError, EXIT } from '../exit.js';
@@ -13,6 +23,7 @@ interface ListenOptions {
   events?: string;
   source?: string;
   customer?: string;
+  keepAlive: string;
 }
 
 /** What one delivery did, as printed: one line, or one JSON document with `--json`. */
@@ -30,6 +41,20 @@ interface Delivered {
 const HOP_HEADERS = new Set(['host', 'connection', 'content-length', 'transfer-encoding', 'keep-alive', 'upgrade']);
 /** Pauses between attempts to reconnect, the last repeated. */
 const RECONNECT_MS = [500, 1000, 2000, 5000, 10_000];
+/**
+ * Seconds between keep-alive messages: half of API Gateway's 10-minute idle timeout, so that one late
+ * timer (a busy or suspended machine) still lands inside it, at a cost of 12 messages an hour. A proxy
+ * that closes idle connections sooner needs `--keep-alive` lower.
+ */
+const DEFAULT_KEEP_ALIVE_SECONDS = 300;
+
+/** A keep-alive period that can keep a connection open: some, and under API Gateway's idle timeout. */
+function keepAliveMs(seconds: string): number {
+  const ms = Number(seconds) * 1000;
+  const limit = WEBSOCKET_IDLE_TIMEOUT_MS / 1000;
+  if (!(ms >= 100 && ms < WEBSOCKET_IDLE_TIMEOUT_MS)) throw new CliError(EXIT.usage, `--keep-alive must be a number of seconds from 0.1 to under ${limit} (API Gateway closes a connection idle for ${limit})`);
+  return ms;
+}
 
 /** `3000` is `http://127.0.0.1:3000`; anything else must be an http(s) URL. */
 function localTarget(value: string): string {
@@ -86,18 +111,22 @@ const line = (d: Delivered) =>
   [d.time, printable(d.event_type ?? '-').padEnd(24), printable(d.event_id), `#${d.attempt}`, d.status === null ? `error: ${printable(d.error ?? '')}` : String(d.status), `${d.duration_ms} ms`].join('  ');
 
 /**
- * One WebSocket connection, until it closes or `stop` aborts: each request is forwarded and answered.
- * Resolves whether it ever opened.
+ * One WebSocket connection, until it closes or `stop` aborts: each request is forwarded and answered,
+ * and a keep-alive message goes every `keepAlive` ms. Resolves whether it ever opened.
  */
-function serve(url: string, apiKey: string, target: string, output: Output, stop: AbortSignal): Promise<boolean> {
+function serve(url: string, apiKey: string, target: string, keepAlive: number, output: Output, stop: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
     // Node's WebSocket (undici) takes headers beside the protocols: the key stays out of the URL.
     const ws = new WebSocket(url, { headers: { authorization: `Bearer ${apiKey}` } } as unknown as string[]);
     let opened = false;
+    let keepingAlive: NodeJS.Timeout | undefined;
     const onStop = () => ws.close(1000);
     stop.addEventListener('abort', onStop, { once: true });
     ws.addEventListener('open', () => {
       opened = true;
+      keepingAlive = setInterval(() => {
+        if (ws.readyState === ws.OPEN) ws.send(KEEP_ALIVE_MESSAGE);
+      }, keepAlive);
       process.stderr.write(`Connected; forwarding deliveries to ${target} (Ctrl-C to stop)\n`);
     });
     ws.addEventListener('message', (message: MessageEvent) => {
@@ -124,6 +153,7 @@ function serve(url: string, apiKey: string, target: string, output: Output, stop
       });
     });
     ws.addEventListener('close', () => {
+      clearInterval(keepingAlive);
       stop.removeEventListener('abort', onStop);
       resolve(opened);
     });
@@ -138,6 +168,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
 
 async function listen(target: string, options: ListenOptions, output: Output): Promise<void> {
   const local = localTarget(target);
+  const keepAlive = keepAliveMs(options.keepAlive);
   if (typeof WebSocket !== 'function') throw new CliError(EXIT.failed, `listen needs Node 22 or later (its built-in WebSocket); this is Node ${process.versions.node}`);
   const path = userConfigPath();
   const { url, apiKey } = resolveConnection(process.env, await readConfig(path), path);
@@ -164,7 +195,8 @@ async function listen(target: string, options: ListenOptions, output: Output): P
     let failures = 0;
     let everOpened = false;
     while (!stop.signal.aborted) {
-      const opened = await serve(websocketUrl, apiKey, local, output, stop.signal);
+      // API Gateway ends every connection after 2 hours, whatever it carries: that close is one more to reconnect after.
+      const opened = await serve(websocketUrl, apiKey, local, keepAlive, output, stop.signal);
       if (stop.signal.aborted) break;
       everOpened ||= opened;
       // A first connection that never opens is a refused key or a gateway without listen: say so.
@@ -193,6 +225,7 @@ export function listenCommand(program: Command, output: Output): void {
     .option('--events <pattern>', 'only events of this type, or of types starting with the text before a trailing * (default: every type)')
     .option('--source <id>', 'only events of this source')
     .option('--customer <id>', 'only outbound events addressed to this customer')
+    .option('--keep-alive <seconds>', 'seconds between the messages that keep an idle connection open (under 600)', String(DEFAULT_KEEP_ALIVE_SECONDS))
     .option('--json', 'print each delivery as one line of JSON (NDJSON)')
     .action((target: string, options: ListenOptions) => listen(target, options, output));
 }
