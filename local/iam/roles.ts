@@ -27,7 +27,7 @@ export interface SynthesisedStacks {
   readonly stateful: Template;
   readonly service: ServiceTemplate;
   /** Logical ids in the stateful template. */
-  readonly stateful_ids: { table: string; deliveryQueue: string; deliveryDlq: string; payloadBucket: string; exportBucket: string };
+  readonly statefulIds: { table: string; deliveryQueue: string; deliveryDlq: string; payloadBucket: string; exportBucket: string };
 }
 
 interface Template {
@@ -53,8 +53,8 @@ const LOCAL_LISTEN_API_ID = 'local-listen';
 const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 
-/** What the stack is built from: a change to any of these may change a grant. */
-const STACK_SOURCES = ['lib', 'lambdas/shared', 'lambdas/domain', 'package.json', 'cdk.json'];
+/** What the stack is built from, and what the cache is made by: a change to any of these may change what is cached. */
+const STACK_SOURCES = ['lib', 'lambdas/shared', 'lambdas/domain', 'local/iam', 'package.json', 'package-lock.json', 'cdk.json'];
 
 function filesUnder(path: string): string[] {
   const full = join(REPO_ROOT, path);
@@ -120,7 +120,7 @@ export async function synthesiseInProcess(awsDestinationTargets: readonly string
   return {
     stateful: assembly.getStackByName(stateful.stackName).template as Template,
     service: assembly.getStackByName(stacks.service.stackName).template as Template,
-    stateful_ids: {
+    statefulIds: {
       table: id(stateful.table),
       deliveryQueue: id(stateful.deliveryQueue),
       deliveryDlq: id(stateful.deliveryDlq),
@@ -140,7 +140,7 @@ const queueName = (url: string): string => new URL(url).pathname.split('/').filt
  */
 export function localIam(stacks: SynthesisedStacks, names: LocalNames): LocalIam {
   const { account, region } = names;
-  const ids = stacks.stateful_ids;
+  const ids = stacks.statefulIds;
   const statefulAttributes: Record<string, Record<string, string>> = {
     [ids.table]: { Ref: names.tableName, Arn: `arn:aws:dynamodb:${region}:${account}:table/${names.tableName}` },
     [ids.deliveryQueue]: { Ref: names.deliveryQueueUrl, Arn: `arn:aws:sqs:${region}:${account}:${queueName(names.deliveryQueueUrl)}`, QueueName: queueName(names.deliveryQueueUrl) },
