@@ -23,6 +23,7 @@ import { startSqsPoller, type SqsPoller } from './sqs-poller';
 import { startDeliverThread } from './deliver-thread';
 import { niceThisThread } from './thread-priority';
 import { countCallsIfEnabled } from './call-counts';
+import { meterPartitionLoadIfEnabled } from './partition-load';
 import { enforceIam, runAs } from './iam/enforce';
 import { localIam, synthesiseStacks, type LocalIam, type SynthOptions } from './iam/roles';
 import { startListenServer, type ListenServer } from './listen-server';
@@ -307,6 +308,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     skipHandlerSigning();
     // Ingest, the API and the schedules (and the poller, when it runs on this thread).
     countCallsIfEnabled('main', clients.sqs);
+    meterPartitionLoadIfEnabled('main');
     background.schedules = startSchedules(handlers);
     state.handlers = handlers;
     (opts.log ?? console.log)(`Hookgate local gateway listening on ${url} (data in ${dataDir}); hookgate listen connects to ${listenServer.url}`);
