@@ -4,7 +4,7 @@
  * Everything runs on loopback; every load is bounded in count and time.
  *
  * `npm run bench -- storm outage` runs only the sections named (by file: cold-start, hot-path, cost,
- * batch, e2e, export, outage, storm) and prints only their rows; bench/results.json keeps the other
+ * batch, e2e, export, outage, storm, hot-keys) and prints only their rows; bench/results.json keeps the other
  * sections' figures and says under `sections_run_alone` when these ran.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -39,9 +39,16 @@ const TARGETS = {
   storm_held_ops_per_held_delivery: 5,
   /** ...and per second once nothing new arrives: a probe's few requests at most, however many are held. */
   storm_held_ops_per_s_after_publishing: 1,
+  /**
+   * Issue 36: 1,000 events a second to one destination, and to one account, with no partition key past
+   * DynamoDB's ~1,000 write and ~3,000 read units a second: on any key, per event (reads that recur
+   * with time, the routing table's, divided by the events).
+   */
+  hot_key_wcu_per_event: 1,
+  hot_key_rcu_per_event: 3,
 } as const;
 
-const SECTIONS = ['cold-start', 'hot-path', 'cost', 'batch', 'e2e', 'export', 'outage', 'storm'] as const;
+const SECTIONS = ['cold-start', 'hot-path', 'cost', 'batch', 'e2e', 'export', 'outage', 'storm', 'hot-keys'] as const;
 type SectionName = (typeof SECTIONS)[number];
 const chosen = process.argv.slice(2);
 const unknownSections = chosen.filter((name) => !(SECTIONS as readonly string[]).includes(name));
@@ -183,6 +190,19 @@ interface StormResult {
   main_thread_ops: StormOps;
   deliver_ops_of_no_account: StormOps;
 }
+interface HotKeyScenario {
+  wcu_per_event: number;
+  rcu_per_event: number;
+  hottest_write_key_kind: string;
+  hottest_read_key_kind: string;
+  events: number;
+  events_refused: number;
+  events_per_s: number;
+  hottest_write_key_peak_wcu_per_s: number;
+  hottest_read_key_peak_rcu_per_s: number;
+  seconds: number;
+}
+type HotKeysResult = Record<string, HotKeyScenario>;
 interface ExportRun {
   status: string;
   rows: number;
@@ -227,6 +247,7 @@ const e2e = await section<E2EResult>('4. local end to end', 'e2e', 300_000);
 const exported = await section<ExportResult>('6. export of 10,000 events', 'export', 240_000);
 const outage = await section<OutageResult>('7. outage: a hanging destination, retries waiting', 'outage', 240_000);
 const storm = await section<StormResult>('8. storm: a hanging destination at 40 events/s beside a healthy one', 'storm', 300_000);
+const hotKeys = await section<HotKeysResult>('9. hot keys: units per event on the hottest partition key', 'hot-keys', 300_000);
 
 // ---------------------------------------------------------------------------------------------------
 // results.json
@@ -337,6 +358,7 @@ const results = {
     : null,
   outage: outage ?? null,
   storm: storm ?? null,
+  hot_keys: hotKeys ?? null,
   failures,
 };
 
@@ -478,6 +500,13 @@ add(
   `<= ${TARGETS.storm_held_ops_per_s_after_publishing}/s`,
   verdict(quietPerS === null ? null : quietPerS <= TARGETS.storm_held_ops_per_s_after_publishing),
 );
+rowSection = 'hot-keys';
+const hotKeyScenarios = Object.entries(hotKeys ?? {});
+const hotKeyMet = (s: HotKeyScenario) => s.wcu_per_event <= TARGETS.hot_key_wcu_per_event && s.rcu_per_event <= TARGETS.hot_key_rcu_per_event;
+add('9. hot keys: WCU / RCU per event on the hottest key', hotKeys ? '' : 'n/a', `<= ${TARGETS.hot_key_wcu_per_event} / <= ${TARGETS.hot_key_rcu_per_event}`);
+for (const [name, s] of hotKeyScenarios) {
+  add(`   ${name} (${s.events} events at ${s.events_per_s}/s${s.events_refused > 0 ? `, ${s.events_refused} refused` : ''})`, `${s.wcu_per_event} (${s.hottest_write_key_kind}) / ${s.rcu_per_event} (${s.hottest_read_key_kind})`, '', verdict(hotKeyMet(s)));
+}
 
 const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => (r[i] ?? '').length), ['Metric', 'Value', 'Target', ''][i]?.length ?? 0));
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
@@ -581,6 +610,16 @@ if (storm) {
         `and ${quietPerS} a second once nothing new arrived. Each held delivery is parked once (its arrival's reads, its wait, its park, the count, a breaker re-read) and not touched again while it waits; what remains after the storm is the destination's own wakes and probes, a constant per destination, not per held delivery (${topOps}).`,
     );
   }
+}
+const hotKeysMissed = hotKeyScenarios.filter(([, s]) => !hotKeyMet(s));
+if (hotKeysMissed.length > 0) {
+  notes.push(
+    `Hot keys: ${hotKeysMissed.length} of ${hotKeyScenarios.length} scenarios put more than ${TARGETS.hot_key_wcu_per_event} WCU or ${TARGETS.hot_key_rcu_per_event} RCU per event on one partition key: ` +
+      hotKeysMissed
+        .map(([name, s]) => `${name} ${s.wcu_per_event} WCU on ${s.hottest_write_key_kind}, ${s.rcu_per_event} RCU on ${s.hottest_read_key_kind} (busiest second ${s.hottest_write_key_peak_wcu_per_s} / ${s.hottest_read_key_peak_rcu_per_s})`)
+        .join('; ') +
+      '. See docs/scaling.md, Hot keys.',
+  );
 }
 if (failures.length) notes.push(`Sections that failed: ${failures.join('; ')}`);
 

@@ -12,6 +12,7 @@ import type { MessagePort, Worker } from 'node:worker_threads';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, skipSigning } from './aws-clients';
 import { countCallsIfEnabled } from './call-counts';
+import { meterPartitionLoadIfEnabled } from './partition-load';
 import { importHandlers, skipHandlerSigning, type SqsHandler } from './handlers';
 import { startSqsPoller, type SqsPoller, type SqsPollerOptions } from './sqs-poller';
 import { failedMessage, startWorker } from './worker-thread';
@@ -45,6 +46,7 @@ export async function runDeliverThread(port: MessagePort, data: DeliverThreadDat
   const client = new SQSClient({ region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, endpoint: sqsEndpoint });
   skipSigning(client);
   countCallsIfEnabled('deliver', client);
+  meterPartitionLoadIfEnabled('deliver');
   const handler = deliver;
   // The event source mapping receives and deletes with the deliver function's role.
   const poller = runAs(options.functionName ?? 'hookgate-deliver', () => startSqsPoller({ ...options, client, handler }));

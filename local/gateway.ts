@@ -26,6 +26,7 @@ import { countCallsIfEnabled } from './call-counts';
 import { enforceIam } from './iam/enforce';
 import { runAs } from './sdk-hooks';
 import { applyThrottles, throttleRulesFromEnv, THROTTLES_ENV, type ThrottleRule } from './throttles';
+import { meterPartitionLoadIfEnabled } from './partition-load';
 import { localIam, synthesiseStacks, type LocalIam, type SynthOptions } from './iam/roles';
 import { startListenServer, type ListenLimits, type ListenServer } from './listen-server';
 
@@ -316,6 +317,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     skipHandlerSigning();
     // Ingest, the API and the schedules (and the poller, when it runs on this thread).
     countCallsIfEnabled('main', clients.sqs);
+    meterPartitionLoadIfEnabled('main');
     background.schedules = startSchedules(handlers);
     state.handlers = handlers;
     (opts.log ?? console.log)(`Hookgate local gateway listening on ${url} (data in ${dataDir}); hookgate listen connects to ${listenServer.url}`);

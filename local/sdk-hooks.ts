@@ -26,6 +26,14 @@ export function runAs<T>(name: string, work: () => T): T {
   return running.run(name, work);
 }
 
+/** The local function whose code is running now; undefined outside any (the runtime's or an operator's own calls). */
+export const runningFunction = (): string | undefined => running.getStore();
+
+/** Runs `work` outside any function: its calls are the runtime's own (a meter's reads), authorised as an operator's. */
+export function asRuntime<T>(work: () => T): T {
+  return running.exit(work);
+}
+
 export interface SdkClient {
   config: { serviceId?: string; region?: () => Promise<string>; credentials?: () => Promise<{ accessKeyId: string }> };
   middlewareStack: {

@@ -3,7 +3,7 @@
  * on the exact client instances the handlers use (lambdas/adapters/aws-clients.ts, lambdas/store/client.ts), and times every
  * handler invocation. An AsyncLocalStorage tells which function a call or a log line belongs to.
  *
- * DynamoDB units are computed from the items (./ddb-units.ts) with a shadow copy of the table: the
+ * DynamoDB units are computed from the items (local/ddb-units.ts) with a shadow copy of the table: the
  * benchmark starts from an empty table and every write goes through this middleware, so the shadow
  * always holds the item a write replaces. UpdateItem's new image is read back when the call did not
  * ask for it. dynalite's own ReturnConsumedCapacity (table only, no indexes) is recorded next to ours.
@@ -16,7 +16,7 @@ import type { Context } from 'aws-lambda';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { documentClient } from '../../lambdas/store/client';
 import { s3Client } from '../../lambdas/adapters/s3';
-import { indexWrites, itemCategory, itemSize, keyOf, readUnits, writeUnits } from './ddb-units';
+import { indexWrites, itemCategory, itemSize, keyOf, readUnits, writeUnits } from '../../local/ddb-units';
 
 type Item = Record<string, unknown>;
 

@@ -1,7 +1,9 @@
 /**
  * DynamoDB request units computed from the items themselves, by DynamoDB's documented rules, because
  * dynalite's ReturnConsumedCapacity leaves global secondary indexes out of write costs (it reports the
- * table's units only; we use it as a cross-check of the table part).
+ * table's units only; the benchmark's cost meter uses it as a cross-check of the table part) and says
+ * nothing of which partition took them. The local runtime's partition-load meter (./partition-load.ts)
+ * and the benchmark's cost meter (bench/lib/meter.ts) both charge by these rules.
  *
  * Item size = sum over attributes of (UTF-8 length of the name + size of the value): strings their
  * UTF-8 bytes, numbers 1 byte per two significant digits + 1, binary their bytes, booleans and null 1,
@@ -14,7 +16,7 @@
  * leaves, a delete and a put when its index key changes, one write when a projected attribute changes,
  * nothing when no projected attribute changes.
  */
-import { TABLE } from '../../lambdas/shared/resource-definitions';
+import { TABLE } from '../lambdas/shared/resource-definitions';
 
 type Item = Record<string, unknown>;
 
@@ -119,28 +121,30 @@ function sameValue(a: unknown, b: unknown): boolean {
 
 export interface IndexWrite {
   index: string;
-  kind: 'put' | 'delete' | 'update' | 'move';
+  /** The index's partition key value the write lands on: each index partition has its own limits. */
+  partitionKey: string;
   units: number;
 }
 
-/** The writes one item change causes in each GSI. */
+/**
+ * The writes one item change causes in each GSI: a put when the item enters the index, a delete when
+ * it leaves, both (on the old and the new partition) when its index key changes, one update when only
+ * a projected attribute does.
+ */
 export function indexWrites(oldItem: Item | undefined, newItem: Item | undefined): IndexWrite[] {
   const writes: IndexWrite[] = [];
   for (const index of INDEXES) {
     const before = projectInto(index, oldItem);
     const after = projectInto(index, newItem);
-    if (!before && !after) continue;
-    if (!before && after) writes.push({ index: index.indexName, kind: 'put', units: writeUnits(itemSize(after)) });
-    else if (before && !after) writes.push({ index: index.indexName, kind: 'delete', units: writeUnits(itemSize(before)) });
-    else if (before && after) {
-      const keyChanged =
-        !sameValue(before[index.partitionKey], after[index.partitionKey]) || !sameValue(before[index.sortKey], after[index.sortKey]);
-      if (keyChanged) {
-        writes.push({ index: index.indexName, kind: 'move', units: writeUnits(itemSize(before)) + writeUnits(itemSize(after)) });
-      } else if (!sameValue(before, after)) {
-        writes.push({ index: index.indexName, kind: 'update', units: writeUnits(Math.max(itemSize(before), itemSize(after))) });
-      }
+    const write = (item: Item, units: number) => writes.push({ index: index.indexName, partitionKey: String(item[index.partitionKey]), units });
+    const sameKey =
+      before && after && sameValue(before[index.partitionKey], after[index.partitionKey]) && sameValue(before[index.sortKey], after[index.sortKey]);
+    if (sameKey) {
+      if (!sameValue(before, after)) write(after, writeUnits(Math.max(itemSize(before), itemSize(after))));
+      continue;
     }
+    if (before) write(before, writeUnits(itemSize(before)));
+    if (after) write(after, writeUnits(itemSize(after)));
   }
   return writes;
 }
@@ -166,6 +170,36 @@ export function itemCategory(key: { pk?: unknown; sk?: unknown }): string {
   }
   if (pk === 'SWEEPER') return 'sweeper checkpoint';
   return pk.split('#')[0] || 'other';
+}
+
+/** What the partitions of each kind under an account (`ACCT#<id>#<KIND>#…`) hold; lambdas/store/ and the feature records name them. */
+const ACCOUNT_SUBPARTITIONS: Readonly<Record<string, string>> = {
+  EVT: 'event partition',
+  HELD: 'held deliveries of a destination',
+  FLIGHT: 'concurrency slot of a destination',
+  RATE: 'rate limit of a destination',
+  DEDUP: 'dedupe claim',
+  LISTEN: 'listen sessions of a destination',
+  CUST: "customer's event log",
+};
+
+/**
+ * What a partition holds, by its partition key value in the table or in an index: partitions of one
+ * kind share a design, so a hot one names the design to change.
+ */
+export function partitionCategory(index: string | undefined, pk: string): string {
+  if (index === 'gsi1') return 'list index shard (gsi1)';
+  if (index === 'gsi2') return `work index: ${(pk.split('#')[0] ?? pk).toLowerCase()} (gsi2)`;
+  if (index) return `${index} partition`;
+  const [head = '', account, kind] = pk.split('#');
+  if (head === 'ACCT' && account !== undefined) {
+    if (kind === undefined) return 'account partition (routing)';
+    return ACCOUNT_SUBPARTITIONS[kind] ?? `account ${kind} partition`;
+  }
+  if (head === 'SOURCETOKEN') return 'source lookup';
+  if (head === 'APIKEYHASH') return 'api key lookup';
+  if (head === 'SWEEPER') return 'sweeper checkpoint';
+  return head || 'other';
 }
 
 export const keyOf = (item: Item): string => `${String(item[TABLE.partitionKey])}\u0000${String(item[TABLE.sortKey])}`;
