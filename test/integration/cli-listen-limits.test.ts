@@ -64,7 +64,8 @@ function listen(eventType: string, keepAliveSeconds: number | string) {
 async function deliveredThrough(cli: ReturnType<typeof listen>, eventType: string) {
   const published = await hookgate.outboundEvents.publish({ event_type: eventType, payload: { at: Date.now() } });
   await eventually(async () => cli.stdout(), (text) => text.includes(published.id), 30_000);
-  const detail = await hookgate.outboundEvents.get(published.id);
+  // The CLI prints the request when it gets it; the attempt is recorded once its answer is back.
+  const detail = await eventually(() => hookgate.outboundEvents.get(published.id), (d) => d.attempts.length > 0, 30_000);
   expect(detail.attempts.at(-1)).toMatchObject({ outcome: 'success', response_status: 204 });
 }
 
