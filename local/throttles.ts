@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { beforeFunctionCalls, type SdkClient } from './sdk-hooks';
+import { beforeFunctionCalls, runningFunction, type SdkClient } from './sdk-hooks';
 
 /**
  * Throttles as faults: the local runtime answers a share of the functions' AWS calls the way a
@@ -98,6 +98,8 @@ export function applyThrottles(next: readonly ThrottleRule[], random: () => numb
     client.middlewareStack.add(
       // The deserialize step runs once per try, inside the retry middleware (finalizeRequest).
       (next: (args: { input: Marshalled }) => Promise<unknown>, context: { commandName?: string }) => async (args: { input: Marshalled }) => {
+        // The client may be shared with the runtime or a test, whose calls are not a function's.
+        if (runningFunction() === undefined) return next(args);
         const operation = (context.commandName ?? '').replace(/Command$/, '');
         const rule = rules.find((r) => ruleMatches(r, serviceId, operation, args.input));
         if (rule && random() < (rule.rate ?? 1)) {

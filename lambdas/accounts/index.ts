@@ -2,6 +2,7 @@ import { forbidden, type Refusal } from '../domain/errors';
 import { resolveRetention, type Plan } from '../domain/plans';
 import type { NotFound } from '../pipeline/outcomes';
 import { config } from '../shared/config';
+import { log } from '../shared/log';
 import { apiKeyPrefix, hashApiKey, newApiKey, newId } from '../shared/secrets';
 import { insertApiKey, listApiKeys, revokeApiKey as revokeKey, type ApiKeyRecord } from './api-key-record';
 import { findAccount, insertAccount, updateAccount, type AccountRecord } from './record';
@@ -80,6 +81,9 @@ export async function createApiKey(accountId: string, request: { name?: string }
 export async function revokeApiKey(accountId: string, keyId: string): Promise<{ kind: 'revoked' } | NotFound> {
   const revoked = await revokeKey(accountId, keyId);
   if (!revoked) return { kind: 'not_found' };
-  await closeKeyConnections(accountId, revoked.key_hash);
+  // The key is gone whatever happens here: a socket left open is closed by its next try instead.
+  await closeKeyConnections(accountId, revoked.key_hash).catch((error: unknown) =>
+    log.warn('could not look for the hookgate listen connections of a revoked key; their next tries close them', { account_id: accountId }, error),
+  );
   return { kind: 'revoked' };
 }

@@ -62,9 +62,12 @@ const FAULT_WAIT_FIRST_SECONDS = 10;
 
 /**
  * How long a task that failed outright stays hidden before it is tried again: doubling with each
- * receive, up to `maxSeconds` (the queue's visibility timeout). With the redrive policy's 10 receives
- * (10, 20, 40, … 360 s) a task keeps trying for about half an hour before it goes to the DLQ.
+ * receive, never less than `leaseSeconds` (a task that failed after claiming its delivery must come
+ * back once its claim has expired: one that found its own claim live would take itself for a
+ * duplicate and be dropped), never more than `maxSeconds` (the queue's visibility timeout). With the
+ * redrive policy's 10 receives a lasting fault keeps a task trying for about half an hour before the DLQ.
  */
-export function faultWaitSeconds(receiveCount: number, maxSeconds: number): number {
-  return Math.min(maxSeconds, FAULT_WAIT_FIRST_SECONDS * 2 ** Math.max(0, receiveCount - 1));
+export function faultWaitSeconds(receiveCount: number, limits: { leaseSeconds: number; maxSeconds: number }): number {
+  const backoff = FAULT_WAIT_FIRST_SECONDS * 2 ** Math.max(0, receiveCount - 1);
+  return Math.min(limits.maxSeconds, Math.max(limits.leaseSeconds + 1, backoff));
 }

@@ -59,7 +59,10 @@ async function handleRecordLogged(record: SQSRecord): Promise<void> {
   } catch (error) {
     if (error instanceof PoisonMessage) log.error('delivery task failed; its message comes back at once', { message_id: record.messageId, receive_count: record.attributes.ApproximateReceiveCount }, error);
     else if (!(error instanceof RetryLater)) {
-      const seconds = faultWaitSeconds(Number(record.attributes.ApproximateReceiveCount), DELIVERY_QUEUE.visibilityTimeoutSeconds);
+      const seconds = faultWaitSeconds(Number(record.attributes.ApproximateReceiveCount), {
+        leaseSeconds: DELIVERY_QUEUE.consumerTimeoutSeconds,
+        maxSeconds: DELIVERY_QUEUE.visibilityTimeoutSeconds,
+      });
       log.error('delivery task failed; its message comes back later', { message_id: record.messageId, receive_count: record.attributes.ApproximateReceiveCount, retry_in_seconds: seconds }, error);
       // When even this fails, the message comes back after the visibility timeout.
       await postponeMessage(record.receiptHandle, seconds).catch(() => undefined);

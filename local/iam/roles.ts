@@ -47,6 +47,9 @@ export interface LocalNames {
   readonly exportBucket: string;
 }
 
+/** The service of the ARN a reference the runtime does not emulate resolves to: it matches no request. */
+const UNRESOLVED = 'local-unresolved';
+
 /** The local listen server's stand-in for the WebSocket API id AWS assigns. */
 const LOCAL_LISTEN_API_ID = 'local-listen';
 
@@ -173,7 +176,7 @@ export function localIam(stacks: SynthesisedStacks, names: LocalNames): LocalIam
     return undefined;
   };
   const pseudo: Record<string, string> = { 'AWS::Partition': 'aws', 'AWS::Region': region, 'AWS::AccountId': account, 'AWS::URLSuffix': 'amazonaws.com' };
-  const nothing = (what: string) => `arn:aws:local-unresolved:::${what}`;
+  const nothing = (what: string) => `arn:aws:${UNRESOLVED}:::${what}`;
 
   const resolve = (value: unknown, template: Template, attributes: (logicalId: string) => Record<string, string> | undefined): unknown => {
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
@@ -200,7 +203,16 @@ export function localIam(stacks: SynthesisedStacks, names: LocalNames): LocalIam
   };
   const resolveService = (value: unknown) => resolve(value, stacks.service, serviceAttributes);
 
-  const statementsOf = (document: unknown): PolicyStatement[] => ((resolveService(document) as { Statement?: PolicyStatement[] }).Statement ?? []);
+  const statementsOf = (document: unknown): PolicyStatement[] => {
+    const statements = (resolveService(document) as { Statement?: PolicyStatement[] }).Statement ?? [];
+    // An ARN that matches nothing grants nothing in an Allow's Resource, but would deny nothing in a
+    // Deny, match everything in a NotResource and pass a negated condition: refuse to guess there.
+    for (const statement of statements) {
+      const failsOpen = statement.Effect === 'Deny' ? statement : { NotAction: statement.NotAction, NotResource: statement.NotResource, Condition: statement.Condition };
+      if (JSON.stringify(failsOpen).includes(UNRESOLVED)) throw new Error(`local IAM cannot resolve a reference in ${JSON.stringify(statement)}`);
+    }
+    return statements;
+  };
   const roles: Record<string, LocalRole> = {};
   for (const [roleId, name] of roleFunction) {
     const role = service[roleId];

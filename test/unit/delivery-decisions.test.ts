@@ -259,15 +259,16 @@ describe('how a task waits in the queue', () => {
   });
 
   it.each([
-    [1, 10],
-    [2, 20],
-    [3, 40],
+    [1, 61],
+    [3, 61],
+    [4, 80],
+    [5, 160],
     [6, 320],
     [7, 360],
     [10, 360],
-    [0, 10], // a receive count SQS never gives: the first wait
-  ])('a task that failed outright on receive %s waits %s s (doubling, capped at the 360 s visibility timeout)', (receives, seconds) => {
-    expect(faultWaitSeconds(receives, 360)).toBe(seconds);
+    [0, 61], // a receive count SQS never gives: the first wait
+  ])('a task that failed outright on receive %s waits %s s: past the 60 s claim lease, doubling, capped at the 360 s visibility timeout', (receives, seconds) => {
+    expect(faultWaitSeconds(receives, { leaseSeconds: 60, maxSeconds: 360 })).toBe(seconds);
   });
 
   it.each<[string, { not_before?: number; rate_slot?: number }, ReturnType<typeof carriedWait>]>([

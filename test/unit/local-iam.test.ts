@@ -112,6 +112,20 @@ describe('the functions’ roles, from the synthesised stack', () => {
     expect(decide(iam, 'hookgate-api', 'Lambda', 'InvokeCommand', { FunctionName: 'hookgate-sweeper' })).toEqual(['implicitly-denied']);
   });
 
+  it('refuses a reference it cannot resolve where it would fail open: in a Deny', () => {
+    const fn = { Type: 'AWS::Lambda::Function', Properties: { Role: { 'Fn::GetAtt': ['Role', 'Arn'] }, Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'hookgate-api' } } } };
+    const policy = (statement: Record<string, unknown>) => ({ Type: 'AWS::IAM::Policy', Properties: { Roles: [{ Ref: 'Role' }], PolicyDocument: { Statement: [statement] } } });
+    const stacks = (statement: Record<string, unknown>) => ({
+      stateful: { Resources: {} },
+      service: { Resources: { Fn: fn, Role: { Type: 'AWS::IAM::Role' }, Policy: policy(statement) } },
+      statefulIds: { table: 'T', deliveryQueue: 'Q', deliveryDlq: 'D', payloadBucket: 'P', exportBucket: 'E' },
+    });
+    const elsewhere = { 'Fn::GetAtt': ['SomethingElse', 'Arn'] };
+    expect(() => localIam(stacks({ Effect: 'Deny', Action: 's3:*', Resource: elsewhere }), names)).toThrow(/cannot resolve a reference/);
+    // In an Allow's Resource it grants nothing, which is safe: only the missing stage stops this one.
+    expect(() => localIam(stacks({ Effect: 'Allow', Action: 's3:*', Resource: elsewhere }), names)).toThrow(/no WebSocket stage/);
+  });
+
   it('keeps STS’s conditions: a hookgate- external id, never a role of this account', () => {
     const assume = (roleArn: string, externalId?: string) => decide(iam, 'hookgate-deliver', 'STS', 'AssumeRoleCommand', { RoleArn: roleArn, ...(externalId ? { ExternalId: externalId } : {}) });
     expect(assume('arn:aws:iam::210987654321:role/HookgateDelivery', 'hookgate-1')).toEqual(['allowed']);
