@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parentPort, workerData } from 'node:worker_threads';
 import dynalite from 'dynalite';
+import { Level } from 'level';
 import { createRequestHandler } from 'local-aws-sqs';
 import S3rver from 's3rver';
 
@@ -58,8 +59,30 @@ function closeServer(server: Server, graceMs = 2_000): Promise<void> {
   });
 }
 
+/**
+ * dynalite reads each Query and Scan through a level iterator, which it closes with `return()` once
+ * its stream has ended or been cut short (a Limit); abstract-level's iterators have only `close()`,
+ * so none was ever closed. Each stayed in the database's set of open resources and held LevelDB's
+ * memtables and table files of its moment: at 20 events/s, over 9,000 open iterators within 4
+ * minutes, and the gateway's resident memory growing 100 MB a minute. Exported for its test.
+ */
+export function closeLevelIteratorsOnReturn(): void {
+  for (const method of ['keys', 'values'] as const) {
+    const open = Level.prototype[method] as (this: Level, ...args: unknown[]) => { close(): Promise<void> };
+    Object.defineProperty(Level.prototype, method, {
+      configurable: true,
+      writable: true,
+      value: function (this: Level, ...args: unknown[]) {
+        const iterator = open.apply(this, args);
+        return Object.assign(iterator, { return: () => iterator.close() });
+      },
+    });
+  }
+}
+
 /** DynamoDB (dynalite) persisted in LevelDB under `<dataDir>/dynamodb`. */
 async function startDynamoDb(host: string, dataDir: string, port = 0): Promise<Running> {
+  closeLevelIteratorsOnReturn();
   const path = join(dataDir, 'dynamodb');
   await mkdir(path, { recursive: true });
   // Tables become ACTIVE at once: nothing waits half a second per start.

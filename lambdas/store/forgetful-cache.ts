@@ -1,5 +1,8 @@
 import { TtlCache } from '../shared/ttl-cache';
 
+/** Keys whose generation is remembered at most; then every generation starts again (see `forget`). */
+const MAX_GENERATIONS = 10_000;
+
 /**
  * A TtlCache whose `forget` also wins over reads already in flight. Entries are stored under the key's
  * generation: a read that began before a write stores what it read under the old generation, which
@@ -8,22 +11,41 @@ import { TtlCache } from '../shared/ttl-cache';
 export class ForgetfulCache<V> {
   private readonly cache: TtlCache<V>;
   private readonly generations = new Map<string, number>();
+  /** Part of every entry's key, raised when the generations are dropped, so no old generation comes back. */
+  private epoch = 0;
 
-  constructor(ttlMs: () => number) {
+  constructor(
+    ttlMs: () => number,
+    private readonly maxGenerations = MAX_GENERATIONS,
+  ) {
     this.cache = new TtlCache<V>(ttlMs);
+  }
+
+  /** Keys whose generation is remembered. */
+  get generationsHeld(): number {
+    return this.generations.size;
   }
 
   get(key: string, load: () => Promise<V>, now?: number): Promise<V> {
     return this.cache.get(this.current(key), load, now);
   }
 
+  /**
+   * A generation per key ever forgotten would grow with every account a warm function writes for. At
+   * the bound they are all dropped and the epoch raised instead: every entry is then a miss, once,
+   * and a read in flight still stores under a key nobody asks for.
+   */
   forget(key: string): void {
     const stale = this.current(key);
-    this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
     this.cache.delete(stale);
+    if (this.generations.size >= this.maxGenerations && !this.generations.has(key)) {
+      this.generations.clear();
+      this.epoch++;
+    }
+    this.generations.set(key, (this.generations.get(key) ?? 0) + 1);
   }
 
   private current(key: string): string {
-    return `${this.generations.get(key) ?? 0}#${key}`;
+    return `${this.epoch}.${this.generations.get(key) ?? 0}#${key}`;
   }
 }
