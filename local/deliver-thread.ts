@@ -8,6 +8,7 @@
  * `startDeliverThread` runs in the gateway's thread; `runDeliverThread` in the worker, where
  * local/deliver-worker.ts loads this file.
  */
+import type { HeapInfo } from 'node:v8';
 import type { MessagePort, Worker } from 'node:worker_threads';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { LOCAL_CREDENTIALS, LOCAL_REGION, skipSigning } from './aws-clients';
@@ -15,7 +16,7 @@ import { countCallsIfEnabled } from './call-counts';
 import { meterPartitionLoadIfEnabled } from './partition-load';
 import { importHandlers, skipHandlerSigning, type SqsHandler } from './handlers';
 import { startSqsPoller, type SqsPoller, type SqsPollerOptions } from './sqs-poller';
-import { failedMessage, startWorker } from './worker-thread';
+import { failedMessage, heapAfterGc, startWorker } from './worker-thread';
 import { enforceIam } from './iam/enforce';
 import { runAs } from './sdk-hooks';
 import { applyThrottles, throttleRulesFromEnv } from './throttles';
@@ -24,10 +25,10 @@ import type { LocalIam } from './iam/roles';
 /** What the gateway hands the thread; its environment is the gateway's, copied when it starts. */
 export type DeliverThreadData = Omit<SqsPollerOptions, 'client' | 'handler' | 'log'> & { sqsEndpoint: string; iam: LocalIam };
 
-export async function startDeliverThread(data: DeliverThreadData): Promise<SqsPoller & { thread: Worker }> {
+export async function startDeliverThread(data: DeliverThreadData): Promise<SqsPoller & { thread: Worker; heap(): Promise<HeapInfo> }> {
   // The handler's log lines and metric documents go where the other handlers' go: this thread's console.
-  const { worker, close } = await startWorker(new URL('./deliver-worker.ts', import.meta.url), data, 'deliver', { consoleOutput: true });
-  return { stop: close, thread: worker };
+  const { worker, close, heap } = await startWorker(new URL('./deliver-worker.ts', import.meta.url), data, 'deliver', { consoleOutput: true });
+  return { stop: close, thread: worker, heap };
 }
 
 export async function runDeliverThread(port: MessagePort, data: DeliverThreadData): Promise<void> {
@@ -51,11 +52,14 @@ export async function runDeliverThread(port: MessagePort, data: DeliverThreadDat
   // The event source mapping receives and deletes with the deliver function's role.
   const poller = runAs(options.functionName ?? 'hookgate-deliver', () => startSqsPoller({ ...options, client, handler }));
   port.on('message', (message: { type: string }) => {
-    if (message.type !== 'close') return;
-    void poller.stop().then(() => {
-      client.destroy();
-      port.postMessage({ type: 'closed' });
-    });
+    if (message.type === 'heap') {
+      port.postMessage({ type: 'heap', heap: heapAfterGc() });
+    } else if (message.type === 'close') {
+      void poller.stop().then(() => {
+        client.destroy();
+        port.postMessage({ type: 'closed' });
+      });
+    }
   });
   port.postMessage({ type: 'ready' });
 }

@@ -7,6 +7,8 @@ import { mkdir } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { getHeapStatistics, setFlagsFromString, type HeapInfo } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { parentPort, workerData } from 'node:worker_threads';
 import dynalite from 'dynalite';
 import { Level } from 'level';
@@ -20,11 +22,12 @@ export interface EmulatorWorkerData {
   ports: { dynamodb?: number; sqs?: number; s3?: number };
 }
 
-/** What the worker answers: once `ready` (or `failed`), and `closed` after a `close` message. */
+/** What the worker answers: once `ready` (or `failed`), `closed` after a `close` message and `heap` after a `heap` one. */
 export type EmulatorWorkerMessage =
   | { type: 'ready'; endpoints: { dynamodb: string; sqs: string; s3: string } }
   | { type: 'failed'; message: string; stack?: string }
-  | { type: 'closed' };
+  | { type: 'closed' }
+  | { type: 'heap'; heap: HeapInfo };
 
 interface Running {
   endpoint: string;
@@ -119,6 +122,18 @@ async function startS3(host: string, dataDir: string, port = 0): Promise<Running
   return { endpoint, close: () => server.close() };
 }
 
+let collectGarbage: (() => void) | undefined;
+
+/** As local/worker-thread.ts's heapAfterGc, which this file cannot import (see above). */
+function heapAfterGc(): HeapInfo {
+  if (!collectGarbage) {
+    setFlagsFromString('--expose-gc');
+    collectGarbage = runInNewContext('gc') as () => void;
+  }
+  collectGarbage();
+  return getHeapStatistics();
+}
+
 async function main(port: NonNullable<typeof parentPort>, { host, dataDir, ports }: EmulatorWorkerData): Promise<void> {
   const send = (message: EmulatorWorkerMessage) => port.postMessage(message);
   const results = await Promise.allSettled([
@@ -132,6 +147,7 @@ async function main(port: NonNullable<typeof parentPort>, { host, dataDir, ports
   };
   port.on('message', (message: { type: string }) => {
     if (message.type === 'close') void closeAll().then(() => send({ type: 'closed' }));
+    else if (message.type === 'heap') send({ type: 'heap', heap: heapAfterGc() });
   });
   const [dynamodb, sqs, s3] = results;
   if (dynamodb?.status !== 'fulfilled' || sqs?.status !== 'fulfilled' || s3?.status !== 'fulfilled') {

@@ -1,3 +1,4 @@
+import type { HeapInfo } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 import type { EmulatorWorkerData, EmulatorWorkerMessage } from './emulator-worker';
 import { startWorker } from './worker-thread';
@@ -10,6 +11,8 @@ export interface Emulators {
   sqs: { endpoint: string };
   s3: { endpoint: string };
   thread: Worker;
+  /** The thread's V8 heap after a full collection. */
+  heap(): Promise<HeapInfo>;
   close(): Promise<void>;
 }
 
@@ -28,12 +31,13 @@ export interface EmulatorPorts {
  */
 export async function startEmulators(dataDir: string, ports: EmulatorPorts = {}): Promise<Emulators> {
   const data: EmulatorWorkerData = { host: EMULATOR_HOST, dataDir, ports };
-  const { ready, worker, close } = await startWorker<{ endpoints: Endpoints }>(new URL('./emulator-worker.ts', import.meta.url), data, 'emulator');
+  const { ready, worker, heap, close } = await startWorker<{ endpoints: Endpoints }>(new URL('./emulator-worker.ts', import.meta.url), data, 'emulator');
   return {
     dynamodb: { endpoint: ready.endpoints.dynamodb },
     sqs: { endpoint: ready.endpoints.sqs },
     s3: { endpoint: ready.endpoints.s3 },
     thread: worker,
+    heap,
     close,
   };
 }

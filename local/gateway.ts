@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { HeapInfo } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 import { resolve } from 'node:path';
 import { DELIVERY_QUEUE, ENV } from '../lambdas/shared/resource-definitions';
@@ -29,6 +30,7 @@ import { applyThrottles, throttleRulesFromEnv, THROTTLES_ENV, type ThrottleRule 
 import { meterPartitionLoadIfEnabled } from './partition-load';
 import { localIam, synthesiseStacks, type LocalIam, type SynthOptions } from './iam/roles';
 import { startListenServer, type ListenLimits, type ListenServer } from './listen-server';
+import { heapAfterGc } from './worker-thread';
 
 export type { ApiHandler, GatewayHandlers, ScheduledHandler, SqsHandler } from './handlers';
 
@@ -107,7 +109,19 @@ export interface Gateway {
   startupRuns: Promise<void>;
   /** The gateway's worker threads, to read their CPU and event-loop use (bench/e2e-gateway.ts). */
   threads: { emulators: Worker; deliver?: Worker };
+  /**
+   * Each thread's V8 heap right after a full garbage collection, for a soak to compare over time
+   * (bench/soak.ts): `main` (HTTP, ingest, the API, the schedules), `emulators`, and `deliver` when
+   * it has a thread of its own.
+   */
+  heaps(): Promise<ThreadHeaps>;
   close(): Promise<void>;
+}
+
+export interface ThreadHeaps {
+  main: HeapInfo;
+  emulators: HeapInfo;
+  deliver?: HeapInfo;
 }
 
 interface Background {
@@ -302,6 +316,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     const polling = deliverPolling(resources, opts.deliverConcurrency ?? DELIVERY_QUEUE.maxConcurrency);
     let handlers: GatewayHandlers;
     const threads: Gateway['threads'] = { emulators: emulators.thread };
+    let deliverHeap: (() => Promise<HeapInfo>) | undefined;
     if (opts.handlers || opts.deliverThread === false) {
       handlers = opts.handlers ?? (await importHandlers());
       const { deliver } = handlers;
@@ -312,6 +327,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       const deliverThread = await startDeliverThread({ ...polling, sqsEndpoint: endpoints.sqs, iam });
       background.poller = deliverThread;
       threads.deliver = deliverThread.thread;
+      deliverHeap = deliverThread.heap;
       niceThisThread(DELIVERY_FIRST_NICE);
     }
     skipHandlerSigning();
@@ -323,7 +339,12 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     (opts.log ?? console.log)(`Hookgate local gateway listening on ${url} (data in ${dataDir}); hookgate listen connects to ${listenServer.url}`);
     let closing: Promise<void> | undefined;
     const startupRuns = Promise.all(background.schedules.map((schedule) => schedule.firstRun)).then(() => undefined);
-    return { url, listenUrl: listenServer.url, port, dataDir, endpoints, resources, startupRuns, threads, close: () => (closing ??= close()) };
+    const heaps = async (): Promise<ThreadHeaps> => ({
+      main: heapAfterGc(),
+      emulators: await emulators.heap(),
+      ...(deliverHeap && { deliver: await deliverHeap() }),
+    });
+    return { url, listenUrl: listenServer.url, port, dataDir, endpoints, resources, startupRuns, threads, heaps, close: () => (closing ??= close()) };
   } catch (err) {
     await close();
     throw err;

@@ -1,5 +1,7 @@
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import { getHeapStatistics, setFlagsFromString, type HeapInfo } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Worker } from 'node:worker_threads';
 
 /** The first message a worker of ours sends: it started, or why not. */
@@ -8,11 +10,34 @@ export type WorkerStartMessage<Ready> = ({ type: 'ready' } & Ready) | { type: 'f
 export interface StartedWorker<Ready> {
   ready: Ready;
   worker: Worker;
+  /** Sends `{type: 'heap'}` and resolves with the heap the worker answers with (see heapAfterGc). */
+  heap(): Promise<HeapInfo>;
   /**
-   * Sends `{type: 'close'}`, waits for the worker's next message (it has let go of what it held) or
-   * its exit, then terminates it. Safe to call more than once.
+   * Sends `{type: 'close'}`, waits for the worker's `{type: 'closed'}` (it has let go of what it held)
+   * or its exit, then terminates it. Safe to call more than once.
    */
   close(): Promise<void>;
+}
+
+/** The worker's next message of this type; rejects if the worker exits first. */
+function reply<T extends { type: string }>(worker: Worker, type: T['type']): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: T) => {
+      if (message?.type !== type) return;
+      stop();
+      resolve(message);
+    };
+    const onExit = (code: number) => {
+      stop();
+      reject(new Error(`the worker exited with ${code} before it answered ${type}`));
+    };
+    const stop = () => {
+      worker.off('message', onMessage);
+      worker.off('exit', onExit);
+    };
+    worker.on('message', onMessage);
+    worker.on('exit', onExit);
+  });
 }
 
 /**
@@ -59,14 +84,39 @@ export async function startWorker<Ready extends object>(
   });
   const close = async (): Promise<void> => {
     worker.postMessage({ type: 'close' });
-    await Promise.race([once(worker, 'message'), exited]);
+    await Promise.race([reply(worker, 'closed'), exited]).catch(() => undefined);
     await worker.terminate();
   };
-  return { ready: message, worker, close: () => (closing ??= close()) };
+  let stopped = false;
+  void exited.then(() => (stopped = true));
+  const heap = async (): Promise<HeapInfo> => {
+    if (stopped) throw new Error(`the ${name} thread has stopped`);
+    const answer = reply<{ type: 'heap'; heap: HeapInfo }>(worker, 'heap');
+    worker.postMessage({ type: 'heap' });
+    return (await answer).heap;
+  };
+  return { ready: message, worker, heap, close: () => (closing ??= close()) };
 }
 
 /** How a worker reports an error thrown while starting. */
 export function failedMessage(reason: unknown): { type: 'failed'; message: string; stack?: string } {
   const err = reason instanceof Error ? reason : new Error(String(reason));
   return { type: 'failed', message: err.message, stack: err.stack };
+}
+
+let collectGarbage: (() => void) | undefined;
+
+/**
+ * This thread's V8 heap right after a full garbage collection: what a soak compares over time, free of
+ * the garbage of the moment (which swings by a hundred megabytes under load). Node runs without
+ * --expose-gc; set now, the flag reaches contexts created from now on, and one such context hands
+ * out its `gc`.
+ */
+export function heapAfterGc(): HeapInfo {
+  if (!collectGarbage) {
+    setFlagsFromString('--expose-gc');
+    collectGarbage = runInNewContext('gc') as () => void;
+  }
+  collectGarbage();
+  return getHeapStatistics();
 }

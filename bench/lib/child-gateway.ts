@@ -9,10 +9,11 @@ type Message = { type: string; [key: string]: unknown };
 /**
  * The gateway in a process of its own (bench/e2e-gateway.ts), started as `npm start` starts it, so
  * the load and the destinations of a section never take its threads' CPU. `env` is added to its
- * environment (the handlers read it once). Driven over IPC: `send` a message, `expect` an answer.
+ * environment (the handlers read it once), `nodeArgs` to Node's command line. Driven over IPC: `send`
+ * a message, `expect` an answer.
  */
-export async function startChildGateway(env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('bench/e2e-gateway.ts', REPO_ROOT))], {
+export async function startChildGateway(env: Record<string, string> = {}, nodeArgs: string[] = []) {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', fileURLToPath(new URL('bench/e2e-gateway.ts', REPO_ROOT))], {
     cwd: fileURLToPath(REPO_ROOT),
     env: { ...process.env, ...env },
     // Its stdout carries the handlers' log lines and EMF metric documents: read and dropped.
