@@ -40,7 +40,7 @@ const CHURN_EVERY_MS = 3000;
 /** The concurrency cap of the over-cap scenario, and how long its endpoint takes: about 20 tries a second at most. */
 const OVER_CAP = { max_in_flight: 2, delayMs: 100 };
 
-interface HotKeys {
+export interface HotKeys {
   /** Units on the scenario's hottest write key, and on its hottest read key, per event sent. */
   wcu_per_event: number;
   rcu_per_event: number;

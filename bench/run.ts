@@ -7,6 +7,7 @@
  * batch, e2e, export, outage, storm, hot-keys, soak) and prints only their rows; bench/results.json keeps
  * the other sections' figures and says under `sections_run_alone` when these ran.
  */
+import type { HotKeys } from './hot-keys';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -203,19 +204,7 @@ interface StormResult {
   main_thread_ops: StormOps;
   deliver_ops_of_no_account: StormOps;
 }
-interface HotKeyScenario {
-  wcu_per_event: number;
-  rcu_per_event: number;
-  hottest_write_key_kind: string;
-  hottest_read_key_kind: string;
-  events: number;
-  events_refused: number;
-  events_per_s: number;
-  hottest_write_key_peak_wcu_per_s: number;
-  hottest_read_key_peak_rcu_per_s: number;
-  seconds: number;
-}
-type HotKeysResult = Record<string, HotKeyScenario>;
+type HotKeysResult = Record<string, HotKeys>;
 interface ExportRun {
   status: string;
   rows: number;
@@ -517,7 +506,7 @@ add(
 );
 rowSection = 'hot-keys';
 const hotKeyScenarios = Object.entries(hotKeys ?? {});
-const hotKeyMet = (s: HotKeyScenario) => s.wcu_per_event <= TARGETS.hot_key_wcu_per_event && s.rcu_per_event <= TARGETS.hot_key_rcu_per_event;
+const hotKeyMet = (s: HotKeys) => s.wcu_per_event <= TARGETS.hot_key_wcu_per_event && s.rcu_per_event <= TARGETS.hot_key_rcu_per_event;
 add('9. hot keys: WCU / RCU per event on the hottest key', hotKeys ? '' : 'n/a', `<= ${TARGETS.hot_key_wcu_per_event} / <= ${TARGETS.hot_key_rcu_per_event}`);
 for (const [name, s] of hotKeyScenarios) {
   add(`   ${name} (${s.events} events at ${s.events_per_s}/s${s.events_refused > 0 ? `, ${s.events_refused} refused` : ''})`, `${s.wcu_per_event} (${s.hottest_write_key_kind}) / ${s.rcu_per_event} (${s.hottest_read_key_kind})`, '', verdict(hotKeyMet(s)));
