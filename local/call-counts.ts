@@ -11,11 +11,11 @@
  * counts under ''. Any thread reads every thread's counts with `readCallCounts`: a BroadcastChannel,
  * since the deliver thread has no other way out than the port it started with.
  */
-import { randomUUID } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../lambdas/adapters/aws-clients';
 import { documentClient } from '../lambdas/store/client';
+import { readThreads } from './thread-readings';
 
 export const CALL_COUNTS_ENV = 'HOOKGATE_LOCAL_CALL_COUNTS';
 const CHANNEL = 'hookgate-local-call-counts';
@@ -159,27 +159,16 @@ export function countCallsIfEnabled(thread: string, pollerClient?: SQSClient): v
 
 /** Every listed thread's counts so far; rejects when one does not answer (counting is off, or the thread is gone). */
 export async function readCallCounts(threads: readonly string[], timeoutMs = 5000): Promise<CallCount[]> {
-  const channel = new BroadcastChannel(CHANNEL);
-  const id = randomUUID();
-  try {
-    return await new Promise<CallCount[]>((resolve, reject) => {
-      const got = new Map<string, CallCount[]>();
-      const timer = setTimeout(() => {
-        const missing = threads.filter((thread) => !got.has(thread));
-        reject(new Error(`no call counts from the ${missing.join(', ')} thread(s): is ${CALL_COUNTS_ENV}=1 set?`));
-      }, timeoutMs);
-      channel.onmessage = (event) => {
-        const message = (event as { data: Message }).data;
-        if (message.type !== 'counts' || message.id !== id) return;
-        got.set(message.thread, message.counts);
-        if (threads.every((thread) => got.has(thread))) {
-          clearTimeout(timer);
-          resolve(threads.flatMap((thread) => got.get(thread) ?? []));
-        }
-      };
-      channel.postMessage({ type: 'read', id } satisfies Message);
-    });
-  } finally {
-    channel.close();
-  }
+  const answers = await readThreads<CallCount[]>(
+    CHANNEL,
+    threads,
+    { type: 'read' },
+    (data, id) => {
+      const message = data as Message;
+      return message.type === 'counts' && message.id === id ? { thread: message.thread, answer: message.counts } : undefined;
+    },
+    (missing) => `no call counts from the ${missing} thread(s): is ${CALL_COUNTS_ENV}=1 set?`,
+    timeoutMs,
+  );
+  return answers.flat();
 }

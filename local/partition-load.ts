@@ -22,7 +22,6 @@
  * any thread reads every thread's with `readPartitionLoad`, over a BroadcastChannel as
  * ./call-counts.ts does, and adds them up before it takes a key's peak second.
  */
-import { randomUUID } from 'node:crypto';
 import { BroadcastChannel } from 'node:worker_threads';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -31,6 +30,7 @@ import { documentClient } from '../lambdas/store/client';
 import { skipSigning } from './aws-clients';
 import { indexWrites, itemSize, keyOf, readUnits, writeUnits } from './ddb-units';
 import { asRuntime, runningFunction } from './sdk-hooks';
+import { readThreads } from './thread-readings';
 
 export const PARTITION_LOAD_ENV = 'HOOKGATE_LOCAL_PARTITION_LOAD';
 const CHANNEL = 'hookgate-local-partition-load';
@@ -369,28 +369,16 @@ export function hottest(partitions: readonly PartitionLoad[], units: 'rcu' | 'wc
  * answer (metering is off, or the thread is gone).
  */
 export async function readPartitionLoad(threads: readonly string[], window: { since?: number; until?: number } = {}, timeoutMs = 5000): Promise<LoadReading> {
-  const channel = new BroadcastChannel(CHANNEL);
-  const id = randomUUID();
-  try {
-    const answers = await new Promise<Array<{ rows: Row[]; unmetered: number }>>((resolve, reject) => {
-      const got = new Map<string, { rows: Row[]; unmetered: number }>();
-      const timer = setTimeout(() => {
-        const missing = threads.filter((thread) => !got.has(thread));
-        reject(new Error(`no partition load from the ${missing.join(', ')} thread(s): is ${PARTITION_LOAD_ENV}=1 set?`));
-      }, timeoutMs);
-      channel.onmessage = (event) => {
-        const message = (event as { data: Message }).data;
-        if (message.type !== 'load' || message.id !== id) return;
-        got.set(message.thread, message);
-        if (threads.every((thread) => got.has(thread))) {
-          clearTimeout(timer);
-          resolve(threads.map((thread) => got.get(thread) ?? { rows: [], unmetered: 0 }));
-        }
-      };
-      channel.postMessage({ type: 'read', id, since: window.since ?? 0, until: window.until ?? Infinity } satisfies Message);
-    });
-    return { partitions: addUp(answers.flatMap((a) => a.rows)), unmetered: answers.reduce((sum, a) => sum + a.unmetered, 0) };
-  } finally {
-    channel.close();
-  }
+  const answers = await readThreads<{ rows: Row[]; unmetered: number }>(
+    CHANNEL,
+    threads,
+    { type: 'read', since: window.since ?? 0, until: window.until ?? Infinity },
+    (data, id) => {
+      const message = data as Message;
+      return message.type === 'load' && message.id === id ? { thread: message.thread, answer: message } : undefined;
+    },
+    (missing) => `no partition load from the ${missing} thread(s): is ${PARTITION_LOAD_ENV}=1 set?`,
+    timeoutMs,
+  );
+  return { partitions: addUp(answers.flatMap((a) => a.rows)), unmetered: answers.reduce((sum, a) => sum + a.unmetered, 0) };
 }
