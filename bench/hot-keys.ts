@@ -157,35 +157,40 @@ async function scenario(name: string, account: Account, perSecond: number, run: 
 /** Deliveries made and their outcomes written: a POST answered is followed by the settlement writes. */
 const SETTLE_MS = 2000;
 
+/** A scenario that sends `count` events at `perSecond` and ends once `perEvent` deliveries of each reached `path`. */
+function deliveredScenario(
+  name: string,
+  account: Account,
+  load: { count: number; perSecond: number },
+  arrival: { path: string; perEvent: number; timeoutMs: number; what?: string },
+): Promise<HotKeys> {
+  return scenario(name, account, load.perSecond, async (seqBase) => {
+    const events = await publish(account, load.count, load.perSecond, seqBase);
+    await until(arrival.what ?? 'every delivery', () => deliveredTo(arrival.path, seqBase) >= events * arrival.perEvent, arrival.timeoutMs);
+    await sleep(SETTLE_MS);
+    return events;
+  });
+}
+
 try {
   const results: Record<string, HotKeys> = {};
 
   const happy = await setupAccount(api);
   await happy.route({ destination_id: await happy.destination(`${sink.url}/happy`, BURST_MAX_IN_FLIGHT) });
-  results.happy_path = await scenario('happy_path', happy, 20, async (seqBase) => {
-    const events = await publish(happy, 200, 20, seqBase);
-    await until('every delivery', () => deliveredTo('/happy', seqBase) >= events, 60_000);
-    await sleep(SETTLE_MS);
-    return events;
-  });
+  results.happy_path = await deliveredScenario('happy_path', happy, { count: 200, perSecond: 20 }, { path: '/happy', perEvent: 1, timeoutMs: 60_000 });
 
   const fan = await setupAccount(api);
   for (let i = 0; i < FANOUT; i++) await fan.route({ destination_id: await fan.destination(`${sink.url}/fan/${i}`, BURST_MAX_IN_FLIGHT) });
-  results.fanout_10 = await scenario('fanout_10', fan, 10, async (seqBase) => {
-    const events = await publish(fan, 100, 10, seqBase);
-    await until('every delivery', () => deliveredTo('/fan/', seqBase) >= events * FANOUT, 90_000);
-    await sleep(SETTLE_MS);
-    return events;
-  });
+  results.fanout_10 = await deliveredScenario('fanout_10', fan, { count: 100, perSecond: 10 }, { path: '/fan/', perEvent: FANOUT, timeoutMs: 90_000 });
 
   const capped = await setupAccount(api);
   await capped.route({ destination_id: await capped.destination(`${sink.url}/capped`, { max_in_flight: OVER_CAP.max_in_flight }) });
-  results.over_cap = await scenario('over_cap', capped, 20, async (seqBase) => {
-    const events = await publish(capped, 100, 20, seqBase);
-    await until('every delivery (held ones released)', () => deliveredTo('/capped', seqBase) >= events, 90_000);
-    await sleep(SETTLE_MS);
-    return events;
-  });
+  results.over_cap = await deliveredScenario(
+    'over_cap',
+    capped,
+    { count: 100, perSecond: 20 },
+    { path: '/capped', perEvent: 1, timeoutMs: 90_000, what: 'every delivery (held ones released)' },
+  );
 
   const failing = await setupAccount(api);
   const failingId = await failing.destination(`${sink.url}/failing`);
