@@ -44,6 +44,8 @@ export interface BuildAppOptions {
   readonly logRetentionDays?: number;
   /** Batches the delivery queue's event source mapping runs at once (2 to 1,000). @default DELIVERY_QUEUE.maxConcurrency */
   readonly deliverMaxConcurrency?: number;
+  /** Seconds the deliver mapping gathers a batch before it invokes (0 to 300). @default DELIVERY_QUEUE.batchingWindowSeconds */
+  readonly deliverBatchingWindowSeconds?: number;
   /** `closed` refuses `POST /v1/accounts`; an operator then creates accounts with `npm run create-account`. @default 'open' */
   readonly signup?: 'open' | 'closed';
   /** Most endpoints one customer of an account may have. @default 20 */
@@ -125,6 +127,7 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     alarmEmail: opts.alarmEmail,
     logRetention,
     deliverMaxConcurrency: opts.deliverMaxConcurrency,
+    deliverBatchingWindowSeconds: opts.deliverBatchingWindowSeconds,
     signup: opts.signup,
     maxEndpointsPerCustomer: opts.maxEndpointsPerCustomer,
     maxEndpointsPerAccount: opts.maxEndpointsPerAccount,

@@ -39,6 +39,8 @@ export interface ServiceStackProps extends StackProps {
   readonly logRetention?: logs.RetentionDays;
   /** Batches of ten the deliver function runs at once. @default DELIVERY_QUEUE.maxConcurrency */
   readonly deliverMaxConcurrency?: number;
+  /** Seconds the deliver mapping gathers a batch before it invokes (0 to 300). @default DELIVERY_QUEUE.batchingWindowSeconds */
+  readonly deliverBatchingWindowSeconds?: number;
   /** `closed`: `POST /v1/accounts` answers 403 and an operator creates accounts (`npm run create-account`). @default 'open' */
   readonly signup?: 'open' | 'closed';
   /** Most endpoints (destinations) one customer of an account may have. @default unset: the handlers' default, 20 */
@@ -313,7 +315,7 @@ export class ServiceStack extends Stack {
     this.deliverFunction.fn.addEventSource(
       new SqsEventSource(deliveryQueue, {
         batchSize: DELIVERY_QUEUE.batchSize,
-        maxBatchingWindow: Duration.seconds(0),
+        maxBatchingWindow: Duration.seconds(batchingWindow(props.deliverBatchingWindowSeconds)),
         reportBatchItemFailures: true,
         maxConcurrency: deliverBatches,
       }),
@@ -650,6 +652,13 @@ function deliverConcurrency(requested: number | undefined): number {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new Error(`deliverMaxConcurrency must be a whole number from ${min} to ${max}, got ${value}`);
   }
+  return value;
+}
+
+/** The deliver mapping's batching window, refused at synth outside what SQS mappings accept. */
+function batchingWindow(requested: number | undefined): number {
+  const value = requested ?? DELIVERY_QUEUE.batchingWindowSeconds;
+  if (!Number.isInteger(value) || value < 0 || value > 300) throw new Error(`deliverBatchingWindowSeconds must be a whole number from 0 to 300, got ${value}`);
   return value;
 }
 

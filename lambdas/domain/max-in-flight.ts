@@ -1,3 +1,5 @@
+import type { BreakerState } from './breaker';
+
 /**
  * A destination's cap on tries in flight at once (`max_in_flight`), counted across every deliver
  * function: a hanging endpoint then holds at most that many deliver slots, and a delivery over the cap
@@ -30,4 +32,39 @@ export function slotsToTry(cap: number, handed: number | undefined, random: () =
     slots.push(slot);
   }
   return slots;
+}
+
+/**
+ * A try that is still in flight this long marks its destination for its slots: a healthy endpoint
+ * answers well within it (a 200 ms endpoint at the default cap makes 50 tries a second before slots
+ * would bind).
+ */
+export const SLOW_TRY_MS = 1_000;
+/** How long a destination keeps to its slots once marked: renewed by each slow try or park over its cap. */
+const CAPPED_WINDOW_MS = 300_000;
+
+/**
+ * Whether a try must hold one of its destination's slots. Slots cost two writes a try, and the default
+ * cap is there for endpoints that hold tries (slow, hanging, failing), so a destination whose cap is
+ * the default or more goes without them while it answers fast and healthily. It keeps to them when its
+ * cap is below the default (its owner protects a weak endpoint: every try counts), until it has first
+ * succeeded (a new one, or one whose every try failed), while it is failing or open, and for the window
+ * after a try of it ran slow or a delivery found its slots taken. A fast endpoint that turns slow goes
+ * back under its slots within SLOW_TRY_MS (plus the routing cache's age in other functions); tries
+ * already on their way then are not counted against the cap.
+ */
+export function capNeeded(
+  cap: number,
+  breaker: Pick<BreakerState, 'state' | 'consecutive_failures' | 'last_success_at' | 'capped_until'>,
+  now: Date,
+): boolean {
+  if (cap < DEFAULT_MAX_IN_FLIGHT) return true;
+  if (breaker.state !== 'closed' || breaker.consecutive_failures > 0 || breaker.last_success_at === null) return true;
+  return breaker.capped_until !== null && Date.parse(breaker.capped_until) > now.getTime();
+}
+
+/** The breaker with its destination kept to its slots for the window, or undefined when it is for most of the window already (no write). */
+export function markedCapped(breaker: BreakerState, now: Date): BreakerState | undefined {
+  if (breaker.capped_until !== null && Date.parse(breaker.capped_until) > now.getTime() + CAPPED_WINDOW_MS / 2) return undefined;
+  return { ...breaker, capped_until: new Date(now.getTime() + CAPPED_WINDOW_MS).toISOString() };
 }

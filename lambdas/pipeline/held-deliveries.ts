@@ -113,13 +113,13 @@ export async function letSlotGo(accountId: string, destinationId: string, { slot
 const RELEASE_ONE_PAGE = 10;
 
 /**
- * A slot was let go (or a delivery handed one found nothing to do with it): the held delivery due
- * first goes with it, unless another release took it (then the next); a release that finds every held
+ * A slot was let go (or a delivery handed one found nothing to do with it, or a try that needed none
+ * ended after it waited parked): the held delivery due first goes with it, unless another release took it (then the next); a release that finds every held
  * delivery taken has nobody left to let go. What is held is read from the held items themselves
  * (consistent queries: the count beside them can run behind a crash); with nothing held that is one
  * query of nothing.
  */
-export async function passOn(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
+export async function passOn(accountId: string, destinationId: string, slot: number | undefined, now: Date): Promise<void> {
   let gateRead = false;
   for await (const held of eachHeld(accountId, destinationId, RELEASE_ONE_PAGE)) {
     // An open breaker holds them now, read consistently (the one a failure just opened counts): its

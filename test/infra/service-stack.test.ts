@@ -471,7 +471,7 @@ describe('delivery worker', () => {
       EventSourceArn: inService(stacks.stateful.deliveryQueue.queueArn),
       BatchSize: DELIVERY_QUEUE.batchSize,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      MaximumBatchingWindowInSeconds: 0,
+      MaximumBatchingWindowInSeconds: DELIVERY_QUEUE.batchingWindowSeconds,
       ScalingConfig: { MaximumConcurrency: DELIVERY_QUEUE.maxConcurrency },
     });
     expect(DELIVERY_QUEUE.batchSize).toBe(10);
@@ -483,6 +483,15 @@ describe('delivery worker', () => {
     expect(mapping(buildOther({ deliverMaxConcurrency: 400 }))?.ScalingConfig).toEqual({ MaximumConcurrency: 400 });
     expect(() => buildOther({ deliverMaxConcurrency: 1 })).toThrow(/deliverMaxConcurrency must be a whole number from 2 to 1000/);
     expect(() => buildOther({ deliverMaxConcurrency: 5000 })).toThrow(/deliverMaxConcurrency/);
+  });
+
+  it('gathers a batch for as long as the deliverBatchingWindowSeconds context says, within what SQS mappings accept', () => {
+    const mapping = (stacks: HookgateStacks) =>
+      Object.values(Template.fromStack(stacks.service).findResources('AWS::Lambda::EventSourceMapping'))[0]?.Properties;
+    expect(DELIVERY_QUEUE.batchingWindowSeconds).toBe(1);
+    expect(mapping(buildOther({ deliverBatchingWindowSeconds: 0 }))?.MaximumBatchingWindowInSeconds).toBe(0);
+    expect(mapping(buildOther({ deliverBatchingWindowSeconds: 20 }))?.MaximumBatchingWindowInSeconds).toBe(20);
+    expect(() => buildOther({ deliverBatchingWindowSeconds: 301 })).toThrow('deliverBatchingWindowSeconds must be a whole number from 0 to 300, got 301');
   });
 
   it('keeps the redrive count above what waiting alone can reach, so only poison reaches the DLQ', () => {
