@@ -200,7 +200,19 @@ try {
     batchSize: DELIVERY_QUEUE.batchSize,
     send: (base, i) => ingest()(base + i),
   });
-  await scenario('retries_10pct', WEBHOOKS, { calls: WEBHOOKS, concurrency: 4, failingTwice: true, send: (base, i) => ingest()(base + i) });
+  // At a steady moderate rate (a batch's worth at a time, as fast as they are delivered): a failed try's
+  // retry then comes between other deliveries' successes. Sent as a burst, the backlog (batches run one
+  // at a time here) would put every retry at its end, in a row, and open the destination's breaker
+  // after 5 consecutive failures: the outage section's case, not this one's.
+  await scenario('retries_10pct', WEBHOOKS, {
+    calls: WEBHOOKS / MODERATE_TRAFFIC_BATCH,
+    concurrency: 1,
+    failingTwice: true,
+    send: async (base, i) => {
+      await Promise.all(Array.from({ length: MODERATE_TRAFFIC_BATCH }, (_, j) => ingest()(base + i * MODERATE_TRAFFIC_BATCH + j)));
+      await sleep(2 * ENDPOINT_MS);
+    },
+  });
   await scenario('happy_path_with_delivery_id', WEBHOOKS / 2, {
     calls: WEBHOOKS / 2,
     concurrency: 4,

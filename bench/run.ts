@@ -444,7 +444,7 @@ add(
   verdict(happyProvisioned === null ? null : happyProvisioned <= TARGETS.happy_path_provisioned_usd),
 );
 /** Storage and continuous backups of what a webhook leaves in the table, per million. */
-const storageUsd = (s: Scenario) => s.lines.filter((l) => l.unit === 'GB-months').reduce((sum, l) => sum + l.usd_per_million, 0);
+const storageUsd = (s: Scenario) => s.lines.filter((l) => l.unit === 'byte-months').reduce((sum, l) => sum + l.usd_per_million, 0);
 const stored = scenarios.happy_path?.stored_bytes_per_webhook;
 add(
   '   ... of which storage and PITR, 30 days (bytes stored: table / indexes)',
@@ -611,7 +611,7 @@ if (happy !== null && happyScenario && (happy > TARGETS.happy_path_usd || (happy
       `$${(happyProvisioned ?? 0).toFixed(2)} provisioned at 70% against $${TARGETS.happy_path_provisioned_usd.toFixed(2)} (${pct(happyProvisioned ?? 0, TARGETS.happy_path_provisioned_usd)}). ` +
       `DynamoDB is $${(happyScenario.by_service.DynamoDB ?? 0).toFixed(2)} of it: ${wru.toFixed(1)} write units per webhook, mostly ` +
       items.map(([k, v]) => `${k} $${v.usd_per_million.toFixed(2)}`).join(', ') +
-      `, and $${storageUsd(happyScenario).toFixed(2)} of storage and PITR. The deliver function is $${(deliver?.usd_per_million ?? 0).toFixed(2)} (p50 ${deliver?.p50_ms ?? '?'} ms a batch, most of it waiting for the endpoint). ` +
+      `, and $${storageUsd(happyScenario).toFixed(2)} of storage and PITR. The deliver function is $${(deliver?.usd_per_million ?? 0).toFixed(2)} (p50 ${deliver ? Math.round(deliver.p50_ms) : '?'} ms a batch, most of it waiting for the endpoint). ` +
       `API Gateway alone is $${(happyScenario.by_service['API Gateway'] ?? 0).toFixed(2)}; the best case (${conditions('happy_path_best_case')}) is ${money(usd('happy_path_best_case'))}. See docs/scaling.md for the ranked changes.`,
   );
 }

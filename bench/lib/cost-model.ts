@@ -171,10 +171,11 @@ export function costReport(snapshot: MeterSnapshot, webhooks: number, memoryMb: 
   // of the table and its indexes, and continuous backups of the table alone.
   const stored = snapshot.stored ?? { table: 0, indexes: 0 };
   const months = STORAGE_RETENTION_DAYS / DAYS_PER_MONTH;
-  const gbMonths = (bytes: number) => (Math.max(0, bytes) / 1024 ** 3) * months;
-  line('DynamoDB', `storage, table (${STORAGE_RETENTION_DAYS} days)`, gbMonths(stored.table), 'GB-months', gbMonths(stored.table) * PRICES.dynamoStoragePerGbMonth);
-  line('DynamoDB', `storage, indexes (${STORAGE_RETENTION_DAYS} days)`, gbMonths(stored.indexes), 'GB-months', gbMonths(stored.indexes) * PRICES.dynamoStoragePerGbMonth);
-  line('DynamoDB', `point-in-time recovery (${STORAGE_RETENTION_DAYS} days)`, gbMonths(stored.table), 'GB-months', gbMonths(stored.table) * PRICES.dynamoPitrPerGbMonth);
+  const byteMonths = (bytes: number) => Math.max(0, bytes) * months;
+  const gbMonths = (bytes: number) => byteMonths(bytes) / 1024 ** 3;
+  line('DynamoDB', `storage, table (${STORAGE_RETENTION_DAYS} days)`, byteMonths(stored.table), 'byte-months', gbMonths(stored.table) * PRICES.dynamoStoragePerGbMonth);
+  line('DynamoDB', `storage, indexes (${STORAGE_RETENTION_DAYS} days)`, byteMonths(stored.indexes), 'byte-months', gbMonths(stored.indexes) * PRICES.dynamoStoragePerGbMonth);
+  line('DynamoDB', `point-in-time recovery (${STORAGE_RETENTION_DAYS} days)`, byteMonths(stored.table), 'byte-months', gbMonths(stored.table) * PRICES.dynamoPitrPerGbMonth);
 
   // SQS: the handlers' own requests, plus the event source mapping's receives and deletes.
   const sqsByOp = new Map<string, number>();

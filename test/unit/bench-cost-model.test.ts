@@ -86,6 +86,7 @@ describe('the cost report', () => {
     expect(usd('storage, indexes (30 days)')).toBeCloseTo(0.2384, 4);
     expect(usd('point-in-time recovery (30 days)')).toBeCloseTo(0.3815, 4);
     expect(report.stored_bytes_per_webhook).toEqual({ table: 2048, indexes: 1024 });
+    expect(report.lines.find((l) => l.item === 'storage, table (30 days)')?.quantity).toBe(2048);
     expect(report.by_service.DynamoDB).toBeCloseTo(0.625 + 0.4768 + 0.2384 + 0.3815, 3);
   });
 
