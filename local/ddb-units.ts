@@ -105,6 +105,14 @@ function projectInto(index: IndexDefinition, item: Item | undefined): Item | und
   return projected;
 }
 
+/** The item as each GSI it projects into stores it, for what the indexes hold (storage, not units). */
+export function indexItems(item: Item | undefined): Array<{ index: string; item: Item }> {
+  return INDEXES.flatMap((index) => {
+    const projected = projectInto(index, item);
+    return projected ? [{ index: index.indexName, item: projected }] : [];
+  });
+}
+
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(Buffer.from(b));
