@@ -66,6 +66,9 @@ const MAX_TIMER_MS = 2_147_483_647;
  * (60 s) the time to settle it; a healthy endpoint's connect takes milliseconds.
  */
 const CONNECT_BUDGET_MS = 10_000;
+
+/** The longest a try with this timeout may take: its wait to get on the wire, then its wait for an answer. */
+export const longestTryMs = (timeoutMs: number) => timeoutMs + Math.min(timeoutMs, CONNECT_BUDGET_MS);
 // Idle pooled sockets are dropped before common server keep-alive timeouts (Node 5 s, ALB 60 s) so a
 // socket the server is about to close is rarely reused; Node also honours a `Keep-Alive: timeout=` hint.
 const IDLE_SOCKET_MS = 4_000;

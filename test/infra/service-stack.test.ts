@@ -129,7 +129,8 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
     [ENV.ownRoleAccounts]: '',
   },
   ingest: { [ENV.serviceName]: 'hookgate-ingest' },
-  deliver: { [ENV.serviceName]: 'hookgate-deliver', [ENV.listenEndpoint]: listenStageUrl('https'), [ENV.ownRoleAccounts]: '' },
+  // Its account share: 25% of the mapping's 100 batches.
+  deliver: { [ENV.serviceName]: 'hookgate-deliver', [ENV.listenEndpoint]: listenStageUrl('https'), [ENV.ownRoleAccounts]: '', [ENV.accountTries]: '25' },
   listen: { [ENV.serviceName]: 'hookgate-listen' },
   export: { [ENV.serviceName]: 'hookgate-export' },
   sweeper: { [ENV.serviceName]: 'hookgate-sweeper' },
@@ -492,6 +493,14 @@ describe('delivery worker', () => {
     expect(mapping(buildOther({ deliverBatchingWindowSeconds: 0 }))?.MaximumBatchingWindowInSeconds).toBe(0);
     expect(mapping(buildOther({ deliverBatchingWindowSeconds: 20 }))?.MaximumBatchingWindowInSeconds).toBe(20);
     expect(() => buildOther({ deliverBatchingWindowSeconds: 301 })).toThrow('deliverBatchingWindowSeconds must be a whole number from 0 to 300, got 301');
+  });
+
+  it("gives each account the deliverAccountSharePercent context's share of the deliver batches", () => {
+    const tries = (stacks: HookgateStacks) =>
+      Template.fromStack(stacks.service).toJSON().Resources[logicalId(stacks.service.deliverFunction.fn)].Properties.Environment.Variables[ENV.accountTries];
+    expect(tries(buildOther({ deliverMaxConcurrency: 400, deliverAccountSharePercent: 50 }))).toBe('200');
+    expect(tries(buildOther({ deliverMaxConcurrency: 2, deliverAccountSharePercent: 1 }))).toBe('1');
+    expect(() => buildOther({ deliverAccountSharePercent: 0 })).toThrow('deliverAccountSharePercent must be a whole number from 1 to 100, got 0');
   });
 
   it('keeps the redrive count above what waiting alone can reach, so only poison reaches the DLQ', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ENV } from '../../lambdas/shared/resource-definitions';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { eventually } from '../fixtures/sink';
@@ -17,7 +18,9 @@ const TIMEOUT_MS = 6_000;
 const EVENTS = 300;
 const POOL_SOCKETS = 50;
 
-const { call, sink } = gatewayWithSinkForFile();
+// The endpoint is slow (1.5 s), so its tries keep to slots and to the account's share of the deliver
+// concurrency (25 tries): the share is raised here, where the backlog in flight is the point.
+const { call, sink } = gatewayWithSinkForFile({ [ENV.accountTries]: '1000' });
 
 describe('a try times out on the wire only', () => {
   it('a healthy endpoint with a backlog in flight gets each event once, each in one successful try', async () => {
