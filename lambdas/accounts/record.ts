@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
 import { PLANS } from '../domain/plans';
-import { recordChange, type RoutingChange } from '../domain/routing-changes';
+import { changeEntry, trimmedLog, type RoutingChange } from '../domain/routing-changes';
 import { accountKey } from '../store/keys';
 import { defineEntity } from '../store/entity';
 import { forgetDestinationRouting, forgetRoutingTable, rememberStamp } from '../store/routing-cache';
-import { getItem, INDEX, queryEach, updateItem } from '../store/table';
+import { getItem, INDEX, ITEM_EXISTS, queryEach, updateItem } from '../store/table';
 
 /** An account as stored: the tenant every other item is scoped to. */
 export const accountRecord = z.object({
@@ -64,36 +64,33 @@ export async function updateAccount(
 }
 
 /**
- * Raises the account's routing stamp after a destination or route write and names the change in the
- * account's change log, in one conditional write (a raise whose log entry could be lost would make
- * every reader behind it read its routing whole), so every process's next read of the stamp learns
- * what to read again. After the write, never before: a reader that sees the new stamp and then reads
- * the changed item has the change. Concurrent raises of one account (management writes, rare) retry.
+ * Raises the account's routing stamp after a destination or route write and appends the change to the
+ * account's change log, in one atomic update (a raise whose log entry could be lost would make every
+ * reader behind it read its routing whole), so every process's next read of the stamp learns what to
+ * read again. After the write, never before: a reader that sees the new stamp and then reads the
+ * changed item has the change. Past its bound the log is cut back, only if no write came in between
+ * (one that did cuts it next).
  */
 export async function markRoutingChanged(accountId: string, change: RoutingChange): Promise<void> {
-  for (let round = 0; round < 25; round++) {
-    const current = await getItem(accountKey(accountId), accountStamp);
-    if (!current) return;
-    const version = current.routing_version + 1;
-    const routing_changes = recordChange(current.routing_changes, version, change);
-    const raised = await updateItem(
+  const raised = await updateItem(
+    accountKey(accountId),
+    { add: { routing_version: 1 }, append: { routing_changes: [changeEntry(change)] } },
+    { condition: ITEM_EXISTS, returnValues: 'ALL_NEW' },
+  );
+  if (!raised) return;
+  const stamp = accountStamp.parse(raised);
+  const trimmed = trimmedLog(stamp.routing_changes);
+  if (trimmed) {
+    const cut = await updateItem(
       accountKey(accountId),
-      { set: { routing_version: version, routing_changes } },
-      {
-        condition:
-          current.routing_version === 0
-            ? { expression: 'attribute_exists(pk) AND (attribute_not_exists(routing_version) OR routing_version = :v)', values: { ':v': 0 } }
-            : { expression: 'routing_version = :v', values: { ':v': current.routing_version } },
-      },
+      { set: { routing_changes: trimmed } },
+      { condition: { expression: 'routing_version = :v', values: { ':v': stamp.routing_version } } },
     );
-    if (raised !== false) {
-      // This process knows the new stamp without reading it: its next accept applies the change at once.
-      rememberStamp(accountId, { ...current, routing_version: version, routing_changes });
-      if (change.kind === 'destination') forgetDestinationRouting(accountId, change.id);
-      return;
-    }
+    if (cut !== false) stamp.routing_changes = trimmed;
   }
-  throw new Error(`routing stamp of account ${accountId} kept changing under us`);
+  // This process knows the new stamp without reading it: its next accept applies the change at once.
+  rememberStamp(accountId, stamp);
+  if (change.kind === 'destination') forgetDestinationRouting(accountId, change.id);
 }
 
 /** Account ids in id order, strictly after `after`, one index page at a time (the sweeper's walk). */

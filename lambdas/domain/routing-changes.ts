@@ -1,30 +1,35 @@
 /**
  * The account's routing change log: each destination or route write raises the account's routing
- * version and names what it changed, in the same write of the account item, so a process whose cached
- * routing is at version v learns from one read of that item exactly which items to read again. Only
- * the last few changes are kept (the account item is read once a second by every ingest instance and
- * must stay under 1 KB, one read and one write unit); a process further behind reads its routing whole.
+ * version and appends what it changed to a list on the account item, in one atomic update (no read
+ * first, so concurrent writes of one account never retry), so a process whose cached routing is at
+ * version v learns from one read of that item exactly which items to read again. The list's last
+ * entry is the change that made the current version, the one before it the version before, and so on.
+ * Only the last few are kept (every ingest instance reads the item once a second, and every routing
+ * write rewrites it: it must stay under 1 KB, one read and one write unit); a process further behind
+ * reads its routing whole.
  */
 
 export type RoutingChange = { kind: 'destination' | 'route'; id: string };
 
-/** At ~50 bytes an entry, with the account's own ~350 bytes: the item stays under 1 KB. */
-export const ROUTING_CHANGES_KEPT = 10;
+/** What a trim keeps; it happens past ROUTING_CHANGES_TRIM_AT, so most writes are one write of the item. */
+export const ROUTING_CHANGES_KEPT = 6;
+/** At ~40 bytes an entry, with the account's own ~400 bytes: the item stays under 1 KB. */
+const ROUTING_CHANGES_TRIM_AT = 10;
 
 const KIND_CODE = { destination: 'd', route: 'r' } as const;
 const CODE_KIND = { d: 'destination', r: 'route' } as const;
 
-/** The log after the write that makes `version`: its entry appended, the oldest dropped past `kept`. */
-export function recordChange(log: readonly string[], version: number, change: RoutingChange, kept = ROUTING_CHANGES_KEPT): string[] {
-  return [...log, `${version}:${KIND_CODE[change.kind]}:${change.id}`].slice(-kept);
-}
+/** The log entry of one change. */
+export const changeEntry = (change: RoutingChange): string => `${KIND_CODE[change.kind]}:${change.id}`;
 
-function parseEntry(entry: string): ({ version: number } & RoutingChange) | undefined {
-  const [version, code, ...rest] = entry.split(':');
-  const kind = CODE_KIND[code as keyof typeof CODE_KIND] as RoutingChange['kind'] | undefined;
-  const id = rest.join(':');
-  if (!kind || !id || !/^\d+$/.test(version ?? '')) return undefined;
-  return { version: Number(version), kind, id };
+/** The log to write back when it has grown past its bound (undefined: leave it). */
+export const trimmedLog = (log: readonly string[]): string[] | undefined => (log.length > ROUTING_CHANGES_TRIM_AT ? log.slice(-ROUTING_CHANGES_KEPT) : undefined);
+
+function parseEntry(entry: string): RoutingChange | undefined {
+  const split = entry.indexOf(':');
+  const kind = CODE_KIND[entry.slice(0, split) as keyof typeof CODE_KIND] as RoutingChange['kind'] | undefined;
+  const id = entry.slice(split + 1);
+  return split > 0 && kind && id ? { kind, id } : undefined;
 }
 
 export interface ChangedSince {
@@ -33,20 +38,18 @@ export interface ChangedSince {
 }
 
 /**
- * What changed after version `from` up to `to`, or undefined when the log does not name every one of
- * those versions (they fell out of it, or an entry is unreadable): the caller then reads everything.
- * Nothing changed when `to` is not after `from`.
+ * What changed after version `from`, by the log of the account at version `version`; undefined when
+ * the log does not reach back to `from` (its entries were trimmed, or written before the log existed)
+ * or one of those entries is unreadable: the caller then reads everything. Nothing changed when
+ * `version` is not after `from`.
  */
-export function changesBetween(log: readonly string[], from: number, to: number): ChangedSince | undefined {
+export function changesBetween(log: readonly string[], version: number, from: number): ChangedSince | undefined {
   const changed: ChangedSince = { destinations: new Set(), routes: new Set() };
-  if (to <= from) return changed;
-  const byVersion = new Map<number, RoutingChange>();
-  for (const entry of log) {
-    const parsed = parseEntry(entry);
-    if (parsed) byVersion.set(parsed.version, parsed);
-  }
-  for (let version = from + 1; version <= to; version++) {
-    const change = byVersion.get(version);
+  const missed = version - from;
+  if (missed <= 0) return changed;
+  if (missed > log.length) return undefined;
+  for (const entry of log.slice(log.length - missed)) {
+    const change = parseEntry(entry);
     if (!change) return undefined;
     (change.kind === 'destination' ? changed.destinations : changed.routes).add(change.id);
   }

@@ -76,7 +76,7 @@ async function routesAt(accountId: string, stamp: AccountStamp): Promise<RoutesV
   const key = `${accountId}@${stamp.routing_version}`;
   let pending = catchingUp.get(key);
   if (!pending) {
-    const changed = changesBetween(stamp.routing_changes, cached.version, stamp.routing_version);
+    const changed = changesBetween(stamp.routing_changes, stamp.routing_version, cached.version);
     pending = (changed ? readChanges(accountId, cached, changed, stamp.routing_version) : readRoutesWhole(accountId).then((whole) => whole?.view)).finally(() =>
       catchingUp.delete(key),
     );
@@ -151,7 +151,7 @@ export async function destinationRouting(accountId: string, destinationId: strin
   };
   const entry = await destinationEntries.get(key, read);
   if (readNow) return entry;
-  const unchanged = stamp !== undefined && changesBetween(stamp.routing_changes, entry.version, version)?.destinations.has(destinationId) === false;
+  const unchanged = stamp !== undefined && changesBetween(stamp.routing_changes, version, entry.version)?.destinations.has(destinationId) === false;
   if (unchanged && (!fresh || entry.destination === undefined)) return entry;
   destinationEntries.forget(key);
   return destinationEntries.get(key, read);

@@ -1,37 +1,42 @@
 import { describe, expect, it } from 'vitest';
-import { changesBetween, recordChange, ROUTING_CHANGES_KEPT, type RoutingChange } from '../../lambdas/domain/routing-changes';
+import { changeEntry, changesBetween, ROUTING_CHANGES_KEPT, trimmedLog, type RoutingChange } from '../../lambdas/domain/routing-changes';
 
 const dest = (id: string): RoutingChange => ({ kind: 'destination', id });
 const route = (id: string): RoutingChange => ({ kind: 'route', id });
-
-/** The log after writes that raised the version from 0, one change each. */
-const logOf = (...changes: RoutingChange[]) => changes.reduce<string[]>((log, change, i) => recordChange(log, i + 1, change), []);
+const logOf = (...changes: RoutingChange[]) => changes.map(changeEntry);
 
 describe('the routing change log', () => {
-  it('keeps the last entries only', () => {
-    const changes = Array.from({ length: ROUTING_CHANGES_KEPT + 3 }, (_, i) => dest(`d${i}`));
-    const log = logOf(...changes);
-    expect(log).toHaveLength(ROUTING_CHANGES_KEPT);
-    expect(changesBetween(log, 3, ROUTING_CHANGES_KEPT + 3)?.destinations.size).toBe(ROUTING_CHANGES_KEPT);
-    expect(changesBetween(log, 2, ROUTING_CHANGES_KEPT + 3)).toBeUndefined();
+  it('is cut back to its last entries once it passes its bound, and left alone before', () => {
+    let log: string[] = [];
+    let longest = 0;
+    for (let i = 0; i < 40; i++) {
+      log = [...log, changeEntry(dest(`d${i}`))];
+      log = trimmedLog(log) ?? log;
+      longest = Math.max(longest, log.length);
+      expect(log.at(-1)).toBe(changeEntry(dest(`d${i}`)));
+    }
+    expect(log.length).toBeGreaterThanOrEqual(ROUTING_CHANGES_KEPT);
+    expect(longest).toBeLessThanOrEqual(10);
+    expect(trimmedLog(logOf(dest('a')))).toBeUndefined();
   });
 
   it('keeps ids whole, whatever they hold', () => {
-    expect(changesBetween(logOf(route('a:b:c')), 0, 1)?.routes).toEqual(new Set(['a:b:c']));
+    expect(changesBetween(logOf(route('a:b:c')), 1, 0)?.routes).toEqual(new Set(['a:b:c']));
   });
 
+  // The last entry made `version`, the one before it `version - 1`, and so on.
   it.each<[string, string[], number, number, { destinations: string[]; routes: string[] } | undefined]>([
     ['nothing after a version already reached', logOf(dest('a')), 1, 1, { destinations: [], routes: [] }],
-    ['nothing when the reader is ahead of the stamp it was given', logOf(dest('a')), 2, 1, { destinations: [], routes: [] }],
-    ['one destination', logOf(dest('a'), dest('b')), 1, 2, { destinations: ['b'], routes: [] }],
-    ['routes and destinations apart, each named once', logOf(dest('a'), route('r'), dest('a')), 0, 3, { destinations: ['a'], routes: ['r'] }],
-    ['only the versions asked for', logOf(dest('a'), route('r'), dest('b')), 1, 2, { destinations: [], routes: ['r'] }],
-    ['undefined: a version the log no longer names', logOf(dest('a'), dest('b')).slice(1), 0, 2, undefined],
-    ['undefined: a version not yet in the log it was read with', logOf(dest('a')), 0, 2, undefined],
-    ['undefined: an empty log behind the stamp (an account older than the log)', [], 0, 4, undefined],
-    ['undefined: an entry it cannot read', ['1:x:a'], 0, 1, undefined],
-  ])('%s', (_, log, from, to, expected) => {
-    const changed = changesBetween(log, from, to);
+    ['nothing when the reader is ahead of the stamp it was given', logOf(dest('a')), 1, 2, { destinations: [], routes: [] }],
+    ['one destination', logOf(dest('a'), dest('b')), 7, 6, { destinations: ['b'], routes: [] }],
+    ['routes and destinations apart, each named once', logOf(dest('a'), route('r'), dest('a')), 3, 0, { destinations: ['a'], routes: ['r'] }],
+    ['only the versions after the reader', logOf(dest('a'), route('r'), dest('b')), 12, 11, { destinations: ['b'], routes: [] }],
+    ['every entry, when the reader is just behind the oldest', logOf(dest('a'), route('r')), 12, 10, { destinations: ['a'], routes: ['r'] }],
+    ['undefined: further behind than the log reaches', logOf(dest('a'), dest('b')), 12, 9, undefined],
+    ['undefined: an empty log behind the stamp (an account older than the log)', [], 4, 0, undefined],
+    ['undefined: an entry it cannot read', ['x:a'], 1, 0, undefined],
+  ])('%s', (_, log, version, from, expected) => {
+    const changed = changesBetween(log, version, from);
     expect(changed && { destinations: [...changed.destinations], routes: [...changed.routes] }).toEqual(expected);
   });
 });

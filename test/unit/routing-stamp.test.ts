@@ -1,7 +1,7 @@
 import { BatchGetCommand, DynamoDBDocumentClient, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { recordChange, type RoutingChange } from '../../lambdas/domain/routing-changes';
+import { changeEntry, type RoutingChange } from '../../lambdas/domain/routing-changes';
 import { resetConfigForTests } from '../../lambdas/shared/config';
 import { forgetRoutingTable } from '../../lambdas/store/routing-cache';
 import { destinationRouting, loadCurrentRoutingTable } from '../../lambdas/store/routing-table';
@@ -25,7 +25,7 @@ function changed(change: RoutingChange, logged = true): void {
   const item = items.get('ACCOUNT') ?? account();
   const version = Number(item.routing_version ?? 0) + 1;
   const log = (item.routing_changes as string[] | undefined) ?? [];
-  items.set('ACCOUNT', { ...item, routing_version: version, routing_changes: logged ? recordChange(log, version, change) : [] });
+  items.set('ACCOUNT', { ...item, routing_version: version, routing_changes: logged ? [...log, changeEntry(change)] : [] });
 }
 function putDestination(id: string): void {
   items.set(`ACCOUNT#DEST#${id}`, { pk: `ACCT#${accountId}`, sk: `ACCOUNT#DEST#${id}`, ...destinationRecord({ id, account_id: accountId }) });
