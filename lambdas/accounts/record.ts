@@ -7,7 +7,7 @@ import { forgetDestinationRouting, forgetRoutingTable, rememberStamp } from '../
 import { getItem, INDEX, ITEM_EXISTS, queryEach, updateItem } from '../store/table';
 
 /** An account as stored: the tenant every other item is scoped to. */
-export const accountRecord = z.object({
+const accountRecord = z.object({
   id: z.string(),
   name: z.nullable(z.string()),
   plan: z.enum(PLANS),
