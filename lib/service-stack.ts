@@ -261,9 +261,10 @@ export class ServiceStack extends Stack {
       memorySize: 512,
       reservedConcurrency: reservedConcurrency('ingestReservedConcurrency', props.ingestReservedConcurrency),
     });
-    // Source lookup, dedupe claim and event write; then the first delivery tasks; bodies over
-    // the inline limit go to S3 (PutObject only: ingest never reads a payload back).
-    grantTable(this.ingestFunction, table, []);
+    // Source lookup, routing (the destinations routes name, in batch gets), dedupe claim and event
+    // write; then the first delivery tasks; bodies over the inline limit go to S3 (PutObject only:
+    // ingest never reads a payload back).
+    grantTable(this.ingestFunction, table, ['dynamodb:BatchGetItem']);
     deliveryQueue.grantSendMessages(this.ingestFunction.fn);
     grantObjects(this.ingestFunction, payloadBucket, ['s3:PutObject', 's3:DeleteObject']);
 

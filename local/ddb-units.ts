@@ -17,6 +17,7 @@
  * nothing when no projected attribute changes.
  */
 import { TABLE } from '../lambdas/shared/resource-definitions';
+import { ACCOUNT_SK, routingPrefix } from '../lambdas/store/keys';
 
 type Item = Record<string, unknown>;
 
@@ -171,7 +172,8 @@ export function itemCategory(key: { pk?: unknown; sk?: unknown }): string {
     return 'event partition';
   }
   if (pk.startsWith('ACCT#')) {
-    if (sk === 'ACCOUNT' || sk.startsWith('DEST#') || sk.startsWith('ROUTE#')) return 'routing (account/dest/route)';
+    if (sk === ACCOUNT_SK || sk.startsWith(routingPrefix.destinations) || sk.startsWith(routingPrefix.routes)) return 'routing (account/dest/route)';
+    if (sk.startsWith(routingPrefix.breakers)) return 'breaker';
     if (sk.startsWith('APIKEY#')) return 'api key';
     if (sk.startsWith('EXPORT#')) return 'export job';
     return 'account partition';

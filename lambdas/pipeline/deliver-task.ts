@@ -30,7 +30,7 @@ import { disableDestination } from '../destinations/record';
 import { changeDelivery, findAttempt, findDeliveryContext, insertAttempt, settleEventIfDone, settleOnlyDelivery, type StoredDelivery } from '../events/record';
 import type { DestinationRecord } from '../destinations/record';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from '../events/record';
-import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routing-table';
+import { destinationRouting } from '../store/routing-table';
 
 /** What the queue should do with the task's message afterwards: drop it, or bring it back (as `queueWait` decides). */
 export type TaskResult = { kind: 'done' } | ({ kind: 'wait' } & TaskWait);
@@ -168,14 +168,9 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
     return { kind: 'done' };
   }
   if (arrival.kind === 'wait') return { kind: 'wait', until: arrival.until }; // its due time is stored already
-  let routing = await loadRoutingTable(accountId);
-  let destination = routing?.destinations.get(destinationId);
-  // Another function may have created it after this one cached the table: only a fresh read may say it is gone.
-  if (!destination) {
-    routing = await reloadRoutingTable(accountId);
-    destination = routing?.destinations.get(destinationId);
-  }
-  const breaker = breakerOf(routing, destinationId);
+  let { destination, breaker } = await destinationRouting(accountId, destinationId);
+  // Another function may have created it after this one cached its absence: only a fresh read may say it is gone.
+  if (!destination) ({ destination, breaker } = await destinationRouting(accountId, destinationId, { fresh: true }));
   // A try in flight whose worker is gone: if it recorded its try, its outcome is settled from it, never
   // sent again. A first try is recorded in the same write as its outcome, so only later ones can be.
   if (stored && delivery?.status === 'delivering' && destination && delivery.attempts > 0) {

@@ -735,7 +735,8 @@ describe('function permissions', () => {
   const CALLS: Record<FunctionName, { dynamodb: string[]; payloads: string[]; exports: string[] }> = {
     // Event reads and lists (batch gets of status items); events are written item by item, body first.
     api: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['GetObject'] },
-    ingest: { dynamodb: ITEM, payloads: ['PutObject', 'DeleteObject'], exports: [] },
+    // The destinations its routes name, and the routes a routing change names, in consistent batch gets.
+    ingest: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['PutObject', 'DeleteObject'], exports: [] },
     // A task reads its body, delivery and status items in one consistent batch get, whatever the fan-out.
     deliver: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject'], exports: [] },
     export: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['PutObject'] },
