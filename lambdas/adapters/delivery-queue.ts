@@ -2,9 +2,10 @@ import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient
 import * as z from 'zod/mini';
 import { MAX_MESSAGE_DELAY_SECONDS, type QueueWait } from '../domain/queue-wait';
 import { config } from '../shared/config';
+import { carriedBodyRecord } from '../events/record';
 import { sqsClient } from './aws-clients';
 
-/** One delivery task: an event to one destination. Ids only: bodies stay in DynamoDB or S3. */
+/** One delivery task: an event to one destination. Ids, and a small body as stored (`carriedBodyOf`); others stay in DynamoDB or S3. */
 const deliveryTask = z.object({
   v: z.literal(1),
   account_id: z.string(),
@@ -23,6 +24,8 @@ const deliveryTask = z.object({
   manual: z.optional(z.literal(true)),
   /** The concurrency slot a release handed this task (the one its previous holder let go): tried first. */
   flight_slot: z.optional(z.int()),
+  /** The event's body, when small: the try reads no body item. */
+  body: z.optional(carriedBodyRecord),
 });
 export type DeliveryTask = z.infer<typeof deliveryTask>;
 

@@ -14,7 +14,7 @@ import { recordIngested } from '../shared/metrics';
 import { newId, newTrace } from '../shared/secrets';
 import { deleteDedupeIfOwned, holdExternalId } from './dedupe';
 import { logCustomerEvent } from './customer-index';
-import { insertEvent, type EventBodyRecord, type EventRecord } from './record';
+import { carriedBodyOf, insertEvent, type CarriedBody, type EventBodyRecord, type EventRecord } from './record';
 import { loadCurrentRoutingTable, withDestination, type RoutingTable } from '../store/routing-table';
 import type { Direction, EventStatus } from '../domain/vocabulary';
 import type { Trace } from '../domain/trace-context';
@@ -127,7 +127,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   try {
     stored = await storeBody(input, id, event.retention_days);
     const sentAt = Date.now();
-    const tasks = tasksOf(event, input.now, sentAt, input.manual === true);
+    const tasks = tasksOf(event, carriedBodyOf(stored), input.now, sentAt, input.manual === true);
     if (tasks.size > 0) await (input.enqueue ?? sendNow)(tasks);
     // A `hookgate listen` session receiving a customer's events is the developer's, never shown in that customer's portal.
     await logCustomerEvent(event, (destinationId) => {
@@ -199,13 +199,13 @@ async function discardPayload(key: string | undefined, accountId: string, eventI
   }
 }
 
-/** The first message of each delivery; destinations with their own schedule may wait a different time before the first try. */
-function tasksOf(event: EventRecord, now: Date, sentAt: number, manual: boolean): Map<number, DeliveryTask[]> {
+/** The first message of each delivery, its body aboard when small; destinations with their own schedule may wait a different time before the first try. */
+function tasksOf(event: EventRecord, body: CarriedBody | undefined, now: Date, sentAt: number, manual: boolean): Map<number, DeliveryTask[]> {
   const byDelay = new Map<number, DeliveryTask[]>();
   for (const [destination_id, delivery] of Object.entries(event.deliveries)) {
     if (isTerminalDelivery(delivery.status)) continue; // ended at planning: nothing to send
     const delay = Math.max(0, Math.round((Date.parse(delivery.next_attempt_at ?? event.created_at) - now.getTime()) / 1000));
-    const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, sent_at: sentAt, ...(manual && { manual: true }) };
+    const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, sent_at: sentAt, ...(manual && { manual: true }), ...(body && { body }) };
     byDelay.set(delay, [...(byDelay.get(delay) ?? []), task]);
   }
   return byDelay;

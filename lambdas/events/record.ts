@@ -95,6 +95,23 @@ const eventBodyRecord = z.object({
 });
 export type EventBodyRecord = z.infer<typeof eventBodyRecord>;
 
+/**
+ * A body small enough to ride in its delivery tasks' messages (as stored: gzipped bytes stay gzipped),
+ * so a first try reads no body item. Base64 in JSON; a body in S3 never rides (its object is read).
+ */
+export const carriedBodyRecord = z.extend(z.omit(eventBodyRecord, { body: true, body_ref: true }), { body_base64: z.string() });
+export type CarriedBody = z.infer<typeof carriedBodyRecord>;
+/** Stored bytes up to this ride in a task's message (a message takes 1 MiB, a batch of ten 1 MiB too). */
+const CARRIED_BODY_MAX_BYTES = 4096;
+
+/** The body as its tasks carry it, or undefined when it stays behind (too large, or in S3). */
+export function carriedBodyOf({ body, body_ref: _, ...rest }: EventBodyRecord): CarriedBody | undefined {
+  if (!body || body.length > CARRIED_BODY_MAX_BYTES) return undefined;
+  return { ...rest, body_base64: Buffer.from(body).toString('base64') };
+}
+
+const bodyFromCarried = ({ body_base64, ...rest }: CarriedBody): EventBodyRecord => ({ ...rest, body: Buffer.from(body_base64, 'base64') });
+
 
 /**
  * One delivery of an event, as its own item once a worker first claims it (until then the plan in the
@@ -285,18 +302,22 @@ export async function withDeliveryStates(accountId: string, events: readonly Eve
 const anyItem = z.record(z.string(), z.unknown());
 
 /**
- * What one delivery task reads, in one consistent request of three items whatever the event's fan-out:
- * the status item as stored (not assembled: the task decides on its own delivery, and settles the
- * event from the stored status), the body, and its delivery (undefined: the event plans none to it).
+ * What one delivery task reads, in one consistent request whatever the event's fan-out: the status item
+ * as stored (not assembled: the task decides on its own delivery, and settles the event from the
+ * stored status), its delivery (undefined: the event plans none to it), and the body unless the task
+ * carries it.
  */
 export async function findDeliveryContext(
   accountId: string,
   eventId: string,
   destinationId: string,
+  carried?: CarriedBody,
 ): Promise<{ event: EventRecord; body: EventBodyRecord; delivery: StoredDelivery | undefined } | undefined> {
-  const keys = [eventBodyEntity.key(accountId, eventId), deliveryEntity.key(accountId, eventId, destinationId), statusKey(accountId, eventId)];
-  const items = await batchGet(keys, anyItem, { consistent: true });
-  const { stored, deliveries, body } = partsOf(items);
+  const keys = [deliveryEntity.key(accountId, eventId, destinationId), statusKey(accountId, eventId)];
+  const items = await batchGet(carried ? keys : [eventBodyEntity.key(accountId, eventId), ...keys], anyItem, { consistent: true });
+  const parts = partsOf(items);
+  const { stored, deliveries } = parts;
+  const body = carried ? bodyFromCarried(carried) : parts.body;
   if (!stored || !body) return undefined;
   const item = deliveries[0];
   const planned = stored.deliveries[destinationId];

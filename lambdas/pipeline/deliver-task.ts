@@ -280,7 +280,7 @@ async function claimUnderSlot(task: DeliveryTask, event: EventRecord, stored: St
  * looks again a few times in-process before it waits in the queue, where a wait costs whole seconds.
  */
 async function findWrittenEvent(task: DeliveryTask, now: Date) {
-  const read = () => findDeliveryContext(task.account_id, task.event_id, task.destination_id);
+  const read = () => findDeliveryContext(task.account_id, task.event_id, task.destination_id, task.body);
   let loaded = await read();
   const looks = loaded ? [] : inProcessLooks(task.sent_at, now);
   for (const pause of looks) {
