@@ -119,7 +119,11 @@ const RELEASE_ONE_PAGE = 10;
  * every shard empty turns it off (`chainEnded`).
  */
 export async function passOn(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
-  if (!(await chainMarked(accountId, destinationId))) return;
+  if (await chainMarked(accountId, destinationId)) await handOn(accountId, destinationId, slot, now);
+}
+
+/** `passOn` once the chain mark was read on. */
+async function handOn(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
   let gateRead = false;
   for (;;) {
     let found = false;
@@ -269,6 +273,6 @@ async function slotsCheckArrived(accountId: string, destinationId: string, slots
  * the held delivery due first goes.
  */
   for (const slot of slots) {
-    if ((await flightSlotLease(accountId, destinationId, slot, now)) === undefined) return passOn(accountId, destinationId, slot, now);
+    if ((await flightSlotLease(accountId, destinationId, slot, now)) === undefined) return handOn(accountId, destinationId, slot, now);
   }
 }
