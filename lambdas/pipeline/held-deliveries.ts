@@ -124,15 +124,14 @@ export async function passOn(accountId: string, destinationId: string, slot: num
 
 /** `passOn` once the chain mark was read on. */
 async function handOn(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
-  let gateRead = false;
+  // An open breaker holds them now, read consistently (the one a failure just opened counts): its
+  // close releases them, and one let go here would be a try the breaker is there to prevent. Read
+  // before the shards: while it is open that is all a release reads besides the mark.
+  if (breakerGate(await findBreaker(accountId, destinationId), now).kind === 'wait') return;
   for (;;) {
     let found = false;
     for await (const held of eachHeld(accountId, destinationId, Math.floor(Math.random() * HELD_SHARDS), RELEASE_ONE_PAGE)) {
       found = true;
-      // An open breaker holds them now, read consistently (the one a failure just opened counts): its
-      // close releases them, and one let go here would be a try the breaker is there to prevent.
-      if (!gateRead && breakerGate(await findBreaker(accountId, destinationId), now).kind === 'wait') return;
-      gateRead = true;
       if (!(await claimRelease(accountId, destinationId, held, now))) continue;
       return release(accountId, destinationId, [held], slot);
     }
@@ -154,7 +153,11 @@ export async function parkOverCap(task: DeliveryTask, how: Park, cap: number, le
   await markChain(accountId, destinationId);
   const at = now();
   const again = await takeSlot(task, cap, at, at.getTime() + leaseMs);
-  if (again.kind === 'taken') return letSlotGo(accountId, destinationId, again.slot, at);
+  if (again.kind === 'taken') {
+    // The slot goes at once, and with it a held delivery: the mark is on (it was just read or set).
+    await releaseFlightSlot(accountId, destinationId, again.slot.slot, again.slot.holder);
+    return handOn(accountId, destinationId, again.slot.slot, at);
+  }
   const leases = await Promise.all(again.taken.map((slot) => flightSlotLease(accountId, destinationId, slot, at)));
   const firstEnd = Math.min(...leases.map((lease) => lease ?? at.getTime()));
   const check: DestinationTask = { v: 1, kind: 'slots', account_id: accountId, destination_id: destinationId, slots: again.taken };
@@ -261,18 +264,13 @@ async function releasePageOf(accountId: string, destinationId: string, breaker: 
 }
 
 /**
- * After the leases a parked delivery found: if one of those slots is free while the destination still
- * holds deliveries (its chain mark is on) and its breaker lets them through, no release came for it
- * (its holder died), and a held delivery goes.
+ * After the leases a parked delivery found: if one of those slots is free, no release came for it (its
+ * holder died), and it is passed on as if let go now (`passOn`: a held delivery goes if the chain mark
+ * is on and the breaker lets it). The leases are read first: they are on the slots' keys, the mark is
+ * on the key every release of the destination reads.
  */
 async function slotsCheckArrived(accountId: string, destinationId: string, slots: readonly number[], now: Date): Promise<void> {
-  if (!(await chainMarked(accountId, destinationId))) return;
-/**
- * After the leases a parked delivery found: if one of those slots is free while the destination still
- * holds deliveries and its breaker lets them through, no release came for it (its holder died), and
- * the held delivery due first goes.
- */
   for (const slot of slots) {
-    if ((await flightSlotLease(accountId, destinationId, slot, now)) === undefined) return handOn(accountId, destinationId, slot, now);
+    if ((await flightSlotLease(accountId, destinationId, slot, now)) === undefined) return passOn(accountId, destinationId, slot, now);
   }
 }
