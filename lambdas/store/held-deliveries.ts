@@ -36,12 +36,17 @@ const shardOf = (eventId: string) => parseInt(eventId.slice(-1), 16) % HELD_SHAR
 const shardPartition = (accountId: string, destinationId: string, shard: number) => `${heldBase(accountId, destinationId)}#${shard}`;
 const shards = () => Array.from({ length: HELD_SHARDS }, (_, shard) => shard);
 
-/** A held item as a table scan finds it (the local runtime's queue restore): whose it is, and which event. */
+/**
+ * A held item as a table scan finds it (the local runtime's queue restore): whose it is, and which
+ * event. One from before the shards (no shard in its key) is not one: its delivery is restored a
+ * message, which parks it again in its shard.
+ */
 export function heldItemOf(item: Record<string, unknown>): { accountId: string; destinationId: string; eventId: string } | undefined {
   if (item.entity !== 'held_delivery') return undefined;
   const [accountPart, shardPart = ''] = String(item.pk).split('#HELD#');
-  const destinationId = shardPart.slice(0, shardPart.lastIndexOf('#'));
-  return { accountId: String(accountPart).slice(accountPartition('').length), destinationId, eventId: String(item.event_id) };
+  const shardAt = shardPart.lastIndexOf('#');
+  if (shardAt < 0) return undefined;
+  return { accountId: String(accountPart).slice(accountPartition('').length), destinationId: shardPart.slice(0, shardAt), eventId: String(item.event_id) };
 }
 
 const heldKey = (accountId: string, destinationId: string, held: Pick<HeldDelivery, 'due' | 'event_id'>) => ({
