@@ -18,8 +18,8 @@ import { findDestination } from '../destinations/record';
  * Holding N deliveries costs N parks and N releases, whatever the time they wait.
  *
  * A delivery over its destination's concurrency cap, or for a switched-off destination, is parked
- * the same way. Each concurrency slot's release lets the held delivery due first go, with the slot, so
- * a released page only starts the chain (`releasePlan`).
+ * the same way. Each concurrency slot's release lets a held delivery go (the due first of one shard),
+ * with the slot, so a released page only starts the chain (`releasePlan`).
  */
 
 const taskOf = (accountId: string, destinationId: string, held: HeldDelivery, slot?: number): DeliveryTask => ({
