@@ -142,25 +142,24 @@ async function handOn(accountId: string, destinationId: string, slot: number, no
 /**
  * Parks a delivery over its destination's cap. Every slot's release looks at what the destination
  * holds while the chain mark is on, which it turns on after its park, so once parked it goes with the
- * next release; it then looks at the slots once more, since
- * those it found taken may all have been let go before it was parked (a slot it takes now is let go
- * at once, which lets the held delivery due first go). A check when the first lease it found ends
- * covers holders that die (their release never comes).
+ * next release; it then looks at the slots once more, since those it found taken may all have been
+ * let go before it was parked: a slot free now is passed on at once, as its release would have, which
+ * lets a held delivery go with it. It reads the slots' leases rather than trying to take them: a take
+ * that fails is a write, on the keys every try of the destination writes. A check when the first
+ * lease it found ends covers holders that die (their release never comes).
  */
-export async function parkOverCap(task: DeliveryTask, how: Park, cap: number, leaseMs: number, now: () => Date): Promise<void> {
+export async function parkOverCap(task: DeliveryTask, how: Park, cap: number, _leaseMs: number, now: () => Date): Promise<void> {
   const { account_id: accountId, destination_id: destinationId } = task;
   await parkAndSay(task, how);
   await markChain(accountId, destinationId);
   const at = now();
-  const again = await takeSlot(task, cap, at, at.getTime() + leaseMs);
-  if (again.kind === 'taken') {
-    // The slot goes at once, and with it a held delivery: the mark is on (it was just read or set).
-    await releaseFlightSlot(accountId, destinationId, again.slot.slot, again.slot.holder);
-    return handOn(accountId, destinationId, again.slot.slot, at);
-  }
-  const leases = await Promise.all(again.taken.map((slot) => flightSlotLease(accountId, destinationId, slot, at)));
+  const slots = slotsToTry(cap, task.flight_slot, Math.random);
+  const leases = await Promise.all(slots.map((slot) => flightSlotLease(accountId, destinationId, slot, at)));
+  const free = slots.find((_, i) => leases[i] === undefined);
+  // The mark is on (it was just read or set): no need to read it again.
+  if (free !== undefined) return handOn(accountId, destinationId, free, at);
   const firstEnd = Math.min(...leases.map((lease) => lease ?? at.getTime()));
-  const check: DestinationTask = { v: 1, kind: 'slots', account_id: accountId, destination_id: destinationId, slots: again.taken };
+  const check: DestinationTask = { v: 1, kind: 'slots', account_id: accountId, destination_id: destinationId, slots };
   await enqueueDeliveries([check], Math.ceil((firstEnd - at.getTime()) / 1000) + 1);
 }
 
