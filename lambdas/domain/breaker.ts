@@ -33,6 +33,8 @@ export interface BreakerState {
   probe_until: string | null;
   last_success_at: string | null;
   last_failure_at: string | null;
+  /** Until then its tries hold concurrency slots: a try ran slow, or a delivery found them taken (lambdas/domain/max-in-flight.ts `capNeeded`). */
+  capped_until: string | null;
 }
 
 export const CLOSED_BREAKER: BreakerState = {
@@ -44,6 +46,7 @@ export const CLOSED_BREAKER: BreakerState = {
   probe_until: null,
   last_success_at: null,
   last_failure_at: null,
+  capped_until: null,
 };
 
 export type BreakerGate = { kind: 'pass' } | { kind: 'probe' } | { kind: 'wait'; until: Date; reason: 'breaker_open' | 'probe_in_flight' };
@@ -144,7 +147,7 @@ export function afterSuccess(breaker: BreakerState, now: Date, settings: Breaker
   const at = now.toISOString();
   const stampAge = now.getTime() - Date.parse(breaker.last_success_at ?? '');
   if (breaker.state === 'closed' && breaker.consecutive_failures === 0 && stampAge < settings.successStampSeconds * 1000) return undefined;
-  return change(breaker, { ...CLOSED_BREAKER, last_success_at: at, last_failure_at: breaker.last_failure_at });
+  return change(breaker, { ...CLOSED_BREAKER, last_success_at: at, last_failure_at: breaker.last_failure_at, capped_until: breaker.capped_until });
 }
 
 function openUntil(now: Date, reopenCount: number, settings: BreakerSettings): string {

@@ -1,5 +1,6 @@
 import { nextRetry, type RetryDecision } from './backoff';
 import type { BreakerGate } from './breaker';
+import { truncateUtf8 } from './listen';
 import { isTerminalDelivery } from './event-status';
 import type { DeliveryState, EndReason, WaitReason } from './progress';
 import { reachesCustomer } from './routing';
@@ -108,6 +109,13 @@ export interface Settlement {
   disable: boolean;
 }
 
+/** How much of a successful answer's body a try keeps: enough to recognise it; a failure keeps what the sender read (4 KB), which is what explains it. */
+const SUCCESS_RESPONSE_BODY_BYTES = 256;
+
+/** The response body a try records: a success's first bytes only, so its outcome stays one small write. */
+export const keptResponseBody = (result: { outcome: AttemptOutcome; responseBody: string }): string =>
+  result.outcome === 'success' ? truncateUtf8(result.responseBody, SUCCESS_RESPONSE_BODY_BYTES) : result.responseBody;
+
 export function settleTry(result: TryOutcome, attemptNumber: number, schedule: readonly number[], attemptedAt: Date): Settlement {
   const settled = { attempts: attemptNumber, next_attempt_at: null, claimed_at: null };
   if (result.outcome === 'success') {
@@ -151,6 +159,16 @@ export function heldDelivery(current: DeliveryState, reason: WaitReason, until: 
 export function endedDelivery(current: DeliveryState, reason: EndReason): DeliveryState | undefined {
   if (isTerminalDelivery(current.status)) return undefined;
   return { status: 'dead_letter', attempts: current.attempts, next_attempt_at: null, claimed_at: null, end_reason: reason };
+}
+
+/**
+ * Records the outcome of a first try made without a claim (its delivery had no item yet: no worker
+ * had tried, held or ended it), if that is still so; a try made meanwhile by another worker (a
+ * duplicate message) or an end keeps its own state, and this try is kept as an attempt of its own.
+ */
+export function settledFirstTry(current: DeliveryState, next: DeliveryState): DeliveryState | undefined {
+  if (current.status !== 'queued' || current.attempts > 0 || current.claimed_at !== null) return undefined;
+  return next;
 }
 
 /** Records a try's settlement, if the claim it was made under is still the delivery's. */

@@ -22,6 +22,20 @@ const deliveryState = z.object({
   waiting: z.optional(z.nullable(z.object({ reason: z.enum(WAIT_REASONS), until: z.nullable(timestamp) }))),
 });
 
+const attemptRecord = z.object({
+  id: z.string(),
+  event_id: z.string(),
+  destination_id: z.string(),
+  attempt_number: z.int(),
+  outcome: z.enum(ATTEMPT_OUTCOMES),
+  response_status: z.nullable(z.int()),
+  response_body: z.string(),
+  error: z.nullable(z.string()),
+  attempted_at: timestamp,
+  duration_ms: z.int(),
+});
+export type AttemptRecord = z.infer<typeof attemptRecord>;
+
 /** The small, often-updated part of an event. The body lives in its own immutable item. */
 export const eventRecord = z.object({
   id: z.string(),
@@ -56,6 +70,11 @@ export const eventRecord = z.object({
   /** The bulk replay (lambdas/store/replay-jobs.ts) that replayed this event, if one did. */
   replay_job: z.optional(z.nullable(z.string())),
   dedupe_key: z.nullable(z.string()),
+  /**
+   * First tries written with the outcome that settled the event (an only delivery, tried once without
+   * a claim: `settleOnlyDelivery`), where no delivery item holds them.
+   */
+  first_attempts: z.optional(z.array(attemptRecord)),
 });
 export type EventRecord = z.infer<typeof eventRecord>;
 
@@ -76,19 +95,6 @@ const eventBodyRecord = z.object({
 });
 export type EventBodyRecord = z.infer<typeof eventBodyRecord>;
 
-const attemptRecord = z.object({
-  id: z.string(),
-  event_id: z.string(),
-  destination_id: z.string(),
-  attempt_number: z.int(),
-  outcome: z.enum(ATTEMPT_OUTCOMES),
-  response_status: z.nullable(z.int()),
-  response_body: z.string(),
-  error: z.nullable(z.string()),
-  attempted_at: timestamp,
-  duration_ms: z.int(),
-});
-export type AttemptRecord = z.infer<typeof attemptRecord>;
 
 /**
  * One delivery of an event, as its own item once a worker first claims it (until then the plan in the
@@ -316,6 +322,7 @@ export async function findEventDetail(accountId: string, eventId: string) {
   const attempts = [
     ...items.filter((item) => eventItemKind(item) === 'attempt').map((item) => attemptRecord.parse(item)),
     ...deliveries.flatMap((delivery) => delivery.first_attempt ?? []),
+    ...(event.first_attempts ?? []),
   ].sort((a, b) => (a.attempted_at === b.attempted_at ? a.id.localeCompare(b.id) : a.attempted_at.localeCompare(b.attempted_at)));
   return { event, body, attempts };
 }
@@ -384,6 +391,33 @@ export async function changeDelivery(
     if (await putItem(item, condition)) return { delivery: stored, changed: true };
   }
   throw new Error(`delivery ${event.id}/${destinationId} kept changing under us`);
+}
+
+/**
+ * The outcome of an event's only delivery written into its status item, settling the event in that
+ * one write: no delivery item, no settlement after. `decide` sees the delivery as the status item
+ * plans it; the event is left as it is (changed: false) when it is settled already, plans more than
+ * this delivery, or `decide` declines. `attempt` is the try that ended it. Undefined: the event is gone.
+ */
+export async function settleOnlyDelivery(
+  event: EventRecord,
+  destinationId: string,
+  decide: (current: DeliveryState) => DeliveryState | undefined,
+  attempt: AttemptRecord,
+): Promise<{ event: EventRecord; changed: boolean } | undefined> {
+  return changeEvent(
+    event.account_id,
+    event.id,
+    (current) => {
+      const planned = current.deliveries[destinationId];
+      if (SETTLED_STATUSES.includes(current.status) || !planned || Object.keys(current.deliveries).length !== 1) return undefined;
+      const next = decide(planned);
+      const deliveries = next && { [destinationId]: next };
+      const settlement = deliveries && eventSettlement([destinationId], deliveries);
+      return settlement && { ...current, ...settlement, deliveries, first_attempts: [...(current.first_attempts ?? []), attempt] };
+    },
+    event,
+  );
 }
 
 /**

@@ -4,13 +4,13 @@ import { scheduleFor } from '../domain/backoff';
 import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
 import { afterFailure, afterSuccess, breakerGate, breakerTransition, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
-import { checkArrival, claimedDelivery, decideClaim, endedDelivery, heldDelivery, inProcessLooks, missingEventWait, settledDelivery, settleTry, type Settlement } from '../domain/delivery-phases';
+import { checkArrival, claimedDelivery, decideClaim, endedDelivery, keptResponseBody, heldDelivery, inProcessLooks, missingEventWait, settledDelivery, settledFirstTry, settleTry, type Settlement } from '../domain/delivery-phases';
 import type { DeliveryState, EndReason } from '../domain/progress';
 import { isTerminalDelivery } from '../domain/event-status';
 import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
 import { activeSecrets } from '../domain/signing';
 import type { DeliveryTask } from '../adapters/delivery-queue';
-import type { DeliveryResult } from '../adapters/http-sender';
+import { longestTryMs, type DeliveryResult } from '../adapters/http-sender';
 import type { DeliverySender } from '../adapters/delivery-sender';
 import { readStoredBody } from '../adapters/payloads';
 import { config } from '../shared/config';
@@ -22,14 +22,15 @@ import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
 import { letSlotGo, park, parkOverCap, passOn, scheduleWakes, startRelease, takeSlot, type FlightSlot, type Park } from './held-deliveries';
-import { maxInFlight } from '../domain/max-in-flight';
+import { accountShareWait, capNeeded, markedCapped, maxInFlight, SLOW_TRY_MS } from '../domain/max-in-flight';
+import { letSharePlaceGo, takeSharePlace, type SharePlace } from './account-share';
 import { sideItemExpiresAt } from '../domain/retention';
 import { traceOf, traceparentOf } from '../domain/trace-context';
 import { disableDestination } from '../destinations/record';
-import { changeDelivery, findAttempt, findDeliveryContext, insertAttempt, settleEventIfDone, type StoredDelivery } from '../events/record';
+import { changeDelivery, findAttempt, findDeliveryContext, insertAttempt, settleEventIfDone, settleOnlyDelivery, type StoredDelivery } from '../events/record';
 import type { DestinationRecord } from '../destinations/record';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from '../events/record';
-import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routing-table';
+import { destinationRouting } from '../store/routing-table';
 
 /** What the queue should do with the task's message afterwards: drop it, or bring it back (as `queueWait` decides). */
 export type TaskResult = { kind: 'done' } | ({ kind: 'wait' } & TaskWait);
@@ -42,7 +43,7 @@ export interface DeliverDeps {
 
 /** A try in flight belongs to its worker until the worker's Lambda would have timed out. */
 const LEASE_MS = DELIVERY_QUEUE.consumerTimeoutSeconds * 1000;
-/** A probe holds its destination's breaker for its own timeout plus this margin (its settle writes). */
+/** A probe holds its destination's breaker for as long as its try may take plus this margin (its settle writes). */
 const PROBE_MARGIN_MS = 5_000;
 const DISABLED_BY_GONE = 'the endpoint answered 410 Gone';
 
@@ -56,14 +57,19 @@ interface Claimed {
   delivery: StoredDelivery;
   destination: DestinationRecord;
   breaker: Versioned;
-  claimedAt: Date;
+  /** Null: a first try sent without a claim (`prepare`), its outcome its one write. */
+  claimedAt: Date | null;
   attemptNumber: number;
   /** This try is the one probe of an open breaker. */
   probe: boolean;
   /** Its send slot (epoch ms), when its destination has a rate limit. */
   sendAt?: number;
-  /** Its place under the destination's concurrency cap, held until the try is over. */
-  slot: FlightSlot;
+  /** Its place under the destination's concurrency cap, held until the try is over; none while the destination needs no cap. */
+  slot?: FlightSlot;
+  /** Its place in its account's share of the deliver concurrency, with the slot. */
+  share?: SharePlace;
+  /** It waited parked before this try: with no slot to let go, it lets the next held delivery go itself. */
+  wasParked: boolean;
 }
 
 /**
@@ -79,11 +85,14 @@ type Hold = {
 } & (
   | /** Back in the queue at its send slot. */ { reason: 'rate_limit'; wait: TaskWait }
   | /** Parked until the breaker lets it through (`until`: the earliest it may). */ { reason: 'breaker_open'; until: Date }
-  | /** Parked until a slot is let go. */ { reason: 'concurrency'; cap: number }
+  | /** Parked until a slot is let go; its destination keeps to its slots a while (`markedCapped`). */ { reason: 'concurrency'; cap: number; breaker: Versioned }
   | /** Parked until its destination is switched back on. */ { reason: 'paused' }
 );
 
-type Prepared = TaskResult | Hold | { kind: 'claimed'; claimed: Claimed };
+/** Over its account's share: back in the queue until `until`, with no slot to hand on. */
+type OverShare = { kind: 'over_share'; until: Date };
+
+type Prepared = TaskResult | Hold | OverShare | { kind: 'claimed'; claimed: Claimed };
 
 /**
  * One delivery task, in phases: prepare (read, decide, claim), then either hold (store the wait) or
@@ -101,16 +110,18 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
       // Let go with a slot, it found nothing to send: the chain of releases goes on with the next held delivery.
       if (task.flight_slot !== undefined) await passOn(task.account_id, task.destination_id, task.flight_slot, deps.now());
       return prepared;
+    case 'over_share':
+      return { kind: 'wait', until: prepared.until };
     case 'hold':
       return hold(task, prepared, deps.now);
     case 'claimed': {
       let slotHeld = true;
       const letGo = async () => {
-        if (slotHeld) await letSlotGoAfterTry(task, prepared.claimed.slot, deps.now());
+        if (slotHeld) await letSlotGoAfterTry(task, prepared.claimed, deps.now());
         slotHeld = false;
       };
       try {
-        const result = await send(prepared.claimed, deps);
+        const result = await sendWatched(task, prepared.claimed, deps);
         // A success frees its slot at once. A failure is settled first, so the held delivery its slot
         // lets go sees the breaker this failure may have opened (before, a hanging endpoint's ten
         // timeouts each let another try through to it while its breaker was opening).
@@ -125,13 +136,17 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
 
 /**
  * A sent try must reach its settlement (a first try is recorded only with its outcome: a task that
- * failed here would be sent again). A slot that could not be let go is free when its lease ends.
+ * failed here would be sent again). A slot that could not be let go is free when its lease ends. A try
+ * that needed no slot but was let go from parked (with a slot, or by a release page) lets the next held
+ * delivery go itself, so what the destination holds keeps draining as tries end, as under the slots.
  */
-async function letSlotGoAfterTry(task: DeliveryTask, slot: FlightSlot, now: Date): Promise<void> {
+async function letSlotGoAfterTry(task: DeliveryTask, { slot, share, wasParked }: Claimed, now: Date): Promise<void> {
   try {
-    await letSlotGo(task.account_id, task.destination_id, slot, now);
+    if (share) await letSharePlaceGo(task.account_id, share);
+    if (slot) await letSlotGo(task.account_id, task.destination_id, slot, now);
+    else if (wasParked || task.flight_slot !== undefined) await passOn(task.account_id, task.destination_id, task.flight_slot, now);
   } catch (error) {
-    log.error('concurrency slot not let go; free when its lease ends', { account_id: task.account_id, destination_id: task.destination_id, slot: slot.slot }, error);
+    log.error('concurrency slot not let go; free when its lease ends', { account_id: task.account_id, destination_id: task.destination_id, slot: slot?.slot ?? task.flight_slot }, error);
   }
 }
 
@@ -153,14 +168,9 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
     return { kind: 'done' };
   }
   if (arrival.kind === 'wait') return { kind: 'wait', until: arrival.until }; // its due time is stored already
-  let routing = await loadRoutingTable(accountId);
-  let destination = routing?.destinations.get(destinationId);
-  // Another function may have created it after this one cached the table: only a fresh read may say it is gone.
-  if (!destination) {
-    routing = await reloadRoutingTable(accountId);
-    destination = routing?.destinations.get(destinationId);
-  }
-  const breaker = breakerOf(routing, destinationId);
+  let { destination, breaker } = await destinationRouting(accountId, destinationId);
+  // Another function may have created it after this one cached its absence: only a fresh read may say it is gone.
+  if (!destination) ({ destination, breaker } = await destinationRouting(accountId, destinationId, { fresh: true }));
   // A try in flight whose worker is gone: if it recorded its try, its outcome is settled from it, never
   // sent again. A first try is recorded in the same write as its outcome, so only later ones can be.
   if (stored && delivery?.status === 'delivering' && destination && delivery.attempts > 0) {
@@ -188,29 +198,64 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
         if (paced.kind !== 'send') return paced;
         sendAt = paced.at;
       }
-      // A try holds one of its destination's slots while it is in flight: over the cap, it waits parked.
-      const place = await takeSlot(task, maxInFlight(destination), now, now.getTime() + LEASE_MS);
-      if (place.kind === 'full') return { kind: 'hold', reason: 'concurrency', cap: maxInFlight(destination), event: loaded.event, delivery: stored, now };
+      const tryOf = (delivery: StoredDelivery, claimedAt: Date | null, slot?: FlightSlot, share?: SharePlace): Prepared => ({
+        kind: 'claimed',
+        claimed: {
+          event: loaded.event,
+          body: loaded.body,
+          delivery,
+          destination,
+          breaker,
+          claimedAt,
+          attemptNumber: delivery.state.attempts + 1,
+          probe: decision.probe,
+          sendAt,
+          slot,
+          share,
+          wasParked: Boolean(stored.state.waiting) && stored.state.waiting?.reason !== 'rate_limit',
+        },
+      });
+      const capped = capNeeded(maxInFlight(destination), breaker, now);
+      // Nobody has tried, held or ended it (no item of its own), at a destination that needs no cap: it
+      // goes unclaimed, and its outcome is its one write (a duplicate message may send it twice).
+      if (!capped && stored.version === 0 && !decision.probe) return tryOf(stored, null);
+      // Under the cap, a try holds a place in its account's share (over it, it waits in the queue, and
+      // hands on no slot: the account's own tries that end will) and one of its destination's slots
+      // while it is in flight (over its cap, it waits parked).
+      let slot: FlightSlot | undefined;
+      let share: SharePlace | undefined;
+      if (capped) {
+        share = await takeSharePlace(accountId, now, now.getTime() + LEASE_MS);
+        if (!share) return { kind: 'over_share', until: accountShareWait(now, Math.random) };
+        const place = await takeSlot(task, maxInFlight(destination), now, now.getTime() + LEASE_MS).catch(async (error: unknown) => {
+          await letSharePlaceGo(accountId, share as SharePlace);
+          throw error;
+        });
+        if (place.kind === 'full') {
+          await letSharePlaceGo(accountId, share);
+          return { kind: 'hold', reason: 'concurrency', cap: maxInFlight(destination), breaker, event: loaded.event, delivery: stored, now };
+        }
+        slot = place.slot;
+      }
+      const letGo = async () => {
+        if (share) await letSharePlaceGo(accountId, share);
+        if (slot) await letSlotGo(accountId, destinationId, slot, now);
+      };
       const claimed = await claimUnderSlot(task, loaded.event, stored, destination, breaker, decision.probe, manual, now).catch(async (error: unknown) => {
-        await letSlotGo(accountId, destinationId, place.slot, now);
+        await letGo();
         throw error;
       });
-      if (claimed.kind !== 'claimed') await letSlotGo(accountId, destinationId, place.slot, now);
+      if (claimed.kind !== 'claimed') await letGo();
       if (claimed.kind === 'hold') return claimed;
       if (claimed.kind !== 'claimed') return { kind: 'done' };
-      const claim = claimed.claim;
-      const attemptNumber = claim.delivery.state.attempts + 1;
-      return {
-        kind: 'claimed',
-        claimed: { event: loaded.event, body: loaded.body, delivery: claim.delivery, destination, breaker, claimedAt: now, attemptNumber, probe: decision.probe, sendAt, slot: place.slot },
-      };
+      return tryOf(claimed.claim.delivery, now, slot, share);
     }
   }
 }
 
 /**
- * With a slot taken: the breaker's probe, when this try is to be it, then the delivery's claim. Either
- * can be lost to another worker (the caller then lets the slot go).
+ * With a slot taken (or none needed): the breaker's probe, when this try is to be it, then the
+ * delivery's claim. Either can be lost to another worker (the caller then lets the slot go).
  */
 async function claimUnderSlot(task: DeliveryTask, event: EventRecord, stored: StoredDelivery, destination: DestinationRecord, breaker: Versioned, probe: boolean, manual: boolean, now: Date) {
   const { account_id: accountId, destination_id: destinationId } = task;
@@ -219,7 +264,7 @@ async function claimUnderSlot(task: DeliveryTask, event: EventRecord, stored: St
       accountId,
       destinationId,
       breaker,
-      (current) => takeProbe(current, now, destination.timeout_ms + PROBE_MARGIN_MS, manual),
+      (current) => takeProbe(current, now, longestTryMs(destination.timeout_ms) + PROBE_MARGIN_MS, manual),
       (next, current) => scheduleWakes(accountId, destinationId, current, next, now),
     );
     const gate = breakerGate(taken.breaker, now, manual);
@@ -280,8 +325,10 @@ async function hold(task: DeliveryTask, held: Hold, clock: () => Date): Promise<
     expiresAt: sideItemExpiresAt(event.received_at, event.retention_days),
     again: Boolean(delivery.state.waiting),
   };
-  if (held.reason === 'concurrency') await parkOverCap(task, how, held.cap, LEASE_MS, clock);
-  else await park(task, how, clock);
+  if (held.reason === 'concurrency') {
+    await keepToSlots(task, held.breaker, now);
+    await parkOverCap(task, how, held.cap, LEASE_MS, clock);
+  } else await park(task, how, clock);
   return { kind: 'done' };
 }
 
@@ -291,6 +338,36 @@ async function endDelivery(task: DeliveryTask, event: EventRecord, delivery: Sto
   await settleEventIfDone(event);
   recordDeliveryEnded(reason);
   log.info('delivery ended without a try', { account_id: task.account_id, event_id: task.event_id, destination_id: task.destination_id, reason });
+}
+
+/**
+ * Sends the try; one still in flight after SLOW_TRY_MS keeps its destination to its slots a while
+ * (`keepToSlots`). The mark is written while the try waits, not after it: a hanging endpoint is under
+ * its cap within a second, not after its timeout.
+ */
+async function sendWatched(task: DeliveryTask, claimed: Claimed, deps: DeliverDeps): Promise<DeliveryResult> {
+  let marking: Promise<void> | undefined;
+  const timer = setTimeout(() => {
+    marking = keepToSlots(task, claimed.breaker, deps.now());
+  }, SLOW_TRY_MS);
+  try {
+    return await send(claimed, deps);
+  } finally {
+    clearTimeout(timer);
+    await marking;
+  }
+}
+
+/**
+ * Keeps the destination to its slots for a while (`markedCapped`: no write when it is already). A mark
+ * that fails costs the cap its precision for a moment, not the delivery.
+ */
+async function keepToSlots(task: DeliveryTask, known: Versioned, now: Date): Promise<void> {
+  try {
+    await changeBreaker(task.account_id, task.destination_id, known, (current) => markedCapped(current, now));
+  } catch (error) {
+    log.error('destination not kept to its slots', { account_id: task.account_id, destination_id: task.destination_id }, error);
+  }
 }
 
 async function send({ destination, event, body: stored, sendAt, attemptNumber }: Claimed, deps: DeliverDeps): Promise<DeliveryResult> {
@@ -337,7 +414,7 @@ async function settle(task: DeliveryTask, claimed: Claimed, result: DeliveryResu
     attempt_number: claimed.attemptNumber,
     outcome: result.outcome,
     response_status: result.responseStatus,
-    response_body: result.responseBody,
+    response_body: keptResponseBody(result),
     error: result.error,
     attempted_at: attemptedAt.toISOString(),
     duration_ms: result.durationMs,
@@ -394,6 +471,7 @@ async function settleRecorded(task: DeliveryTask, event: EventRecord, delivery: 
  */
 async function recordTry(claimed: Claimed, attempt: AttemptRecord, next: DeliveryState) {
   const { event, delivery, claimedAt } = claimed;
+  if (claimedAt === null) return recordUnclaimedTry(claimed, attempt, next);
   if (attempt.attempt_number !== 1) {
     await insertAttempt(event.account_id, attempt, event.retention_days);
     return writeSettlement(event, attempt.destination_id, delivery, claimedAt, next);
@@ -403,9 +481,27 @@ async function recordTry(claimed: Claimed, attempt: AttemptRecord, next: Deliver
   return settled;
 }
 
-/** Writes a try's outcome, if the claim it was made under is still the delivery's; settles the event after its last delivery. */
-async function writeSettlement(event: EventRecord, destinationId: string, delivery: StoredDelivery, claimedAt: Date, next: DeliveryState, attempt?: AttemptRecord) {
-  const settled = await changeDelivery(event, destinationId, (current) => settledDelivery(current, claimedAt, next), delivery, attempt);
+/**
+ * A first try sent without a claim, in one write: an event's only delivery that it ended settles the
+ * event in its status item; any other outcome is its delivery's first item. A try that lost to another
+ * worker's (a duplicate message) keeps its attempt, as an item of its own.
+ */
+async function recordUnclaimedTry({ event, delivery }: Claimed, attempt: AttemptRecord, next: DeliveryState) {
+  const only = Object.keys(event.deliveries).length === 1 && isTerminalDelivery(next.status);
+  const written = only
+    ? await settleOnlyDelivery(event, attempt.destination_id, (current) => settledFirstTry(current, next), attempt)
+    : await writeSettlement(event, attempt.destination_id, delivery, null, next, attempt);
+  if (!written?.changed) await insertAttempt(event.account_id, attempt, event.retention_days);
+  return written;
+}
+
+/**
+ * Writes a try's outcome, if the claim it was made under is still the delivery's (`claimedAt` null: an
+ * unclaimed first try, if nobody else has tried it); settles the event after its last delivery.
+ */
+async function writeSettlement(event: EventRecord, destinationId: string, delivery: StoredDelivery, claimedAt: Date | null, next: DeliveryState, attempt?: AttemptRecord) {
+  const decide = (current: DeliveryState) => (claimedAt === null ? settledFirstTry(current, next) : settledDelivery(current, claimedAt, next));
+  const settled = await changeDelivery(event, destinationId, decide, delivery, attempt);
   if (settled?.changed && isTerminalDelivery(next.status)) await settleEventIfDone(event);
   return settled;
 }

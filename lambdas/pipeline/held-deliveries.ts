@@ -6,7 +6,7 @@ import { newId } from '../shared/secrets';
 import { findBreaker } from '../store/breakers';
 import { flightSlotLease, releaseFlightSlot, takeFlightSlot } from '../store/flight-slots';
 import { chainEnded, chainMarked, claimRelease, eachHeld, HELD_SHARDS, heldPage, markChain, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
-import { reloadRoutingTable } from '../store/routing-table';
+import { destinationRouting } from '../store/routing-table';
 import { findDestination } from '../destinations/record';
 
 /**
@@ -69,13 +69,13 @@ async function parkAndSay(task: DeliveryTask, { reason, due, expiresAt, again }:
 /**
  * Switched off, read consistently: the destination's own item (a deleted destination is not paused:
  * its deliveries end). Parking for a paused destination happens for every delivery that reaches it, so
- * this reads one item, not the routing table; only when it is on again is the table read afresh, so
+ * this reads one item; only when it is on again is its routing (destinationRouting) read afresh, so
  * the delivery let go now finds it on rather than parking on this process's cached copy.
  */
 async function isPaused(accountId: string, destinationId: string): Promise<boolean> {
   const destination = await findDestination(accountId, destinationId);
   if (destination !== undefined && !destination.active) return true;
-  await reloadRoutingTable(accountId);
+  await destinationRouting(accountId, destinationId, { fresh: true });
   return false;
 }
 
@@ -112,18 +112,19 @@ export async function letSlotGo(accountId: string, destinationId: string, { slot
 const RELEASE_ONE_PAGE = 10;
 
 /**
- * A slot was let go (or a delivery handed one found nothing to do with it): a held delivery goes with
- * it, the first of a shard (from one taken at random, so concurrent releases seldom contend) that no
- * other release has taken; a release that finds every held delivery taken has nobody left to let go.
- * With nothing held the chain mark is off, and that one read is all it costs; the release that finds
- * every shard empty turns it off (`chainEnded`).
+ * A slot was let go (or a delivery handed one found nothing to do with it, or a try that needed none
+ * ended after it waited parked): a held delivery goes with it, the first of a shard (from one taken at
+ * random, so concurrent releases seldom contend) that no other release has taken; a release that
+ * finds every held delivery taken has nobody left to let go. With nothing held the chain mark is off,
+ * and that one read is all it costs; the release that finds every shard empty turns it off
+ * (`chainEnded`).
  */
-export async function passOn(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
+export async function passOn(accountId: string, destinationId: string, slot: number | undefined, now: Date): Promise<void> {
   if (await chainMarked(accountId, destinationId)) await handOn(accountId, destinationId, slot, now);
 }
 
 /** `passOn` once the chain mark was read on. */
-async function handOn(accountId: string, destinationId: string, slot: number, now: Date): Promise<void> {
+async function handOn(accountId: string, destinationId: string, slot: number | undefined, now: Date): Promise<void> {
   // An open breaker holds them now, read consistently (the one a failure just opened counts): its
   // close releases them, and one let go here would be a try the breaker is there to prevent. Read
   // before the shards: while it is open that is all a release reads besides the mark.
@@ -249,7 +250,7 @@ export async function destinationTaskArrived(task: DestinationTask, now: Date): 
  * A switched-off destination keeps them until it is switched back on.
  */
 async function releasePageOf(accountId: string, destinationId: string, breaker: BreakerState, now: Date): Promise<void> {
-  const destination = (await reloadRoutingTable(accountId))?.destinations.get(destinationId);
+  const { destination } = await destinationRouting(accountId, destinationId, { fresh: true });
   if (destination && !destination.active) return;
   if (destination && breakerGate(breaker, now).kind !== 'pass') return; // open again: its wake lets the next probe through
   const plan = releasePlan(destination && { rate_limit_per_second: destination.rate_limit_per_second, max_in_flight: maxInFlight(destination) });

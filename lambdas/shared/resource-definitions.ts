@@ -51,6 +51,14 @@ export const DELIVERY_QUEUE = {
   maxReceiveCount: 10,
   batchSize: 10,
   /**
+   * Seconds the event source mapping gathers messages before it invokes (CDK context
+   * `deliverBatchingWindowSeconds` overrides, 0 to 300). At moderate traffic a batch otherwise holds
+   * the one or two messages that arrived during the last poll: each costs an invocation, a receive and
+   * a delete, and a second of waiting fills it. The local runtime does not wait (its poller hands what
+   * it has at once): it changes how tasks are grouped, not what a task does.
+   */
+  batchingWindowSeconds: 1,
+  /**
    * Batches the event source mapping runs at once (CDK context `deliverMaxConcurrency` overrides).
    * Sized for slow endpoints: a batch lasts as long as its slowest record (up to a destination's
    * timeout), so the slots must outnumber the batches a hanging endpoint can hold before its breaker opens.
@@ -91,6 +99,8 @@ export const ENV = {
   s3ForcePathStyle: 'HOOKGATE_S3_FORCE_PATH_STYLE',
   version: 'HOOKGATE_VERSION',
   routeCacheSeconds: 'HOOKGATE_ROUTE_CACHE_SECONDS',
+  /** Tries under concurrency slots one account may have in flight (lambdas/domain/max-in-flight.ts `accountTries`). */
+  accountTries: 'HOOKGATE_ACCOUNT_TRIES',
   /** How long past its window the sweeper leaves an event to DynamoDB's TTL before deleting it itself. */
   ttlLagSeconds: 'HOOKGATE_TTL_LAG_SECONDS',
   /** Consecutive failed tries that open a destination's circuit breaker. */

@@ -22,6 +22,8 @@ export const breakerRecord = z.object({
   probe_until: z.nullable(timestamp),
   last_success_at: z.nullable(timestamp),
   last_failure_at: z.nullable(timestamp),
+  /** Absent on breakers written before it: not slow. */
+  capped_until: z._default(z.nullable(timestamp), null),
   version: z.int(),
 });
 export type BreakerRecord = z.infer<typeof breakerRecord>;

@@ -96,7 +96,7 @@ export async function readEventParts(accountId: string, eventId: string): Promis
     status: loose === undefined ? undefined : loose.success ? { status: loose.data.status, dedupe_key: loose.data.dedupe_key ?? null } : 'unreadable',
     event: event?.success ? event.data : undefined,
     payloadRef: sides.find((item) => eventItemKind(item) === 'body')?.body_ref,
-    attempts: sides.filter((item) => eventItemKind(item) === 'attempt' || item.first_attempt !== undefined).length,
+    attempts: sides.filter((item) => eventItemKind(item) === 'attempt' || item.first_attempt !== undefined).length + (event?.success ? (event.data.first_attempts?.length ?? 0) : 0),
     body: sideItems[sides.findIndex((item) => eventItemKind(item) === 'body')],
     sideItems,
   };

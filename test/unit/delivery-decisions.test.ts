@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGate, breakerTransition, healthState, releasePlan, takeProbe, type BreakerState, wakeTimes, wakeVerdict } from '../../lambdas/domain/breaker';
-import { claimedDelivery, decideClaim, endedDelivery, heldDelivery, inProcessLooks, missingEventWait, settleTry, settledDelivery, type ClaimInput } from '../../lambdas/domain/delivery-phases';
+import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, heldDelivery, inProcessLooks, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
-import { maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
+import { accountShareWait, accountTries, capNeeded, markedCapped, maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
 import { carriedWait, faultWaitSeconds, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState } from '../fixtures/records';
 
@@ -78,6 +78,18 @@ describe('settling a try', () => {
   });
 });
 
+describe('response bodies kept', () => {
+  it.each<{ name: string; outcome: 'success' | 'http_error' | 'timeout'; body: string; kept: string }>([
+    { name: 'a short success is kept whole', outcome: 'success', body: '{"ok":true}', kept: '{"ok":true}' },
+    { name: 'a long success keeps its first 256 bytes', outcome: 'success', body: 'a'.repeat(4096), kept: 'a'.repeat(256) },
+    { name: 'a cut never splits a character', outcome: 'success', body: `${'a'.repeat(255)}é`, kept: 'a'.repeat(255) },
+    { name: 'a failure keeps what was read', outcome: 'http_error', body: 'b'.repeat(4096), kept: 'b'.repeat(4096) },
+    { name: 'a timeout keeps what was read', outcome: 'timeout', body: '', kept: '' },
+  ])('$name', ({ outcome, body, kept }) => {
+    expect(keptResponseBody({ outcome, responseBody: body })).toBe(kept);
+  });
+});
+
 describe('delivery transitions', () => {
   const claimedAt = at(0);
   const claimed = claimedDelivery(deliveryState(), claimedAt, LEASE_MS);
@@ -91,6 +103,16 @@ describe('delivery transitions', () => {
   it('does not settle a try whose claim was taken over, nor claim a live claim again', () => {
     expect(claimed && settledDelivery(claimed, at(5), deliveryState({ status: 'delivered', attempts: 1 }))).toBeUndefined();
     expect(claimed && claimedDelivery(claimed, at(10), LEASE_MS)).toBeUndefined();
+  });
+
+  const delivered = deliveryState({ status: 'delivered', attempts: 1 });
+  it.each<{ name: string; current: ReturnType<typeof deliveryState>; settles: boolean }>([
+    { name: 'an untried delivery takes an unclaimed first try', current: deliveryState(), settles: true },
+    { name: 'one another worker claimed meanwhile keeps its claim', current: claimed ?? deliveryState(), settles: false },
+    { name: 'one tried meanwhile keeps that try', current: deliveryState({ status: 'retry_scheduled', attempts: 1 }), settles: false },
+    { name: 'one ended meanwhile stays ended', current: deliveryState({ status: 'dead_letter', end_reason: 'destination_deleted' }), settles: false },
+  ])('$name', ({ current, settles }) => {
+    expect(settledFirstTry(current, delivered)).toEqual(settles ? delivered : undefined);
   });
 
   it('takes over a claim whose lease ran out', () => {
@@ -309,5 +331,46 @@ describe('concurrency slots a delivery tries', () => {
     { stored: 250, cap: 250 },
   ])('a destination storing $stored keeps to $cap', ({ stored, cap }) => {
     expect(maxInFlight({ max_in_flight: stored })).toBe(cap);
+  });
+
+  const answered: BreakerState = { ...CLOSED_BREAKER, last_success_at: iso(-30) };
+  it.each<{ name: string; breaker: BreakerState; needed: boolean; cap?: number }>([
+    { name: 'a healthy destination that has answered goes without slots', breaker: answered, needed: false },
+    { name: 'so does one with a cap above the default', breaker: answered, needed: false, cap: 1000 },
+    { name: 'a cap below the default is kept on every try', breaker: answered, needed: true, cap: 9 },
+    { name: 'one that never answered keeps to its slots (new, or only failures)', breaker: CLOSED_BREAKER, needed: true },
+    { name: 'a failing one keeps to them', breaker: { ...answered, consecutive_failures: 1, failing_since: iso(-5) }, needed: true },
+    { name: 'an open one keeps to them', breaker: { ...answered, state: 'open', open_until: iso(30) }, needed: true },
+    { name: 'one marked (a slow try, slots found taken) keeps to them through the window', breaker: { ...answered, capped_until: iso(10) }, needed: true },
+    { name: 'after the window it goes without again', breaker: { ...answered, capped_until: iso(-1) }, needed: false },
+  ])('$name', ({ breaker, needed, cap = 10 }) => {
+    expect(capNeeded(cap, breaker, NOW)).toBe(needed);
+  });
+
+  it('a mark opens the window; another within its first half writes nothing, a later one renews it', () => {
+    const marked = markedCapped(answered, NOW);
+    expect(marked?.capped_until).toBe(iso(300));
+    expect(markedCapped(marked as BreakerState, at(100))).toBeUndefined();
+    expect(markedCapped(marked as BreakerState, at(200))?.capped_until).toBe(iso(500));
+  });
+
+  it.each([
+    { batches: 100, percent: undefined, tries: 25 },
+    { batches: 20, percent: undefined, tries: 5 },
+    { batches: 2, percent: 25, tries: 1 },
+    { batches: 300, percent: 50, tries: 150 },
+    { batches: 7, percent: 30, tries: 3 },
+  ])('an account may hold $tries tries under slots of $batches batches at $percent%', ({ batches, percent, tries }) => {
+    expect(accountTries(batches, percent)).toBe(tries);
+  });
+
+  it('a delivery over its account share waits 2 to 5 s, spread', () => {
+    expect(accountShareWait(NOW, () => 0)).toEqual(at(2));
+    expect(accountShareWait(NOW, () => 0.999).getTime()).toBe(at(4.997).getTime());
+  });
+
+  it('a success keeps the capped window (a slow answer is still slow)', () => {
+    const slow = { ...answered, consecutive_failures: 1, capped_until: iso(60) };
+    expect(afterSuccess(slow, NOW, DEFAULT_BREAKER)?.next.capped_until).toBe(iso(60));
   });
 });

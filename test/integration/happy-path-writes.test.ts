@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { eventItemKind, eventPartition, readEventPartition } from '../../lambdas/events/record';
+import { PARTITION_LOAD_ENV, readPartitionLoad } from '../../local/partition-load';
+import { gatewayWithSinkForFile } from '../fixtures/gateway';
+import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
+import { eventually } from '../fixtures/sink';
+
+// What a delivery writes (issue 37): a destination that has answered, and answers fast, takes no
+// concurrency slot and no claim; its event's only delivery settles the event in the status item with
+// the try's outcome, one write. A try that runs slow puts the destination back under its slots.
+
+const { call, sink } = gatewayWithSinkForFile({ [PARTITION_LOAD_ENV]: '1' });
+
+/** A reading counts whole seconds: one that starts on a fresh second leaves out what came before. */
+async function freshSecond(): Promise<number> {
+  await new Promise((resolve) => setTimeout(resolve, 1000 - (Date.now() % 1000)));
+  return Date.now();
+}
+
+/** Write units the functions charged since `since`: on the event's own partition, and on any concurrency slot. */
+async function writesSince(since: number, accountId: string, eventId: string) {
+  const load = await readPartitionLoad(['main'], { since });
+  const own = load.partitions.filter((p) => p.index === undefined && p.pk === eventPartition(accountId, eventId));
+  const slots = load.partitions.filter((p) => p.pk.includes('#FLIGHT#'));
+  return { event: own.reduce((sum, p) => sum + p.wcu, 0), slots: slots.reduce((sum, p) => sum + p.wcu, 0) };
+}
+
+describe('the happy path of a delivery', () => {
+  it('at a destination that answers fast: no slot, no claim, the outcome settles the event in one write; a slow try brings the slots back', async () => {
+    let delayMs = 0;
+    sink.respondWith((_request, res) => {
+      setTimeout(() => res.writeHead(200).end('ok'), delayMs);
+    });
+    const { key, accountId, source } = await accountWithSource(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/fast` });
+    await addRoute(call, key, { destination_id: dest.id });
+    const deliver = async (n: number) => {
+      const id = (await ingest(call, source.path_token, JSON.stringify({ n }))).json.data.id as string;
+      await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered', 20_000);
+      return id;
+    };
+
+    // Its first try: a destination that has never answered keeps to its slots.
+    let since = await freshSecond();
+    const first = await deliver(1);
+    expect((await writesSince(since, accountId, first)).slots).toBeGreaterThan(0);
+
+    // Proven: the next event's body, status item and outcome are all it writes (a body under 1 KB).
+    since = await freshSecond();
+    const second = await deliver(2);
+    expect(await writesSince(since, accountId, second)).toEqual({ event: 3, slots: 0 });
+    const items = await readEventPartition(accountId, second);
+    expect(items.map(eventItemKind).sort()).toEqual(['body', 'status']);
+    const detail = await eventDetail(call, key, second);
+    expect(detail.event.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect(detail.attempts).toMatchObject([{ attempt_number: 1, outcome: 'success', response_status: 200, response_body: 'ok' }]);
+
+    // A try still in flight after a second marks the destination: the next try takes a slot again.
+    delayMs = 1500;
+    await deliver(3);
+    delayMs = 0;
+    since = await freshSecond();
+    const fourth = await deliver(4);
+    expect((await writesSince(since, accountId, fourth)).slots).toBeGreaterThan(0);
+  }, 60_000);
+});
