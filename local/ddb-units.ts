@@ -185,7 +185,6 @@ export function itemCategory(key: { pk?: unknown; sk?: unknown }): string {
 /** What the partitions of each kind under an account (`ACCT#<id>#<KIND>#…`) hold; lambdas/store/ and the feature records name them. */
 const ACCOUNT_SUBPARTITIONS: Readonly<Record<string, string>> = {
   EVT: 'event partition',
-  HELD: 'held deliveries of a destination',
   FLIGHT: 'concurrency slot of a destination',
   RATE: 'rate limit of a destination',
   DEDUP: 'dedupe claim',
@@ -201,9 +200,11 @@ export function partitionCategory(index: string | undefined, pk: string): string
   if (index === 'gsi1') return 'list index shard (gsi1)';
   if (index === 'gsi2') return `work index: ${(pk.split('#')[0] ?? pk).toLowerCase()} (gsi2)`;
   if (index) return `${index} partition`;
-  const [head = '', account, kind] = pk.split('#');
+  const [head = '', account, kind, , shard] = pk.split('#');
   if (head === 'ACCT' && account !== undefined) {
     if (kind === undefined) return 'account partition (routing)';
+    // lambdas/store/held-deliveries.ts: the held items in shards (`…#HELD#<destination>#<shard>`), the chain mark beside them.
+    if (kind === 'HELD') return shard === undefined ? 'held chain mark of a destination' : 'held deliveries of a destination (a shard)';
     return ACCOUNT_SUBPARTITIONS[kind] ?? `account ${kind} partition`;
   }
   if (head === 'SOURCETOKEN') return 'source lookup';

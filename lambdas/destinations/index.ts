@@ -3,13 +3,14 @@ import { invalid, Refusal } from '../domain/errors';
 import { awsTargetRefusal, isOwnQueue, mayUseOwnRole, OWN_QUEUE_REFUSAL, OWN_ROLE_REFUSAL, roleArnRefusal, type AwsTarget } from '../domain/aws-targets';
 import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
 import { config } from '../shared/config';
+import { log } from '../shared/log';
 import { newId, newSigningSecret } from '../shared/secrets';
 import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
 import { headerFacts, shownDeliveryHeaders } from '../domain/delivery-headers';
 import { subscribedTypes } from '../domain/portal';
 import { findBreaker, listBreakers, resetBreaker } from '../store/breakers';
 import { heldCount } from '../store/held-deliveries';
-import { startRelease } from '../pipeline/held-deliveries';
+import { sendReleaseBackstop, startRelease } from '../pipeline/held-deliveries';
 import { listEventTypes } from '../event-types/record';
 import { findConnection } from '../aws-connections/record';
 import { connectionUseRefusal } from '../domain/aws-connections';
@@ -215,11 +216,14 @@ export async function changeDestination(current: DestinationRecord, asked: Desti
   if (plan instanceof Refusal) return refused(plan);
   const capped = plan.joinsCustomer === null ? undefined : await capRefusal(accountId, { customer: plan.joinsCustomer, newDestination: false });
   if (capped) return refused(capped);
+  // Switched back on: what it held (paused, or by its breaker) goes now, as after a successful probe;
+  // the backstop, sent before the change, lets it go should the release sent after it be lost.
+  const switchesOn = plan.changes.active === true && !current.active;
+  if (switchesOn) await sendReleaseBackstop(accountId, current.id);
   const destination = await updateDestination(accountId, current.id, { ...plan.changes, updated_at: now.toISOString() });
   if (!destination) return { kind: 'not_found' };
   if (plan.resetBreaker) await resetBreaker(accountId, current.id);
-  // Switched back on: what it held (paused, or by its breaker) goes now, as after a successful probe.
-  if (destination.active && !current.active) await startRelease(accountId, current.id);
+  if (switchesOn) await startReleaseOrLeaveItToBackstop(accountId, current.id);
   if (request.event_types) await subscribeEndpoint(accountId, current.id, request.event_types, now);
   return { kind: 'changed', destination };
 }
@@ -238,8 +242,18 @@ export async function removeDestination(current: DestinationRecord, actor: Desti
   for (const route of (await listRoutes(current.account_id)).filter((r) => r.destination_id === current.id)) {
     await deleteRoute(current.account_id, route.id);
   }
-  await deleteDestination(current.account_id, current.id);
   // What its breaker held goes, and each delivery ends (`destination_deleted`) rather than sleep for good.
-  await startRelease(current.account_id, current.id);
+  await sendReleaseBackstop(current.account_id, current.id);
+  await deleteDestination(current.account_id, current.id);
+  await startReleaseOrLeaveItToBackstop(current.account_id, current.id);
   return { kind: 'deleted' };
+}
+
+/** The change is written and its backstop sent: a release that fails now only delays what it lets go by the backstop's few seconds. */
+async function startReleaseOrLeaveItToBackstop(accountId: string, destinationId: string): Promise<void> {
+  try {
+    await startRelease(accountId, destinationId);
+  } catch (error) {
+    log.warn('release failed: its backstop lets the held deliveries go', { account_id: accountId, destination_id: destinationId }, error);
+  }
 }

@@ -1,11 +1,11 @@
-import { breakerGate, releasePlan, wakeTimes, wakeVerdict, type BreakerState } from '../domain/breaker';
+import { breakerGate, breakerTransition, releasePlan, wakeTimes, wakeVerdict, type BreakerState } from '../domain/breaker';
 import { maxInFlight, slotsToTry } from '../domain/max-in-flight';
 import { enqueueDeliveries, type DeliveryTask, type DestinationTask } from '../adapters/delivery-queue';
 import { log } from '../shared/log';
 import { newId } from '../shared/secrets';
 import { findBreaker } from '../store/breakers';
 import { flightSlotLease, releaseFlightSlot, takeFlightSlot } from '../store/flight-slots';
-import { claimRelease, eachHeld, heldPage, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
+import { chainEnded, chainMarked, claimRelease, eachHeld, HELD_SHARDS, heldPage, markChain, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
 import { destinationRouting } from '../store/routing-table';
 import { findDestination } from '../destinations/record';
 
@@ -18,8 +18,8 @@ import { findDestination } from '../destinations/record';
  * Holding N deliveries costs N parks and N releases, whatever the time they wait.
  *
  * A delivery over its destination's concurrency cap, or for a switched-off destination, is parked
- * the same way. Each concurrency slot's release lets the held delivery due first go, with the slot, so
- * a released page only starts the chain (`releasePlan`).
+ * the same way. Each concurrency slot's release lets a held delivery go (the due first of one shard),
+ * with the slot, so a released page only starts the chain (`releasePlan`).
  */
 
 const taskOf = (accountId: string, destinationId: string, held: HeldDelivery, slot?: number): DeliveryTask => ({
@@ -37,16 +37,15 @@ async function release(accountId: string, destinationId: string, held: readonly 
 }
 
 /**
- * Parks one delivery, then looks once more at what holds it: the breaker may have closed (and released
- * what was held) or come to its probe (and its wake found nothing held), or the destination been
- * switched back on, after the decision to park was made, and a delivery parked after that would sleep
- * until the next one. Then it lets itself go at once.
+ * Parks one delivery held by its open breaker or its switched-off destination. Its task read what
+ * holds it a moment before, and the breaker may close (releasing what was held) or come to its probe
+ * (its wake finding nothing held), or the destination be switched back on, before the park is
+ * written; rather than read the breaker or the destination again for every park, the other side
+ * covers that moment: a close or a switch-on sends a second release a few seconds after the first
+ * (`sendReleaseBackstop`), and a wake that finds nothing held comes back once (`PROBE_FALLBACK_SECONDS`).
  */
-export async function park(task: DeliveryTask, how: Park, now: () => Date): Promise<void> {
-  const { account_id: accountId, destination_id: destinationId } = task;
-  const held = await parkAndSay(task, how);
-  const stillHeld = how.reason === 'paused' ? await isPaused(accountId, destinationId) : breakerGate(await findBreaker(accountId, destinationId), now()).kind === 'wait';
-  if (!stillHeld) await release(accountId, destinationId, [held]);
+export async function park(task: DeliveryTask, how: Park, _now: () => Date): Promise<void> {
+  await parkAndSay(task, how);
 }
 
 /** How a delivery is parked: why, its due time (the release order), when its held item expires, and whether it waited parked before (a released delivery parking again). */
@@ -114,46 +113,68 @@ const RELEASE_ONE_PAGE = 10;
 
 /**
  * A slot was let go (or a delivery handed one found nothing to do with it, or a try that needed none
- * ended after it waited parked): the held delivery due first goes with it, unless another release took it (then the next); a release that finds every held
- * delivery taken has nobody left to let go. What is held is read from the held items themselves
- * (consistent queries: the count beside them can run behind a crash); with nothing held that is one
- * query of nothing.
+ * ended after it waited parked): a held delivery goes with it, the first of a shard (from one taken at
+ * random, so concurrent releases seldom contend) that no other release has taken; a release that
+ * finds every held delivery taken has nobody left to let go. With nothing held the chain mark is off,
+ * and that one read is all it costs; the release that finds every shard empty turns it off
+ * (`chainEnded`).
  */
 export async function passOn(accountId: string, destinationId: string, slot: number | undefined, now: Date): Promise<void> {
-  let gateRead = false;
-  for await (const held of eachHeld(accountId, destinationId, RELEASE_ONE_PAGE)) {
-    // An open breaker holds them now, read consistently (the one a failure just opened counts): its
-    // close releases them, and one let go here would be a try the breaker is there to prevent.
-    if (!gateRead && breakerGate(await findBreaker(accountId, destinationId), now).kind === 'wait') return;
-    gateRead = true;
-    if (!(await claimRelease(accountId, destinationId, held, now))) continue;
-    return release(accountId, destinationId, [held], slot);
+  if (await chainMarked(accountId, destinationId)) await handOn(accountId, destinationId, slot, now);
+}
+
+/** `passOn` once the chain mark was read on. */
+async function handOn(accountId: string, destinationId: string, slot: number | undefined, now: Date): Promise<void> {
+  // An open breaker holds them now, read consistently (the one a failure just opened counts): its
+  // close releases them, and one let go here would be a try the breaker is there to prevent. Read
+  // before the shards: while it is open that is all a release reads besides the mark.
+  if (breakerGate(await findBreaker(accountId, destinationId), now).kind === 'wait') return;
+  for (;;) {
+    let found = false;
+    for await (const held of eachHeld(accountId, destinationId, Math.floor(Math.random() * HELD_SHARDS), RELEASE_ONE_PAGE)) {
+      found = true;
+      if (!(await claimRelease(accountId, destinationId, held, now))) continue;
+      return release(accountId, destinationId, [held], slot);
+    }
+    if (found || (await chainEnded(accountId, destinationId))) return;
   }
 }
 
 /**
  * Parks a delivery over its destination's cap. Every slot's release looks at what the destination
- * holds, so once parked it goes with the next release; it then looks at the slots once more, since
- * those it found taken may all have been let go before it was parked (a slot it takes now is let go
- * at once, which lets the held delivery due first go). A check when the first lease it found ends
- * covers holders that die (their release never comes).
+ * holds while the chain mark is on, which it turns on after its park, so once parked it goes with the
+ * next release; it then looks at the slots once more, since those it found taken may all have been
+ * let go before it was parked: a slot free now is passed on at once, as its release would have, which
+ * lets a held delivery go with it. It reads the slots' leases rather than trying to take them: a take
+ * that fails is a write, on the keys every try of the destination writes. A check when the first
+ * lease it found ends covers holders that die (their release never comes).
  */
-export async function parkOverCap(task: DeliveryTask, how: Park, cap: number, leaseMs: number, now: () => Date): Promise<void> {
+export async function parkOverCap(task: DeliveryTask, how: Park, cap: number, _leaseMs: number, now: () => Date): Promise<void> {
   const { account_id: accountId, destination_id: destinationId } = task;
   await parkAndSay(task, how);
+  await markChain(accountId, destinationId);
   const at = now();
-  const again = await takeSlot(task, cap, at, at.getTime() + leaseMs);
-  if (again.kind === 'taken') return letSlotGo(accountId, destinationId, again.slot, at);
-  const leases = await Promise.all(again.taken.map((slot) => flightSlotLease(accountId, destinationId, slot, at)));
+  const slots = slotsToTry(cap, task.flight_slot, Math.random);
+  const leases = await Promise.all(slots.map((slot) => flightSlotLease(accountId, destinationId, slot, at)));
+  const free = slots.find((_, i) => leases[i] === undefined);
+  // The mark is on (it was just read or set): no need to read it again.
+  if (free !== undefined) return handOn(accountId, destinationId, free, at);
   const firstEnd = Math.min(...leases.map((lease) => lease ?? at.getTime()));
-  const check: DestinationTask = { v: 1, kind: 'slots', account_id: accountId, destination_id: destinationId, slots: again.taken };
+  const check: DestinationTask = { v: 1, kind: 'slots', account_id: accountId, destination_id: destinationId, slots };
   await enqueueDeliveries([check], Math.ceil((firstEnd - at.getTime()) / 1000) + 1);
 }
 
-/** Sends the wakes a breaker write needs (before the write: see `changeBreaker`). */
+/**
+ * Sends the wakes a breaker write needs (before the write: see `changeBreaker`), and for a write that
+ * closes an open breaker the release's backstop: the release sent after the write (`startRelease`)
+ * may fail when the write has taken, and nothing would send it again.
+ */
 export async function scheduleWakes(accountId: string, destinationId: string, before: BreakerState, after: BreakerState, now: Date): Promise<void> {
   const wakes = wakeTimes(before, after);
-  await Promise.all(wakes.map((at) => sendWake(accountId, destinationId, at, now)));
+  await Promise.all([
+    ...wakes.map((at) => sendWake(accountId, destinationId, at, now)),
+    ...(breakerTransition(before, after) === 'recovered' ? [sendReleaseBackstop(accountId, destinationId)] : []),
+  ]);
 }
 
 /** A wake for the instant `at` (its identity: see `wakeVerdict`), sent to arrive at `arrive` (by default `at`). */
@@ -166,9 +187,30 @@ const sendWake = (accountId: string, destinationId: string, at: string, now: Dat
  */
 const PROBE_FALLBACK_SECONDS = 5;
 
-/** Starts letting a destination's held deliveries go (its breaker closed, or it was switched back on). */
+/**
+ * Starts letting a destination's held deliveries go (its breaker closed, or it was switched back on
+ * or deleted), sent once the change is written; `sendReleaseBackstop` before it makes it durable.
+ */
 export const startRelease = (accountId: string, destinationId: string) =>
   enqueueDeliveries([{ v: 1, kind: 'release', account_id: accountId, destination_id: destinationId }], 0);
+
+/**
+ * How long after a change that releases held deliveries its backstop arrives: long enough that the
+ * change, written right after it is sent, is there when it arrives (one that comes before finds the
+ * breaker still open or the destination still off, and does nothing), short enough not to keep them
+ * waiting long when the release sent after the change was lost.
+ */
+const RELEASE_BACKSTOP_SECONDS = 5;
+
+/**
+ * A release sent before a change that lets held deliveries go (a breaker's close, a destination
+ * switched back on or deleted) is written: if the change is never written it finds nothing to
+ * release; if the release sent after it (`startRelease`) fails, this one lets them go, and it finds
+ * a delivery that parked just after the first release read what was held (`park`). When both arrive,
+ * this one is one more page of tries, which the cap parks again if the chain is already going.
+ */
+export const sendReleaseBackstop = (accountId: string, destinationId: string) =>
+  enqueueDeliveries([{ v: 1, kind: 'release', account_id: accountId, destination_id: destinationId }], RELEASE_BACKSTOP_SECONDS);
 
 /** A destination's own task, as it arrives. */
 export async function destinationTaskArrived(task: DestinationTask, now: Date): Promise<void> {
@@ -189,17 +231,23 @@ export async function destinationTaskArrived(task: DestinationTask, now: Date): 
       if (await isPaused(accountId, destinationId)) return;
       // The held delivery due first goes as the probe; if it finds the probe taken, it parks again.
       const first = await heldPage(accountId, destinationId, 1);
-      if (first.length === 0) return;
+      const fallback = new Date(now.getTime() + PROBE_FALLBACK_SECONDS * 1000).toISOString();
+      if (first.length === 0) {
+        // A delivery that read the breaker before its cooldown ended may park just after this look
+        // (`park`): the wake comes back once for it, not again while nothing is held.
+        if (task.at && now.getTime() < Date.parse(task.at) + PROBE_FALLBACK_SECONDS * 1000) await sendWake(accountId, destinationId, task.at, now, fallback);
+        return;
+      }
       await release(accountId, destinationId, first);
-      if (task.at) await sendWake(accountId, destinationId, task.at, now, new Date(now.getTime() + PROBE_FALLBACK_SECONDS * 1000).toISOString());
+      if (task.at) await sendWake(accountId, destinationId, task.at, now, fallback);
     }
   }
 }
 
 /**
  * One page of held deliveries, while the breaker lets them through, or whatever it says once the
- * destination is deleted (each released delivery then ends), then a follow-up page (`releasePlan`). A
- * switched-off destination keeps them until it is switched back on.
+ * destination is deleted (each released delivery then ends), then a follow-up page (`releasePlan`).
+ * A switched-off destination keeps them until it is switched back on.
  */
 async function releasePageOf(accountId: string, destinationId: string, breaker: BreakerState, now: Date): Promise<void> {
   const { destination } = await destinationRouting(accountId, destinationId, { fresh: true });
@@ -207,18 +255,21 @@ async function releasePageOf(accountId: string, destinationId: string, breaker: 
   if (destination && breakerGate(breaker, now).kind !== 'pass') return; // open again: its wake lets the next probe through
   const plan = releasePlan(destination && { rate_limit_per_second: destination.rate_limit_per_second, max_in_flight: maxInFlight(destination) });
   const page = await heldPage(accountId, destinationId, plan.size);
+  const full = page.length === plan.size;
+  // What this page leaves behind goes with the slots of those it lets go.
+  if (full && destination) await markChain(accountId, destinationId);
   if (page.length === 0) return;
   await release(accountId, destinationId, page);
-  if (page.length === plan.size) await enqueueDeliveries([{ v: 1, kind: 'release', account_id: accountId, destination_id: destinationId }], plan.nextInSeconds);
+  if (full) await enqueueDeliveries([{ v: 1, kind: 'release', account_id: accountId, destination_id: destinationId }], plan.nextInSeconds);
 }
 
 /**
- * After the leases a parked delivery found: if one of those slots is free while the destination still
- * holds deliveries and its breaker lets them through, no release came for it (its holder died), and
- * the held delivery due first goes.
+ * After the leases a parked delivery found: if one of those slots is free, no release came for it (its
+ * holder died), and it is passed on as if let go now (`passOn`: a held delivery goes if the chain mark
+ * is on and the breaker lets it). The leases are read first: they are on the slots' keys, the mark is
+ * on the key every release of the destination reads.
  */
 async function slotsCheckArrived(accountId: string, destinationId: string, slots: readonly number[], now: Date): Promise<void> {
-  if ((await heldPage(accountId, destinationId, 1)).length === 0) return;
   for (const slot of slots) {
     if ((await flightSlotLease(accountId, destinationId, slot, now)) === undefined) return passOn(accountId, destinationId, slot, now);
   }

@@ -1,16 +1,25 @@
 import * as z from 'zod/mini';
 import { accountPartition } from './keys';
 import { newId } from '../shared/secrets';
-import { deleteItem, getRawItem, queryEach, queryPage, updateItem } from './table';
+import { deleteItem, getRawItem, putItem, queryCount, queryEach, queryPage, updateItem } from './table';
 
 /**
  * Deliveries parked against their destination while something holds them (its open breaker, its
- * `max_in_flight` cap, or the destination being switched off): one item each, in a
- * partition of the destination's own (never the account partition the routing table is read from),
- * sorted by due time so they are released in that order. No message, timer or read is spent on one
- * while it waits. A count beside them (ADD, so never read before it is written) is what the API
- * shows as `held`.
+ * `max_in_flight` cap, or the destination being switched off): one item each, in partitions of the
+ * destination's own (never the account partition the routing table is read from), sorted by due time
+ * so they are released in that order. No message, timer or read is spent on one while it waits.
+ *
+ * One partition per destination would be a hot key: a held delivery costs 1 WRU to park and 1 to
+ * remove, plus 1 for a slot's release to claim it, and one over the cap may park more than once (~1.8
+ * times at the bench's over-cap rate) — about 5.5 WRU per event, 5,500 a second on one key at 1,000
+ * events/s against ~1,000 a partition serves. Spread by event id over HELD_SHARDS keys that is
+ * 5.5 / 16 ≈ 0.35 WRU per event on a key on average; 16 rather than 8 (0.7) leaves room for a shard
+ * that gets more than its share (a hundred events put 1.2 on the busiest of 8). There is no count
+ * beside them (it would take every park's and release's write on one key): the API counts the items
+ * when it is asked.
  */
+export const HELD_SHARDS = 16;
+
 const heldRecord = z.object({
   event_id: z.string(),
   /** The delivery's due time when it was parked: the release order. */
@@ -23,49 +32,72 @@ const heldRecord = z.object({
 });
 export type HeldDelivery = z.infer<typeof heldRecord>;
 
-const heldPartition = (accountId: string, destinationId: string) => `${accountPartition(accountId)}#HELD#${destinationId}`;
-
-/** A held item as a table scan finds it (the local runtime's queue restore): whose it is, and which event. */
-export function heldItemOf(item: Record<string, unknown>): { accountId: string; destinationId: string; eventId: string } | undefined {
-  if (item.entity !== 'held_delivery') return undefined;
-  const [accountPart, destinationId] = String(item.pk).split('#HELD#');
-  return { accountId: String(accountPart).slice(accountPartition('').length), destinationId: String(destinationId), eventId: String(item.event_id) };
-}
-/** Due times are ISO instants (they start with a digit); the count sorts after every one of them. */
-const COUNT_SK = '~count';
-
-const heldKey = (accountId: string, destinationId: string, held: Pick<HeldDelivery, 'due' | 'event_id'>) => ({
-  pk: heldPartition(accountId, destinationId),
-  sk: `${held.due}#${held.event_id}`,
-});
-const countKey = (accountId: string, destinationId: string) => ({ pk: heldPartition(accountId, destinationId), sk: COUNT_SK });
+const heldBase = (accountId: string, destinationId: string) => `${accountPartition(accountId)}#HELD#${destinationId}`;
+/** Event ids end in a random hex digit: one shard each. */
+const shardOf = (eventId: string) => parseInt(eventId.slice(-1), 16) % HELD_SHARDS;
+const shardPartition = (accountId: string, destinationId: string, shard: number) => `${heldBase(accountId, destinationId)}#${shard}`;
+const shards = () => Array.from({ length: HELD_SHARDS }, (_, shard) => shard);
 
 /**
- * Parks a delivery (again, if it is parked: a new nonce, counted once). `expiresAt`: when its event's
- * items expire (the held item goes with them if it is never released). Returns the park as written.
+ * A held item as a table scan finds it (the local runtime's queue restore): whose it is, and which
+ * event. One from before the shards (no shard in its key) is not one: its delivery is restored a
+ * message, which parks it again in its shard.
+ */
+export function heldItemOf(item: Record<string, unknown>): { accountId: string; destinationId: string; eventId: string } | undefined {
+  if (item.entity !== 'held_delivery') return undefined;
+  const [accountPart, shardPart = ''] = String(item.pk).split('#HELD#');
+  const shardAt = shardPart.lastIndexOf('#');
+  if (shardAt < 0) return undefined;
+  return { accountId: String(accountPart).slice(accountPartition('').length), destinationId: shardPart.slice(0, shardAt), eventId: String(item.event_id) };
+}
+
+const heldKey = (accountId: string, destinationId: string, held: Pick<HeldDelivery, 'due' | 'event_id'>) => ({
+  pk: shardPartition(accountId, destinationId, shardOf(held.event_id)),
+  sk: `${held.due}#${held.event_id}`,
+});
+
+/**
+ * Parks a delivery (again, if it is parked: a new nonce, and a claim on the old park dropped).
+ * `expiresAt`: when its event's items expire (the held item goes with them if it is never released).
+ * Returns the park as written.
  */
 export async function parkDelivery(accountId: string, destinationId: string, park: Omit<HeldDelivery, 'nonce'>, expiresAt: number): Promise<HeldDelivery> {
   const held = { ...park, nonce: newId() };
-  const old = await updateItem(heldKey(accountId, destinationId, held), { set: { entity: 'held_delivery', ...held, expires_at: expiresAt }, remove: ['releasing'] }, { returnValues: 'ALL_OLD' });
-  if (!old) await updateItem(countKey(accountId, destinationId), { add: { held: 1 } });
+  await putItem({ ...heldKey(accountId, destinationId, held), entity: 'held_delivery', ...held, expires_at: expiresAt });
   return held;
 }
 
-const heldQuery = (accountId: string, destinationId: string) => ({
-  KeyConditionExpression: 'pk = :pk AND sk < :count',
-  ExpressionAttributeValues: { ':pk': heldPartition(accountId, destinationId), ':count': COUNT_SK },
+const shardQuery = (accountId: string, destinationId: string, shard: number) => ({
+  KeyConditionExpression: 'pk = :pk',
+  ExpressionAttributeValues: { ':pk': shardPartition(accountId, destinationId, shard) },
   ConsistentRead: true,
 });
 
-/** The destination's held deliveries due first, at most `limit`, read consistently. */
+/**
+ * The destination's held deliveries due first, at most `limit`, read consistently: each shard's first
+ * `limit` merged by due time (a page is the exact global order; pages are rare, one per release).
+ */
 export async function heldPage(accountId: string, destinationId: string, limit: number): Promise<HeldDelivery[]> {
-  const { items } = await queryPage(heldQuery(accountId, destinationId), { limit });
-  return items.map((item) => heldRecord.parse(item));
+  const pages = await Promise.all(shards().map((shard) => queryPage(shardQuery(accountId, destinationId, shard), { limit })));
+  const byDue = (a: HeldDelivery, b: HeldDelivery) => (a.due === b.due ? a.event_id.localeCompare(b.event_id) : a.due.localeCompare(b.due));
+  return pages
+    .flatMap(({ items }) => items.map((item) => heldRecord.parse(item)))
+    .sort(byDue)
+    .slice(0, limit);
 }
 
-/** Every held delivery of the destination in due order, read consistently a page at a time, as far as the caller goes. */
-export async function* eachHeld(accountId: string, destinationId: string, pageSize: number): AsyncGenerator<HeldDelivery> {
-  for await (const item of queryEach(heldQuery(accountId, destinationId), pageSize)) yield heldRecord.parse(item);
+/**
+ * Held deliveries one shard at a time, each in due order, from `firstShard` on round the shards, read
+ * consistently a page at a time, as far as the caller goes. A slot's release takes the first it can
+ * claim: the due order within a shard, not across them, which would cost a query of every shard per
+ * release; each shard holds an even share of the deliveries parked at any time (by event id), so a
+ * delivery waits behind those parked before it in its own shard, about as long as behind all of them.
+ */
+export async function* eachHeld(accountId: string, destinationId: string, firstShard: number, pageSize: number): AsyncGenerator<HeldDelivery> {
+  for (const offset of shards()) {
+    const shard = (firstShard + offset) % HELD_SHARDS;
+    for await (const item of queryEach(shardQuery(accountId, destinationId, shard), pageSize)) yield heldRecord.parse(item);
+  }
 }
 
 /** A claim to let a held delivery go that is older than this was its releaser's last act (it died): another may take it. */
@@ -90,20 +122,50 @@ export async function claimRelease(accountId: string, destinationId: string, hel
   return claimed !== false;
 }
 
-/** Removes released parks (after their messages went out), each only if it was not parked again since; the count drops by those removed. */
+/** Removes released parks (after their messages went out), each only if it was not parked again since. */
 export async function unparkDeliveries(accountId: string, destinationId: string, released: readonly HeldDelivery[]): Promise<void> {
-  const removed = await Promise.all(
-    released.map(async (held) => {
-      const gone = await deleteItem(heldKey(accountId, destinationId, held), { condition: { expression: 'nonce = :nonce', values: { ':nonce': held.nonce } }, returnOld: true });
-      return gone !== false && gone !== undefined;
-    }),
-  );
-  const count = removed.filter(Boolean).length;
-  if (count > 0) await updateItem(countKey(accountId, destinationId), { add: { held: -count } });
+  await Promise.all(released.map((held) => deleteItem(heldKey(accountId, destinationId, held), { condition: { expression: 'nonce = :nonce', values: { ':nonce': held.nonce } } })));
 }
 
-/** How many deliveries the destination holds (the count can run a little behind a crash; never below 0). */
+/**
+ * How many deliveries the destination holds, counted from the held items themselves (a query of each
+ * shard that returns only the count; DynamoDB bills the items it reads, ~1 RCU per 40 held). Only the
+ * API asks, so the cost is paid per look, not per park.
+ */
 export async function heldCount(accountId: string, destinationId: string): Promise<number> {
-  const item = await getRawItem(countKey(accountId, destinationId), false);
-  return Math.max(0, Number(item?.held ?? 0));
+  const counts = await Promise.all(shards().map((shard) => queryCount(shardQuery(accountId, destinationId, shard))));
+  return counts.reduce((sum, n) => sum + n, 0);
+}
+
+/**
+ * The chain mark: on while slots' releases should look for held deliveries to hand their slot to. A
+ * release with nothing held would otherwise query every shard to find that out, on every try; with
+ * the mark it reads one item. A delivery parked over the cap turns it on, after its park (so a
+ * release that reads it off has nothing to miss), and so does a release of held deliveries (what it
+ * leaves behind goes with the slots of those it let go); a release that finds every shard empty turns
+ * it off, then looks once more (`chainEnded`). Deliveries held by an open breaker or a paused
+ * destination need no mark: no slot is let go while they wait, and their release turns it on.
+ */
+const markKey = (accountId: string, destinationId: string) => ({ pk: heldBase(accountId, destinationId), sk: 'CHAIN' });
+
+/** Whether slots' releases should look for held deliveries, read consistently. */
+export async function chainMarked(accountId: string, destinationId: string): Promise<boolean> {
+  return (await getRawItem(markKey(accountId, destinationId)))?.on === true;
+}
+
+/** Turns the chain mark on if it is off: a read, and a write only when it changes. */
+export async function markChain(accountId: string, destinationId: string): Promise<void> {
+  if (!(await chainMarked(accountId, destinationId))) await putItem({ ...markKey(accountId, destinationId), entity: 'held_chain', on: true });
+}
+
+/**
+ * Every shard was found empty: the mark goes off, then the shards are read once more, since a
+ * delivery parked after they were read may have found the mark still on and left it. True when they
+ * are still empty; otherwise the mark is on again and the caller goes on releasing.
+ */
+export async function chainEnded(accountId: string, destinationId: string): Promise<boolean> {
+  await putItem({ ...markKey(accountId, destinationId), entity: 'held_chain', on: false });
+  if ((await heldPage(accountId, destinationId, 1)).length === 0) return true;
+  await putItem({ ...markKey(accountId, destinationId), entity: 'held_chain', on: true });
+  return false;
 }

@@ -264,6 +264,18 @@ export async function* queryEach(query: Query, pageSize?: number): AsyncGenerato
   } while (startKey);
 }
 
+/** How many items a query matches, page after page; only the count comes back (DynamoDB still bills the items read). */
+export async function queryCount(query: Query): Promise<number> {
+  let count = 0;
+  let startKey: StartKey | undefined;
+  do {
+    const out = await documentClient().send(new QueryCommand({ ...query, TableName: tableName(), ExclusiveStartKey: startKey, Select: 'COUNT' }));
+    count += out.Count ?? 0;
+    startKey = out.LastEvaluatedKey;
+  } while (startKey);
+  return count;
+}
+
 /** Every item a query matches, page after page (or the first `max`), on this table. */
 export async function queryAll(query: Query, max = Infinity): Promise<Item[]> {
   const items: Item[] = [];

@@ -1,6 +1,7 @@
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalClients, type LocalClients } from '../../local/aws-clients';
+import { beforeFunctionCalls } from '../../local/sdk-hooks';
 import { bootGatewayWithSink } from '../fixtures/gateway';
 import type { Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
@@ -129,4 +130,63 @@ describe('deliveries held by an open breaker', () => {
     expect(bodies.slice(1).sort()).toEqual(['{"fresh":0}', '{"fresh":1}', '{"fresh":2}', '{"retrying":true}']);
     expect(await eventually(() => health(key, dest.id), (h) => h.held === 0)).toMatchObject({ state: 'healthy', held: 0 });
   }, 120_000);
+});
+
+/**
+ * Fails the first message sent at once that lets a destination's held deliveries go (a release task),
+ * as SQS does when it is unreachable for longer than the SDK's retries: the change that sent it is
+ * written, and nothing the change's own request does can send it again. Returns how many it failed.
+ */
+function loseTheNextRelease(): () => number {
+  let lost = 0;
+  beforeFunctionCalls('lose a release', (_client, command) => {
+    if (lost > 0 || command.constructor.name !== 'SendMessageBatchCommand') return;
+    const entries = (command.input.Entries ?? []) as Array<{ MessageBody?: string; DelaySeconds?: number }>;
+    if (!entries.some((entry) => entry.DelaySeconds === 0 && (JSON.parse(entry.MessageBody ?? '{}') as { kind?: string }).kind === 'release')) return;
+    lost++;
+    throw Object.assign(new Error('SQS unreachable (injected)'), { name: 'ServiceUnavailable', $fault: 'server' });
+  });
+  return () => lost;
+}
+
+describe('release triggers', () => {
+  it('let held deliveries go when the release a switch-on sent is lost', async () => {
+    const { key, source } = await accountWithSource(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/lost-switch-on` });
+    await addRoute(call, key, { destination_id: dest.id });
+    down = false;
+    expect((await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { active: false } })).status).toBe(200);
+    const held: string[] = [];
+    for (let n = 0; n < 3; n++) held.push((await ingest(call, source.path_token, JSON.stringify({ lost: n }))).json.data.id as string);
+    await eventually(() => health(key, dest.id), (h) => h.held === 3);
+
+    const lost = loseTheNextRelease();
+    expect((await call('PATCH', `/v1/destinations/${dest.id}`, { key, body: { active: true } })).status).toBe(200);
+    for (const id of held) await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered', 20_000);
+    expect(lost()).toBe(1);
+    expect(sink.received.filter((r) => r.path === '/lost-switch-on')).toHaveLength(3);
+    expect(await eventually(() => health(key, dest.id), (h) => h.held === 0)).toMatchObject({ state: 'healthy', held: 0 });
+  }, 60_000);
+
+  it('let held deliveries go when the release a recovered breaker sent is lost', async () => {
+    const { key, source } = await accountWithSource(call);
+    const dest = await addDestination(call, key, { url: `${sink.url}/lost-recovery`, retry_schedule: [0] });
+    await addRoute(call, key, { destination_id: dest.id });
+    down = true;
+    const opening: string[] = [];
+    for (let n = 0; n < 3; n++) opening.push((await ingest(call, source.path_token, JSON.stringify({ opening: n }))).json.data.id as string);
+    for (const id of opening) await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'dead_letter');
+    await eventually(() => health(key, dest.id), (h) => h.state === 'open');
+    const held: string[] = [];
+    for (let n = 0; n < 3; n++) held.push((await ingest(call, source.path_token, JSON.stringify({ recovering: n }))).json.data.id as string);
+    await eventually(() => health(key, dest.id), (h) => h.held === 3);
+
+    // The replay goes as the probe; its success closes the breaker, and the release sent after that write is lost.
+    down = false;
+    const lost = loseTheNextRelease();
+    expect((await call('POST', `/v1/events/${opening[0]}/replay`, { key })).status).toBe(202);
+    for (const id of held) await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered', 20_000);
+    expect(lost()).toBe(1);
+    expect(await eventually(() => health(key, dest.id), (h) => h.held === 0)).toMatchObject({ state: 'healthy', held: 0 });
+  }, 60_000);
 });

@@ -165,7 +165,8 @@ describe('what a partition is', () => {
   it.each<[string | undefined, string, string]>([
     [undefined, 'ACCT#a', 'account partition (routing)'],
     [undefined, 'ACCT#a#EVT#e1', 'event partition'],
-    [undefined, 'ACCT#a#HELD#d', 'held deliveries of a destination'],
+    [undefined, 'ACCT#a#HELD#d#5', 'held deliveries of a destination (a shard)'],
+    [undefined, 'ACCT#a#HELD#d', 'held chain mark of a destination'],
     [undefined, 'ACCT#a#FLIGHT#d#3', 'concurrency slot of a destination'],
     [undefined, 'SOURCETOKEN#t', 'source lookup'],
     ['gsi1', 'ACCT#a#EVENTS#inbound#2', 'list index shard (gsi1)'],
