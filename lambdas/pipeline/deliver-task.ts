@@ -327,8 +327,8 @@ async function hold(task: DeliveryTask, held: Hold, clock: () => Date): Promise<
   };
   if (held.reason === 'concurrency') {
     await keepToSlots(task, held.breaker, now);
-    await parkOverCap(task, how, held.cap, LEASE_MS, clock);
-  } else await park(task, how, clock);
+    await parkOverCap(task, how, held.cap, clock);
+  } else await park(task, how);
   return { kind: 'done' };
 }
 
@@ -530,7 +530,12 @@ async function updateBreaker(task: DeliveryTask, claimed: Claimed, succeeded: bo
     return undefined;
   }
   const transition = breakerTransition(written.previous, written.breaker);
-  if (transition === 'recovered') await startRelease(task.account_id, task.destination_id);
+  // The backstop sent before the write (scheduleWakes) lets them go if this release is lost.
+  if (transition === 'recovered') {
+    await startRelease(task.account_id, task.destination_id).catch((error: unknown) =>
+      log.error('release after recovery not sent; its backstop lets the held deliveries go', { account_id: task.account_id, destination_id: task.destination_id }, error),
+    );
+  }
   if (transition) {
     recordBreakerTransition(transition);
     log.warn(transition === 'opened' ? 'destination breaker opened' : 'destination breaker closed', {

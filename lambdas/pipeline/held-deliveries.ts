@@ -44,7 +44,7 @@ async function release(accountId: string, destinationId: string, held: readonly 
  * covers that moment: a close or a switch-on sends a second release a few seconds after the first
  * (`sendReleaseBackstop`), and a wake that finds nothing held comes back once (`PROBE_FALLBACK_SECONDS`).
  */
-export async function park(task: DeliveryTask, how: Park, _now: () => Date): Promise<void> {
+export async function park(task: DeliveryTask, how: Park): Promise<void> {
   await parkAndSay(task, how);
 }
 
@@ -149,7 +149,7 @@ async function handOn(accountId: string, destinationId: string, slot: number | u
  * that fails is a write, on the keys every try of the destination writes. A check when the first
  * lease it found ends covers holders that die (their release never comes).
  */
-export async function parkOverCap(task: DeliveryTask, how: Park, cap: number, _leaseMs: number, now: () => Date): Promise<void> {
+export async function parkOverCap(task: DeliveryTask, how: Park, cap: number, now: () => Date): Promise<void> {
   const { account_id: accountId, destination_id: destinationId } = task;
   await parkAndSay(task, how);
   await markChain(accountId, destinationId);
