@@ -22,7 +22,7 @@ import { SWEEPER_CHECKPOINT_KEY } from '../../lambdas/store/retention';
 import { batchDelete } from '../../lambdas/store/table';
 import { UNIT_ENV } from '../fixtures/apigw';
 import { EVENT_STATUSES } from '../../lambdas/domain/vocabulary';
-import { eventRecord } from '../fixtures/records';
+import { deliveryState, eventRecord } from '../fixtures/records';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const s3 = mockClient(S3Client);
@@ -246,19 +246,39 @@ describe('deleting one event', () => {
     ]);
   });
 
-  it('skips unsettled events, by the consistent read of their status', async () => {
-    const [a, b] = [oldId(3), oldId(2)].sort() as [string, string];
+  it('ends the open deliveries of unsettled events past their window, leaves a try in flight, deletes nothing of them', async () => {
+    const [a, b, c] = [oldId(4), oldId(3), oldId(2)].sort() as [string, string, string];
+    const pkOf = (id: string) => `ACCT#acct-a#EVT#${id}`;
+    const stored = (id: string, deliveries: Record<string, ReturnType<typeof deliveryState>>) => ({
+      ...eventRecord({ id, account_id: 'acct-a', status: 'queued', retention_days: 1, received_at: NOW.toISOString(), deliveries }),
+      pk: pkOf(id),
+      sk: 'EVENT',
+    });
     fakeTable({
       accounts: ['acct-a'],
-      lists: { 'ACCT#acct-a#EVENTS#outbound': [{ id: a }, { id: b }] },
+      lists: { 'ACCT#acct-a#EVENTS#outbound': [{ id: a }, { id: b }, { id: c }] },
       partitions: {
-        [`ACCT#acct-a#EVT#${a}`]: [{ pk: `ACCT#acct-a#EVT#${a}`, sk: 'EVENT', status: 'retry_scheduled' }],
-        [`ACCT#acct-a#EVT#${b}`]: [{ pk: `ACCT#acct-a#EVT#${b}`, sk: 'EVENT', status: 'queued' }],
+        [pkOf(a)]: [stored(a, { 'dst-1': deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: NOW.toISOString() }) })],
+        // Claimed a moment ago by the wall clock the ends are written on: its try's outcome settles it.
+        [pkOf(b)]: [stored(b, { 'dst-2': deliveryState({ status: 'delivering', attempts: 1, claimed_at: new Date().toISOString() }) })],
+        // A status item that is no whole event: nothing is ended on a guess.
+        [pkOf(c)]: [{ pk: pkOf(c), sk: 'EVENT', status: 'queued' }],
       },
     });
     const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0 });
-    expect(report).toMatchObject({ deleted_events: 0, skipped_unsettled: 2, complete: true });
+    expect(report).toMatchObject({ deleted_events: 0, expired_deliveries: 1, failed_accounts: 0, complete: true });
+    const deliveryWrites = ddb
+      .commandCalls(PutCommand)
+      .map((call) => call.args[0].input)
+      .filter((input) => String(input.Item?.sk).startsWith('DLV#'));
+    expect(deliveryWrites).toEqual([
+      expect.objectContaining({
+        Item: expect.objectContaining({ pk: pkOf(a), sk: 'DLV#dst-1', status: 'dead_letter', attempts: 2, end_reason: 'expired', next_attempt_at: null }),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ]);
     expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
+    expect(ddb.commandCalls(DeleteCommand).filter((call) => (call.args[0].input.Key as { sk: string }).sk === 'EVENT')).toHaveLength(0);
   });
 });
 
