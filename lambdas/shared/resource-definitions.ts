@@ -167,7 +167,7 @@ export const METRICS = {
     /** Per destination breaker that opened (consecutive failures) or closed again (a probe succeeded). */
     breakerOpened: 'BreakerOpened',
     breakerRecovered: 'BreakerRecovered',
-    /** Per delivery ended without a try (destination deleted, inactive, or gone); dimension `reason`. */
+    /** Per delivery ended without a try (destination deleted or given away, or its event's window ended); dimension `reason`. */
     deliveryEnded: 'DeliveryEnded',
   },
 } as const;
