@@ -778,7 +778,7 @@ describe('function permissions', () => {
     ['ingest', 'logs|xray|dynamodb|sqs|s3'],
     ['deliver', 'logs|xray|dynamodb|sqs|s3'],
     ['export', 'logs|xray|dynamodb|sqs|s3'],
-    ['sweeper', 'logs|xray|dynamodb|s3'],
+    ['sweeper', 'logs|xray|dynamodb|sqs|s3'],
     ['domainProvisioner', 'logs|xray|dynamodb'],
     ['listen', 'logs|xray|dynamodb'],
   ] as const)('%s: nothing beyond the services %s (in its default policy)', (name, services) => {
@@ -805,8 +805,11 @@ describe('function permissions', () => {
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
   });
 
-  it('sweeper: no SQS', () => {
-    expect(actionsFor(stacks.service.sweeperFunction, 'sqs:')).toEqual([]);
+  it('sweeper: sends to the delivery queue (the notice of a delivery it ended past its window); never receives', () => {
+    const fn = stacks.service.sweeperFunction;
+    expect(actionsFor(fn, 'sqs:')).toEqual(SEND);
+    expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
+    expect(canDo(fn, 'sqs:ReceiveMessage')).toBe(false);
   });
 
   it('ingest: sends to the delivery queue; never receives', () => {

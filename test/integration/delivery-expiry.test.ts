@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handler as sweeper } from '../../lambdas/handlers/sweeper';
+import { runAs } from '../../local/sdk-hooks';
 import { bootGatewayWithSink } from '../fixtures/gateway';
 import { createAccount, typedClient, type Call } from '../fixtures/http-client';
 import { addDestination, addRoute, eventDetail } from '../fixtures/setup';
@@ -29,7 +30,8 @@ beforeAll(async () => {
 });
 afterAll(() => env?.stop());
 
-const runSweeper = (nowMs: number) => sweeper({ time: new Date(nowMs).toISOString() });
+/** As the sweeper function, so its calls are held to its role (local IAM, from the synthesised stack). */
+const runSweeper = (nowMs: number) => runAs('hookgate-sweeper', () => sweeper({ time: new Date(nowMs).toISOString() }));
 
 interface Notice {
   type: string;
