@@ -15,6 +15,11 @@ export const END_REASONS = [
    * retention sweeper before its body and its own item expire, so no delivery outlives its data.
    */
   'expired',
+  /**
+   * Its queue task landed in the delivery DLQ (received `maxReceiveCount` times without being done:
+   * crashes, throttles, a bug), was sent once more by the sweeper, and landed there again.
+   */
+  'task_failed',
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 

@@ -5,6 +5,7 @@ import { accountIdsAfter, readAccountRetention, recordTtlWindow } from '../accou
 import { deleteDedupeIfOwned, setDedupeExpiry } from '../events/dedupe';
 import { changeEvent, deleteSettledStatusItem } from '../events/record';
 import { expireEvent } from './expiry';
+import { takeBackStranded } from './stranded-tasks';
 import {
   clearCheckpoint,
   deleteSideItems,
@@ -47,6 +48,8 @@ export interface SweepOptions {
    * the sweeper deletes it itself (paid). 0 where nothing expires items, as in the local emulator.
    */
   ttlLagSeconds: number;
+  /** The delivery DLQ, whose stranded delivery tasks each run takes back first (`takeBackStranded`); none: skipped. */
+  dlqUrl?: string;
 }
 
 export interface SweepReport {
@@ -63,6 +66,14 @@ export interface SweepReport {
   skipped_unsettled: number;
   /** Events whose items got a new `expires_at` after their account's retention changed. */
   ttl_resynced: number;
+  /** Delivery tasks taken back from the DLQ and sent once more. */
+  dlq_rearmed: number;
+  /** Deliveries ended (`task_failed`) because their task landed in the DLQ again after being sent once more. */
+  dlq_ended: number;
+  /** DLQ messages deleted with nothing waiting on them (their event gone, their delivery ended). */
+  dlq_dropped: number;
+  /** DLQ messages left for the operator: unreadable, or a destination's own task. */
+  dlq_left: number;
   /** Accounts whose sweep failed with an error (logged); they are tried again on the next pass. */
   failed_accounts: number;
   /** True when the pass reached the last account; false when it stopped for time and left a checkpoint. */
@@ -99,10 +110,15 @@ export async function sweepRetention(options: SweepOptions): Promise<SweepReport
       expired_deliveries: 0,
       skipped_unsettled: 0,
       ttl_resynced: 0,
+      dlq_rearmed: 0,
+      dlq_ended: 0,
+      dlq_dropped: 0,
+      dlq_left: 0,
       failed_accounts: 0,
       complete: false,
     },
   };
+  if (options.dlqUrl) await takeBackFromDlq(options.dlqUrl, run);
   const checkpoint = await readCheckpoint();
   let lastDone = checkpoint?.last_account_id ?? null;
   let resume = checkpoint?.cursor ?? null;
@@ -136,6 +152,16 @@ export async function sweepRetention(options: SweepOptions): Promise<SweepReport
   await clearCheckpoint();
   run.report.complete = true;
   return run.report;
+}
+
+/** Stranded tasks first, every run: a failure there is logged and never holds up retention. */
+async function takeBackFromDlq(dlqUrl: string, run: Run): Promise<void> {
+  try {
+    const taken = await takeBackStranded(dlqUrl, run.outOfTime);
+    Object.assign(run.report, { dlq_rearmed: taken.rearmed, dlq_ended: taken.ended, dlq_dropped: taken.dropped, dlq_left: taken.left });
+  } catch (error) {
+    log.error('delivery DLQ not taken back; tried again on the next run', {}, error);
+  }
 }
 
 /** Sweeps one account from `start` (or its beginning). Returns where it stopped, or undefined when done. */

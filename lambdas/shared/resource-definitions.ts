@@ -91,6 +91,8 @@ export const BUCKETS = {
 export const ENV = {
   tableName: 'TABLE_NAME',
   deliveryQueueUrl: 'DELIVERY_QUEUE_URL',
+  /** The delivery DLQ: the sweeper only, which takes stranded delivery tasks back from it. */
+  deliveryDlqUrl: 'DELIVERY_DLQ_URL',
   payloadBucket: 'PAYLOAD_BUCKET',
   exportBucket: 'EXPORT_BUCKET',
   publicUrl: 'HOOKGATE_PUBLIC_URL',

@@ -240,6 +240,11 @@ describe('retention sweep (injected clock)', () => {
       expired_deliveries: 3,
       skipped_unsettled: 0,
       ttl_resynced: 0,
+      // The delivery DLQ is empty: nothing taken back.
+      dlq_rearmed: 0,
+      dlq_ended: 0,
+      dlq_dropped: 0,
+      dlq_left: 0,
       failed_accounts: 0,
       complete: true,
     });

@@ -3,6 +3,7 @@ import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGat
 import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, heldDelivery, inProcessLooks, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { deliveriesToExpire, deliveryExpiry, expiredDelivery, lastTryOf } from '../../lambdas/domain/expiry';
+import { strandedTaskAction, type StrandedTaskInput } from '../../lambdas/domain/stranded-tasks';
 import { capNeeded, markedCapped, maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
 import { carriedWait, faultWaitSeconds, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState } from '../fixtures/records';
@@ -393,5 +394,21 @@ describe('a delivery past its event’s retention window (the sweeper’s expiry
     ['another destination’s tries are not its', [{ destination_id: 'd2', attempt_number: 1 }], undefined],
   ])('last try: %s', (_, attempts, expected) => {
     expect(lastTryOf(attempts, 'd1')?.attempt_number).toBe(expected);
+  });
+});
+
+describe('a delivery task taken from the delivery DLQ', () => {
+  const waiting = deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: iso(-60) });
+  it.each<[string, StrandedTaskInput, ReturnType<typeof strandedTaskAction>]>([
+    ['its delivery still waits: sent once more', { task: { kind: 'delivery', rearmed: false }, delivery: waiting }, { kind: 'rearm' }],
+    ['a claim whose worker crashed is sent once more too', { task: { kind: 'delivery', rearmed: false }, delivery: deliveryState({ status: 'delivering', attempts: 1, claimed_at: iso(-600) }) }, { kind: 'rearm' }],
+    ['back again after being sent once more: its delivery ends', { task: { kind: 'delivery', rearmed: true }, delivery: waiting }, { kind: 'end', reason: 'task_failed' }],
+    ['its delivery ended meanwhile: dropped', { task: { kind: 'delivery', rearmed: false }, delivery: deliveryState({ status: 'delivered', attempts: 1 }) }, { kind: 'drop' }],
+    ['back again, its delivery ended: dropped', { task: { kind: 'delivery', rearmed: true }, delivery: deliveryState({ status: 'dead_letter', attempts: 5 }) }, { kind: 'drop' }],
+    ['its event is gone (retention): dropped', { task: { kind: 'delivery', rearmed: false }, delivery: undefined }, { kind: 'drop' }],
+    ['a destination’s own task: left for the operator', { task: { kind: 'other' }, delivery: undefined }, { kind: 'leave' }],
+    ['a message that does not parse: left for the operator', { task: { kind: 'unreadable' }, delivery: undefined }, { kind: 'leave' }],
+  ])('%s', (_, input, expected) => {
+    expect(strandedTaskAction(input)).toEqual(expected);
   });
 });
