@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { CopyObjectCommand, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -26,6 +27,7 @@ import { deliveryState, eventRecord } from '../fixtures/records';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const s3 = mockClient(S3Client);
+const sqs = mockClient(SQSClient);
 const TABLE = UNIT_ENV.TABLE_NAME;
 const NOW = new Date('2026-03-10T12:00:00.000Z');
 const oldId = (daysAgo: number) => uuidv7(NOW.getTime() - daysAgo * DAY_MS, randomBytes(10));
@@ -37,6 +39,7 @@ beforeAll(() => {
 beforeEach(() => {
   ddb.reset();
   s3.reset();
+  sqs.reset();
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -279,6 +282,18 @@ describe('deleting one event', () => {
     ]);
     expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
     expect(ddb.commandCalls(DeleteCommand).filter((call) => (call.args[0].input.Key as { sk: string }).sk === 'EVENT')).toHaveLength(0);
+  });
+});
+
+describe('the delivery DLQ, read first', () => {
+  it('a DLQ that cannot be read is tried again next run, and never holds up retention', async () => {
+    const id = oldId(3);
+    const pk = `ACCT#acct-a#EVT#${id}`;
+    fakeTable({ accounts: ['acct-a'], lists: { 'ACCT#acct-a#EVENTS#inbound': [{ id }] }, partitions: { [pk]: [{ pk, sk: 'EVENT', status: 'delivered' }] } });
+    sqs.on(ReceiveMessageCommand).rejects(new Error('SQS is having a bad minute'));
+    const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0, dlqUrl: 'https://sqs.local/dlq' });
+    expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(1);
+    expect(report).toMatchObject({ dlq_rearmed: 0, dlq_left: 0, deleted_events: 1, failed_accounts: 0, complete: true });
   });
 });
 
