@@ -6,7 +6,12 @@
  *   month; a request is metered in 512 KB increments)
  * - Lambda: https://aws.amazon.com/lambda/pricing/ (requests; arm64 duration, first 6 billion GB-s a
  *   month; duration is rounded up to 1 ms)
- * - DynamoDB on-demand: https://aws.amazon.com/dynamodb/pricing/on-demand/ (standard table class)
+ * - DynamoDB on-demand: https://aws.amazon.com/dynamodb/pricing/on-demand/ (standard table class;
+ *   request units, and on the same page the two monthly charges on what the table holds, whichever the
+ *   capacity mode: data storage, $0.25 per GB-month after the first 25 GB, each item's bytes plus 100,
+ *   and each global secondary index item's, projected attributes and keys, plus 100; continuous backups
+ *   (point-in-time recovery, on in lib/stateful-stack.ts), $0.20 per GB-month of the table's size,
+ *   which leaves global secondary indexes out)
  * - DynamoDB provisioned capacity: https://aws.amazon.com/dynamodb/pricing/provisioned/ (standard table
  *   class, $0.00065 per WCU-hour and $0.00013 per RCU-hour; the same units as on-demand's request units:
  *   one 1 KB write, one 4 KB strongly consistent read or two eventually consistent ones, per second)
@@ -30,6 +35,8 @@ export const PRICES = {
   dynamoPerReadRequestUnit: 0.125 / 1e6,
   dynamoProvisionedPerWcuHour: 0.00065,
   dynamoProvisionedPerRcuHour: 0.00013,
+  dynamoStoragePerGbMonth: 0.25,
+  dynamoPitrPerGbMonth: 0.2,
   sqsPerRequest: 0.4 / 1e6,
   /** Each 64 KB chunk of a request's payload is billed as one request. */
   sqsChunkBytes: 64 * 1024,
@@ -46,12 +53,26 @@ export const PRICES = {
  * times a day.
  */
 export const PROVISIONED_UTILIZATION = 0.7;
-export const PROVISIONED_PER_WRITE_UNIT = PRICES.dynamoProvisionedPerWcuHour / 3600 / PROVISIONED_UTILIZATION;
-export const PROVISIONED_PER_READ_UNIT = PRICES.dynamoProvisionedPerRcuHour / 3600 / PROVISIONED_UTILIZATION;
+/**
+ * Traffic that swings (a daily peak, bursts): capacity scaled for the peak is paid through the troughs,
+ * and scale-downs are few, so the average use of what is paid sits well under the target.
+ */
+export const PROVISIONED_UTILIZATION_SWINGING = 0.4;
+export const provisionedPerWriteUnit = (utilization: number) => PRICES.dynamoProvisionedPerWcuHour / 3600 / utilization;
+export const provisionedPerReadUnit = (utilization: number) => PRICES.dynamoProvisionedPerRcuHour / 3600 / utilization;
+
+/** DynamoDB bills each item's bytes plus this much, in the table and in each index it projects into. */
+export const DYNAMO_ITEM_STORAGE_OVERHEAD_BYTES = 100;
+/**
+ * How long what a webhook writes is priced as stored (storage and continuous backups): the retention a
+ * customer keeps its events for, of a 30-day month, so each webhook's bytes are paid for one month.
+ */
+export const STORAGE_RETENTION_DAYS = 30;
+export const DAYS_PER_MONTH = 30;
 
 /** CloudWatch Logs bills the event's bytes plus this much metadata per log event. */
 export const LOG_EVENT_OVERHEAD_BYTES = 26;
 
 /** Scheduled runs in a 30-day month: per minute and per hour. */
-export const MINUTES_PER_MONTH = 30 * 24 * 60;
-export const HOURS_PER_MONTH = 30 * 24;
+export const MINUTES_PER_MONTH = DAYS_PER_MONTH * 24 * 60;
+export const HOURS_PER_MONTH = DAYS_PER_MONTH * 24;

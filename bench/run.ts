@@ -18,8 +18,14 @@ import { progress, round } from './lib/stats';
 import { PRICES_AS_OF, PRICE_REGION } from './prices';
 
 const TARGETS = {
-  happy_path_usd: 4.0,
-  happy_path_stretch_usd: 3.0,
+  /**
+   * Issue 37, per million webhooks, priced as moderate traffic runs (deliver batches of 3, the endpoint
+   * answering in 200 ms), storage and point-in-time recovery for a 30-day retention included: the happy
+   * path on-demand and on provisioned capacity at 70% utilisation, and one webhook to 10 destinations.
+   */
+  happy_path_usd: 5.0,
+  happy_path_provisioned_usd: 3.0,
+  fanout_10_usd: 20.0,
   ingest_aws_calls: 2,
   ingest_bundle_kb: 250,
   ingest_import_ms: 150,
@@ -73,8 +79,11 @@ if (unknownSections.length > 0) {
 const runs = (name: SectionName) => chosen.length === 0 || chosen.includes(name);
 
 type Scenario = CostReport & {
+  deliver_batch_size: number;
+  endpoint_ms: number;
   per_million_without_retention_usd: number;
   per_million_provisioned_without_retention_usd: number;
+  per_million_provisioned_swinging_without_retention_usd: number;
   log_bytes_per_webhook_without_retention: number;
   seconds: number;
 };
@@ -243,7 +252,7 @@ async function section<T>(title: string, name: SectionName, timeoutMs: number): 
 
 const cold = await section<ColdResult>('3. cold start (bundle size, import time)', 'cold-start', 240_000);
 const hot = await section<HotResult>('2. hot path (AWS answered instantly)', 'hot-path', 180_000);
-const cost = await section<CostResult>('1. cost per million webhooks', 'cost', 360_000);
+const cost = await section<CostResult>('1. cost per million webhooks', 'cost', 600_000);
 const batch = await section<BatchResult>('5. delivery concurrency in a batch', 'batch', 90_000);
 const e2e = await section<E2EResult>('4. local end to end', 'e2e', 300_000);
 const exported = await section<ExportResult>('6. export of 10,000 events', 'export', 240_000);
@@ -259,6 +268,7 @@ const scenarios = cost?.scenarios ?? {};
 const usd = (name: string) => scenarios[name]?.per_million_usd ?? null;
 const SCENARIOS = [
   'happy_path',
+  'happy_path_best_case',
   'retries_10pct',
   'outbound_single',
   'outbound_batch',
@@ -289,6 +299,11 @@ const results = {
   targets: TARGETS,
   cost_per_million_usd: perScenario((s) => s.per_million_usd, (s) => s.per_million_without_retention_usd),
   cost_per_million_usd_provisioned: perScenario((s) => s.per_million_provisioned_usd, (s) => s.per_million_provisioned_without_retention_usd),
+  cost_per_million_usd_provisioned_40pct: perScenario((s) => s.per_million_provisioned_swinging_usd, (s) => s.per_million_provisioned_swinging_without_retention_usd),
+  /** What each scenario's figures assume: most records per deliver batch, and the endpoint's answer time. */
+  cost_conditions: Object.fromEntries(
+    Object.entries(scenarios).map(([name, s]) => [name, { deliver_batch_size: s.deliver_batch_size, deliver_avg_batch: s.deliver_avg_batch, endpoint_ms: s.endpoint_ms, webhooks: s.webhooks }]),
+  ),
   log_bytes_per_webhook: perScenario((s) => s.log_bytes_per_webhook, (s) => s.log_bytes_per_webhook_without_retention),
   fixed_monthly_usd: cost?.fixed_monthly ?? null,
   cost_breakdown: Object.fromEntries(
@@ -302,6 +317,7 @@ const results = {
         lambda: s.lambda,
         aws_calls_per_webhook: s.aws_calls,
         item_bytes: s.item_bytes,
+        stored_bytes_per_webhook: s.stored_bytes_per_webhook,
         log_bytes_per_webhook: s.log_bytes_per_webhook,
         log_lines_per_webhook: s.log_lines,
         deliver_avg_batch: s.deliver_avg_batch,
@@ -403,20 +419,45 @@ const add = (metric: string, value: string, target = '', status = '') => {
 };
 
 const happy = usd('happy_path');
-/** On-demand / provisioned DynamoDB, and the CloudWatch log bytes of one webhook. */
-const both = (name: string) => {
+const happyProvisioned = scenarios.happy_path?.per_million_provisioned_usd ?? null;
+const fanout = usd('fanout_10');
+/** On-demand / provisioned at 70% and 40% utilisation, and the CloudWatch log bytes of one webhook. */
+const priced = (name: string) => {
   const s = scenarios[name];
-  return s ? `${money(s.per_million_usd)} / ${money(s.per_million_provisioned_usd)}, ${s.log_bytes_per_webhook.toFixed(0)} log B` : 'n/a';
+  return s ? `${money(s.per_million_usd)} / ${money(s.per_million_provisioned_usd)} / ${money(s.per_million_provisioned_swinging_usd)}, ${s.log_bytes_per_webhook.toFixed(0)} log B` : 'n/a';
 };
-add('1. cost / 1M: happy path (1,000 x 2 KB, 1 destination)', both('happy_path'), `<= $${TARGETS.happy_path_usd.toFixed(2)} (stretch $${TARGETS.happy_path_stretch_usd.toFixed(2)})`, verdict(happy === null ? null : happy <= TARGETS.happy_path_usd));
-add('   (on-demand / provisioned at 70%, log bytes per webhook)', '');
+/** The batches a scenario ran at: most and average records, and the endpoint's answer time. */
+const conditions = (name: string) => {
+  const s = scenarios[name];
+  return s ? `batches of ${s.deliver_batch_size} (avg ${s.deliver_avg_batch}), endpoint ${s.endpoint_ms} ms` : '?';
+};
+add(
+  `1. cost / 1M: happy path (2 KB, 1 destination; ${conditions('happy_path')})`,
+  priced('happy_path'),
+  `<= $${TARGETS.happy_path_usd.toFixed(2)} on-demand`,
+  verdict(happy === null ? null : happy <= TARGETS.happy_path_usd),
+);
+add(
+  '   (on-demand / provisioned at 70% / at 40%, log bytes per webhook)',
+  '',
+  `<= $${TARGETS.happy_path_provisioned_usd.toFixed(2)} at 70%`,
+  verdict(happyProvisioned === null ? null : happyProvisioned <= TARGETS.happy_path_provisioned_usd),
+);
+/** Storage and continuous backups of what a webhook leaves in the table, per million. */
+const storageUsd = (s: Scenario) => s.lines.filter((l) => l.unit === 'byte-months').reduce((sum, l) => sum + l.usd_per_million, 0);
+const stored = scenarios.happy_path?.stored_bytes_per_webhook;
+add(
+  '   ... of which storage and PITR, 30 days (bytes stored: table / indexes)',
+  scenarios.happy_path ? `${money(storageUsd(scenarios.happy_path))} (${stored?.table.toFixed(0)} / ${stored?.indexes.toFixed(0)} B)` : 'n/a',
+);
 add('   ... of which retention deletes (sweeper)', money(happy !== null && scenarios.happy_path ? happy - scenarios.happy_path.per_million_without_retention_usd : null));
-add('   10% of deliveries failing twice', both('retries_10pct'));
-add('   with a provider delivery id (de-duplication)', both('happy_path_with_delivery_id'));
-add('   low traffic (one record per deliver batch)', both('happy_path_low_traffic'));
-add('   one webhook to 10 destinations', both('fanout_10'));
-add('   outbound publish, single', both('outbound_single'));
-add('   outbound publish, batch of 100', both('outbound_batch'));
+add(`   low traffic (${conditions('happy_path_low_traffic')})`, priced('happy_path_low_traffic'));
+add(`   best case (${conditions('happy_path_best_case')})`, priced('happy_path_best_case'));
+add('   10% of deliveries failing twice', priced('retries_10pct'));
+add('   with a provider delivery id (de-duplication)', priced('happy_path_with_delivery_id'));
+add('   one webhook to 10 destinations', priced('fanout_10'), `<= $${TARGETS.fanout_10_usd.toFixed(2)} on-demand`, verdict(fanout === null ? null : fanout <= TARGETS.fanout_10_usd));
+add('   outbound publish, single', priced('outbound_single'));
+add('   outbound publish, batch of 100', priced('outbound_batch'));
 add('   fixed monthly (schedules, idle polling)', money(cost?.fixed_monthly.total_usd, ' a month'));
 const calls = hot?.ingest.aws_calls_mean ?? null;
 rowSection = 'hot-path';
@@ -561,14 +602,24 @@ if (happyScenario) {
 
 const notes: string[] = [];
 const pct = (measured: number, target: number) => `${Math.round((measured / target - 1) * 100)}%`;
-if (happy !== null && happyScenario && happy > TARGETS.happy_path_usd) {
+if (happy !== null && happyScenario && (happy > TARGETS.happy_path_usd || (happyProvisioned ?? 0) > TARGETS.happy_path_provisioned_usd)) {
   const items = Object.entries(happyScenario.dynamo_by_item).sort((a, b) => b[1].usd_per_million - a[1].usd_per_million).slice(0, 4);
   const wru = happyScenario.lines.find((l) => l.item === 'write request units')?.quantity ?? 0;
+  const deliver = happyScenario.lambda.deliver;
   notes.push(
-    `Cost: $${happy.toFixed(2)} per million against $${TARGETS.happy_path_usd.toFixed(2)}, over by $${(happy - TARGETS.happy_path_usd).toFixed(2)} (${pct(happy, TARGETS.happy_path_usd)}). ` +
+    `Cost (${conditions('happy_path')}): $${happy.toFixed(2)} per million on-demand against $${TARGETS.happy_path_usd.toFixed(2)} (${pct(happy, TARGETS.happy_path_usd)}), ` +
+      `$${(happyProvisioned ?? 0).toFixed(2)} provisioned at 70% against $${TARGETS.happy_path_provisioned_usd.toFixed(2)} (${pct(happyProvisioned ?? 0, TARGETS.happy_path_provisioned_usd)}). ` +
       `DynamoDB is $${(happyScenario.by_service.DynamoDB ?? 0).toFixed(2)} of it: ${wru.toFixed(1)} write units per webhook, mostly ` +
       items.map(([k, v]) => `${k} $${v.usd_per_million.toFixed(2)}`).join(', ') +
-      `. API Gateway alone is $${(happyScenario.by_service['API Gateway'] ?? 0).toFixed(2)}. See docs/scaling.md for the ranked changes.`,
+      `, and $${storageUsd(happyScenario).toFixed(2)} of storage and PITR. The deliver function is $${(deliver?.usd_per_million ?? 0).toFixed(2)} (p50 ${deliver ? Math.round(deliver.p50_ms) : '?'} ms a batch, most of it waiting for the endpoint). ` +
+      `API Gateway alone is $${(happyScenario.by_service['API Gateway'] ?? 0).toFixed(2)}; the best case (${conditions('happy_path_best_case')}) is ${money(usd('happy_path_best_case'))}. See docs/scaling.md for the ranked changes.`,
+  );
+}
+if (fanout !== null && fanout > TARGETS.fanout_10_usd) {
+  const f = scenarios.fanout_10;
+  notes.push(
+    `Fan-out (${conditions('fanout_10')}): $${fanout.toFixed(2)} per million webhooks to 10 destinations against $${TARGETS.fanout_10_usd.toFixed(2)} (${pct(fanout, TARGETS.fanout_10_usd)}): ` +
+      `DynamoDB $${(f?.by_service.DynamoDB ?? 0).toFixed(2)}, Lambda $${(f?.by_service.Lambda ?? 0).toFixed(2)}, SQS $${(f?.by_service.SQS ?? 0).toFixed(2)}.`,
   );
 }
 if (calls !== null && calls > TARGETS.ingest_aws_calls) notes.push(`Ingest makes ${calls} AWS calls on a warm function, ${round(calls - TARGETS.ingest_aws_calls, 2)} over the target of ${TARGETS.ingest_aws_calls}.`);

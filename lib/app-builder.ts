@@ -46,6 +46,11 @@ export interface BuildAppOptions {
   readonly deliverMaxConcurrency?: number;
   /** Seconds the deliver mapping gathers a batch before it invokes (0 to 300). @default DELIVERY_QUEUE.batchingWindowSeconds */
   readonly deliverBatchingWindowSeconds?: number;
+  /**
+   * Percent of the deliver batches one account's tries under concurrency slots (slow, failing or new
+   * destinations) may hold at once (1 to 100). @default DEFAULT_ACCOUNT_SHARE_PERCENT (25)
+   */
+  readonly deliverAccountSharePercent?: number;
   /** `closed` refuses `POST /v1/accounts`; an operator then creates accounts with `npm run create-account`. @default 'open' */
   readonly signup?: 'open' | 'closed';
   /** Most endpoints one customer of an account may have. @default 20 */
@@ -128,6 +133,7 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     logRetention,
     deliverMaxConcurrency: opts.deliverMaxConcurrency,
     deliverBatchingWindowSeconds: opts.deliverBatchingWindowSeconds,
+    deliverAccountSharePercent: opts.deliverAccountSharePercent,
     signup: opts.signup,
     maxEndpointsPerCustomer: opts.maxEndpointsPerCustomer,
     maxEndpointsPerAccount: opts.maxEndpointsPerAccount,

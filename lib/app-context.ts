@@ -18,6 +18,8 @@ export function optionsFromContext(app: App): BuildAppOptions {
     deliverMaxConcurrency: context.wholeNumber('deliverMaxConcurrency'),
     // e.g. -c deliverBatchingWindowSeconds=0 (every message invokes at once: lowest latency, most invocations)
     deliverBatchingWindowSeconds: context.wholeNumber('deliverBatchingWindowSeconds'),
+    // e.g. -c deliverAccountSharePercent=50 (one account's slow tries may hold half the deliver batches)
+    deliverAccountSharePercent: context.wholeNumber('deliverAccountSharePercent'),
     // -c signup=closed: no open sign-up; accounts come from `npm run create-account`
     signup: context.oneOf('signup', ['open', 'closed'] as const),
     // e.g. -c maxEndpointsPerCustomer=50 -c maxEndpointsPerAccount=50000

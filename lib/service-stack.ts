@@ -13,6 +13,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../lambdas/domain/backoff';
 import { MAX_MESSAGE_DELAY_SECONDS } from '../lambdas/domain/queue-wait';
+import { accountTries, DEFAULT_ACCOUNT_SHARE_PERCENT } from '../lambdas/domain/max-in-flight';
 import { Alarms } from './constructs/alarms';
 import { Dashboard } from './constructs/dashboard';
 import { DeployTrigger } from './constructs/deploy-trigger';
@@ -41,6 +42,8 @@ export interface ServiceStackProps extends StackProps {
   readonly deliverMaxConcurrency?: number;
   /** Seconds the deliver mapping gathers a batch before it invokes (0 to 300). @default DELIVERY_QUEUE.batchingWindowSeconds */
   readonly deliverBatchingWindowSeconds?: number;
+  /** Percent of the deliver batches one account's tries under slots may hold (1 to 100). @default DEFAULT_ACCOUNT_SHARE_PERCENT */
+  readonly deliverAccountSharePercent?: number;
   /** `closed`: `POST /v1/accounts` answers 403 and an operator creates accounts (`npm run create-account`). @default 'open' */
   readonly signup?: 'open' | 'closed';
   /** Most endpoints (destinations) one customer of an account may have. @default unset: the handlers' default, 20 */
@@ -258,9 +261,10 @@ export class ServiceStack extends Stack {
       memorySize: 512,
       reservedConcurrency: reservedConcurrency('ingestReservedConcurrency', props.ingestReservedConcurrency),
     });
-    // Source lookup, dedupe claim and event write; then the first delivery tasks; bodies over
-    // the inline limit go to S3 (PutObject only: ingest never reads a payload back).
-    grantTable(this.ingestFunction, table, []);
+    // Source lookup, routing (the destinations routes name, in batch gets), dedupe claim and event
+    // write; then the first delivery tasks; bodies over the inline limit go to S3 (PutObject only:
+    // ingest never reads a payload back).
+    grantTable(this.ingestFunction, table, ['dynamodb:BatchGetItem']);
     deliveryQueue.grantSendMessages(this.ingestFunction.fn);
     grantObjects(this.ingestFunction, payloadBucket, ['s3:PutObject', 's3:DeleteObject']);
 
@@ -277,6 +281,7 @@ export class ServiceStack extends Stack {
       memorySize: 512,
       reservedConcurrency: deliverReservedConcurrency(props.deliverReservedConcurrency, deliverBatches),
     });
+    this.deliverFunction.fn.addEnvironment(ENV.accountTries, String(accountTries(deliverBatches, accountShare(props.deliverAccountSharePercent))));
     // Its three items (body, delivery, status) in one batch get; claims, attempts and breakers; the body when it is in S3. Consuming includes
     // ChangeMessageVisibility (short waits); a longer wait is a new delayed message, hence the send.
     grantTable(this.deliverFunction, table, ['dynamodb:BatchGetItem']);
@@ -662,6 +667,13 @@ function deliverConcurrency(requested: number | undefined): number {
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new Error(`deliverMaxConcurrency must be a whole number from ${min} to ${max}, got ${value}`);
   }
+  return value;
+}
+
+/** An account's share of the deliver batches, in percent, refused at synth outside 1 to 100. */
+function accountShare(requested: number | undefined): number {
+  const value = requested ?? DEFAULT_ACCOUNT_SHARE_PERCENT;
+  if (!Number.isInteger(value) || value < 1 || value > 100) throw new Error(`deliverAccountSharePercent must be a whole number from 1 to 100, got ${value}`);
   return value;
 }
 

@@ -17,6 +17,7 @@
  * nothing when no projected attribute changes.
  */
 import { TABLE } from '../lambdas/shared/resource-definitions';
+import { ACCOUNT_SK, routingPrefix } from '../lambdas/store/keys';
 
 type Item = Record<string, unknown>;
 
@@ -105,6 +106,14 @@ function projectInto(index: IndexDefinition, item: Item | undefined): Item | und
   return projected;
 }
 
+/** The item as each GSI it projects into stores it, for what the indexes hold (storage, not units). */
+export function indexItems(item: Item | undefined): Array<{ index: string; item: Item }> {
+  return INDEXES.flatMap((index) => {
+    const projected = projectInto(index, item);
+    return projected ? [{ index: index.indexName, item: projected }] : [];
+  });
+}
+
 function sameValue(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (a instanceof Uint8Array && b instanceof Uint8Array) return Buffer.from(a).equals(Buffer.from(b));
@@ -163,7 +172,8 @@ export function itemCategory(key: { pk?: unknown; sk?: unknown }): string {
     return 'event partition';
   }
   if (pk.startsWith('ACCT#')) {
-    if (sk === 'ACCOUNT' || sk.startsWith('DEST#') || sk.startsWith('ROUTE#')) return 'routing (account/dest/route)';
+    if (sk === ACCOUNT_SK || sk.startsWith(routingPrefix.destinations) || sk.startsWith(routingPrefix.routes)) return 'routing (account/dest/route)';
+    if (sk.startsWith(routingPrefix.breakers)) return 'breaker';
     if (sk.startsWith('APIKEY#')) return 'api key';
     if (sk.startsWith('EXPORT#')) return 'export job';
     return 'account partition';

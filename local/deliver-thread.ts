@@ -15,7 +15,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, skipSigning } from './aws-clients';
 import { countCallsIfEnabled } from './call-counts';
 import { meterPartitionLoadIfEnabled } from './partition-load';
 import { importHandlers, skipHandlerSigning, type SqsHandler } from './handlers';
-import { startSqsPoller, type SqsPoller, type SqsPollerOptions } from './sqs-poller';
+import { startSqsPoller, validBatchSize, type SqsPoller, type SqsPollerOptions } from './sqs-poller';
 import { failedMessage, heapAfterGc, startWorker } from './worker-thread';
 import { enforceIam } from './iam/enforce';
 import { runAs } from './sdk-hooks';
@@ -28,7 +28,7 @@ export type DeliverThreadData = Omit<SqsPollerOptions, 'client' | 'handler' | 'l
 export async function startDeliverThread(data: DeliverThreadData): Promise<SqsPoller & { thread: Worker; heap(): Promise<HeapInfo> }> {
   // The handler's log lines and metric documents go where the other handlers' go: this thread's console.
   const { worker, close, heap } = await startWorker(new URL('./deliver-worker.ts', import.meta.url), data, 'deliver', { consoleOutput: true });
-  return { stop: close, thread: worker, heap };
+  return { stop: close, thread: worker, heap, setBatchSize: (size) => worker.postMessage({ type: 'batch-size', size: validBatchSize(size) }) };
 }
 
 export async function runDeliverThread(port: MessagePort, data: DeliverThreadData): Promise<void> {
@@ -51,8 +51,10 @@ export async function runDeliverThread(port: MessagePort, data: DeliverThreadDat
   const handler = deliver;
   // The event source mapping receives and deletes with the deliver function's role.
   const poller = runAs(options.functionName ?? 'hookgate-deliver', () => startSqsPoller({ ...options, client, handler }));
-  port.on('message', (message: { type: string }) => {
-    if (message.type === 'heap') {
+  port.on('message', (message: { type: string; size?: number }) => {
+    if (message.type === 'batch-size' && message.size !== undefined) {
+      poller.setBatchSize(message.size);
+    } else if (message.type === 'heap') {
       port.postMessage({ type: 'heap', heap: heapAfterGc() });
     } else if (message.type === 'close') {
       void poller.stop().then(() => {

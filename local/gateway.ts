@@ -5,6 +5,7 @@ import type { HeapInfo } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 import { resolve } from 'node:path';
 import { DELIVERY_QUEUE, ENV } from '../lambdas/shared/resource-definitions';
+import { accountTries } from '../lambdas/domain/max-in-flight';
 import { LAMBDA_PAYLOAD_LIMIT_BYTES } from '../lambdas/domain/payload-limits';
 import { toApiGatewayEvent, writeApiGatewayResult } from './apigw-event';
 import { createLocalClients, LOCAL_ACCOUNT_ID, LOCAL_REGION, type EmulatorEndpoints } from './aws-clients';
@@ -115,6 +116,12 @@ export interface Gateway {
    * it has a thread of its own.
    */
   heaps(): Promise<ThreadHeaps>;
+  /**
+   * The deliver event source mapping's BatchSize from now on (DELIVERY_QUEUE.batchSize at start), as
+   * UpdateEventSourceMapping sets it: the benchmark prices batches of 1 and 3, what the mapping hands
+   * the function at low and moderate traffic.
+   */
+  setDeliverBatchSize(size: number): void;
   close(): Promise<void>;
 }
 
@@ -304,6 +311,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       [ENV.listenEndpoint]: listenServer.endpoint,
       AWS_ENDPOINT_URL_LAMBDA: invoke.endpoint,
       [ENV.exportFunctionName]: EXPORT_FUNCTION,
+      // An account's share of this gateway's deliver batches, as the stack derives it from the mapping's.
+      [ENV.accountTries]: String(accountTries(opts.deliverConcurrency ?? DELIVERY_QUEUE.maxConcurrency)),
       ...opts.env,
       // In the environment, so that the deliver thread, which copies it, throttles the same calls.
       ...(opts.throttles ? { [THROTTLES_ENV]: JSON.stringify(opts.throttles) } : {}),
@@ -344,7 +353,12 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       emulators: await emulators.heap(),
       ...(deliverHeap && { deliver: await deliverHeap() }),
     });
-    return { url, listenUrl: listenServer.url, port, dataDir, endpoints, resources, startupRuns, threads, heaps, close: () => (closing ??= close()) };
+    const poller = background.poller;
+    const setDeliverBatchSize = (size: number) => {
+      if (!poller) throw new Error('no deliver handler runs in this gateway');
+      poller.setBatchSize(size);
+    };
+    return { url, listenUrl: listenServer.url, port, dataDir, endpoints, resources, startupRuns, threads, heaps, setDeliverBatchSize, close: () => (closing ??= close()) };
   } catch (err) {
     await close();
     throw err;

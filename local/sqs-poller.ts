@@ -38,6 +38,11 @@ export interface SqsPollerOptions {
 export interface SqsPoller {
   /** Stops polling and waits for the batches in flight; messages not yet handed out stay in the queue. */
   stop(): Promise<void>;
+  /**
+   * Most records a batch holds from now on, as UpdateEventSourceMapping's BatchSize changes it on a
+   * running mapping: batches already handed out keep theirs.
+   */
+  setBatchSize(size: number): void;
 }
 
 interface Waiting {
@@ -71,6 +76,11 @@ export class FairScheduler {
   constructor(
     private readonly options: { concurrency: number; groupConcurrency: number; batchSize: number },
   ) {}
+
+  /** Batches handed out from now on hold at most `size` messages. */
+  setBatchSize(size: number): void {
+    this.options.batchSize = size;
+  }
 
   /** Messages received and not yet handed out. */
   get waiting(): number {
@@ -195,7 +205,6 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
     queueUrl,
     queueArn,
     handler,
-    batchSize,
     functionName = 'sqs-consumer',
     timeoutMs = 60_000,
     visibilityTimeoutMs = 6 * timeoutMs,
@@ -204,8 +213,9 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
   } = options;
   const concurrency = Math.max(1, options.concurrency ?? 1);
   const groupConcurrency = Math.min(concurrency, Math.max(1, options.groupConcurrency ?? Math.ceil(concurrency / 2)));
-  const lookahead = Math.max(batchSize, options.lookahead ?? 10 * concurrency * batchSize);
-  const scheduler = new FairScheduler({ concurrency, groupConcurrency, batchSize });
+  const lookaheadFor = (batchSize: number) => Math.max(batchSize, options.lookahead ?? 10 * concurrency * batchSize);
+  let lookahead = lookaheadFor(validBatchSize(options.batchSize));
+  const scheduler = new FairScheduler({ concurrency, groupConcurrency, batchSize: options.batchSize });
   const running = new Set<Promise<void>>();
   const abort = new AbortController();
   let wake: (() => void) | undefined;
@@ -316,5 +326,15 @@ export function startSqsPoller(options: SqsPollerOptions): SqsPoller {
       await receiving;
       await Promise.all(running);
     },
+    setBatchSize: (size) => {
+      scheduler.setBatchSize(validBatchSize(size));
+      lookahead = lookaheadFor(size);
+    },
   };
+}
+
+/** `size`, when it is a batch size an event source mapping accepts; throws otherwise. */
+export function validBatchSize(size: number): number {
+  if (!Number.isInteger(size) || size < 1) throw new Error(`an event source mapping's batch size is a whole number from 1: ${size}`);
+  return size;
 }

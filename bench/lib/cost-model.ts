@@ -6,9 +6,21 @@
  * mapping's ReceiveMessage (one per deliver batch) and DeleteMessageBatch (one per batch with a record
  * to delete), and the log bytes API Gateway adds around the handlers' own lines. Lambda adds none: its
  * system log level is WARN (lib/constructs/hookgate-function.ts), so no START, END or REPORT lines.
+ *
+ * Billed by the month rather than by the request: what the webhooks left in the table (the meter's net
+ * stored bytes, indexes included), as storage and point-in-time recovery for STORAGE_RETENTION_DAYS.
  */
-import { LOG_EVENT_OVERHEAD_BYTES, PRICES, PROVISIONED_PER_READ_UNIT, PROVISIONED_PER_WRITE_UNIT } from '../prices';
-import type { AwsCall, Invocation, LogTally } from './meter';
+import {
+  DAYS_PER_MONTH,
+  LOG_EVENT_OVERHEAD_BYTES,
+  PRICES,
+  PROVISIONED_UTILIZATION,
+  PROVISIONED_UTILIZATION_SWINGING,
+  provisionedPerReadUnit,
+  provisionedPerWriteUnit,
+  STORAGE_RETENTION_DAYS,
+} from '../prices';
+import type { AwsCall, Invocation, LogTally, StoredBytes } from './meter';
 import { percentile } from './stats';
 
 export interface MeterSnapshot {
@@ -16,6 +28,8 @@ export interface MeterSnapshot {
   calls: AwsCall[];
   logs: Map<string, LogTally>;
   itemSizes?: Map<string, { count: number; bytes: number; max: number }>;
+  /** What the webhooks left stored (Meter.stored); without it nothing is charged for storage. */
+  stored?: StoredBytes;
 }
 
 /**
@@ -65,6 +79,10 @@ export interface CostReport {
   per_million_usd: number;
   /** The same, with DynamoDB's units on provisioned capacity at PROVISIONED_UTILIZATION. */
   per_million_provisioned_usd: number;
+  /** ...and at PROVISIONED_UTILIZATION_SWINGING. */
+  per_million_provisioned_swinging_usd: number;
+  /** Bytes each webhook leaves stored for STORAGE_RETENTION_DAYS, as DynamoDB bills them. */
+  stored_bytes_per_webhook: StoredBytes;
   by_service: Record<string, number>;
   lines: CostLine[];
   /** Per webhook, by function and operation. */
@@ -147,7 +165,17 @@ export function costReport(snapshot: MeterSnapshot, webhooks: number, memoryMb: 
   line('DynamoDB', 'write request units', wru, 'WRU', wru * PRICES.dynamoPerWriteRequestUnit);
   line('DynamoDB', 'read request units', rru, 'RRU', rru * PRICES.dynamoPerReadRequestUnit);
   const dynamoOnDemand = perMillion(unitsUsd({ rru, wru }));
-  const dynamoProvisioned = perMillion(rru * PROVISIONED_PER_READ_UNIT + wru * PROVISIONED_PER_WRITE_UNIT);
+  const dynamoProvisioned = (utilization: number) => perMillion(rru * provisionedPerReadUnit(utilization) + wru * provisionedPerWriteUnit(utilization));
+
+  // What the webhooks left in the table, kept for the retention whatever the capacity mode: storage
+  // of the table and its indexes, and continuous backups of the table alone.
+  const stored = snapshot.stored ?? { table: 0, indexes: 0 };
+  const months = STORAGE_RETENTION_DAYS / DAYS_PER_MONTH;
+  const byteMonths = (bytes: number) => Math.max(0, bytes) * months;
+  const gbMonths = (bytes: number) => byteMonths(bytes) / 1024 ** 3;
+  line('DynamoDB', `storage, table (${STORAGE_RETENTION_DAYS} days)`, byteMonths(stored.table), 'byte-months', gbMonths(stored.table) * PRICES.dynamoStoragePerGbMonth);
+  line('DynamoDB', `storage, indexes (${STORAGE_RETENTION_DAYS} days)`, byteMonths(stored.indexes), 'byte-months', gbMonths(stored.indexes) * PRICES.dynamoStoragePerGbMonth);
+  line('DynamoDB', `point-in-time recovery (${STORAGE_RETENTION_DAYS} days)`, byteMonths(stored.table), 'byte-months', gbMonths(stored.table) * PRICES.dynamoPitrPerGbMonth);
 
   // SQS: the handlers' own requests, plus the event source mapping's receives and deletes.
   const sqsByOp = new Map<string, number>();
@@ -199,7 +227,9 @@ export function costReport(snapshot: MeterSnapshot, webhooks: number, memoryMb: 
   return {
     webhooks,
     per_million_usd: round(perMillionUsd),
-    per_million_provisioned_usd: round(perMillionUsd - dynamoOnDemand + dynamoProvisioned),
+    per_million_provisioned_usd: round(perMillionUsd - dynamoOnDemand + dynamoProvisioned(PROVISIONED_UTILIZATION)),
+    per_million_provisioned_swinging_usd: round(perMillionUsd - dynamoOnDemand + dynamoProvisioned(PROVISIONED_UTILIZATION_SWINGING)),
+    stored_bytes_per_webhook: { table: round(perWebhook(stored.table), 1), indexes: round(perWebhook(stored.indexes), 1) },
     by_service: byService,
     lines,
     aws_calls: awsCalls,

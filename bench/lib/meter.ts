@@ -7,6 +7,8 @@
  * benchmark starts from an empty table and every write goes through this middleware, so the shadow
  * always holds the item a write replaces. UpdateItem's new image is read back when the call did not
  * ask for it. dynalite's own ReturnConsumedCapacity (table only, no indexes) is recorded next to ours.
+ * The shadow also gives the bytes each write adds to (or takes from) what the table and its indexes
+ * store, which the cost model bills as storage.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
@@ -16,11 +18,12 @@ import type { Context } from 'aws-lambda';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { documentClient } from '../../lambdas/store/client';
 import { s3Client } from '../../lambdas/adapters/s3';
-import { indexWrites, itemCategory, itemSize, keyOf, readUnits, writeUnits } from '../../local/ddb-units';
+import { indexItems, indexWrites, itemCategory, itemSize, keyOf, readUnits, writeUnits } from '../../local/ddb-units';
+import { DYNAMO_ITEM_STORAGE_OVERHEAD_BYTES } from '../prices';
 
 type Item = Record<string, unknown>;
 
-interface Units {
+export interface Units {
   rru: number;
   wru: number;
 }
@@ -51,6 +54,12 @@ export interface Invocation {
   failures?: number;
   /** Bytes of the received messages (deliver), for the modelled ReceiveMessage. */
   receivedBytes?: number;
+}
+
+/** Bytes DynamoDB bills as stored (each item's size plus its overhead), in the table and in its indexes. */
+export interface StoredBytes {
+  table: number;
+  indexes: number;
 }
 
 export interface LogTally {
@@ -84,6 +93,11 @@ export class Meter {
   logs = new Map<string, LogTally>();
   /** Sizes of the items written, by kind: count, total and largest bytes. */
   itemSizes = new Map<string, { count: number; bytes: number; max: number }>();
+  /**
+   * What the writes since the last reset added to the bytes stored (net: an item deleted gives its
+   * bytes back), so a scenario's figure is what its webhooks leave in the table for their retention.
+   */
+  stored: StoredBytes = { table: 0, indexes: 0 };
   /** Invocations running now, by function. */
   readonly inFlight = new Map<string, number>();
   /** When false the middleware passes calls through untouched (no units, no shadow). */
@@ -98,6 +112,7 @@ export class Meter {
     this.calls = [];
     this.logs = new Map();
     this.itemSizes = new Map();
+    this.stored = { table: 0, indexes: 0 };
   }
 
   /** Adds the middleware to the handlers' own clients. Call after the gateway has set process.env. */
@@ -259,14 +274,9 @@ export class Meter {
         add(call.byCategory, category, { rru: units });
         break;
       }
-      case 'BatchGetItem': {
-        const requested = (input.RequestItems ?? {}) as Record<string, { ConsistentRead?: boolean }>;
-        const responses = (output?.Responses ?? {}) as Record<string, Item[]>;
-        for (const [name, items] of Object.entries(responses)) {
-          for (const item of items) add(call.byCategory, itemCategory(item), { rru: readUnits(itemSize(item), requested[name]?.ConsistentRead === true) });
-        }
+      case 'BatchGetItem':
+        for (const [category, units] of Object.entries(batchGetUnits(input, output))) add(call.byCategory, category, units);
         break;
-      }
       case 'PutItem':
         this.write(call, input.Item as Item, failed ? 'failed' : 'put');
         break;
@@ -328,9 +338,45 @@ export class Meter {
     }
     add(call.byCategory, category, { wru: writeUnits(Math.max(itemSize(before), itemSize(after))) });
     for (const write of indexWrites(before, after)) add(call.byCategory, INDEX_LABEL[write.index] ?? write.index, { wru: write.units });
+    this.store(before, -1);
+    this.store(after, 1);
     if (after) this.shadow.set(key, after);
     else this.shadow.delete(key);
   }
+
+  private store(item: Item | undefined, sign: 1 | -1): void {
+    const bytes = storedBytes(item);
+    this.stored.table += sign * bytes.table;
+    this.stored.indexes += sign * bytes.indexes;
+  }
+}
+
+/** What DynamoDB bills as stored for one item: in the table, and in the indexes it projects into. */
+export function storedBytes(item: Item | undefined): StoredBytes {
+  if (!item) return { table: 0, indexes: 0 };
+  return {
+    table: itemSize(item) + DYNAMO_ITEM_STORAGE_OVERHEAD_BYTES,
+    indexes: indexItems(item).reduce((sum, { item: projected }) => sum + itemSize(projected) + DYNAMO_ITEM_STORAGE_OVERHEAD_BYTES, 0),
+  };
+}
+
+/**
+ * A BatchGetItem's read units by item kind: each item found as a GetItem of it, and each key that
+ * found no item (neither answered nor left unprocessed) the least a read costs, under `<kind> (not found)`.
+ */
+export function batchGetUnits(input: Item, output: Item | undefined): Record<string, Units> {
+  const units: Record<string, Units> = {};
+  const requested = (input.RequestItems ?? {}) as Record<string, { Keys?: Item[]; ConsistentRead?: boolean }>;
+  const responses = (output?.Responses ?? {}) as Record<string, Item[]>;
+  const unprocessed = (output?.UnprocessedKeys ?? {}) as typeof requested;
+  for (const [name, { Keys = [], ConsistentRead }] of Object.entries(requested)) {
+    const consistent = ConsistentRead === true;
+    const found = responses[name] ?? [];
+    for (const item of found) add(units, itemCategory(item), { rru: readUnits(itemSize(item), consistent) });
+    const answered = new Set([...found, ...(unprocessed[name]?.Keys ?? [])].map(keyOf));
+    for (const key of Keys) if (!answered.has(keyOf(key))) add(units, `${itemCategory(key)} (not found)`, { rru: readUnits(0, consistent) });
+  }
+  return units;
 }
 
 function queryCategory(input: Item, items: Item[]): string {

@@ -1,12 +1,13 @@
 import * as z from 'zod/mini';
 import { PLANS } from '../domain/plans';
+import { changeEntry, trimmedLog, type RoutingChange } from '../domain/routing-changes';
 import { accountKey } from '../store/keys';
 import { defineEntity } from '../store/entity';
-import { forgetRoutingTable } from '../store/routing-cache';
+import { forgetDestinationRouting, forgetRoutingTable, rememberStamp } from '../store/routing-cache';
 import { getItem, INDEX, ITEM_EXISTS, queryEach, updateItem } from '../store/table';
 
 /** An account as stored: the tenant every other item is scoped to. */
-export const accountRecord = z.object({
+const accountRecord = z.object({
   id: z.string(),
   name: z.nullable(z.string()),
   plan: z.enum(PLANS),
@@ -16,6 +17,18 @@ export const accountRecord = z.object({
 });
 export type AccountRecord = z.infer<typeof accountRecord>;
 
+/**
+ * The account item as routing reads it: the account, its routing version and the log of the last
+ * routing changes (lambdas/domain/routing-changes.ts), which every destination or route write updates
+ * together.
+ */
+export const accountStamp = z.object({
+  ...accountRecord.shape,
+  routing_version: z._default(z.int(), 0),
+  routing_changes: z._default(z.array(z.string()), []),
+});
+export type AccountStamp = z.infer<typeof accountStamp>;
+
 /** The partition background jobs walk to visit every account (sparse work index). */
 const ACCOUNTS_WORK_PARTITION = 'ACCOUNTS';
 
@@ -23,8 +36,9 @@ const ACCOUNTS_WORK_PARTITION = 'ACCOUNTS';
  * Accounts are also listed in the sparse work index, so background jobs can visit each one.
  * `ttl_retention_days` is the window the account's TTLs were written for: a retention change leaves it
  * behind `retention_days`, and the sweeper re-times the account's TTLs and then records the new window.
- * The account item opens the routing range (keys.ts), which routing-table.ts reads; `routing_version`
- * is its routing stamp, raised here after every destination or route write.
+ * The account item opens the routing range (keys.ts); `routing_version` is its routing stamp and
+ * `routing_changes` the log of what the last raises changed, both written here after every destination
+ * or route write.
  */
 const accountEntity = defineEntity({
   name: 'account',
@@ -50,13 +64,33 @@ export async function updateAccount(
 }
 
 /**
- * Raises the account's routing stamp after a destination or route write, so every process's next
- * accept sees the change. After the write, never before: a table read that sees the new stamp reads
- * the ACCOUNT item first and the changed item after it, so it has the change.
+ * Raises the account's routing stamp after a destination or route write and appends the change to the
+ * account's change log, in one atomic update (a raise whose log entry could be lost would make every
+ * reader behind it read its routing whole), so every process's next read of the stamp learns what to
+ * read again. After the write, never before: a reader that sees the new stamp and then reads the
+ * changed item has the change. Past its bound the log is cut back, only if no write came in between
+ * (one that did cuts it next).
  */
-export async function markRoutingChanged(accountId: string): Promise<void> {
-  await updateItem(accountKey(accountId), { add: { routing_version: 1 } }, { condition: ITEM_EXISTS });
-  forgetRoutingTable(accountId);
+export async function markRoutingChanged(accountId: string, change: RoutingChange): Promise<void> {
+  const raised = await updateItem(
+    accountKey(accountId),
+    { add: { routing_version: 1 }, append: { routing_changes: [changeEntry(change)] } },
+    { condition: ITEM_EXISTS, returnValues: 'ALL_NEW' },
+  );
+  if (!raised) return;
+  const stamp = accountStamp.parse(raised);
+  const trimmed = trimmedLog(stamp.routing_changes);
+  if (trimmed) {
+    const cut = await updateItem(
+      accountKey(accountId),
+      { set: { routing_changes: trimmed } },
+      { condition: { expression: 'routing_version = :v', values: { ':v': stamp.routing_version } } },
+    );
+    if (cut !== false) stamp.routing_changes = trimmed;
+  }
+  // This process knows the new stamp without reading it: its next accept applies the change at once.
+  rememberStamp(accountId, stamp);
+  if (change.kind === 'destination') forgetDestinationRouting(accountId, change.id);
 }
 
 /** Account ids in id order, strictly after `after`, one index page at a time (the sweeper's walk). */

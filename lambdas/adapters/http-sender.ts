@@ -1,5 +1,5 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
-import type { AgentOptions, ClientRequest } from 'node:http';
+import type { Agent as HttpAgent, AgentOptions, ClientRequest } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
 import { performance } from 'node:perf_hooks';
@@ -25,7 +25,11 @@ export interface DeliveryRequest {
   /** Sent as given (the caller sets content-type, signature, user-agent, auth); content-length is ours. */
   headers: Record<string, string>;
   body: Buffer;
-  /** The whole exchange: DNS + connect + response headers + reading the captured body. */
+  /**
+   * How long the try may take once its request is on the wire (it has a connected socket, new or
+   * pooled): sending it, the response headers, reading the captured body. Getting there (DNS, a free
+   * pooled connection, connect) has a budget of its own: the same, at most CONNECT_BUDGET_MS.
+   */
   timeoutMs: number;
   /** HOOKGATE_ALLOW_PRIVATE_DESTINATIONS: lifts the address policy (local development and tests only). */
   allowPrivate: boolean;
@@ -41,35 +45,56 @@ export interface DeliveryResult {
   retryAfterSeconds: number | null;
   /** Human-readable reason for timeout / network_error / blocked; null otherwise. */
   error: string | null;
+  /** From the moment the request was on the wire; for a try that ended before, the time it spent getting there. */
   durationMs: number;
 }
 
 
 export type { Resolver };
 export type HttpSender = (request: DeliveryRequest) => Promise<DeliveryResult>;
+/** A sender with its own keep-alive connections: the capacity of one deliver container. */
+export type PooledHttpSender = HttpSender & {
+  /** Destroys its pooled idle sockets (tests, or before a Lambda freeze if ever needed). */
+  closeIdleConnections(): void;
+};
 
 const DEFAULT_MAX_RESPONSE_BYTES = 4096;
 const MAX_TIMER_MS = 2_147_483_647;
+/**
+ * The longest a try may take to get its request on the wire when its timeout is longer. Its timeout
+ * (at most 30 s) then counts from there, so a try lasts at most 40 s and leaves the deliver function
+ * (60 s) the time to settle it; a healthy endpoint's connect takes milliseconds.
+ */
+const CONNECT_BUDGET_MS = 10_000;
+
+/** The longest a try with this timeout may take: its wait to get on the wire, then its wait for an answer. */
+export const longestTryMs = (timeoutMs: number) => timeoutMs + Math.min(timeoutMs, CONNECT_BUDGET_MS);
 // Idle pooled sockets are dropped before common server keep-alive timeouts (Node 5 s, ALB 60 s) so a
 // socket the server is about to close is rarely reused; Node also honours a `Keep-Alive: timeout=` hint.
 const IDLE_SOCKET_MS = 4_000;
 
 const agentOptions: AgentOptions = { keepAlive: true, maxSockets: 50, maxFreeSockets: 50, scheduling: 'lifo', timeout: IDLE_SOCKET_MS };
 
-// Module-level keep-alive agents, reused across invocations of a warm Lambda. Agents pool sockets by
+// Each sender's keep-alive agents, reused across the invocations that use it. Agents pool sockets by
 // host:port (plus TLS options such as servername), not by address; every pooled socket was connected to
 // an address that passed the policy when it was opened, so reusing it for the same host is safe.
 // Deliveries with and without allowPrivate use separate agents, so a socket opened to a private address
 // under allowPrivate can never be handed to a delivery that must respect the policy.
-const agents = {
-  strict: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
-  permissive: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
-};
+interface Agents {
+  strict: { http: HttpAgent; https: https.Agent };
+  permissive: { http: HttpAgent; https: https.Agent };
+}
 
-/** Destroys the pooled idle sockets (tests, or before a Lambda freeze if ever needed). */
-export function closeIdleConnections(): void {
+function newAgents(): Agents {
+  return {
+    strict: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
+    permissive: { http: new http.Agent(agentOptions), https: new https.Agent(agentOptions) },
+  };
+}
+
+function closeIdle(agents: Agents): void {
   for (const pair of Object.values(agents)) {
-    for (const agent of [pair.http, pair.https]) {
+    for (const agent of [pair.http, pair.https] as HttpAgent[]) {
       for (const sockets of Object.values(agent.freeSockets)) {
         for (const socket of sockets ?? []) socket.destroy();
       }
@@ -78,33 +103,45 @@ export function closeIdleConnections(): void {
 }
 
 
-export function createHttpSender(options: { resolver?: Resolver; maxResponseBytes?: number } = {}): HttpSender {
+/**
+ * A sender with connections of its own (up to 50 per host): what one deliver container has, so give
+ * each batch in flight its own (lambdas/handlers/deliver.ts).
+ */
+export function createHttpSender(options: { resolver?: Resolver; maxResponseBytes?: number } = {}): PooledHttpSender {
   const resolver = options.resolver ?? resolveHost;
   const requested = options.maxResponseBytes;
   const maxResponseBytes =
     requested !== undefined && Number.isSafeInteger(requested) && requested >= 0 ? requested : DEFAULT_MAX_RESPONSE_BYTES;
+  const agents = newAgents();
 
-  return async (request) => {
-    const startedAt = performance.now();
+  const send: HttpSender = async (request) => {
+    const clock: TryClock = { startedAt: performance.now() };
     try {
-      return await deliver(request, resolver, maxResponseBytes, startedAt);
+      return await deliver(request, agents, resolver, maxResponseBytes, clock);
     } catch (error) {
       // Defensive: deliver settles every known failure itself; nothing may escape as a throw.
-      return finish(startedAt, { outcome: 'network_error', error: describeError(error) });
+      return finish(clock, { outcome: 'network_error', error: describeError(error) });
     }
   };
+  return Object.assign(send, { closeIdleConnections: () => closeIdle(agents) });
+}
+
+/** When the try began, and when its request was on the wire: its duration counts from there. */
+interface TryClock {
+  startedAt: number;
+  onWireAt?: number;
 }
 
 type ResultFields = Pick<DeliveryResult, 'outcome'> & Partial<Omit<DeliveryResult, 'outcome' | 'durationMs'>>;
 
-function finish(startedAt: number, result: ResultFields): DeliveryResult {
+function finish(clock: TryClock, result: ResultFields): DeliveryResult {
   return {
     outcome: result.outcome,
     responseStatus: result.responseStatus ?? null,
     responseBody: result.responseBody ?? '',
     retryAfterSeconds: result.retryAfterSeconds ?? null,
     error: result.error ?? null,
-    durationMs: Math.round(performance.now() - startedAt),
+    durationMs: Math.round(performance.now() - (clock.onWireAt ?? clock.startedAt)),
   };
 }
 
@@ -118,22 +155,30 @@ type DnsAnswer =
   | { kind: 'failed'; error: unknown }
   | { kind: 'timeout' };
 
-async function deliver(request: DeliveryRequest, resolver: Resolver, maxBytes: number, startedAt: number): Promise<DeliveryResult> {
+async function deliver(request: DeliveryRequest, agents: Agents, resolver: Resolver, maxBytes: number, clock: TryClock): Promise<DeliveryResult> {
   const verdict = checkDestinationUrl(request.url, request.allowPrivate);
-  if (!verdict.ok) return finish(startedAt, { outcome: 'blocked', error: verdict.reason });
+  if (!verdict.ok) return finish(clock, { outcome: 'blocked', error: verdict.reason });
   const { url, literalAddress } = verdict;
 
   const timeoutMs = Number.isFinite(request.timeoutMs) ? Math.min(Math.max(Math.ceil(request.timeoutMs), 1), MAX_TIMER_MS) : 1;
-  const timeoutMessage = `no response within ${timeoutMs} ms`;
+  const connectMs = Math.min(timeoutMs, CONNECT_BUDGET_MS);
 
-  // One deadline for the whole exchange. What it interrupts changes with the phase: first the DNS
-  // lookup, then the request (which it destroys).
+  // Two deadlines one after the other: getting the request on the wire, then the try's timeout from
+  // there, so time spent waiting for a pooled socket never eats into the endpoint's. What a deadline
+  // interrupts changes with the phase: first the DNS lookup, then the request (which it destroys).
   let onDeadline: () => void = () => undefined;
   let expired = false;
-  const deadline = setTimeout(() => {
+  const expire = () => {
     expired = true;
     onDeadline();
-  }, timeoutMs);
+  };
+  let deadline = setTimeout(expire, connectMs);
+  const onWire = () => {
+    if (clock.onWireAt !== undefined) return;
+    clock.onWireAt = performance.now();
+    clearTimeout(deadline);
+    deadline = setTimeout(expire, timeoutMs);
+  };
 
   try {
     let addresses: CheckedAddress[];
@@ -151,32 +196,35 @@ async function deliver(request: DeliveryRequest, resolver: Resolver, maxBytes: n
             (error: unknown) => resolve({ kind: 'failed', error }),
           );
       });
-      if (answer.kind === 'timeout') return finish(startedAt, { outcome: 'timeout', error: timeoutMessage });
-      if (answer.kind === 'failed') return finish(startedAt, { outcome: 'network_error', error: describeError(answer.error) });
+      if (answer.kind === 'timeout') return finish(clock, { outcome: 'timeout', error: `no DNS answer within ${connectMs} ms` });
+      if (answer.kind === 'failed') return finish(clock, { outcome: 'network_error', error: describeError(answer.error) });
       if (answer.addresses.length === 0) {
-        return finish(startedAt, { outcome: 'network_error', error: `no addresses found for ${url.hostname}` });
+        return finish(clock, { outcome: 'network_error', error: `no addresses found for ${url.hostname}` });
       }
       addresses = [];
       for (const { address } of answer.addresses) {
         const family = isIP(address);
         // ANY bad answer blocks the delivery: an attacker's name can mix a public and a private address.
         if (family === 0 || (!request.allowPrivate && isForbiddenAddress(address))) {
-          return finish(startedAt, { outcome: 'blocked', error: `destination address ${address} is private or reserved` });
+          return finish(clock, { outcome: 'blocked', error: `destination address ${address} is private or reserved` });
         }
         addresses.push({ address, family: family === 6 ? 6 : 4 });
       }
     }
-    if (expired) return finish(startedAt, { outcome: 'timeout', error: timeoutMessage });
+    if (expired) return finish(clock, { outcome: 'timeout', error: `no DNS answer within ${connectMs} ms` });
 
     return await exchange({
       url,
       request,
+      agents,
       addresses,
       connectHost: literalAddress ?? url.hostname,
       isLiteral: literalAddress !== undefined,
       maxBytes,
-      startedAt,
-      timeoutMessage,
+      clock,
+      connectMs,
+      timeoutMs,
+      onWire,
       setOnDeadline: (fn) => {
         onDeadline = fn;
       },
@@ -189,19 +237,23 @@ async function deliver(request: DeliveryRequest, resolver: Resolver, maxBytes: n
 interface ExchangeInput {
   url: URL;
   request: DeliveryRequest;
+  agents: Agents;
   addresses: CheckedAddress[];
   connectHost: string;
   isLiteral: boolean;
   maxBytes: number;
-  startedAt: number;
-  timeoutMessage: string;
+  clock: TryClock;
+  connectMs: number;
+  timeoutMs: number;
+  /** The request has a connected socket: the try's timeout starts. */
+  onWire: () => void;
   setOnDeadline: (fn: () => void) => void;
 }
 
 function exchange(input: ExchangeInput): Promise<DeliveryResult> {
-  const { url, request, addresses, maxBytes, startedAt } = input;
+  const { url, request, addresses, maxBytes, clock } = input;
   const isHttps = url.protocol === 'https:';
-  const pool = request.allowPrivate ? agents.permissive : agents.strict;
+  const pool = request.allowPrivate ? input.agents.permissive : input.agents.strict;
   const agent = isHttps ? pool.https : pool.http;
 
   const headers: Record<string, string> = {};
@@ -242,6 +294,7 @@ function exchange(input: ExchangeInput): Promise<DeliveryResult> {
   return new Promise<DeliveryResult>((resolve) => {
     let settled = false;
     let current: ClientRequest | undefined;
+    let phase: 'waiting for a socket' | 'connecting' | 'on the wire' = 'waiting for a socket';
     let status: number | null = null;
     let retryAfterSeconds: number | null = null;
     const chunks: Buffer[] = [];
@@ -255,7 +308,7 @@ function exchange(input: ExchangeInput): Promise<DeliveryResult> {
     const settleWithResponse = (): void => {
       if (status === null) return;
       settle(
-        finish(startedAt, {
+        finish(clock, {
           outcome: status >= 200 && status < 300 ? 'success' : 'http_error',
           responseStatus: status,
           responseBody: Buffer.concat(chunks).toString('utf8'),
@@ -266,15 +319,33 @@ function exchange(input: ExchangeInput): Promise<DeliveryResult> {
 
     // Once the status line has arrived the outcome is decided by it: a deadline or a reset while the
     // body is read only cuts the captured body short (the destination did get the webhook).
+    // A request still waiting for a socket was never sent: the endpoint saw nothing, and the error says
+    // so (each batch has 50 sockets per host for at most 10 records, so this is a safety net, not a path).
     input.setOnDeadline(() => {
       if (status !== null) settleWithResponse();
-      else settle(finish(startedAt, { outcome: 'timeout', error: input.timeoutMessage }));
+      else if (phase === 'waiting for a socket') settle(finish(clock, { outcome: 'network_error', error: `not sent: no free connection within ${input.connectMs} ms` }));
+      else if (phase === 'connecting') settle(finish(clock, { outcome: 'timeout', error: `no connection within ${input.connectMs} ms` }));
+      else settle(finish(clock, { outcome: 'timeout', error: `no response within ${input.timeoutMs} ms` }));
       current?.destroy();
     });
+    const onWire = () => {
+      phase = 'on the wire';
+      input.onWire();
+    };
 
     const attempt = (): void => {
       const req = (isHttps ? https : http).request(options);
       current = req;
+      // The socket is assigned once the agent has one free: a pooled one is connected already.
+      req.on('socket', (socket) => {
+        if (phase === 'on the wire') return;
+        if (!socket.connecting) {
+          onWire();
+          return;
+        }
+        phase = 'connecting';
+        socket.once('connect', onWire);
+      });
 
       req.on('response', (res) => {
         status = res.statusCode ?? 0;
@@ -322,7 +393,7 @@ function exchange(input: ExchangeInput): Promise<DeliveryResult> {
           attempt();
           return;
         }
-        settle(finish(startedAt, { outcome: 'network_error', error: describeError(error) }));
+        settle(finish(clock, { outcome: 'network_error', error: describeError(error) }));
       });
 
       req.end(request.body);
@@ -332,7 +403,7 @@ function exchange(input: ExchangeInput): Promise<DeliveryResult> {
       attempt();
     } catch (error) {
       // Synchronous throws from http.request, e.g. an invalid header name or value.
-      settle(finish(startedAt, { outcome: 'network_error', error: describeError(error) }));
+      settle(finish(clock, { outcome: 'network_error', error: describeError(error) }));
     }
   });
 }

@@ -46,15 +46,21 @@ export async function sendToListener(
   post: Post = defaultPost,
   close: Close = defaultClose,
 ): Promise<DeliveryResult> {
-  const startedAt = performance.now();
+  const clock: TryClock = { startedAt: performance.now() };
   try {
-    return finish(startedAt, await exchange(delivery, post, close, startedAt));
+    return finish(clock, await exchange(delivery, post, close, clock));
   } catch (error) {
-    return finish(startedAt, { outcome: 'network_error', responseStatus: null, responseBody: '', error: `hookgate listen: ${(error as Error).message ?? String(error)}` });
+    return finish(clock, { outcome: 'network_error', responseStatus: null, responseBody: '', error: `hookgate listen: ${(error as Error).message ?? String(error)}` });
   }
 }
 
-async function exchange(delivery: ListenDelivery & Pick<DeliveryRequest, 'headers' | 'body' | 'timeoutMs'>, post: Post, close: Close, startedAt: number): Promise<ListenOutcome> {
+/** When the try began, and when its request was posted: its timeout and duration count from there. */
+interface TryClock {
+  startedAt: number;
+  postedAt?: number;
+}
+
+async function exchange(delivery: ListenDelivery & Pick<DeliveryRequest, 'headers' | 'body' | 'timeoutMs'>, post: Post, close: Close, clock: TryClock): Promise<ListenOutcome> {
   const { accountId, destinationId, timeoutMs } = delivery;
   if (delivery.body.length > LISTEN_MAX_BODY_BYTES) return failed('blocked', tooLargeForListen(delivery.body.length));
   const connection = await findDestinationConnection(accountId, destinationId);
@@ -76,12 +82,15 @@ async function exchange(delivery: ListenDelivery & Pick<DeliveryRequest, 'header
     body_base64: delivery.body.toString('base64'),
     timeout_ms: timeoutMs,
   };
+  // As an HTTP try's from its request being on the wire: the reads before the post are not the CLI's time.
+  const postedAt = performance.now();
+  clock.postedAt = postedAt;
   const posted = await post(connection.connection_id, JSON.stringify(request), AbortSignal.timeout(Math.max(1, timeoutMs)));
   if (posted === 'gone') {
     await deleteListenConnection(connection);
     return failed('network_error', CONNECTION_GONE);
   }
-  const remaining = timeoutMs - (performance.now() - startedAt);
+  const remaining = timeoutMs - (performance.now() - postedAt);
   for (const ms of replyPolls(Math.max(0, remaining))) {
     await pause(ms);
     const reply = await findListenReply(accountId, destinationId, request.request_id);
@@ -95,6 +104,6 @@ async function exchange(delivery: ListenDelivery & Pick<DeliveryRequest, 'header
 
 const failed = (outcome: ListenOutcome['outcome'], error: string): ListenOutcome => ({ outcome, responseStatus: null, responseBody: '', error });
 
-function finish(startedAt: number, result: ListenOutcome): DeliveryResult {
-  return { ...result, retryAfterSeconds: null, durationMs: Math.round(performance.now() - startedAt) };
+function finish(clock: TryClock, result: ListenOutcome): DeliveryResult {
+  return { ...result, retryAfterSeconds: null, durationMs: Math.round(performance.now() - (clock.postedAt ?? clock.startedAt)) };
 }

@@ -68,8 +68,8 @@ export const destinationRecord = z.object({
 });
 export type DestinationRecord = z.infer<typeof destinationRecord>;
 
-/** In the routing range, so the routing table's one query reads it. */
-const destinationKey = (accountId: string, destinationId: string) => ({
+/** In the routing range: the deliver path reads it by key, ingest when a route names it. */
+export const destinationKey = (accountId: string, destinationId: string) => ({
   pk: accountPartition(accountId),
   sk: `${routingPrefix.destinations}${destinationId}`,
 });
@@ -84,7 +84,7 @@ const destinationEntity = defineEntity({
 export async function insertDestination(record: DestinationRecord): Promise<void> {
   const created = await destinationEntity.create(record);
   if (!created) throw new Error(`destination id collision: ${record.id}`);
-  await markRoutingChanged(record.account_id);
+  await markRoutingChanged(record.account_id, { kind: 'destination', id: record.id });
 }
 
 export const findDestination = (accountId: string, destinationId: string) => destinationEntity.find(accountId, destinationId);
@@ -110,7 +110,7 @@ export async function destinationOwners(accountId: string): Promise<Array<string
 
 export async function updateDestination(accountId: string, destinationId: string, changes: Partial<DestinationRecord>) {
   const updated = await destinationEntity.update([accountId, destinationId], changes);
-  await markRoutingChanged(accountId);
+  await markRoutingChanged(accountId, { kind: 'destination', id: destinationId });
   return updated;
 }
 
@@ -125,5 +125,5 @@ export const disableDestination = (accountId: string, destinationId: string, rea
 export async function deleteDestination(accountId: string, destinationId: string): Promise<void> {
   await destinationEntity.remove(accountId, destinationId);
   await breakerEntity.remove(accountId, destinationId);
-  await markRoutingChanged(accountId);
+  await markRoutingChanged(accountId, { kind: 'destination', id: destinationId });
 }

@@ -68,3 +68,22 @@ export function markedCapped(breaker: BreakerState, now: Date): BreakerState | u
   if (breaker.capped_until !== null && Date.parse(breaker.capped_until) > now.getTime() + CAPPED_WINDOW_MS / 2) return undefined;
   return { ...breaker, capped_until: new Date(now.getTime() + CAPPED_WINDOW_MS).toISOString() };
 }
+
+/**
+ * The share of the deliver concurrency one account's tries under slots (slow, failing or unproven
+ * destinations: those that hold a batch) may hold at once, in percent of the batches the deliver
+ * mapping runs (CDK context `deliverAccountSharePercent`). A try that answers fast holds its batch for
+ * milliseconds and is not counted; one account's many slow endpoints, each within its own cap, would
+ * otherwise hold every batch and make every other account's deliveries wait behind them.
+ */
+export const DEFAULT_ACCOUNT_SHARE_PERCENT = 25;
+
+/** Tries under slots one account may have in flight: its share of `batches`, at least one. */
+export const accountTries = (batches: number, sharePercent = DEFAULT_ACCOUNT_SHARE_PERCENT): number => Math.max(1, Math.ceil((batches * sharePercent) / 100));
+
+/**
+ * How long a delivery over its account's share waits in the queue before it looks again (no try
+ * spent, nothing written): about as long as a slow try holds its place, spread (`random` in [0, 1))
+ * so the account's waiting deliveries do not come back in step.
+ */
+export const accountShareWait = (now: Date, random: () => number): Date => new Date(now.getTime() + 2_000 + Math.floor(random() * 3_000));

@@ -15,7 +15,7 @@ import { newId, newTrace } from '../shared/secrets';
 import { deleteDedupeIfOwned, holdExternalId } from './dedupe';
 import { logCustomerEvent } from './customer-index';
 import { insertEvent, type EventBodyRecord, type EventRecord } from './record';
-import { loadCurrentRoutingTable, type RoutingTable } from '../store/routing-table';
+import { loadCurrentRoutingTable, withDestination, type RoutingTable } from '../store/routing-table';
 import type { Direction, EventStatus } from '../domain/vocabulary';
 import type { Trace } from '../domain/trace-context';
 
@@ -86,8 +86,10 @@ export type AcceptResult =
 export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   const id = input.id ?? newId();
   const at = input.now.toISOString();
-  const routing = input.routing ?? (await loadCurrentRoutingTable(input.accountId));
-  if (!routing) throw new Error(`account ${input.accountId} has no routing table`);
+  const loaded = input.routing ?? (await loadCurrentRoutingTable(input.accountId));
+  if (!loaded) throw new Error(`account ${input.accountId} has no routing table`);
+  // The table holds the destinations routes name; one addressed directly may be named by none.
+  const routing = input.onlyDestination === undefined ? loaded : await withDestination(loaded, input.onlyDestination);
   const { deliveries, beyondLimit } = planForEvent(routing, input, await payloadForFilters(routing, input));
   if (beyondLimit.length > 0 && input.refuseOverFanout) {
     throw invalid(`the event reaches ${Object.keys(deliveries).length + beyondLimit.length} destinations; one event may reach at most ${config().maxFanout}`);

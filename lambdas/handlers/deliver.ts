@@ -5,13 +5,20 @@ import { faultWaitSeconds, queueWait } from '../domain/queue-wait';
 import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { postponeMessage, queueTask, waitInQueue } from '../adapters/delivery-queue';
 import { createHttpSender } from '../adapters/http-sender';
-import { createDeliverySender } from '../adapters/delivery-sender';
+import { createDeliverySender, type DeliverySender } from '../adapters/delivery-sender';
 import { deliverTask } from '../pipeline/deliver-task';
 import { destinationTaskArrived } from '../pipeline/held-deliveries';
 import { log, withLogKeys } from '../shared/log';
 import { invocationScoped, observability } from '../shared/observability';
 
-const send = createDeliverySender(createHttpSender());
+/**
+ * Senders not in use, each with connections of its own. A container runs one batch at a time, so in
+ * AWS this holds one sender, whose keep-alive connections the warm invocations reuse. The local
+ * runtime runs the function's batches side by side in one process: each batch in flight takes a
+ * sender of its own, the connections a container of its own would have, so one batch's tries never
+ * wait for another's sockets.
+ */
+const idleSenders: DeliverySender[] = [];
 
 /** Thrown after a message was hidden until its next try: the batch reports it as not done. */
 class RetryLater extends Error {
@@ -38,7 +45,7 @@ async function parseTask(record: SQSRecord) {
   }
 }
 
-async function handleRecord(record: SQSRecord): Promise<void> {
+async function handleRecord(record: SQSRecord, send: DeliverySender): Promise<void> {
   const task = await parseTask(record);
   // Records run concurrently: each one's lines carry its own account.
   if ('kind' in task) return withLogKeys({ account_id: task.account_id }, () => destinationTaskArrived(task, new Date()));
@@ -53,9 +60,9 @@ async function handleRecord(record: SQSRecord): Promise<void> {
  * A record that failed for another reason than "not yet" is logged (its id only) and comes back after
  * a backoff that grows with its receives (a throttle or a short outage is over soon), or goes to the DLQ.
  */
-async function handleRecordLogged(record: SQSRecord): Promise<void> {
+async function handleRecordLogged(record: SQSRecord, send: DeliverySender): Promise<void> {
   try {
-    await handleRecord(record);
+    await handleRecord(record, send);
   } catch (error) {
     if (error instanceof PoisonMessage) log.error('delivery task failed; its message comes back at once', { message_id: record.messageId, receive_count: record.attributes.ApproximateReceiveCount }, error);
     else if (!(error instanceof RetryLater)) {
@@ -78,7 +85,15 @@ async function handleRecordLogged(record: SQSRecord): Promise<void> {
 export const handler = invocationScoped(
   middy<SQSEvent, SQSBatchResponse>()
     .use(observability())
-    .handler((event, context) =>
-      processPartialResponse(event, handleRecordLogged, new BatchProcessor(EventType.SQS), { context, throwOnFullBatchFailure: false }),
-    ),
+    .handler(async (event, context) => {
+      const send = idleSenders.pop() ?? createDeliverySender(createHttpSender());
+      try {
+        return await processPartialResponse(event, (record: SQSRecord) => handleRecordLogged(record, send), new BatchProcessor(EventType.SQS), {
+          context,
+          throwOnFullBatchFailure: false,
+        });
+      } finally {
+        idleSenders.push(send);
+      }
+    }),
 );

@@ -10,7 +10,7 @@ import { isTerminalDelivery } from '../domain/event-status';
 import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
 import { activeSecrets } from '../domain/signing';
 import type { DeliveryTask } from '../adapters/delivery-queue';
-import type { DeliveryResult } from '../adapters/http-sender';
+import { longestTryMs, type DeliveryResult } from '../adapters/http-sender';
 import type { DeliverySender } from '../adapters/delivery-sender';
 import { readStoredBody } from '../adapters/payloads';
 import { config } from '../shared/config';
@@ -22,14 +22,15 @@ import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
 import { letSlotGo, park, parkOverCap, passOn, scheduleWakes, startRelease, takeSlot, type FlightSlot, type Park } from './held-deliveries';
-import { capNeeded, markedCapped, maxInFlight, SLOW_TRY_MS } from '../domain/max-in-flight';
+import { accountShareWait, capNeeded, markedCapped, maxInFlight, SLOW_TRY_MS } from '../domain/max-in-flight';
+import { letSharePlaceGo, takeSharePlace, type SharePlace } from './account-share';
 import { sideItemExpiresAt } from '../domain/retention';
 import { traceOf, traceparentOf } from '../domain/trace-context';
 import { disableDestination } from '../destinations/record';
 import { changeDelivery, findAttempt, findDeliveryContext, insertAttempt, settleEventIfDone, settleOnlyDelivery, type StoredDelivery } from '../events/record';
 import type { DestinationRecord } from '../destinations/record';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from '../events/record';
-import { breakerOf, loadRoutingTable, reloadRoutingTable } from '../store/routing-table';
+import { destinationRouting } from '../store/routing-table';
 
 /** What the queue should do with the task's message afterwards: drop it, or bring it back (as `queueWait` decides). */
 export type TaskResult = { kind: 'done' } | ({ kind: 'wait' } & TaskWait);
@@ -42,7 +43,7 @@ export interface DeliverDeps {
 
 /** A try in flight belongs to its worker until the worker's Lambda would have timed out. */
 const LEASE_MS = DELIVERY_QUEUE.consumerTimeoutSeconds * 1000;
-/** A probe holds its destination's breaker for its own timeout plus this margin (its settle writes). */
+/** A probe holds its destination's breaker for as long as its try may take plus this margin (its settle writes). */
 const PROBE_MARGIN_MS = 5_000;
 const DISABLED_BY_GONE = 'the endpoint answered 410 Gone';
 
@@ -65,6 +66,8 @@ interface Claimed {
   sendAt?: number;
   /** Its place under the destination's concurrency cap, held until the try is over; none while the destination needs no cap. */
   slot?: FlightSlot;
+  /** Its place in its account's share of the deliver concurrency, with the slot. */
+  share?: SharePlace;
   /** It waited parked before this try: with no slot to let go, it lets the next held delivery go itself. */
   wasParked: boolean;
 }
@@ -86,7 +89,10 @@ type Hold = {
   | /** Parked until its destination is switched back on. */ { reason: 'paused' }
 );
 
-type Prepared = TaskResult | Hold | { kind: 'claimed'; claimed: Claimed };
+/** Over its account's share: back in the queue until `until`, with no slot to hand on. */
+type OverShare = { kind: 'over_share'; until: Date };
+
+type Prepared = TaskResult | Hold | OverShare | { kind: 'claimed'; claimed: Claimed };
 
 /**
  * One delivery task, in phases: prepare (read, decide, claim), then either hold (store the wait) or
@@ -104,6 +110,8 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
       // Let go with a slot, it found nothing to send: the chain of releases goes on with the next held delivery.
       if (task.flight_slot !== undefined) await passOn(task.account_id, task.destination_id, task.flight_slot, deps.now());
       return prepared;
+    case 'over_share':
+      return { kind: 'wait', until: prepared.until };
     case 'hold':
       return hold(task, prepared, deps.now);
     case 'claimed': {
@@ -132,8 +140,9 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
  * that needed no slot but was let go from parked (with a slot, or by a release page) lets the next held
  * delivery go itself, so what the destination holds keeps draining as tries end, as under the slots.
  */
-async function letSlotGoAfterTry(task: DeliveryTask, { slot, wasParked }: Claimed, now: Date): Promise<void> {
+async function letSlotGoAfterTry(task: DeliveryTask, { slot, share, wasParked }: Claimed, now: Date): Promise<void> {
   try {
+    if (share) await letSharePlaceGo(task.account_id, share);
     if (slot) await letSlotGo(task.account_id, task.destination_id, slot, now);
     else if (wasParked || task.flight_slot !== undefined) await passOn(task.account_id, task.destination_id, task.flight_slot, now);
   } catch (error) {
@@ -159,14 +168,9 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
     return { kind: 'done' };
   }
   if (arrival.kind === 'wait') return { kind: 'wait', until: arrival.until }; // its due time is stored already
-  let routing = await loadRoutingTable(accountId);
-  let destination = routing?.destinations.get(destinationId);
-  // Another function may have created it after this one cached the table: only a fresh read may say it is gone.
-  if (!destination) {
-    routing = await reloadRoutingTable(accountId);
-    destination = routing?.destinations.get(destinationId);
-  }
-  const breaker = breakerOf(routing, destinationId);
+  let { destination, breaker } = await destinationRouting(accountId, destinationId);
+  // Another function may have created it after this one cached its absence: only a fresh read may say it is gone.
+  if (!destination) ({ destination, breaker } = await destinationRouting(accountId, destinationId, { fresh: true }));
   // A try in flight whose worker is gone: if it recorded its try, its outcome is settled from it, never
   // sent again. A first try is recorded in the same write as its outcome, so only later ones can be.
   if (stored && delivery?.status === 'delivering' && destination && delivery.attempts > 0) {
@@ -194,7 +198,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
         if (paced.kind !== 'send') return paced;
         sendAt = paced.at;
       }
-      const tryOf = (delivery: StoredDelivery, claimedAt: Date | null, slot?: FlightSlot): Prepared => ({
+      const tryOf = (delivery: StoredDelivery, claimedAt: Date | null, slot?: FlightSlot, share?: SharePlace): Prepared => ({
         kind: 'claimed',
         claimed: {
           event: loaded.event,
@@ -207,6 +211,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
           probe: decision.probe,
           sendAt,
           slot,
+          share,
           wasParked: Boolean(stored.state.waiting) && stored.state.waiting?.reason !== 'rate_limit',
         },
       });
@@ -214,14 +219,26 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       // Nobody has tried, held or ended it (no item of its own), at a destination that needs no cap: it
       // goes unclaimed, and its outcome is its one write (a duplicate message may send it twice).
       if (!capped && stored.version === 0 && !decision.probe) return tryOf(stored, null);
-      // Under the cap, a try holds one of its destination's slots while it is in flight: over it, it waits parked.
+      // Under the cap, a try holds a place in its account's share (over it, it waits in the queue, and
+      // hands on no slot: the account's own tries that end will) and one of its destination's slots
+      // while it is in flight (over its cap, it waits parked).
       let slot: FlightSlot | undefined;
+      let share: SharePlace | undefined;
       if (capped) {
-        const place = await takeSlot(task, maxInFlight(destination), now, now.getTime() + LEASE_MS);
-        if (place.kind === 'full') return { kind: 'hold', reason: 'concurrency', cap: maxInFlight(destination), breaker, event: loaded.event, delivery: stored, now };
+        share = await takeSharePlace(accountId, now, now.getTime() + LEASE_MS);
+        if (!share) return { kind: 'over_share', until: accountShareWait(now, Math.random) };
+        const place = await takeSlot(task, maxInFlight(destination), now, now.getTime() + LEASE_MS).catch(async (error: unknown) => {
+          await letSharePlaceGo(accountId, share as SharePlace);
+          throw error;
+        });
+        if (place.kind === 'full') {
+          await letSharePlaceGo(accountId, share);
+          return { kind: 'hold', reason: 'concurrency', cap: maxInFlight(destination), breaker, event: loaded.event, delivery: stored, now };
+        }
         slot = place.slot;
       }
       const letGo = async () => {
+        if (share) await letSharePlaceGo(accountId, share);
         if (slot) await letSlotGo(accountId, destinationId, slot, now);
       };
       const claimed = await claimUnderSlot(task, loaded.event, stored, destination, breaker, decision.probe, manual, now).catch(async (error: unknown) => {
@@ -231,7 +248,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       if (claimed.kind !== 'claimed') await letGo();
       if (claimed.kind === 'hold') return claimed;
       if (claimed.kind !== 'claimed') return { kind: 'done' };
-      return tryOf(claimed.claim.delivery, now, slot);
+      return tryOf(claimed.claim.delivery, now, slot, share);
     }
   }
 }
@@ -247,7 +264,7 @@ async function claimUnderSlot(task: DeliveryTask, event: EventRecord, stored: St
       accountId,
       destinationId,
       breaker,
-      (current) => takeProbe(current, now, destination.timeout_ms + PROBE_MARGIN_MS, manual),
+      (current) => takeProbe(current, now, longestTryMs(destination.timeout_ms) + PROBE_MARGIN_MS, manual),
       (next, current) => scheduleWakes(accountId, destinationId, current, next, now),
     );
     const gate = breakerGate(taken.breaker, now, manual);

@@ -3,7 +3,7 @@ import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { log } from '../shared/log';
 import { recordDeliveryEnded } from '../shared/metrics';
 import { changeDelivery, findEventDeliveries, settleEventIfDone } from '../events/record';
-import { loadRoutingTable } from '../store/routing-table';
+import { destinationRouting } from '../store/routing-table';
 import { noticeDeadLetter } from './delivery-notices';
 
 /** A try in flight belongs to its worker until the worker's Lambda would have timed out (as deliver-task.ts). */
@@ -36,12 +36,11 @@ export async function expireEvent(accountId: string, eventId: string, now: Date)
   // Ending nothing, it may still settle: nothing planned, or a pass that ended them all stopped before settling.
   if (ended.length === 0) return { ended: 0, settled: await settleEventIfDone(event) };
 
-  const routing = await loadRoutingTable(accountId);
   for (const destinationId of ended) {
     recordDeliveryEnded(EXPIRED);
     log.info('delivery ended without a try', { account_id: accountId, event_id: eventId, destination_id: destinationId, reason: EXPIRED });
     // A destination deleted meanwhile had its deliveries ended by its deletion; one that slipped past says nothing (as a deletion's do not).
-    const destination = routing?.destinations.get(destinationId);
+    const { destination } = await destinationRouting(accountId, destinationId);
     if (destination) await noticeDeadLetter(event, destination, lastTryOf(attempts, destinationId) ?? null, EXPIRED, now);
   }
   return { ended: ended.length, settled };

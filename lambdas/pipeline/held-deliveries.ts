@@ -6,7 +6,7 @@ import { newId } from '../shared/secrets';
 import { findBreaker } from '../store/breakers';
 import { flightSlotLease, releaseFlightSlot, takeFlightSlot } from '../store/flight-slots';
 import { claimRelease, eachHeld, heldPage, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
-import { reloadRoutingTable } from '../store/routing-table';
+import { destinationRouting } from '../store/routing-table';
 import { findDestination } from '../destinations/record';
 
 /**
@@ -70,13 +70,13 @@ async function parkAndSay(task: DeliveryTask, { reason, due, expiresAt, again }:
 /**
  * Switched off, read consistently: the destination's own item (a deleted destination is not paused:
  * its deliveries end). Parking for a paused destination happens for every delivery that reaches it, so
- * this reads one item, not the routing table; only when it is on again is the table read afresh, so
+ * this reads one item; only when it is on again is its routing (destinationRouting) read afresh, so
  * the delivery let go now finds it on rather than parking on this process's cached copy.
  */
 async function isPaused(accountId: string, destinationId: string): Promise<boolean> {
   const destination = await findDestination(accountId, destinationId);
   if (destination !== undefined && !destination.active) return true;
-  await reloadRoutingTable(accountId);
+  await destinationRouting(accountId, destinationId, { fresh: true });
   return false;
 }
 
@@ -202,7 +202,7 @@ export async function destinationTaskArrived(task: DestinationTask, now: Date): 
  * switched-off destination keeps them until it is switched back on.
  */
 async function releasePageOf(accountId: string, destinationId: string, breaker: BreakerState, now: Date): Promise<void> {
-  const destination = (await reloadRoutingTable(accountId))?.destinations.get(destinationId);
+  const { destination } = await destinationRouting(accountId, destinationId, { fresh: true });
   if (destination && !destination.active) return;
   if (destination && breakerGate(breaker, now).kind !== 'pass') return; // open again: its wake lets the next probe through
   const plan = releasePlan(destination && { rate_limit_per_second: destination.rate_limit_per_second, max_in_flight: maxInFlight(destination) });

@@ -21,8 +21,8 @@ export const routeRecord = z.object({
 });
 export type RouteRecord = z.infer<typeof routeRecord>;
 
-/** In the routing range, so the routing table's one query reads it. */
-const routeKey = (accountId: string, routeId: string) => ({ pk: accountPartition(accountId), sk: `${routingPrefix.routes}${routeId}` });
+/** In the routing range: ingest reads them all by prefix once, then each one its change names. */
+export const routeKey = (accountId: string, routeId: string) => ({ pk: accountPartition(accountId), sk: `${routingPrefix.routes}${routeId}` });
 const routeEntity = defineEntity({
   name: 'route',
   schema: routeRecord,
@@ -34,7 +34,7 @@ const routeEntity = defineEntity({
 export async function insertRoute(record: RouteRecord): Promise<void> {
   const created = await routeEntity.create(record);
   if (!created) throw new Error(`route id collision: ${record.id}`);
-  await markRoutingChanged(record.account_id);
+  await markRoutingChanged(record.account_id, { kind: 'route', id: record.id });
 }
 
 export const findRoute = (accountId: string, routeId: string) => routeEntity.find(accountId, routeId);
@@ -43,11 +43,11 @@ export const listRoutes = (accountId: string) => routeEntity.list(accountId);
 
 export async function updateRoute(accountId: string, routeId: string, changes: Partial<RouteRecord>) {
   const updated = await routeEntity.update([accountId, routeId], changes);
-  await markRoutingChanged(accountId);
+  await markRoutingChanged(accountId, { kind: 'route', id: routeId });
   return updated;
 }
 
 export async function deleteRoute(accountId: string, routeId: string): Promise<void> {
   await routeEntity.remove(accountId, routeId);
-  await markRoutingChanged(accountId);
+  await markRoutingChanged(accountId, { kind: 'route', id: routeId });
 }

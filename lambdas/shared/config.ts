@@ -1,9 +1,10 @@
 import * as z from 'zod/mini';
-import { ENV } from './resource-definitions';
+import { DELIVERY_QUEUE, ENV } from './resource-definitions';
 import { parseRetrySchedule } from '../domain/backoff';
 import { DEFAULT_BREAKER } from '../domain/breaker';
 import { MISSING_EVENT_GRACE_SECONDS } from '../domain/delivery-phases';
 import { DEFAULT_MAX_FANOUT } from '../domain/delivery-plan';
+import { accountTries } from '../domain/max-in-flight';
 import { DEFAULT_ENDPOINT_CAPS } from '../destinations/changes';
 
 const numberOr = (raw: string | undefined, fallback: number) => (raw === undefined || raw === '' ? fallback : Number(raw));
@@ -23,6 +24,7 @@ const configSchema = z.object({
   version: z.string(),
   retrySchedule: z.array(z.number()),
   routeCacheSeconds: z.number().check(z.gte(0)),
+  accountTries: z.number().check(z.gte(1)),
   ttlLagSeconds: z.number().check(z.gte(0)),
   breaker: z.object({
     threshold: z.int().check(z.gte(1)),
@@ -66,6 +68,7 @@ export function config(): Config {
     version: process.env[ENV.version] || '0.0.0',
     retrySchedule: parseRetrySchedule(process.env[ENV.retrySchedule]),
     routeCacheSeconds: numberOr(process.env[ENV.routeCacheSeconds], 5),
+    accountTries: numberOr(process.env[ENV.accountTries], accountTries(DELIVERY_QUEUE.maxConcurrency)),
     // DynamoDB deletes expired items typically within two days.
     ttlLagSeconds: numberOr(process.env[ENV.ttlLagSeconds], 2 * 86_400),
     breaker: {

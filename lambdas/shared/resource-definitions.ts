@@ -101,6 +101,8 @@ export const ENV = {
   s3ForcePathStyle: 'HOOKGATE_S3_FORCE_PATH_STYLE',
   version: 'HOOKGATE_VERSION',
   routeCacheSeconds: 'HOOKGATE_ROUTE_CACHE_SECONDS',
+  /** Tries under concurrency slots one account may have in flight (lambdas/domain/max-in-flight.ts `accountTries`). */
+  accountTries: 'HOOKGATE_ACCOUNT_TRIES',
   /** How long past its window the sweeper leaves an event to DynamoDB's TTL before deleting it itself. */
   ttlLagSeconds: 'HOOKGATE_TTL_LAG_SECONDS',
   /** Consecutive failed tries that open a destination's circuit breaker. */

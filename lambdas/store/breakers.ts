@@ -2,12 +2,12 @@ import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
 import { defineEntity } from './entity';
 import { accountPartition, routingPrefix } from './keys';
 import { breakerRecord, type BreakerRecord } from './records';
-import { forgetRoutingTable } from './routing-cache';
+import { forgetDestinationRouting } from './routing-cache';
 import { ITEM_ABSENT, putItem } from './table';
 
 type Versioned = BreakerState & { version: number };
 
-/** In the routing range, so the routing table's one query reads it; written only once it leaves the default. */
+/** Read with its destination by the deliver path (routing-table.ts); written only once it leaves the default. */
 export const breakerEntity = defineEntity({
   name: 'breaker',
   schema: breakerRecord,
@@ -52,7 +52,7 @@ export async function changeBreaker(
       current.version === 0 ? ITEM_ABSENT : { expression: 'version = :v', values: { ':v': current.version } },
     );
     if (written) {
-      forgetRoutingTable(accountId);
+      forgetDestinationRouting(accountId, destinationId);
       return { breaker: next, changed: true, previous: current };
     }
     current = await readBreaker(accountId, destinationId);

@@ -9,23 +9,37 @@ import { getRawItem, updateItem } from './table';
  * when the lease ends. Only ever updated field by field.
  */
 const slotKey = (accountId: string, destinationId: string, slot: number) => ({ pk: `${accountPartition(accountId)}#FLIGHT#${destinationId}#${slot}`, sk: 'FLIGHT' });
+/** An account's share of the deliver concurrency (lambdas/domain/max-in-flight.ts `accountTries`): slots of the same kind, one partition each. */
+const accountSlotKey = (accountId: string, slot: number) => ({ pk: `${accountPartition(accountId)}#TRIES#${slot}`, sk: 'FLIGHT' });
+
+type Key = ReturnType<typeof slotKey>;
 
 /** A slot nobody has used for a day goes (TTL, free); a cap lowered since leaves no items behind for long. */
 const SLOT_RETENTION_SECONDS = 86_400;
 
 /** Takes the slot for `holder` until `leaseUntil` (epoch ms), if nobody holds it: one conditional write. */
-export async function takeFlightSlot(accountId: string, destinationId: string, slot: number, holder: string, now: Date, leaseUntil: number): Promise<boolean> {
+export const takeFlightSlot = (accountId: string, destinationId: string, slot: number, holder: string, now: Date, leaseUntil: number) =>
+  takeSlotAt(slotKey(accountId, destinationId, slot), holder, now, leaseUntil);
+
+/** Lets the slot go, if `holder` still holds it (a lease taken over is the new holder's). */
+export const releaseFlightSlot = (accountId: string, destinationId: string, slot: number, holder: string) => releaseSlotAt(slotKey(accountId, destinationId, slot), holder);
+
+/** One of the account's slots, as `takeFlightSlot` takes one of a destination's. */
+export const takeAccountSlot = (accountId: string, slot: number, holder: string, now: Date, leaseUntil: number) => takeSlotAt(accountSlotKey(accountId, slot), holder, now, leaseUntil);
+
+export const releaseAccountSlot = (accountId: string, slot: number, holder: string) => releaseSlotAt(accountSlotKey(accountId, slot), holder);
+
+async function takeSlotAt(key: Key, holder: string, now: Date, leaseUntil: number): Promise<boolean> {
   const taken = await updateItem(
-    slotKey(accountId, destinationId, slot),
+    key,
     { set: { holder, lease_until: leaseUntil, expires_at: Math.ceil(leaseUntil / 1000) + SLOT_RETENTION_SECONDS } },
     { condition: { expression: 'attribute_not_exists(lease_until) OR lease_until <= :now', values: { ':now': now.getTime() } } },
   );
   return taken !== false;
 }
 
-/** Lets the slot go, if `holder` still holds it (a lease taken over is the new holder's). */
-export async function releaseFlightSlot(accountId: string, destinationId: string, slot: number, holder: string): Promise<void> {
-  await updateItem(slotKey(accountId, destinationId, slot), { remove: ['holder', 'lease_until'] }, { condition: { expression: 'holder = :holder', values: { ':holder': holder } } });
+async function releaseSlotAt(key: Key, holder: string): Promise<void> {
+  await updateItem(key, { remove: ['holder', 'lease_until'] }, { condition: { expression: 'holder = :holder', values: { ':holder': holder } } });
 }
 
 /** When the slot's lease ends (epoch ms), read consistently; undefined when nobody holds it now (never taken, let go, or its lease ended). */

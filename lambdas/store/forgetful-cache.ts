@@ -11,11 +11,13 @@ const MAX_GENERATIONS = 10_000;
 export class ForgetfulCache<V> {
   private readonly cache: TtlCache<V>;
   private readonly generations = new Map<string, number>();
+  /** Reads under way, by generation key: callers of one generation share one read. */
+  private readonly loading = new Map<string, Promise<V>>();
   /** Part of every entry's key, raised when the generations are dropped, so no old generation comes back. */
   private epoch = 0;
 
   constructor(
-    ttlMs: () => number,
+    private readonly ttlMs: () => number,
     private readonly maxGenerations = MAX_GENERATIONS,
   ) {
     this.cache = new TtlCache<V>(ttlMs);
@@ -26,8 +28,26 @@ export class ForgetfulCache<V> {
     return this.generations.size;
   }
 
+  /**
+   * A miss while another read of the same generation is under way waits for that read rather than
+   * making its own: as many requests as arrive during one read would each read otherwise. A forget
+   * starts a new generation, so nobody who asks after a write joins a read begun before it. Without
+   * a time to live (0: read every time) nothing is shared.
+   */
   get(key: string, load: () => Promise<V>, now?: number): Promise<V> {
-    return this.cache.get(this.current(key), load, now);
+    const current = this.current(key);
+    if (this.ttlMs() <= 0) return this.cache.get(current, load, now);
+    const pending = this.loading.get(current);
+    if (pending) return pending;
+    return this.cache.get(
+      current,
+      () => {
+        const started = load().finally(() => this.loading.delete(current));
+        this.loading.set(current, started);
+        return started;
+      },
+      now,
+    );
   }
 
   /**

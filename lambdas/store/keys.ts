@@ -10,10 +10,9 @@ export const accountPartition = (accountId: string) => `ACCT#${accountId}`;
 
 /**
  * Everything routing reads sorts right after the account item (`ACCOUNT`), under `ACCOUNT#`, and
- * nothing else does (API keys, brand settings, export jobs, domains sort elsewhere): the hot path's one
- * query reads exactly the routing table, however many keys or export jobs the account has. The
- * prefixes live here because routing-table.ts tells the items apart by them without importing their
- * modules (which import it).
+ * nothing else does (API keys, brand settings, export jobs, domains sort elsewhere): a query of routes
+ * or destinations by prefix reads only them, however many keys or export jobs the account has. The
+ * prefixes live here because several modules build these keys (the records, the breakers, the meter).
  */
 export const ACCOUNT_SK = 'ACCOUNT';
 /** The account item's key: accounts.ts writes it, routing-table.ts reads it with the range it opens. */
@@ -21,8 +20,7 @@ export const accountKey = (accountId: string) => ({ pk: accountPartition(account
 const ROUTING_PREFIX = `${ACCOUNT_SK}#`;
 export const routingPrefix = {
   destinations: `${ROUTING_PREFIX}DEST#`,
-  /** Each destination's breaker, read with the routing table; a destination list by prefix does not read it. */
+  /** Each destination's breaker, read with its destination by the deliver path; a destination list by prefix does not read it. */
   breakers: `${ROUTING_PREFIX}HEALTH#`,
   routes: `${ROUTING_PREFIX}ROUTE#`,
 } as const;
-export const routingRange = { from: ACCOUNT_SK, to: `${ROUTING_PREFIX}\uffff` } as const;

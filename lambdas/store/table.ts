@@ -178,6 +178,8 @@ interface Changes {
   set?: Item;
   remove?: string[];
   add?: Record<string, number>;
+  /** Values appended to a list attribute (created empty first), in the same atomic write as the rest. */
+  append?: Record<string, unknown[]>;
 }
 
 /**
@@ -200,6 +202,10 @@ export async function updateItem(
     placeholders.add({ [`#r${i}`]: field });
     return `#r${i}`;
   });
+  const appends = Object.entries(changes.append ?? {}).map(([field, values], i) => {
+    placeholders.add({ [`#l${i}`]: field }, { [`:l${i}`]: values, [`:le${i}`]: [] });
+    return `#l${i} = list_append(if_not_exists(#l${i}, :le${i}), :l${i})`;
+  });
   const adds = Object.entries(changes.add ?? {}).map(([field, value], i) => {
     placeholders.add({ [`#a${i}`]: field }, { [`:a${i}`]: value });
     return `#a${i} :a${i}`;
@@ -210,7 +216,7 @@ export async function updateItem(
       new UpdateCommand({
         TableName: tableName(),
         Key: key,
-        UpdateExpression: [clause('SET', sets), clause('REMOVE', removes), clause('ADD', adds)].filter(Boolean).join(' '),
+        UpdateExpression: [clause('SET', [...sets, ...appends]), clause('REMOVE', removes), clause('ADD', adds)].filter(Boolean).join(' '),
         ...conditionExpression,
         ...placeholders.maps(),
         ...(options.returnValues && { ReturnValues: options.returnValues }),

@@ -129,7 +129,8 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
     [ENV.ownRoleAccounts]: '',
   },
   ingest: { [ENV.serviceName]: 'hookgate-ingest' },
-  deliver: { [ENV.serviceName]: 'hookgate-deliver', [ENV.listenEndpoint]: listenStageUrl('https'), [ENV.ownRoleAccounts]: '' },
+  // Its account share: 25% of the mapping's 100 batches.
+  deliver: { [ENV.serviceName]: 'hookgate-deliver', [ENV.listenEndpoint]: listenStageUrl('https'), [ENV.ownRoleAccounts]: '', [ENV.accountTries]: '25' },
   listen: { [ENV.serviceName]: 'hookgate-listen' },
   export: { [ENV.serviceName]: 'hookgate-export' },
   sweeper: { [ENV.serviceName]: 'hookgate-sweeper', [ENV.deliveryDlqUrl]: inService(stacks.stateful.deliveryDlq.queueUrl) },
@@ -494,6 +495,14 @@ describe('delivery worker', () => {
     expect(() => buildOther({ deliverBatchingWindowSeconds: 301 })).toThrow('deliverBatchingWindowSeconds must be a whole number from 0 to 300, got 301');
   });
 
+  it("gives each account the deliverAccountSharePercent context's share of the deliver batches", () => {
+    const tries = (stacks: HookgateStacks) =>
+      Template.fromStack(stacks.service).toJSON().Resources[logicalId(stacks.service.deliverFunction.fn)].Properties.Environment.Variables[ENV.accountTries];
+    expect(tries(buildOther({ deliverMaxConcurrency: 400, deliverAccountSharePercent: 50 }))).toBe('200');
+    expect(tries(buildOther({ deliverMaxConcurrency: 2, deliverAccountSharePercent: 1 }))).toBe('1');
+    expect(() => buildOther({ deliverAccountSharePercent: 0 })).toThrow('deliverAccountSharePercent must be a whole number from 1 to 100, got 0');
+  });
+
   it('keeps the redrive count above what waiting alone can reach, so only poison reaches the DLQ', () => {
     expect(DELIVERY_QUEUE.maxReceiveCount).toBeGreaterThan(VISIBILITY_WAIT_MAX_RECEIVES + 1);
     Template.fromStack(stacks.stateful).hasResourceProperties('AWS::SQS::Queue', {
@@ -726,7 +735,8 @@ describe('function permissions', () => {
   const CALLS: Record<FunctionName, { dynamodb: string[]; payloads: string[]; exports: string[] }> = {
     // Event reads and lists (batch gets of status items); events are written item by item, body first.
     api: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['GetObject'] },
-    ingest: { dynamodb: ITEM, payloads: ['PutObject', 'DeleteObject'], exports: [] },
+    // The destinations its routes name, and the routes a routing change names, in consistent batch gets.
+    ingest: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['PutObject', 'DeleteObject'], exports: [] },
     // A task reads its body, delivery and status items in one consistent batch get, whatever the fan-out.
     deliver: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject'], exports: [] },
     export: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['PutObject'] },

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeIdleConnections, createHttpSender, type DeliveryRequest } from '../../lambdas/adapters/http-sender';
+import { createHttpSender, type DeliveryRequest } from '../../lambdas/adapters/http-sender';
 
 // Real local HTTP servers on 127.0.0.1; no emulators. The trap server must never be reached by a
 // refused URL; the destination server plays a customer endpoint under allowPrivate (local development).
@@ -121,7 +121,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const timer of timers) clearInterval(timer);
-  closeIdleConnections();
+  send.closeIdleConnections();
   await Promise.all([stopServer(trap), stopServer(destination), stopServer(keepAlive)]);
 });
 
@@ -302,7 +302,7 @@ describe('deliveries with private destinations allowed (local development)', () 
       expect((await send(delivery(url, allow))).outcome).toBe('success');
       expect(flaky.connections()).toBe(2);
     } finally {
-      closeIdleConnections();
+      send.closeIdleConnections();
       await stopServer(flaky);
     }
   });

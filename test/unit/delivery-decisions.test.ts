@@ -4,7 +4,7 @@ import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, heldDeli
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { deliveriesToExpire, deliveryExpiry, expiredDelivery, lastTryOf } from '../../lambdas/domain/expiry';
 import { strandedTaskAction, type StrandedTaskInput } from '../../lambdas/domain/stranded-tasks';
-import { capNeeded, markedCapped, maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
+import { accountShareWait, accountTries, capNeeded, markedCapped, maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
 import { carriedWait, faultWaitSeconds, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState } from '../fixtures/records';
 
@@ -356,7 +356,22 @@ describe('concurrency slots a delivery tries', () => {
     expect(markedCapped(marked as BreakerState, at(200))?.capped_until).toBe(iso(500));
   });
 
-  it('a success keeps the slow window (a slow answer is still slow)', () => {
+  it.each([
+    { batches: 100, percent: undefined, tries: 25 },
+    { batches: 20, percent: undefined, tries: 5 },
+    { batches: 2, percent: 25, tries: 1 },
+    { batches: 300, percent: 50, tries: 150 },
+    { batches: 7, percent: 30, tries: 3 },
+  ])('an account may hold $tries tries under slots of $batches batches at $percent%', ({ batches, percent, tries }) => {
+    expect(accountTries(batches, percent)).toBe(tries);
+  });
+
+  it('a delivery over its account share waits 2 to 5 s, spread', () => {
+    expect(accountShareWait(NOW, () => 0)).toEqual(at(2));
+    expect(accountShareWait(NOW, () => 0.999).getTime()).toBe(at(4.997).getTime());
+  });
+
+  it('a success keeps the capped window (a slow answer is still slow)', () => {
     const slow = { ...answered, consecutive_failures: 1, capped_until: iso(60) };
     expect(afterSuccess(slow, NOW, DEFAULT_BREAKER)?.next.capped_until).toBe(iso(60));
   });

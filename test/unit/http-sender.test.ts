@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import tls from 'node:tls';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeIdleConnections, createHttpSender, parseRetryAfter, type DeliveryRequest, type Resolver } from '../../lambdas/adapters/http-sender';
+import { createHttpSender, parseRetryAfter, type DeliveryRequest, type Resolver } from '../../lambdas/adapters/http-sender';
 
 // A local server that counts TCP connections. Fake DNS answers name it (127.0.0.1), so any connection
 // the sender makes despite the policy would show up here.
@@ -25,7 +25,6 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  closeIdleConnections();
   server.closeAllConnections();
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
@@ -123,7 +122,7 @@ describe('http sender: resolved addresses', () => {
   it('counts a lookup that never answers against the deadline', async () => {
     const hanging: Resolver = () => new Promise(() => undefined);
     const result = await createHttpSender({ resolver: hanging })(delivery({ timeoutMs: 150 }));
-    expect(result).toMatchObject({ outcome: 'timeout', error: 'no response within 150 ms' });
+    expect(result).toMatchObject({ outcome: 'timeout', error: 'no DNS answer within 150 ms' });
     expect(result.durationMs).toBeGreaterThanOrEqual(140);
     expect(result.durationMs).toBeLessThan(350);
   });
@@ -158,6 +157,85 @@ describe('http sender: resolved addresses', () => {
     expect(result.outcome).toBe('network_error');
     expect(result.error).toContain('ERR_INVALID_CHAR');
     expect(result.error).not.toContain('line');
+  });
+});
+
+describe('http sender: the timeout counts on the wire', () => {
+  // One sender has 50 sockets per host: the 51st request at once waits for one of them.
+  const POOL = 50;
+  let slow: http.Server;
+  let slowPort = 0;
+  let answerMs = 0;
+  const seen: string[] = [];
+  let open = 0;
+  let most = 0;
+
+  beforeAll(async () => {
+    slow = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        seen.push(Buffer.concat(chunks).toString());
+        most = Math.max(most, ++open);
+        const answer = setTimeout(() => res.end('ok'), answerMs);
+        // Answered, or given up on by the sender.
+        res.on('close', () => {
+          open--;
+          clearTimeout(answer);
+        });
+      });
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    slowPort = (slow.address() as AddressInfo).port;
+  });
+
+  afterAll(async () => {
+    slow.closeAllConnections();
+    await new Promise<void>((resolve) => slow.close(() => resolve()));
+  });
+
+  const burst = (send: ReturnType<typeof createHttpSender>, count: number, timeoutMs: number) =>
+    Promise.all(
+      Array.from({ length: count }, (_, n) =>
+        send(delivery({ url: `http://hooks.example.test:${slowPort}/in`, allowPrivate: true, timeoutMs, body: Buffer.from(String(n)) })),
+      ),
+    );
+
+  it('a request that waited for a pooled socket still has its whole timeout once sent', async () => {
+    seen.length = 0;
+    answerMs = 300;
+    const send = createHttpSender({ resolver: fakeDns(['127.0.0.1']) });
+    // Two rounds through the pool: the second waits one answer for its socket, then takes another.
+    const results = await burst(send, POOL + 10, 500);
+    send.closeIdleConnections();
+    expect(results.map((r) => r.outcome)).toEqual(results.map(() => 'success'));
+    expect(Math.max(...results.map((r) => r.durationMs))).toBeLessThan(500);
+    expect(seen.toSorted()).toEqual(Array.from({ length: POOL + 10 }, (_, n) => String(n)).toSorted());
+  });
+
+  it('a request that never gets a socket ends unsent, and says so', async () => {
+    seen.length = 0;
+    answerMs = 2_000;
+    const send = createHttpSender({ resolver: fakeDns(['127.0.0.1']) });
+    const results = await burst(send, POOL + 1, 300);
+    send.closeIdleConnections();
+    const outcomes = results.map((r) => `${r.outcome}: ${r.error}`);
+    expect(outcomes.filter((o) => o === 'timeout: no response within 300 ms')).toHaveLength(POOL);
+    expect(outcomes.filter((o) => o === 'network_error: not sent: no free connection within 300 ms')).toHaveLength(1);
+    expect(seen).toHaveLength(POOL);
+  });
+
+  it('each sender has connections of its own', async () => {
+    seen.length = 0;
+    answerMs = 300;
+    most = 0;
+    const [one, two] = [createHttpSender({ resolver: fakeDns(['127.0.0.1']) }), createHttpSender({ resolver: fakeDns(['127.0.0.1']) })];
+    const results = (await Promise.all([burst(one, POOL, 5_000), burst(two, POOL, 5_000)])).flat();
+    one.closeIdleConnections();
+    two.closeIdleConnections();
+    expect(results.map((r) => r.outcome)).toEqual(results.map(() => 'success'));
+    // Both pools at once: no request waited for the other sender's sockets.
+    expect(most).toBe(2 * POOL);
   });
 });
 

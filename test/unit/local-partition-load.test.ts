@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { partitionCategory } from '../../local/ddb-units';
+import { itemCategory, partitionCategory } from '../../local/ddb-units';
 import { addUp, chargesOf, hottest, readPartitionLoad, type Charge, type Images, type MeteredCall } from '../../local/partition-load';
 
 type Item = Record<string, unknown>;
@@ -173,5 +173,18 @@ describe('what a partition is', () => {
     ['gsi2', 'EXPORTS#queued', 'work index: exports (gsi2)'],
   ])('%s %s: %s', (index, pk, category) => {
     expect(partitionCategory(index, pk)).toBe(category);
+  });
+});
+
+describe('what an item is', () => {
+  it.each<[string, string, string]>([
+    ['ACCT#a', 'ACCOUNT', 'routing (account/dest/route)'],
+    ['ACCT#a', 'ACCOUNT#DEST#d', 'routing (account/dest/route)'],
+    ['ACCT#a', 'ACCOUNT#ROUTE#r', 'routing (account/dest/route)'],
+    ['ACCT#a', 'ACCOUNT#HEALTH#d', 'breaker'],
+    ['ACCT#a', 'APIKEY#k', 'api key'],
+    ['ACCT#a#EVT#e1', 'EVENT', 'event status'],
+  ])('%s %s: %s', (pk, sk, category) => {
+    expect(itemCategory({ pk, sk })).toBe(category);
   });
 });

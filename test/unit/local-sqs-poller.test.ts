@@ -246,4 +246,21 @@ describe('startSqsPoller', () => {
 
     expect(handler.running.size).toBe(3);
   });
+
+  it('hands out batches of the new size once its batch size changes, and refuses a size no mapping takes', async () => {
+    const queue = fakeQueue([]);
+    const handler = heldHandler();
+    handler.free();
+    const sizes: number[] = [];
+    start(queue.client, { ...handler, handler: async (event: SQSEvent) => void sizes.push(event.Records.length) }, 1);
+
+    queue.push(...Array.from({ length: 4 }, (_, i) => inGroup('g', `a${i}`)));
+    await until(() => queue.deleted.length === 4);
+    poller!.setBatchSize(3);
+    queue.push(...Array.from({ length: 7 }, (_, i) => inGroup('g', `b${i}`)));
+    await until(() => queue.deleted.length === 11);
+
+    expect(sizes).toEqual([2, 2, 3, 3, 1]);
+    expect(() => poller!.setBatchSize(0)).toThrow(/batch size/);
+  });
 });

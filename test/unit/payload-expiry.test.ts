@@ -134,9 +134,9 @@ describe('in AWS a large payload expires with its event, by its bucket rule alon
   it('a replay’s copy is filed under the class of the account’s window today, not the original’s', async () => {
     const routing = routingOf(30);
     const accountId = routing.account.id;
-    // copyEvent reads the routing table itself: the account item and its routing stamp.
-    ddb.on(GetCommand).resolves({ Item: { routing_version: 0 } });
-    ddb.on(QueryCommand).resolves({ Items: [{ pk: `ACCT#${accountId}`, sk: 'ACCOUNT', ...routing.account }] });
+    // copyEvent reads the routing table itself: the account item (its routing stamp) and its routes, none.
+    ddb.on(GetCommand).resolves({ Item: { pk: `ACCT#${accountId}`, sk: 'ACCOUNT', ...routing.account, routing_version: 0 } });
+    ddb.on(QueryCommand).resolves({ Items: [] });
     ddb.on(UpdateCommand).resolves({});
     const original = eventRecord({ account_id: accountId, direction: 'outbound', status: 'delivered', retention_days: 1 });
     const from = payloadKey(accountId, original.id, 1);

@@ -50,4 +50,31 @@ describe('ForgetfulCache', () => {
 
     expect(await cache.get('a', async () => 'after the write', 1)).toBe('after the write');
   });
+
+  it('shares a read under way with the misses that arrive during it, and not with those after a forget', async () => {
+    const cache = new ForgetfulCache<number>(() => 60_000);
+    let reads = 0;
+    let finish: () => void = () => undefined;
+    const load = () => new Promise<number>((resolve) => (finish = () => resolve(++reads)));
+    const first = cache.get('a', load, 0);
+    const during = cache.get('a', load, 1);
+    finish();
+    expect([await first, await during]).toEqual([1, 1]);
+
+    const before = cache.get('b', load, 0);
+    const finishBefore = finish;
+    cache.forget('b');
+    const after = cache.get('b', load, 1);
+    finishBefore();
+    finish();
+    expect(await before).toBe(2);
+    expect(await after).toBe(3);
+  });
+
+  it('shares nothing without a time to live: each asks, each reads', async () => {
+    const cache = new ForgetfulCache<number>(() => 0);
+    let reads = 0;
+    const load = async () => ++reads;
+    expect(await Promise.all([cache.get('a', load), cache.get('a', load)])).toEqual([1, 2]);
+  });
 });
