@@ -2,7 +2,9 @@ import { deliveriesToExpire, EXPIRED, expiredDelivery, lastTryOf } from '../doma
 import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { log } from '../shared/log';
 import { recordDeliveryEnded } from '../shared/metrics';
-import { changeDelivery, findEventDeliveries, settleEventIfDone } from '../events/record';
+import { changeDelivery, findEventDeliveries, settleEventIfDone, type EventRecord } from '../events/record';
+import type { LastAttempt } from '../domain/operational-events';
+import type { EndReason } from '../domain/progress';
 import { destinationRouting } from '../store/routing-table';
 import { noticeDeadLetter } from './delivery-notices';
 
@@ -39,9 +41,21 @@ export async function expireEvent(accountId: string, eventId: string, now: Date)
   for (const destinationId of ended) {
     recordDeliveryEnded(EXPIRED);
     log.info('delivery ended without a try', { account_id: accountId, event_id: eventId, destination_id: destinationId, reason: EXPIRED });
-    // A destination deleted meanwhile had its deliveries ended by its deletion; one that slipped past says nothing (as a deletion's do not).
-    const { destination } = await destinationRouting(accountId, destinationId);
-    if (destination) await noticeDeadLetter(event, destination, lastTryOf(attempts, destinationId) ?? null, EXPIRED, now);
+    await announceEnd(event, destinationId, lastTryOf(attempts, destinationId) ?? null, EXPIRED, now);
   }
   return { ended: ended.length, settled };
+}
+
+/**
+ * Announces a delivery the sweeper ended, with its destination if it still exists (one deleted had its
+ * deliveries ended by its deletion, which says nothing; one that slipped past says nothing either).
+ * The end is written already: failing to read the destination costs the notice, never the sweep.
+ */
+export async function announceEnd(event: EventRecord, destinationId: string, lastTry: LastAttempt | null, reason: EndReason, at: Date): Promise<void> {
+  try {
+    const { destination } = await destinationRouting(event.account_id, destinationId);
+    if (destination) await noticeDeadLetter(event, destination, lastTry, reason, at);
+  } catch (error) {
+    log.error('operational event not published', { account_id: event.account_id, event_id: event.id, destination_id: destinationId }, error);
+  }
 }

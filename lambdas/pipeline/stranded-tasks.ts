@@ -5,8 +5,7 @@ import { deleteStranded, enqueueDeliveries, receiveStranded, type DeliveryTask, 
 import { log } from '../shared/log';
 import { recordDeliveryEnded } from '../shared/metrics';
 import { changeDelivery, findEventDeliveries, settleEventIfDone } from '../events/record';
-import { destinationRouting } from '../store/routing-table';
-import { noticeDeadLetter } from './delivery-notices';
+import { announceEnd } from './expiry';
 
 /** How long a message this pass leaves in the DLQ (for the operator) stays hidden from its next reads. */
 const LEAVE_HIDDEN_SECONDS = 600;
@@ -75,8 +74,7 @@ async function handle(message: StrandedMessage, report: StrandedReport): Promise
         report.ended++;
         recordDeliveryEnded(action.reason);
         log.warn('delivery ended: its task failed again after it was taken back from the DLQ', { account_id: task.account_id, event_id: task.event_id, destination_id: task.destination_id });
-        const { destination } = await destinationRouting(task.account_id, task.destination_id);
-        if (destination) await noticeDeadLetter(found.event, destination, lastTryOf(found.attempts, task.destination_id) ?? null, action.reason, now);
+        await announceEnd(found.event, task.destination_id, lastTryOf(found.attempts, task.destination_id) ?? null, action.reason, now);
       }
       return true;
     }
