@@ -1,6 +1,6 @@
 import { endedDelivery } from '../domain/delivery-phases';
 import { lastTryOf } from '../domain/expiry';
-import { strandedTaskAction } from '../domain/stranded-tasks';
+import { strandedTaskAction, type StrandedTaskInput } from '../domain/stranded-tasks';
 import { deleteStranded, enqueueDeliveries, receiveStranded, type DeliveryTask, type StrandedMessage } from '../adapters/delivery-queue';
 import { log } from '../shared/log';
 import { recordDeliveryEnded } from '../shared/metrics';
@@ -45,18 +45,16 @@ export async function takeBackStranded(dlqUrl: string, outOfTime: () => boolean)
 
 /** Acts on one message; true when it may be deleted. */
 async function handle(message: StrandedMessage, report: StrandedReport): Promise<boolean> {
-  if (message.task.kind !== 'delivery') {
+  const task = message.task.kind === 'delivery' ? message.task.task : undefined;
+  const found = task && (await findEventDeliveries(task.account_id, task.event_id));
+  const stored = task && found?.deliveries[task.destination_id];
+  const read: StrandedTaskInput['task'] = message.task.kind === 'delivery' ? { kind: 'delivery', rearmed: message.task.task.rearmed === true } : message.task;
+  const action = strandedTaskAction({ task: read, delivery: stored?.state });
+  if (action.kind === 'leave' || !task) {
     report.left++;
     return false;
   }
-  const task = message.task.task;
-  const found = await findEventDeliveries(task.account_id, task.event_id);
-  const stored = found?.deliveries[task.destination_id];
-  const action = strandedTaskAction({ task: { kind: 'delivery', rearmed: task.rearmed === true }, delivery: stored?.state });
   switch (action.kind) {
-    case 'leave':
-      report.left++;
-      return false;
     case 'drop':
       report.dropped++;
       return true;
