@@ -227,8 +227,8 @@ export class ServiceStack extends Stack {
       ...(props.retrySchedule === undefined ? {} : { [ENV.retrySchedule]: retrySchedule.join(',') }),
     };
 
-    // Grants follow each function's code path, and nothing else. The DLQ gets none: only SQS's own
-    // redrive moves messages into it. Queue grants need no KMS: the queues use SQS-managed SSE.
+    // Grants follow each function's code path, and nothing else. Only SQS's own redrive moves messages
+    // into the DLQ; the sweeper alone reads it. Queue grants need no KMS: the queues use SQS-managed SSE.
 
     this.apiFunction = this.addFunction('ApiFunction', {
       handler: 'api',
@@ -367,16 +367,26 @@ export class ServiceStack extends Stack {
 
     this.sweeperFunction = this.addFunction('SweeperFunction', {
       handler: 'sweeper',
-      description: 'Hookgate retention sweeper: deletes events past their account retention, re-times TTLs',
+      description: 'Hookgate retention sweeper: deletes events past their account retention, ends deliveries that outlive it, re-times TTLs',
       // It stops starting new work 30 s before its timeout and resumes from a checkpoint next time.
       timeout: Duration.minutes(15),
       memorySize: 512,
+      environment: { [ENV.deliveryDlqUrl]: deliveryDlq.queueUrl },
     });
     // Key queries, deletes and TTL rewrites of events, their items and the checkpoint; payload objects
     // of deleted events, and those it moves to a new window's class (CopyObject: GetObject on the old
-    // key, PutObject on the new, then DeleteObject). No SQS, no export bucket.
+    // key, PutObject on the new, then DeleteObject). No export bucket.
     grantTable(this.sweeperFunction, table, ['dynamodb:BatchWriteItem']);
     grantObjects(this.sweeperFunction, payloadBucket, ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
+    // A delivery it ends past its event's window is announced: an operational event, whose deliveries it
+    // enqueues; a stranded task it takes back from the DLQ is sent again to the delivery queue.
+    deliveryQueue.grantSendMessages(this.sweeperFunction.fn);
+    // Reads and deletes the DLQ's messages (lambdas/pipeline/stranded-tasks.ts); never sends to it.
+    iam.Grant.addToPrincipal({
+      grantee: this.sweeperFunction.fn,
+      actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage'],
+      resourceArns: [deliveryDlq.queueArn],
+    });
     // Lambda's default async retries (2) stay: a failed sweep resumes from its checkpoint a minute or
     // two later instead of an hour, and every step of it is idempotent.
     this.sweeperSchedule = this.addSchedule('SweeperSchedule', this.sweeperFunction, {

@@ -12,6 +12,7 @@ export function handlerEnv(
   return {
     [ENV.tableName]: resources.tableName,
     [ENV.deliveryQueueUrl]: resources.deliveryQueueUrl,
+    [ENV.deliveryDlqUrl]: resources.deliveryDlqUrl,
     [ENV.payloadBucket]: resources.payloadBucket,
     [ENV.exportBucket]: resources.exportBucket,
     [ENV.publicUrl]: publicUrl,

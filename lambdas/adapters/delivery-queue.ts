@@ -1,4 +1,4 @@
-import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageBatchCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import * as z from 'zod/mini';
 import { MAX_MESSAGE_DELAY_SECONDS, type QueueWait } from '../domain/queue-wait';
 import { config } from '../shared/config';
@@ -26,6 +26,8 @@ const deliveryTask = z.object({
   flight_slot: z.optional(z.int()),
   /** The event's body, when small: the try reads no body item. */
   body: z.optional(carriedBodyRecord),
+  /** Taken back from the delivery DLQ once by the sweeper: if it lands there again, its delivery ends. */
+  rearmed: z.optional(z.literal(true)),
 });
 export type DeliveryTask = z.infer<typeof deliveryTask>;
 
@@ -107,4 +109,38 @@ export async function postponeMessage(receiptHandle: string, seconds: number): P
       VisibilityTimeout: Math.min(Math.max(0, Math.round(seconds)), MAX_VISIBILITY_SECONDS),
     }),
   );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The delivery DLQ (the sweeper's): messages SQS moved there after `maxReceiveCount` receives
+
+export interface StrandedMessage {
+  receiptHandle: string;
+  /** The message as read: a delivery task, another (a destination's own task), or nothing readable. */
+  task: { kind: 'delivery'; task: DeliveryTask } | { kind: 'other' } | { kind: 'unreadable' };
+}
+
+function readStranded(body: string | undefined): StrandedMessage['task'] {
+  let json: unknown;
+  try {
+    json = JSON.parse(body ?? '');
+  } catch {
+    return { kind: 'unreadable' };
+  }
+  const parsed = queueTask.safeParse(json);
+  if (!parsed.success) return { kind: 'unreadable' };
+  return 'kind' in parsed.data ? { kind: 'other' } : { kind: 'delivery', task: parsed.data };
+}
+
+/**
+ * Up to ten messages of the DLQ, hidden from other readers for `hideSeconds` (a message left there, for
+ * the operator, shows again after that). No wait: an empty DLQ answers at once.
+ */
+export async function receiveStranded(dlqUrl: string, hideSeconds: number): Promise<StrandedMessage[]> {
+  const out = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: dlqUrl, MaxNumberOfMessages: 10, VisibilityTimeout: hideSeconds, WaitTimeSeconds: 0 }));
+  return (out.Messages ?? []).flatMap((message) => (message.ReceiptHandle ? [{ receiptHandle: message.ReceiptHandle, task: readStranded(message.Body) }] : []));
+}
+
+export async function deleteStranded(dlqUrl: string, receiptHandle: string): Promise<void> {
+  await sqsClient().send(new DeleteMessageCommand({ QueueUrl: dlqUrl, ReceiptHandle: receiptHandle }));
 }

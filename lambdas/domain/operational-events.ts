@@ -63,7 +63,8 @@ const build = (type: OperationalType, key: string, at: Date, data: Record<string
 export const deadLettered = (
   event: { id: string; direction: string; event_type: string | null },
   destination: DestinationRef,
-  lastAttempt: LastAttempt,
+  /** Null: the delivery ended without ever being tried (held from the start, then expired). */
+  lastAttempt: LastAttempt | null,
   endReason: string | null,
   at: Date,
 ) =>
@@ -74,7 +75,7 @@ export const deadLettered = (
     destination_id: destination.id,
     destination_name: destination.name,
     end_reason: endReason,
-    last_attempt: {
+    last_attempt: lastAttempt && {
       attempt_number: lastAttempt.attempt_number,
       outcome: lastAttempt.outcome,
       response_status: lastAttempt.response_status,

@@ -10,6 +10,16 @@ export const END_REASONS = [
   'customer_changed',
   /** The body is larger than its AWS destination's service takes in one message (lambdas/domain/aws-targets.ts): never sent. */
   'payload_too_large',
+  /**
+   * Still waiting (held, or a retry scheduled) when its event's retention window ended: ended by the
+   * retention sweeper before its body and its own item expire, so no delivery outlives its data.
+   */
+  'expired',
+  /**
+   * Its queue task landed in the delivery DLQ (received `maxReceiveCount` times without being done:
+   * crashes, throttles, a bug), was sent once more by the sweeper, and landed there again.
+   */
+  'task_failed',
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 

@@ -335,6 +335,29 @@ export const readEventPartition = (accountId: string, eventId: string): Promise<
     ConsistentRead: true,
   });
 
+/**
+ * An unsettled event as the retention sweeper ends its deliveries: the status item as stored, each
+ * planned delivery as stored (version 0: no item of its own yet, its state the plan's), and every try
+ * recorded. One consistent read of its partition; no body needed (past its window plus TTL's margin it
+ * may be gone, and the deliveries must still end).
+ */
+export async function findEventDeliveries(
+  accountId: string,
+  eventId: string,
+): Promise<{ event: EventRecord; deliveries: Record<string, StoredDelivery>; attempts: AttemptRecord[] } | undefined> {
+  const items = await readEventPartition(accountId, eventId);
+  const { stored, deliveries: own } = partsOf(items);
+  if (!stored) return undefined;
+  const byId = new Map(own.map((item) => [item.destination_id, storedDeliveryOf(item)]));
+  const deliveries = Object.fromEntries(Object.entries(stored.deliveries).map(([id, state]) => [id, byId.get(id) ?? { state, version: 0 }]));
+  const attempts = [
+    ...items.filter((item) => eventItemKind(item) === 'attempt').map((item) => attemptRecord.parse(item)),
+    ...own.flatMap((delivery) => delivery.first_attempt ?? []),
+    ...(stored.first_attempts ?? []),
+  ];
+  return { event: stored, deliveries, attempts };
+}
+
 /** Everything stored for one event: its status, body and attempts (oldest first; first tries live in their deliveries' items). */
 export async function findEventDetail(accountId: string, eventId: string) {
   const items = await readEventPartition(accountId, eventId);

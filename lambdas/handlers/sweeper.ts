@@ -16,9 +16,10 @@ export function sweepClock(event: { time?: unknown } | undefined, fallback: () =
 }
 
 /**
- * Retention sweeper: hourly (EventBridge) and once at deploy (the local runtime: at start-up). Deletes
- * settled events older than their account's window and re-times TTLs after a retention change; stops
- * in time and resumes from a checkpoint on the next run.
+ * Retention sweeper: hourly (EventBridge) and once at deploy (the local runtime: at start-up). Takes
+ * stranded delivery tasks back from the DLQ, deletes settled events older than their account's window
+ * (ending the deliveries of unsettled ones), and re-times TTLs after a retention change; stops in time
+ * and resumes from a checkpoint on the next run.
  */
 async function sweep(
   event: Partial<Pick<ScheduledEvent, 'time'>> = {},
@@ -27,7 +28,7 @@ async function sweep(
   const startedAt = Date.now();
   const budget = context ? context.getRemainingTimeInMillis() - SAFETY_MARGIN_MS : DEFAULT_BUDGET_MS;
   const now = sweepClock(event);
-  const report = await sweepRetention({ now, deadline: startedAt + budget, ttlLagSeconds: config().ttlLagSeconds });
+  const report = await sweepRetention({ now, deadline: startedAt + budget, ttlLagSeconds: config().ttlLagSeconds, dlqUrl: config().deliveryDlqUrl });
   log.info('retention sweep', { ...report, now: now.toISOString(), duration_ms: Date.now() - startedAt });
   return report;
 }

@@ -49,7 +49,7 @@ async function announce(accountId: string, notice: OperationalEvent, now: Date):
   }
 }
 
-export async function noticeDeadLetter(cause: EventRecord, destination: DestinationRecord, lastAttempt: LastAttempt, endReason: string | null, at: Date) {
+export async function noticeDeadLetter(cause: EventRecord, destination: DestinationRecord, lastAttempt: LastAttempt | null, endReason: string | null, at: Date) {
   if (mayAnnounce(cause)) await announce(cause.account_id, deadLettered(cause, destination, lastAttempt, endReason, at), at);
 }
 

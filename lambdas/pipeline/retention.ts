@@ -4,6 +4,8 @@ import { log } from '../shared/log';
 import { accountIdsAfter, readAccountRetention, recordTtlWindow } from '../accounts/record';
 import { deleteDedupeIfOwned, setDedupeExpiry } from '../events/dedupe';
 import { changeEvent, deleteSettledStatusItem } from '../events/record';
+import { expireEvent } from './expiry';
+import { takeBackStranded } from './stranded-tasks';
 import {
   clearCheckpoint,
   deleteSideItems,
@@ -46,6 +48,8 @@ export interface SweepOptions {
    * the sweeper deletes it itself (paid). 0 where nothing expires items, as in the local emulator.
    */
   ttlLagSeconds: number;
+  /** The delivery DLQ, whose stranded delivery tasks each run takes back first (`takeBackStranded`); none: skipped. */
+  dlqUrl?: string;
 }
 
 export interface SweepReport {
@@ -53,9 +57,23 @@ export interface SweepReport {
   deleted_events: number;
   deleted_attempts: number;
   deleted_payloads: number;
+  /**
+   * Deliveries of unsettled events past their window that this pass ended (`end_reason: expired`); their
+   * events settle and go on the next pass.
+   */
+  expired_deliveries: number;
+  /** Unsettled events past their window left unsettled: a try in flight, or a status item that cannot be read. */
   skipped_unsettled: number;
   /** Events whose items got a new `expires_at` after their account's retention changed. */
   ttl_resynced: number;
+  /** Delivery tasks taken back from the DLQ and sent once more. */
+  dlq_rearmed: number;
+  /** Deliveries ended (`task_failed`) because their task landed in the DLQ again after being sent once more. */
+  dlq_ended: number;
+  /** DLQ messages deleted with nothing waiting on them (their event gone, their delivery ended). */
+  dlq_dropped: number;
+  /** DLQ messages left for the operator: unreadable, or a destination's own task. */
+  dlq_left: number;
   /** Accounts whose sweep failed with an error (logged); they are tried again on the next pass. */
   failed_accounts: number;
   /** True when the pass reached the last account; false when it stopped for time and left a checkpoint. */
@@ -72,7 +90,8 @@ interface Run {
 
 /**
  * Deletes settled events that are older than their account's retention, with their body, attempts,
- * payload object and de-duplication item, and re-times TTLs of accounts whose retention changed.
+ * payload object and de-duplication item; ends the deliveries of unsettled ones (expiry.ts), which the
+ * next pass then deletes; and re-times TTLs of accounts whose retention changed.
  * Account by account (in id order, from the work index), with key queries only, in pages; it stops
  * starting new work at the deadline and leaves a checkpoint that the next run resumes from.
  */
@@ -88,12 +107,18 @@ export async function sweepRetention(options: SweepOptions): Promise<SweepReport
       deleted_events: 0,
       deleted_attempts: 0,
       deleted_payloads: 0,
+      expired_deliveries: 0,
       skipped_unsettled: 0,
       ttl_resynced: 0,
+      dlq_rearmed: 0,
+      dlq_ended: 0,
+      dlq_dropped: 0,
+      dlq_left: 0,
       failed_accounts: 0,
       complete: false,
     },
   };
+  if (options.dlqUrl) await takeBackFromDlq(options.dlqUrl, run);
   const checkpoint = await readCheckpoint();
   let lastDone = checkpoint?.last_account_id ?? null;
   let resume = checkpoint?.cursor ?? null;
@@ -129,6 +154,16 @@ export async function sweepRetention(options: SweepOptions): Promise<SweepReport
   return run.report;
 }
 
+/** Stranded tasks first, every run: a failure there is logged and never holds up retention. */
+async function takeBackFromDlq(dlqUrl: string, run: Run): Promise<void> {
+  try {
+    const taken = await takeBackStranded(dlqUrl, run.outOfTime);
+    Object.assign(run.report, { dlq_rearmed: taken.rearmed, dlq_ended: taken.ended, dlq_dropped: taken.dropped, dlq_left: taken.left });
+  } catch (error) {
+    log.error('delivery DLQ not taken back; tried again on the next run', {}, error);
+  }
+}
+
 /** Sweeps one account from `start` (or its beginning). Returns where it stopped, or undefined when done. */
 async function sweepAccount(accountId: string, start: SweepCursor | null, run: Run): Promise<SweepCursor | undefined> {
   const account = await readAccountRetention(accountId);
@@ -154,7 +189,7 @@ async function sweepAccount(accountId: string, start: SweepCursor | null, run: R
       });
       for (const listed of page.items) {
         if (run.outOfTime()) return { account_id: accountId, phase, direction, after, retention_days: days };
-        if (phase === 'delete') await deleteIfSettled(accountId, listed.id, run);
+        if (phase === 'delete') await sweepEvent(accountId, listed.id, run);
         else if (await resyncEvent(accountId, listed.id, days)) run.report.ttl_resynced++;
         after = listed.id;
       }
@@ -167,8 +202,9 @@ async function sweepAccount(accountId: string, start: SweepCursor | null, run: R
 }
 
 /**
- * Deletes one settled event: its body item, then the payload object that item points at, then the
- * de-duplication item and attempts, the status item last. A crash part-way leaves the event listed (its
+ * Deletes one settled event (an unsettled one has its deliveries ended instead, `expireEvent`): its
+ * body item, then the payload object that item points at, then the de-duplication item and attempts,
+ * the status item last. A crash part-way leaves the event listed (its
  * status item is the list entry), so the next run finds it and finishes the job.
  *
  * The body item goes before the object because it is what every reader follows to it: without it the
@@ -177,12 +213,25 @@ async function sweepAccount(accountId: string, start: SweepCursor | null, run: R
  * between the two leaves an object that nothing points at; in AWS its class's lifecycle rule takes it
  * (the same rule that takes every object whose event TTL deleted), locally it stays in the data dir.
  */
-async function deleteIfSettled(accountId: string, eventId: string, run: Run): Promise<void> {
+async function sweepEvent(accountId: string, eventId: string, run: Run): Promise<void> {
   const { report } = run;
   const parts = await readEventParts(accountId, eventId);
   // A status item that cannot be read is left alone: nothing is deleted on a guess.
-  if (parts.status === 'unreadable' || (parts.status && !isSweepable(parts.status.status))) {
+  if (parts.status === 'unreadable') {
     report.skipped_unsettled++;
+    return;
+  }
+  if (parts.status && !isSweepable(parts.status.status)) {
+    // Nothing is ended on a guess either: a status item that is no whole event is left for the operator.
+    if (!parts.event) {
+      report.skipped_unsettled++;
+      return;
+    }
+    // Its window is over (by the sweep's clock): its deliveries end now (the wall clock's, which their
+    // claims, the event's writes and the notices' own events count by), and the next pass deletes it.
+    const expired = await expireEvent(accountId, eventId, new Date());
+    report.expired_deliveries += expired.ended;
+    if (!expired.settled) report.skipped_unsettled++;
     return;
   }
   let sideItems = parts.sideItems;

@@ -12,6 +12,8 @@ const numberOr = (raw: string | undefined, fallback: number) => (raw === undefin
 const configSchema = z.object({
   tableName: z.string().check(z.minLength(1)),
   deliveryQueueUrl: z.string().check(z.minLength(1)),
+  /** Set on the sweeper alone (and locally): where stranded delivery tasks are taken back from. */
+  deliveryDlqUrl: z.optional(z.string().check(z.minLength(1))),
   payloadBucket: z.string().check(z.minLength(1)),
   exportBucket: z.string().check(z.minLength(1)),
   publicUrl: z.optional(z.url()),
@@ -56,6 +58,7 @@ export function config(): Config {
   cached ??= configSchema.parse({
     tableName: process.env[ENV.tableName],
     deliveryQueueUrl: process.env[ENV.deliveryQueueUrl],
+    deliveryDlqUrl: process.env[ENV.deliveryDlqUrl] || undefined,
     payloadBucket: process.env[ENV.payloadBucket],
     exportBucket: process.env[ENV.exportBucket],
     publicUrl: process.env[ENV.publicUrl] || undefined,

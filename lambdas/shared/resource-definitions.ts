@@ -91,6 +91,8 @@ export const BUCKETS = {
 export const ENV = {
   tableName: 'TABLE_NAME',
   deliveryQueueUrl: 'DELIVERY_QUEUE_URL',
+  /** The delivery DLQ: the sweeper only, which takes stranded delivery tasks back from it. */
+  deliveryDlqUrl: 'DELIVERY_DLQ_URL',
   payloadBucket: 'PAYLOAD_BUCKET',
   exportBucket: 'EXPORT_BUCKET',
   publicUrl: 'HOOKGATE_PUBLIC_URL',
@@ -169,7 +171,7 @@ export const METRICS = {
     /** Per destination breaker that opened (consecutive failures) or closed again (a probe succeeded). */
     breakerOpened: 'BreakerOpened',
     breakerRecovered: 'BreakerRecovered',
-    /** Per delivery ended without a try (destination deleted, inactive, or gone); dimension `reason`. */
+    /** Per delivery ended without a try (destination deleted or given away, or its event's window ended); dimension `reason`. */
     deliveryEnded: 'DeliveryEnded',
   },
 } as const;

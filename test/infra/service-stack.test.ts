@@ -133,7 +133,7 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
   deliver: { [ENV.serviceName]: 'hookgate-deliver', [ENV.listenEndpoint]: listenStageUrl('https'), [ENV.ownRoleAccounts]: '', [ENV.accountTries]: '25' },
   listen: { [ENV.serviceName]: 'hookgate-listen' },
   export: { [ENV.serviceName]: 'hookgate-export' },
-  sweeper: { [ENV.serviceName]: 'hookgate-sweeper' },
+  sweeper: { [ENV.serviceName]: 'hookgate-sweeper', [ENV.deliveryDlqUrl]: inService(stacks.stateful.deliveryDlq.queueUrl) },
   domainProvisioner: { [ENV.serviceName]: 'hookgate-domain-provisioner', [ENV.httpApiId]: { Ref: logicalId(stacks.service.httpApi) } },
 });
 
@@ -788,7 +788,7 @@ describe('function permissions', () => {
     ['ingest', 'logs|xray|dynamodb|sqs|s3'],
     ['deliver', 'logs|xray|dynamodb|sqs|s3'],
     ['export', 'logs|xray|dynamodb|sqs|s3'],
-    ['sweeper', 'logs|xray|dynamodb|s3'],
+    ['sweeper', 'logs|xray|dynamodb|sqs|s3'],
     ['domainProvisioner', 'logs|xray|dynamodb'],
     ['listen', 'logs|xray|dynamodb'],
   ] as const)('%s: nothing beyond the services %s (in its default policy)', (name, services) => {
@@ -815,8 +815,13 @@ describe('function permissions', () => {
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
   });
 
-  it('sweeper: no SQS', () => {
-    expect(actionsFor(stacks.service.sweeperFunction, 'sqs:')).toEqual([]);
+  it('sweeper: sends to the delivery queue (notices, and tasks it takes back), reads and deletes the DLQ’s messages, nothing more', () => {
+    const fn = stacks.service.sweeperFunction;
+    const dlqArn = inService(stacks.stateful.deliveryDlq.queueArn);
+    expect(actionsFor(fn, 'sqs:')).toEqual([...SEND, 'sqs:DeleteMessage', 'sqs:ReceiveMessage'].sort());
+    expect(resourcesFor(fn, 'sqs:')).toEqual(expect.arrayContaining([queueArn(), dlqArn]));
+    expect(actionsOn(fn, queueArn()).filter((a) => a.startsWith('sqs:'))).toEqual(SEND);
+    expect(actionsOn(fn, dlqArn)).toEqual(['sqs:DeleteMessage', 'sqs:ReceiveMessage']);
   });
 
   it('ingest: sends to the delivery queue; never receives', () => {
@@ -832,12 +837,14 @@ describe('function permissions', () => {
     expect(resourcesFor(fn, 'sqs:')).toEqual([queueArn()]);
   });
 
-  it('no function may touch the DLQ: only the redrive policy moves messages to it', () => {
+  it('no function but the sweeper (which reads and deletes, see above) may touch the DLQ: only the redrive policy moves messages to it', () => {
     const { deliveryDlq } = stacks.stateful;
     const forbidden = [deliveryDlq.queueArn, deliveryDlq.queueUrl, deliveryDlq.queueName].map((token) =>
       JSON.stringify(inService(token)),
     );
-    for (const policy of Object.values(template.findResources('AWS::IAM::Policy'))) {
+    const sweeperPolicy = logicalId(stacks.service.sweeperFunction.role.node.findChild('DefaultPolicy'));
+    for (const [id, policy] of Object.entries(template.findResources('AWS::IAM::Policy'))) {
+      if (id === sweeperPolicy) continue;
       const document = JSON.stringify(policy.Properties.PolicyDocument);
       for (const reference of forbidden) expect(document).not.toContain(reference);
     }

@@ -200,7 +200,7 @@ describe('retention sweep (injected clock)', () => {
   const free = {} as { accountId: string; key: string; ids: Record<string, string> };
   const pro = {} as { accountId: string; key: string; ids: Record<string, string> };
 
-  it('deletes old settled events with their attempts, body, payload and de-duplication item; keeps unsettled and young ones', async () => {
+  it('deletes old settled events with their attempts, body, payload and de-duplication item; ends old unsettled ones’ deliveries; keeps young ones', async () => {
     const account = await createAccount(call, { name: 'free plan' });
     expect(account.res.json.data.account).toMatchObject({ plan: 'free', retention_days: 1 });
     Object.assign(free, account);
@@ -236,8 +236,15 @@ describe('retention sweep (injected clock)', () => {
       deleted_events: 5,
       deleted_attempts: 5,
       deleted_payloads: 1,
-      skipped_unsettled: 4,
+      // The old unsettled events' deliveries end (`expired`); the one with nothing planned settles `accepted`.
+      expired_deliveries: 3,
+      skipped_unsettled: 0,
       ttl_resynced: 0,
+      // The delivery DLQ is empty: nothing taken back.
+      dlq_rearmed: 0,
+      dlq_ended: 0,
+      dlq_dropped: 0,
+      dlq_left: 0,
       failed_accounts: 0,
       complete: true,
     });
@@ -251,18 +258,27 @@ describe('retention sweep (injected clock)', () => {
     expect(await payloadExists(payload)).toBe(false);
     expect(await rawItem(dedupeItemKey.pk, dedupeItemKey.sk)).toBeUndefined();
 
-    for (const name of ['retryScheduled', 'queued', 'delivering', 'received', 'young']) {
-      expect(await statusOf(key, ids[name]!), name).toBe(200);
-    }
+    expect(await statusOf(key, ids.young!)).toBe(200);
     expect(await statusOf(key, ids.outboundYoung!, 'outbound')).toBe(200);
-    // The unsettled event keeps its attempt.
-    expect((await partition(accountId, ids.retryScheduled!)).map((item) => String(item.sk).slice(0, 4)).sort()).toEqual(['ATT#', 'BODY', 'EVEN']);
+    // The expired ones settled past their window, so they are gone for readers at once; their items
+    // (the ended delivery's beside the attempt) stay for the next pass.
+    for (const name of ['retryScheduled', 'queued', 'delivering', 'received']) expect(await statusOf(key, ids[name]!), name).toBe(404);
+    expect((await partition(accountId, ids.received!)).find((item) => item.sk === 'EVENT')).toMatchObject({ status: 'accepted' });
+    for (const name of ['retryScheduled', 'queued', 'delivering']) {
+      const stored = await partition(accountId, ids[name]!);
+      expect(stored.find((item) => item.sk === 'EVENT'), name).toMatchObject({ status: 'dead_letter', deliveries: { [DESTINATION_ID]: { status: 'dead_letter', end_reason: 'expired' } } });
+    }
+    expect((await partition(accountId, ids.retryScheduled!)).map((item) => String(item.sk).slice(0, 4)).sort()).toEqual(['ATT#', 'BODY', 'DLV#', 'EVEN']);
 
     const listed = await listedIds(key);
-    expect(listed.sort()).toEqual([ids.retryScheduled, ids.queued, ids.delivering, ids.received, ids.young].sort());
+    expect(listed).toEqual([ids.young]);
     expect(await listedIds(key, 'outbound')).toEqual([ids.outboundYoung]);
     // A finished pass leaves no checkpoint behind.
     expect(await rawItem('SWEEPER', 'CHECKPOINT')).toBeUndefined();
+
+    // The next pass deletes the expired events like any settled one.
+    expect(await runSweeper(NOW)).toMatchObject({ deleted_events: 4, deleted_attempts: 2, expired_deliveries: 0, skipped_unsettled: 0, complete: true });
+    for (const name of ['retryScheduled', 'queued', 'delivering', 'received']) expect(await partition(accountId, ids[name]!), name).toEqual([]);
   });
 
   it('a pro account keeps 30 days: a two-day-old settled event survives, a 31-day-old one does not', async () => {
@@ -277,18 +293,15 @@ describe('retention sweep (injected clock)', () => {
     expect(report).toMatchObject({ deleted_events: 1, deleted_attempts: 1, complete: true });
     expect(await statusOf(pro.key, pro.ids.twoDays!)).toBe(200);
     expect(await statusOf(pro.key, pro.ids.monthOld!)).toBe(404);
-    // Nothing more of the free account went: only young and unsettled events are left there.
+    // Nothing more of the free account went: only its young events are left there.
     expect(await statusOf(free.key, free.ids.young!)).toBe(200);
   });
 
-  it('a clock two days ahead sweeps the free account’s young events, still never unsettled ones or the pro account’s', async () => {
+  it('a clock two days ahead sweeps the free account’s young events, still not the pro account’s', async () => {
     const report = await runSweeper(NOW + 2 * DAY_MS);
     expect(report).toMatchObject({ deleted_events: 2, failed_accounts: 0, complete: true });
     expect(await statusOf(free.key, free.ids.young!)).toBe(404);
     expect(await statusOf(free.key, free.ids.outboundYoung!, 'outbound')).toBe(404);
-    for (const name of ['retryScheduled', 'queued', 'delivering', 'received']) {
-      expect(await statusOf(free.key, free.ids[name]!), name).toBe(200);
-    }
     expect(await statusOf(pro.key, pro.ids.twoDays!)).toBe(200);
   });
 });
@@ -385,7 +398,8 @@ describe('start-up', () => {
     // Its payload object is deleted with it: only the sweeper does that.
     await eventually(payloadFile, (exists) => !exists, 20_000);
     expect(await statusOf(key, oldSettled, 'inbound', childCall)).toBe(404);
-    expect(await statusOf(key, oldWaiting, 'inbound', childCall)).toBe(200);
+    // Still waiting past its window, its delivery ended (`expired`): settled, the event is out of its window too.
+    await eventually(() => statusOf(key, oldWaiting, 'inbound', childCall), (status) => status === 404);
     expect(await statusOf(key, young, 'inbound', childCall)).toBe(200);
   });
 });

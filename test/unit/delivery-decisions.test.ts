@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGate, breakerTransition, healthState, releasePlan, takeProbe, type BreakerState, wakeTimes, wakeVerdict } from '../../lambdas/domain/breaker';
 import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, heldDelivery, inProcessLooks, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
+import { deliveriesToExpire, deliveryExpiry, expiredDelivery, lastTryOf } from '../../lambdas/domain/expiry';
+import { strandedTaskAction, type StrandedTaskInput } from '../../lambdas/domain/stranded-tasks';
 import { accountShareWait, accountTries, capNeeded, markedCapped, maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
 import { carriedWait, faultWaitSeconds, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState } from '../fixtures/records';
@@ -372,5 +374,56 @@ describe('concurrency slots a delivery tries', () => {
   it('a success keeps the capped window (a slow answer is still slow)', () => {
     const slow = { ...answered, consecutive_failures: 1, capped_until: iso(60) };
     expect(afterSuccess(slow, NOW, DEFAULT_BREAKER)?.next.capped_until).toBe(iso(60));
+  });
+});
+
+describe('a delivery past its event’s retention window (the sweeper’s expiry)', () => {
+  const expired = (attempts: number) => deliveryState({ status: 'dead_letter', attempts, end_reason: 'expired' });
+  it.each<[string, ReturnType<typeof deliveryState>, ReturnType<typeof deliveryExpiry>, ReturnType<typeof expiredDelivery>]>([
+    ['queued, never tried (held by a paused destination) ends expired', deliveryState({ waiting: { reason: 'paused', until: null } }), { kind: 'expire', reason: 'expired' }, expired(0)],
+    ['a retry scheduled far out ends expired, its tries kept', deliveryState({ status: 'retry_scheduled', attempts: 3, next_attempt_at: iso(30 * 86_400) }), { kind: 'expire', reason: 'expired' }, expired(3)],
+    ['parked by an open breaker ends expired', deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: iso(-60), waiting: { reason: 'breaker_open', until: iso(60) } }), { kind: 'expire', reason: 'expired' }, expired(1)],
+    ['a claim past its lease (its worker is gone) ends expired', deliveryState({ status: 'delivering', attempts: 1, claimed_at: iso(-61) }), { kind: 'expire', reason: 'expired' }, expired(1)],
+    ['a try in flight under a live claim is left to its outcome', deliveryState({ status: 'delivering', attempts: 1, claimed_at: iso(-10) }), { kind: 'in_flight' }, undefined],
+    ['a delivered one is left as it is', deliveryState({ status: 'delivered', attempts: 1 }), { kind: 'ended' }, undefined],
+    ['a dead letter keeps its own reason', deliveryState({ status: 'dead_letter', attempts: 1, end_reason: 'endpoint_gone' }), { kind: 'ended' }, undefined],
+  ])('%s', (_, delivery, decision, written) => {
+    expect(deliveryExpiry(delivery, NOW, LEASE_MS)).toEqual(decision);
+    expect(expiredDelivery(delivery, NOW, LEASE_MS)).toEqual(written);
+  });
+
+  it('picks the open deliveries of an event, in plan order', () => {
+    const deliveries = {
+      d1: deliveryState({ status: 'delivered', attempts: 1 }),
+      d2: deliveryState({ waiting: { reason: 'paused', until: null } }),
+      d3: deliveryState({ status: 'delivering', attempts: 1, claimed_at: iso(-10) }),
+      d4: deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: iso(86_400) }),
+    };
+    expect(deliveriesToExpire(deliveries, NOW, LEASE_MS)).toEqual(['d2', 'd4']);
+    expect(deliveriesToExpire({}, NOW, LEASE_MS)).toEqual([]);
+  });
+
+  it.each<[string, Array<{ destination_id: string; attempt_number: number }>, number | undefined]>([
+    ['never tried: no last try', [], undefined],
+    ['the highest-numbered try of the delivery’s destination', [{ destination_id: 'd1', attempt_number: 2 }, { destination_id: 'd2', attempt_number: 5 }, { destination_id: 'd1', attempt_number: 3 }, { destination_id: 'd1', attempt_number: 1 }], 3],
+    ['another destination’s tries are not its', [{ destination_id: 'd2', attempt_number: 1 }], undefined],
+  ])('last try: %s', (_, attempts, expected) => {
+    expect(lastTryOf(attempts, 'd1')?.attempt_number).toBe(expected);
+  });
+});
+
+describe('a delivery task taken from the delivery DLQ', () => {
+  const waiting = deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: iso(-60) });
+  it.each<[string, StrandedTaskInput, ReturnType<typeof strandedTaskAction>]>([
+    ['its delivery still waits: sent once more', { task: { kind: 'delivery', rearmed: false }, delivery: waiting }, { kind: 'rearm' }],
+    ['a claim whose worker crashed is sent once more too', { task: { kind: 'delivery', rearmed: false }, delivery: deliveryState({ status: 'delivering', attempts: 1, claimed_at: iso(-600) }) }, { kind: 'rearm' }],
+    ['back again after being sent once more: its delivery ends', { task: { kind: 'delivery', rearmed: true }, delivery: waiting }, { kind: 'end', reason: 'task_failed' }],
+    ['its delivery ended meanwhile: dropped', { task: { kind: 'delivery', rearmed: false }, delivery: deliveryState({ status: 'delivered', attempts: 1 }) }, { kind: 'drop' }],
+    ['back again, its delivery ended: dropped', { task: { kind: 'delivery', rearmed: true }, delivery: deliveryState({ status: 'dead_letter', attempts: 5 }) }, { kind: 'drop' }],
+    ['its event is gone (retention): dropped', { task: { kind: 'delivery', rearmed: false }, delivery: undefined }, { kind: 'drop' }],
+    ['a destination’s own task: left for the operator', { task: { kind: 'other' }, delivery: undefined }, { kind: 'leave' }],
+    ['a message that does not parse: left for the operator', { task: { kind: 'unreadable' }, delivery: undefined }, { kind: 'leave' }],
+  ])('%s', (_, input, expected) => {
+    expect(strandedTaskAction(input)).toEqual(expected);
   });
 });

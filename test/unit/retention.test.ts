@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { CopyObjectCommand, DeleteObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { ReceiveMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import {
   BatchWriteCommand,
   DeleteCommand,
@@ -22,10 +23,11 @@ import { SWEEPER_CHECKPOINT_KEY } from '../../lambdas/store/retention';
 import { batchDelete } from '../../lambdas/store/table';
 import { UNIT_ENV } from '../fixtures/apigw';
 import { EVENT_STATUSES } from '../../lambdas/domain/vocabulary';
-import { eventRecord } from '../fixtures/records';
+import { deliveryState, eventRecord } from '../fixtures/records';
 
 const ddb = mockClient(DynamoDBDocumentClient);
 const s3 = mockClient(S3Client);
+const sqs = mockClient(SQSClient);
 const TABLE = UNIT_ENV.TABLE_NAME;
 const NOW = new Date('2026-03-10T12:00:00.000Z');
 const oldId = (daysAgo: number) => uuidv7(NOW.getTime() - daysAgo * DAY_MS, randomBytes(10));
@@ -37,6 +39,7 @@ beforeAll(() => {
 beforeEach(() => {
   ddb.reset();
   s3.reset();
+  sqs.reset();
 });
 afterEach(() => vi.restoreAllMocks());
 
@@ -83,6 +86,8 @@ function fakeTable(data: {
 }) {
   ddb.on(GetCommand).callsFake((input: { Key: { pk: string; sk: string } }) => {
     if (input.Key.pk === 'SWEEPER') return { Item: data.checkpoint };
+    // The account items only: no destination, breaker or other item of an account is stored here.
+    if (input.Key.sk !== 'ACCOUNT') return {};
     const id = input.Key.pk.replace(/^ACCT#/, '');
     return data.accounts.includes(id) ? { Item: { id, ...(data.retention ?? { retention_days: 1, ttl_retention_days: 1 }) } } : {};
   });
@@ -246,19 +251,53 @@ describe('deleting one event', () => {
     ]);
   });
 
-  it('skips unsettled events, by the consistent read of their status', async () => {
-    const [a, b] = [oldId(3), oldId(2)].sort() as [string, string];
+  it('ends the open deliveries of unsettled events past their window, leaves a try in flight, deletes nothing of them', async () => {
+    const [a, b, c] = [oldId(4), oldId(3), oldId(2)].sort() as [string, string, string];
+    const pkOf = (id: string) => `ACCT#acct-a#EVT#${id}`;
+    const stored = (id: string, deliveries: Record<string, ReturnType<typeof deliveryState>>) => ({
+      ...eventRecord({ id, account_id: 'acct-a', status: 'queued', retention_days: 1, received_at: NOW.toISOString(), deliveries }),
+      pk: pkOf(id),
+      sk: 'EVENT',
+    });
     fakeTable({
       accounts: ['acct-a'],
-      lists: { 'ACCT#acct-a#EVENTS#outbound': [{ id: a }, { id: b }] },
+      lists: { 'ACCT#acct-a#EVENTS#outbound': [{ id: a }, { id: b }, { id: c }] },
       partitions: {
-        [`ACCT#acct-a#EVT#${a}`]: [{ pk: `ACCT#acct-a#EVT#${a}`, sk: 'EVENT', status: 'retry_scheduled' }],
-        [`ACCT#acct-a#EVT#${b}`]: [{ pk: `ACCT#acct-a#EVT#${b}`, sk: 'EVENT', status: 'queued' }],
+        [pkOf(a)]: [stored(a, { 'dst-1': deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: NOW.toISOString() }) })],
+        // Claimed a moment ago by the wall clock the ends are written on: its try's outcome settles it.
+        [pkOf(b)]: [stored(b, { 'dst-2': deliveryState({ status: 'delivering', attempts: 1, claimed_at: new Date().toISOString() }) })],
+        // A status item that is no whole event: nothing is ended on a guess.
+        [pkOf(c)]: [{ pk: pkOf(c), sk: 'EVENT', status: 'queued' }],
       },
     });
     const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0 });
-    expect(report).toMatchObject({ deleted_events: 0, skipped_unsettled: 2, complete: true });
+    // The account item here is no whole account, so its destination cannot be looked up for the notice:
+    // that costs the notice (logged), never the end or the sweep.
+    expect(report).toMatchObject({ deleted_events: 0, expired_deliveries: 1, failed_accounts: 0, complete: true });
+    const deliveryWrites = ddb
+      .commandCalls(PutCommand)
+      .map((call) => call.args[0].input)
+      .filter((input) => String(input.Item?.sk).startsWith('DLV#'));
+    expect(deliveryWrites).toEqual([
+      expect.objectContaining({
+        Item: expect.objectContaining({ pk: pkOf(a), sk: 'DLV#dst-1', status: 'dead_letter', attempts: 2, end_reason: 'expired', next_attempt_at: null }),
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    ]);
     expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
+    expect(ddb.commandCalls(DeleteCommand).filter((call) => (call.args[0].input.Key as { sk: string }).sk === 'EVENT')).toHaveLength(0);
+  });
+});
+
+describe('the delivery DLQ, read first', () => {
+  it('a DLQ that cannot be read is tried again next run, and never holds up retention', async () => {
+    const id = oldId(3);
+    const pk = `ACCT#acct-a#EVT#${id}`;
+    fakeTable({ accounts: ['acct-a'], lists: { 'ACCT#acct-a#EVENTS#inbound': [{ id }] }, partitions: { [pk]: [{ pk, sk: 'EVENT', status: 'delivered' }] } });
+    sqs.on(ReceiveMessageCommand).rejects(new Error('SQS is having a bad minute'));
+    const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0, dlqUrl: 'https://sqs.local/dlq' });
+    expect(sqs.commandCalls(ReceiveMessageCommand)).toHaveLength(1);
+    expect(report).toMatchObject({ dlq_rearmed: 0, dlq_left: 0, deleted_events: 1, failed_accounts: 0, complete: true });
   });
 });
 

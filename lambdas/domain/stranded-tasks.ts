@@ -1,0 +1,34 @@
+import { isTerminalDelivery } from './event-status';
+import type { DeliveryState, EndReason } from './progress';
+
+/**
+ * A delivery task in the delivery DLQ: SQS moved it there after `maxReceiveCount` receives without a
+ * delete (a crashing or timed-out worker, throttled batches, a task that trips a bug). Nothing else
+ * sends it again, so its delivery would wait in silence until its event's window ends. The sweeper
+ * takes each one back once: sent again, marked, to the delivery queue (throttles and crashes pass);
+ * one that lands there again with the mark ends its delivery with this reason, announced.
+ */
+const TASK_FAILED: EndReason = 'task_failed';
+
+export type StrandedTaskAction =
+  /** Not a delivery task it can read, or a destination's own task: left in the DLQ for the operator. */
+  | { kind: 'leave' }
+  /** Nothing waits on it (its event is gone, its delivery ended or not planned): the message is deleted. */
+  | { kind: 'drop' }
+  /** Sent once more to the delivery queue, marked, then deleted from the DLQ. */
+  | { kind: 'rearm' }
+  /** Already sent once more and back: its delivery ends (`task_failed`), and the message is deleted. */
+  | { kind: 'end'; reason: EndReason };
+
+export interface StrandedTaskInput {
+  /** The message as read: a delivery task (with its re-armed mark), another task, or nothing readable. */
+  task: { kind: 'delivery'; rearmed: boolean } | { kind: 'other' } | { kind: 'unreadable' };
+  /** The task's delivery as stored; undefined when its event is gone or plans no such delivery. */
+  delivery: DeliveryState | undefined;
+}
+
+export function strandedTaskAction({ task, delivery }: StrandedTaskInput): StrandedTaskAction {
+  if (task.kind !== 'delivery') return { kind: 'leave' };
+  if (!delivery || isTerminalDelivery(delivery.status)) return { kind: 'drop' };
+  return task.rearmed ? { kind: 'end', reason: TASK_FAILED } : { kind: 'rearm' };
+}
