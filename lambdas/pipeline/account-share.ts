@@ -1,7 +1,7 @@
 import { slotsToTry } from '../domain/max-in-flight';
 import { config } from '../shared/config';
 import { newId } from '../shared/secrets';
-import { releaseAccountSlot, takeAccountSlot } from '../store/flight-slots';
+import { freeAccountSlots, releaseAccountSlot, takeAccountSlot } from '../store/flight-slots';
 
 /**
  * An account's share of the deliver concurrency: its tries under slots (lambdas/domain/max-in-flight.ts
@@ -13,13 +13,28 @@ export interface SharePlace {
   holder: string;
 }
 
-/** A place in the account's share, or undefined when every place it looked at is taken (the delivery then waits in the queue). */
+/**
+ * A place in the account's share, or undefined when the share is full (the delivery then waits in the
+ * queue). A few places at random first, as a destination's slots are taken; when those are held, the
+ * places free now are read and tried: an account below its share never waits for having looked in the
+ * wrong places (a destination's slots may miss one, an account's many places would miss more often).
+ */
 export async function takeSharePlace(accountId: string, now: Date, leaseUntil: number): Promise<SharePlace | undefined> {
   const holder = newId();
-  for (const slot of slotsToTry(config().accountTries, undefined, Math.random)) {
-    if (await takeAccountSlot(accountId, slot, holder, now, leaseUntil)) return { slot, holder };
-  }
-  return undefined;
+  const share = config().accountTries;
+  const looked = slotsToTry(share, undefined, Math.random);
+  const take = async (slots: readonly number[]) => {
+    for (const slot of slots) if (await takeAccountSlot(accountId, slot, holder, now, leaseUntil)) return { slot, holder };
+    return undefined;
+  };
+  const first = await take(looked);
+  if (first || looked.length === share) return first;
+  // In random order, so deliveries looking at once do not all try the same free place.
+  const free = (await freeAccountSlots(accountId, share, now)).filter((slot) => !looked.includes(slot)).sort(() => Math.random() - 0.5);
+  return take(free.slice(0, SHARE_SECOND_LOOKS));
 }
+
+/** Free places a delivery tries after its first looks missed (each is a conditional write, won or lost). */
+const SHARE_SECOND_LOOKS = 3;
 
 export const letSharePlaceGo = (accountId: string, { slot, holder }: SharePlace) => releaseAccountSlot(accountId, slot, holder);

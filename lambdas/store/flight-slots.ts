@@ -1,5 +1,6 @@
 import { accountPartition } from './keys';
-import { getRawItem, updateItem } from './table';
+import * as z from 'zod/mini';
+import { batchGet, getRawItem, updateItem } from './table';
 
 /**
  * A destination's tries in flight, counted across every deliver function: its `max_in_flight` slots,
@@ -47,4 +48,16 @@ export async function flightSlotLease(accountId: string, destinationId: string, 
   const item = await getRawItem(slotKey(accountId, destinationId, slot));
   const leaseUntil = Number(item?.lease_until);
   return leaseUntil > now.getTime() ? leaseUntil : undefined;
+}
+
+const leased = z.object({ pk: z.string(), lease_until: z.optional(z.number()) });
+
+/**
+ * The account's places that nobody holds now, of its first `count`: one eventually consistent read of
+ * them all (a place let go a moment ago may still read as held, which only costs a wait).
+ */
+export async function freeAccountSlots(accountId: string, count: number, now: Date): Promise<number[]> {
+  const keys = Array.from({ length: count }, (_, slot) => accountSlotKey(accountId, slot));
+  const held = new Set((await batchGet(keys, leased, { projection: ['pk', 'lease_until'] })).filter((item) => (item.lease_until ?? 0) > now.getTime()).map((item) => item.pk));
+  return keys.flatMap((key, slot) => (held.has(key.pk) ? [] : [slot]));
 }

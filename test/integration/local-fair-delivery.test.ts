@@ -30,7 +30,9 @@ beforeAll(async () => {
     dataDir,
     log: () => undefined,
     deliverConcurrency: SLOTS,
-    env: { ...DELIVERY_TEST_ENV, HOOKGATE_LOG_LEVEL: 'error', [ENV.breakerThreshold]: '1000' },
+    // An account's share of four batches would be one try: both destinations are this account's, and
+    // the poller's fairness, not the share (test/integration/account-share.test.ts), is the point here.
+    env: { ...DELIVERY_TEST_ENV, HOOKGATE_LOG_LEVEL: 'error', [ENV.breakerThreshold]: '1000', [ENV.accountTries]: '1000' },
   });
   call = httpClient(gateway.url);
   // Two servers, as two destinations would be: the sender pools sockets per host.
