@@ -375,8 +375,9 @@ export class ServiceStack extends Stack {
     });
     // Key queries, deletes and TTL rewrites of events, their items and the checkpoint; payload objects
     // of deleted events, and those it moves to a new window's class (CopyObject: GetObject on the old
-    // key, PutObject on the new, then DeleteObject). No export bucket.
-    grantTable(this.sweeperFunction, table, ['dynamodb:BatchWriteItem']);
+    // key, PutObject on the new, then DeleteObject). No export bucket. BatchGetItem: the announcement of
+    // a delivery it ends reads the account's routes and their destinations (routing-table.ts).
+    grantTable(this.sweeperFunction, table, ['dynamodb:BatchWriteItem', 'dynamodb:BatchGetItem']);
     grantObjects(this.sweeperFunction, payloadBucket, ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
     // A delivery it ends past its event's window is announced: an operational event, whose deliveries it
     // enqueues; a stranded task it takes back from the DLQ is sent again to the delivery queue.

@@ -398,7 +398,13 @@ export async function changeEvent(
   throw new Error(`event ${eventId} kept changing under us`);
 }
 
-type DeliveryOwner = Pick<EventRecord, 'account_id' | 'id' | 'received_at' | 'retention_days'>;
+/** The event a delivery belongs to; with its plan when the caller has it (an only delivery's writes look at the status item). */
+type DeliveryOwner = Pick<EventRecord, 'account_id' | 'id' | 'received_at' | 'retention_days'> & { deliveries?: EventRecord['deliveries'] };
+
+const settledMeanwhile = async (event: DeliveryOwner): Promise<boolean> => {
+  const current = liveStatus(await getRawItem(statusKey(event.account_id, event.id)));
+  return current !== undefined && SETTLED_STATUSES.includes(current.status);
+};
 
 async function findDelivery(event: DeliveryOwner, destinationId: string): Promise<StoredDelivery | undefined> {
   const item = await deliveryEntity.find(event.account_id, event.id, destinationId);
@@ -431,6 +437,9 @@ export async function changeDelivery(
       ...deliveryEntity.item({ ...next, destination_id: destinationId, version: stored.version, first_attempt: first }, deliveryEntity.key(event.account_id, event.id, destinationId)),
       expires_at: sideItemExpiresAt(event.received_at, event.retention_days),
     };
+    // The item an only delivery's first write creates: another copy's try may have settled the event in
+    // its status item already (`settleOnlyDelivery`), which then decides.
+    if (current.version === 0 && event.deliveries && Object.keys(event.deliveries).length === 1 && (await settledMeanwhile(event))) return { delivery: current, changed: false };
     const condition = current.version === 0 ? ITEM_ABSENT : { expression: 'version = :v', values: { ':v': current.version } };
     if (await putItem(item, condition)) return { delivery: stored, changed: true };
   }
@@ -449,6 +458,10 @@ export async function settleOnlyDelivery(
   decide: (current: DeliveryState) => DeliveryState | undefined,
   attempt: AttemptRecord,
 ): Promise<{ event: EventRecord; changed: boolean } | undefined> {
+  // Another copy of the task (a duplicate message, a re-armed one) may have given the delivery an item
+  // of its own meanwhile (its failure, its claim): that item decides, and this try is an attempt of its
+  // own. Read just before the write, so only copies finishing within the same moment can still race.
+  if (await findDelivery(event, destinationId)) return { event, changed: false };
   return changeEvent(
     event.account_id,
     event.id,

@@ -68,8 +68,6 @@ interface Claimed {
   slot?: FlightSlot;
   /** Its place in its account's share of the deliver concurrency, with the slot. */
   share?: SharePlace;
-  /** It waited parked before this try: with no slot to let go, it lets the next held delivery go itself. */
-  wasParked: boolean;
 }
 
 /**
@@ -89,8 +87,8 @@ type Hold = {
   | /** Parked until its destination is switched back on. */ { reason: 'paused' }
 );
 
-/** Over its account's share: back in the queue until `until`, with no slot to hand on. */
-type OverShare = { kind: 'over_share'; until: Date };
+/** Over its account's share: back in the queue until `until`, keeping its send slot (if it took one), with no concurrency slot to hand on. */
+type OverShare = { kind: 'over_share'; until: Date; slot?: number };
 
 type Prepared = TaskResult | Hold | OverShare | { kind: 'claimed'; claimed: Claimed };
 
@@ -111,7 +109,7 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
       if (task.flight_slot !== undefined) await passOn(task.account_id, task.destination_id, task.flight_slot, deps.now());
       return prepared;
     case 'over_share':
-      return { kind: 'wait', until: prepared.until };
+      return { kind: 'wait', until: prepared.until, slot: prepared.slot };
     case 'hold':
       return hold(task, prepared, deps.now);
     case 'claimed': {
@@ -136,18 +134,13 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
 
 /**
  * A sent try must reach its settlement (a first try is recorded only with its outcome: a task that
- * failed here would be sent again). A slot that could not be let go is free when its lease ends. A try
- * that needed no slot but was let go from parked (with a slot, or by a release page) lets the next held
- * delivery go itself, so what the destination holds keeps draining as tries end, as under the slots.
+ * failed here would be sent again). Its places go each on its own: one that could not be let go is
+ * free when its lease ends, and does not keep the other, or the held delivery its slot hands on to.
  */
-async function letSlotGoAfterTry(task: DeliveryTask, { slot, share, wasParked }: Claimed, now: Date): Promise<void> {
-  try {
-    if (share) await letSharePlaceGo(task.account_id, share);
-    if (slot) await letSlotGo(task.account_id, task.destination_id, slot, now);
-    else if (wasParked || task.flight_slot !== undefined) await passOn(task.account_id, task.destination_id, task.flight_slot, now);
-  } catch (error) {
-    log.error('concurrency slot not let go; free when its lease ends', { account_id: task.account_id, destination_id: task.destination_id, slot: slot?.slot ?? task.flight_slot }, error);
-  }
+async function letSlotGoAfterTry(task: DeliveryTask, { slot, share }: Claimed, now: Date): Promise<void> {
+  const ids = { account_id: task.account_id, destination_id: task.destination_id };
+  if (share) await letSharePlaceGo(task.account_id, share).catch((error: unknown) => log.error('account share place not let go; free when its lease ends', { ...ids, place: share.slot }, error));
+  if (slot) await letSlotGo(task.account_id, task.destination_id, slot, now).catch((error: unknown) => log.error('concurrency slot not let go; free when its lease ends', { ...ids, slot: slot.slot }, error));
 }
 
 async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promise<Prepared> {
@@ -212,10 +205,12 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
           sendAt,
           slot,
           share,
-          wasParked: Boolean(stored.state.waiting) && stored.state.waiting?.reason !== 'rate_limit',
         },
       });
-      const capped = capNeeded(maxInFlight(destination), breaker, now);
+      // A delivery let go from parked keeps to the slots whatever its destination's health: each try that
+      // ends hands its slot on to the next held one, and the slots bound how many go at once.
+      const released = task.flight_slot !== undefined || (Boolean(stored.state.waiting) && stored.state.waiting?.reason !== 'rate_limit');
+      const capped = released || capNeeded(maxInFlight(destination), breaker, now);
       // Nobody has tried, held or ended it (no item of its own), at a destination that needs no cap: it
       // goes unclaimed, and its outcome is its one write (a duplicate message may send it twice).
       if (!capped && stored.version === 0 && !decision.probe) return tryOf(stored, null);
@@ -226,7 +221,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       let share: SharePlace | undefined;
       if (capped) {
         share = await takeSharePlace(accountId, now, now.getTime() + LEASE_MS);
-        if (!share) return { kind: 'over_share', until: accountShareWait(now, Math.random) };
+        if (!share) return { kind: 'over_share', until: accountShareWait(now, Math.random), slot: sendAt };
         const place = await takeSlot(task, maxInFlight(destination), now, now.getTime() + LEASE_MS).catch(async (error: unknown) => {
           await letSharePlaceGo(accountId, share as SharePlace);
           throw error;

@@ -741,7 +741,7 @@ describe('function permissions', () => {
     deliver: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject'], exports: [] },
     export: { dynamodb: [...ITEM, 'BatchGetItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: ['PutObject'] },
     // Deletes, and moves of payload objects to a new window's class (copy, then delete the old key).
-    sweeper: { dynamodb: [...ITEM, 'BatchWriteItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: [] },
+    sweeper: { dynamodb: [...ITEM, 'BatchWriteItem', 'BatchGetItem'], payloads: ['GetObject', 'PutObject', 'DeleteObject'], exports: [] },
     domainProvisioner: { dynamodb: ITEM, payloads: [], exports: [] },
     // API key and session lookups, connection items and answers.
     listen: { dynamodb: ITEM, payloads: [], exports: [] },
