@@ -43,6 +43,8 @@ const destinationTask = z.object({
   destination_id: z.string(),
   at: z.optional(z.string()),
   slots: z.optional(z.array(z.int())),
+  /** Taken back from the delivery DLQ once by the sweeper: if it lands there again, it stays for the operator. */
+  rearmed: z.optional(z.literal(true)),
 });
 export type DestinationTask = z.infer<typeof destinationTask>;
 
@@ -116,8 +118,8 @@ export async function postponeMessage(receiptHandle: string, seconds: number): P
 
 export interface StrandedMessage {
   receiptHandle: string;
-  /** The message as read: a delivery task, another (a destination's own task), or nothing readable. */
-  task: { kind: 'delivery'; task: DeliveryTask } | { kind: 'other' } | { kind: 'unreadable' };
+  /** The message as read: a delivery task, a destination's own task, or nothing readable. */
+  task: { kind: 'delivery'; task: DeliveryTask } | { kind: 'destination'; task: DestinationTask } | { kind: 'unreadable' };
 }
 
 function readStranded(body: string | undefined): StrandedMessage['task'] {
@@ -129,7 +131,7 @@ function readStranded(body: string | undefined): StrandedMessage['task'] {
   }
   const parsed = queueTask.safeParse(json);
   if (!parsed.success) return { kind: 'unreadable' };
-  return 'kind' in parsed.data ? { kind: 'other' } : { kind: 'delivery', task: parsed.data };
+  return 'kind' in parsed.data ? { kind: 'destination', task: parsed.data } : { kind: 'delivery', task: parsed.data };
 }
 
 /**

@@ -11,7 +11,7 @@ import type { DeliveryState, EndReason } from './progress';
 const TASK_FAILED: EndReason = 'task_failed';
 
 export type StrandedTaskAction =
-  /** Not a delivery task it can read, or a destination's own task: left in the DLQ for the operator. */
+  /** Nothing it can read, or a destination's own task back again after being sent once more: left in the DLQ for the operator. */
   | { kind: 'leave' }
   /** Nothing waits on it (its event is gone, its delivery ended or not planned): the message is deleted. */
   | { kind: 'drop' }
@@ -21,14 +21,21 @@ export type StrandedTaskAction =
   | { kind: 'end'; reason: EndReason };
 
 export interface StrandedTaskInput {
-  /** The message as read: a delivery task (with its re-armed mark), another task, or nothing readable. */
-  task: { kind: 'delivery'; rearmed: boolean } | { kind: 'other' } | { kind: 'unreadable' };
+  /** The message as read: a delivery task or a destination's own task (each with its re-armed mark), or nothing readable. */
+  task: { kind: 'delivery' | 'destination'; rearmed: boolean } | { kind: 'unreadable' };
   /** The task's delivery as stored; undefined when its event is gone or plans no such delivery. */
   delivery: DeliveryState | undefined;
 }
 
+/**
+ * A destination's own task (a wake, a release page, a slots check) is safe to run twice (a stale wake
+ * does nothing, a release finds nothing held, a check only reads), and a lost one can leave its held
+ * deliveries asleep until their window ends: it is sent once more too, and left for the operator if it
+ * comes back.
+ */
 export function strandedTaskAction({ task, delivery }: StrandedTaskInput): StrandedTaskAction {
-  if (task.kind !== 'delivery') return { kind: 'leave' };
+  if (task.kind === 'unreadable') return { kind: 'leave' };
+  if (task.kind === 'destination') return task.rearmed ? { kind: 'leave' } : { kind: 'rearm' };
   if (!delivery || isTerminalDelivery(delivery.status)) return { kind: 'drop' };
   return task.rearmed ? { kind: 'end', reason: TASK_FAILED } : { kind: 'rearm' };
 }

@@ -13,13 +13,13 @@ const LEAVE_HIDDEN_SECONDS = 600;
 const MAX_MESSAGES_PER_PASS = 500;
 
 export interface StrandedReport {
-  /** Delivery tasks sent once more to the delivery queue. */
+  /** Delivery tasks and destinations' own tasks sent once more to the delivery queue. */
   rearmed: number;
   /** Deliveries ended (`task_failed`): their task came back to the DLQ after being sent once more. */
   ended: number;
   /** Messages deleted with nothing waiting on them (event gone, delivery ended). */
   dropped: number;
-  /** Messages left for the operator: unreadable, or a destination's own task. */
+  /** Messages left for the operator: unreadable, or a destination's own task back again. */
   left: number;
 }
 
@@ -45,10 +45,21 @@ export async function takeBackStranded(dlqUrl: string, outOfTime: () => boolean)
 
 /** Acts on one message; true when it may be deleted. */
 async function handle(message: StrandedMessage, report: StrandedReport): Promise<boolean> {
+  if (message.task.kind === 'destination') {
+    const own = message.task.task;
+    if (strandedTaskAction({ task: { kind: 'destination', rearmed: own.rearmed === true }, delivery: undefined }).kind === 'leave') {
+      report.left++;
+      return false;
+    }
+    await enqueueDeliveries([{ ...own, rearmed: true }], 0);
+    report.rearmed++;
+    log.warn('destination task taken back from the DLQ', { account_id: own.account_id, destination_id: own.destination_id, kind: own.kind });
+    return true;
+  }
   const task = message.task.kind === 'delivery' ? message.task.task : undefined;
   const found = task && (await findEventDeliveries(task.account_id, task.event_id));
   const stored = task && found?.deliveries[task.destination_id];
-  const read: StrandedTaskInput['task'] = message.task.kind === 'delivery' ? { kind: 'delivery', rearmed: message.task.task.rearmed === true } : message.task;
+  const read: StrandedTaskInput['task'] = task ? { kind: 'delivery', rearmed: task.rearmed === true } : { kind: 'unreadable' };
   const action = strandedTaskAction({ task: read, delivery: stored?.state });
   if (action.kind === 'leave' || !task) {
     report.left++;

@@ -159,17 +159,20 @@ describe('a delivery task in the delivery DLQ', () => {
     await eventually(() => eventDetail(call, key, settled, '/v1/outbound-events'), (d) => d.event.status === 'delivered', 20_000);
 
     // What SQS's redrive would have moved there: two tasks of waiting deliveries (one already sent once
-    // more), one of a delivery that has settled since, one of an event never routed here, and a message no task.
+    // more), one of a delivery that has settled since, one of an event never routed here, a message no
+    // task, and two of the destination's own release pages (one already sent once more).
     const clients = createLocalClients(env.gateway.endpoints);
     const dlq = env.gateway.resources.deliveryDlqUrl;
     const task = (eventId: string, extra: Record<string, unknown> = {}) =>
       JSON.stringify({ v: 1, account_id: accountId, event_id: eventId, destination_id: app.id, flight_slot: 3, ...extra });
-    for (const body of [task(rearmed), task(failedTwice, { rearmed: true }), task(settled), task(delivered), 'not a task']) {
+    const release = (extra: Record<string, unknown> = {}) => JSON.stringify({ v: 1, kind: 'release', account_id: accountId, destination_id: app.id, ...extra });
+    for (const body of [task(rearmed), task(failedTwice, { rearmed: true }), task(settled), task(delivered), 'not a task', release(), release({ rearmed: true })]) {
       await clients.sqs.send(new SendMessageCommand({ QueueUrl: dlq, MessageBody: body }));
     }
 
     const report = await runSweeper(Date.now());
-    expect(report).toMatchObject({ dlq_rearmed: 1, dlq_ended: 1, dlq_dropped: 2, dlq_left: 1, failed_accounts: 0 });
+    // The release page goes once more (it finds nothing held); the one back again stays for the operator.
+    expect(report).toMatchObject({ dlq_rearmed: 2, dlq_ended: 1, dlq_dropped: 2, dlq_left: 2, failed_accounts: 0 });
 
     // Sent once more, it is delivered as any task is.
     await eventually(() => eventDetail(call, key, rearmed, '/v1/outbound-events'), (d) => d.event.status === 'delivered', 20_000);
@@ -185,10 +188,10 @@ describe('a delivery task in the delivery DLQ', () => {
       expect.objectContaining({ event_id: failedTwice, destination_id: app.id, end_reason: 'task_failed', last_attempt: null }),
     ]);
 
-    // The message that is no task stays in the DLQ, hidden a while from the sweeper's next reads.
+    // The message that is no task and the release back again stay in the DLQ, hidden a while from the sweeper's next reads.
     const attributes = await clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: dlq, AttributeNames: ['ApproximateNumberOfMessagesNotVisible'] }));
     clients.destroy();
-    expect(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible).toBe('1');
+    expect(attributes.Attributes?.ApproximateNumberOfMessagesNotVisible).toBe('2');
     expect(await runSweeper(Date.now())).toMatchObject({ dlq_rearmed: 0, dlq_ended: 0, dlq_dropped: 0, dlq_left: 0 });
   });
 });

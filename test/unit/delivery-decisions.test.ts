@@ -421,7 +421,8 @@ describe('a delivery task taken from the delivery DLQ', () => {
     ['its delivery ended meanwhile: dropped', { task: { kind: 'delivery', rearmed: false }, delivery: deliveryState({ status: 'delivered', attempts: 1 }) }, { kind: 'drop' }],
     ['back again, its delivery ended: dropped', { task: { kind: 'delivery', rearmed: true }, delivery: deliveryState({ status: 'dead_letter', attempts: 5 }) }, { kind: 'drop' }],
     ['its event is gone (retention): dropped', { task: { kind: 'delivery', rearmed: false }, delivery: undefined }, { kind: 'drop' }],
-    ['a destination’s own task: left for the operator', { task: { kind: 'other' }, delivery: undefined }, { kind: 'leave' }],
+    ['a destination’s own task (a wake, a release): sent once more', { task: { kind: 'destination', rearmed: false }, delivery: undefined }, { kind: 'rearm' }],
+    ['a destination’s own task back again: left for the operator', { task: { kind: 'destination', rearmed: true }, delivery: undefined }, { kind: 'leave' }],
     ['a message that does not parse: left for the operator', { task: { kind: 'unreadable' }, delivery: undefined }, { kind: 'leave' }],
   ])('%s', (_, input, expected) => {
     expect(strandedTaskAction(input)).toEqual(expected);
