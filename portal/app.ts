@@ -239,8 +239,19 @@ const NOT_FOUND: Record<string, [string, string]> = {
   aws: ['AWS connection', 'All AWS connections'],
 };
 
+/**
+ * Renders run one after another, each once the one before has painted: a screen still fetching when
+ * the customer opens another (a click on the nav before the first screen's answer) paints first, and
+ * the screen asked for last is the one that stays.
+ */
+let rendering: Promise<void> = Promise.resolve();
+function render(refresh = false): Promise<void> {
+  rendering = rendering.catch(() => undefined).then(() => renderNow(refresh));
+  return rendering;
+}
+
 /** `refresh`: the same screen read again (polling), shown without a loading state in between. */
-async function render(refresh = false) {
+async function renderNow(refresh: boolean) {
   stopPolling?.();
   stopPolling = undefined;
   const [hashScreen, id] = location.hash.replace(/^#\/?/, '').split('/');
