@@ -2,16 +2,14 @@ import { slotsToTry } from '../domain/max-in-flight';
 import { config } from '../shared/config';
 import { newId } from '../shared/secrets';
 import { freeAccountSlots, releaseAccountSlot, takeAccountSlot } from '../store/flight-slots';
+import type { FlightSlot } from './held-deliveries';
 
 /**
  * An account's share of the deliver concurrency: its tries under slots (lambdas/domain/max-in-flight.ts
  * `capNeeded`: the ones that may hold a batch) hold one of its `accountTries` places each, as a try
- * holds one of its destination's, under the same lease.
+ * holds one of its destination's, under the same lease: a place is held as a slot is.
  */
-export interface SharePlace {
-  slot: number;
-  holder: string;
-}
+export type SharePlace = FlightSlot;
 
 /**
  * A place in the account's share, or undefined when the share is full (the delivery then waits in the

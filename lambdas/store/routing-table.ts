@@ -1,11 +1,11 @@
-import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
+import type { BreakerState } from '../domain/breaker';
 import { changesBetween, type ChangedSince } from '../domain/routing-changes';
 import { destinationKey, destinationRecord, type DestinationRecord } from '../destinations/record';
 import { routeKey, routeRecord, type RouteRecord } from '../routes/record';
 import { accountStamp, type AccountRecord, type AccountStamp } from '../accounts/record';
 import { batchGet, getItem, queryAll } from './table';
 import { accountKey, accountPartition, routingPrefix } from './keys';
-import { breakerEntity } from './breakers';
+import { findBreaker } from './breakers';
 import { destinationEntries, destinationEntryKey, routesViews, stamps } from './routing-cache';
 
 type Versioned = BreakerState & { version: number };
@@ -158,8 +158,6 @@ export async function destinationRouting(accountId: string, destinationId: strin
 }
 
 async function readDestinationRouting(accountId: string, destinationId: string, version: number): Promise<DestinationRouting & { version: number }> {
-  const [destination, breaker] = await Promise.all([getItem(destinationKey(accountId, destinationId), destinationRecord), breakerEntity.find(accountId, destinationId)]);
-  if (!breaker) return { destination, breaker: { ...CLOSED_BREAKER, version: 0 }, version };
-  const { destination_id: _, ...state } = breaker;
-  return { destination, breaker: state, version };
+  const [destination, breaker] = await Promise.all([getItem(destinationKey(accountId, destinationId), destinationRecord), findBreaker(accountId, destinationId)]);
+  return { destination, breaker, version };
 }
