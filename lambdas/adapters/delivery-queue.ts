@@ -24,6 +24,11 @@ const deliveryTask = z.object({
   manual: z.optional(z.literal(true)),
   /** The concurrency slot a release handed this task (the one its previous holder let go): tried first. */
   flight_slot: z.optional(z.int()),
+  /**
+   * The slot's lease, when it was handed on as it was (`handFlightSlot`): this task holds it as
+   * `holder` until `lease_until` (epoch ms), and the account share place with it when `share` is set.
+   */
+  handed: z.optional(z.object({ holder: z.string(), lease_until: z.int(), share: z.optional(z.object({ slot: z.int(), holder: z.string() })) })),
   /** The event's body, when small: the try reads no body item. */
   body: z.optional(carriedBodyRecord),
   /** Taken back from the delivery DLQ once by the sweeper: if it lands there again, its delivery ends. */

@@ -12,8 +12,8 @@ export const MAX_MAX_IN_FLIGHT = 1000;
 export const maxInFlight = (destination: { max_in_flight?: number | null }) => destination.max_in_flight ?? DEFAULT_MAX_IN_FLIGHT;
 
 /**
- * How many slots a delivery tries before it waits. Each look is a conditional write (a taken slot
- * costs its write too): below the cap the first look almost always finds a free slot; at the cap a
+ * How many slots a delivery looks at before it waits: read together first, then taken, each a
+ * conditional write, among those read free. Below the cap the first almost always is; at the cap a
  * few looks may miss the one that is free, which keeps the destination a little under its cap, never over.
  */
 const SLOT_LOOKS = 3;
@@ -33,6 +33,16 @@ export function slotsToTry(cap: number, handed: number | undefined, random: () =
   }
   return slots;
 }
+
+/**
+ * A slot handed on (a try that ends hands its slot to the held delivery it lets go) is leased to the
+ * released delivery's task from the moment it is handed. Its try holds it as it is when the lease
+ * still covers the longest the try may take (`tryMs`) with this margin for its settling writes;
+ * otherwise (its message waited in the queue) the lease is renewed first.
+ */
+const HANDED_LEASE_MARGIN_MS = 5_000;
+
+export const handedLeaseCovers = (leaseUntil: number, now: Date, tryMs: number): boolean => leaseUntil - now.getTime() >= tryMs + HANDED_LEASE_MARGIN_MS;
 
 /**
  * A try that is still in flight this long marks its destination for its slots: a healthy endpoint

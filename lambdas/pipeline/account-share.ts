@@ -1,7 +1,7 @@
 import { slotsToTry } from '../domain/max-in-flight';
 import { config } from '../shared/config';
 import { newId } from '../shared/secrets';
-import { freeAccountSlots, releaseAccountSlot, takeAccountSlot } from '../store/flight-slots';
+import { freeAccountSlots, handAccountSlot, releaseAccountSlot, takeAccountSlot } from '../store/flight-slots';
 import type { FlightSlot } from './held-deliveries';
 
 /**
@@ -36,3 +36,6 @@ export async function takeSharePlace(accountId: string, now: Date, leaseUntil: n
 const SHARE_SECOND_LOOKS = 3;
 
 export const letSharePlaceGo = (accountId: string, { slot, holder }: SharePlace) => releaseAccountSlot(accountId, slot, holder);
+
+/** Re-leases the place to `to` (a released delivery's task, with its destination's slot: `letSlotGo`), if it is still `holder`'s. */
+export const handSharePlace = (accountId: string, { slot, holder }: SharePlace, to: string, leaseUntil: number) => handAccountSlot(accountId, slot, holder, to, leaseUntil);

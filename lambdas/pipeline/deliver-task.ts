@@ -4,7 +4,7 @@ import { scheduleFor } from '../domain/backoff';
 import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
 import { afterFailure, afterSuccess, breakerGate, breakerTransition, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
-import { checkArrival, claimedDelivery, decideClaim, endedDelivery, keptResponseBody, heldDelivery, inProcessLooks, missingEventWait, settledDelivery, settledFirstTry, settleTry, type Settlement } from '../domain/delivery-phases';
+import { checkArrival, claimedDelivery, decideClaim, endedDelivery, keptResponseBody, heldDelivery, inFlight, inProcessLooks, missingEventWait, settledDelivery, settledFirstTry, settleTry, type Settlement } from '../domain/delivery-phases';
 import type { DeliveryState, EndReason } from '../domain/progress';
 import { isTerminalDelivery } from '../domain/event-status';
 import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
@@ -21,9 +21,9 @@ import { changeBreaker } from '../store/breakers';
 import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
-import { letSlotGo, park, parkOverCap, passOn, scheduleWakes, startRelease, takeSlot, type FlightSlot, type Park } from './held-deliveries';
+import { freeSlots, handedPlacesOf, keepHanded, letSlotGo, park, parkOverCap, passOn, scheduleWakes, startRelease, takeSlot, type Park, type Places } from './held-deliveries';
 import { accountShareWait, capNeeded, markedCapped, maxInFlight, SLOW_TRY_MS } from '../domain/max-in-flight';
-import { letSharePlaceGo, takeSharePlace, type SharePlace } from './account-share';
+import { letSharePlaceGo, takeSharePlace } from './account-share';
 import { sideItemExpiresAt } from '../domain/retention';
 import { traceOf, traceparentOf } from '../domain/trace-context';
 import { disableDestination } from '../destinations/record';
@@ -64,10 +64,8 @@ interface Claimed {
   probe: boolean;
   /** Its send slot (epoch ms), when its destination has a rate limit. */
   sendAt?: number;
-  /** Its place under the destination's concurrency cap, held until the try is over; none while the destination needs no cap. */
-  slot?: FlightSlot;
-  /** Its place in its account's share of the deliver concurrency, with the slot. */
-  share?: SharePlace;
+  /** Its places under the destination's concurrency cap and its account's share, held until the try is over; none while the destination needs no cap. */
+  places?: Places;
 }
 
 /**
@@ -101,17 +99,16 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
   const now = deps.now();
   const carried = carriedWait(task, now);
   if (carried) return { kind: 'wait', ...carried };
-  const prepared = await prepare(task, now, deps.now);
+  const handed: Handed = { places: handedPlacesOf(task) };
+  const prepared = await prepare(task, now, deps.now, handed);
   switch (prepared.kind) {
     case 'done':
     case 'wait':
-      // Let go with a slot, it found nothing to send: the chain of releases goes on with the next held delivery.
-      if (task.flight_slot !== undefined) await passOn(task.account_id, task.destination_id, task.flight_slot, deps.now());
-      return prepared;
+      return handOnUnused(task, handed, prepared, deps.now());
     case 'over_share':
       return { kind: 'wait', until: prepared.until, slot: prepared.slot };
     case 'hold':
-      return hold(task, prepared, deps.now);
+      return handOnUnused(task, handed, await hold(task, prepared, deps.now), deps.now());
     case 'claimed': {
       let slotHeld = true;
       const letGo = async () => {
@@ -134,16 +131,38 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
 
 /**
  * A sent try must reach its settlement (a first try is recorded only with its outcome: a task that
- * failed here would be sent again). Its places go each on its own: one that could not be let go is
- * free when its lease ends, and does not keep the other, or the held delivery its slot hands on to.
+ * failed here would be sent again): places that could not be handed on or let go are free when their
+ * lease ends.
  */
-async function letSlotGoAfterTry(task: DeliveryTask, { slot, share }: Claimed, now: Date): Promise<void> {
-  const ids = { account_id: task.account_id, destination_id: task.destination_id };
-  if (share) await letSharePlaceGo(task.account_id, share).catch((error: unknown) => log.error('account share place not let go; free when its lease ends', { ...ids, place: share.slot }, error));
-  if (slot) await letSlotGo(task.account_id, task.destination_id, slot, now).catch((error: unknown) => log.error('concurrency slot not let go; free when its lease ends', { ...ids, slot: slot.slot }, error));
+async function letSlotGoAfterTry(task: DeliveryTask, { places }: Claimed, now: Date): Promise<void> {
+  if (!places) return;
+  await letSlotGo(task.account_id, task.destination_id, places, now, now.getTime() + LEASE_MS).catch((error: unknown) =>
+    log.error('concurrency slot or share place not let go; free when its lease ends', { account_id: task.account_id, destination_id: task.destination_id, slot: places.slot.slot }, error),
+  );
 }
 
-async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promise<Prepared> {
+/**
+ * Let go with a slot, the task found nothing to send: the chain of releases goes on with the next held
+ * delivery, and a task that waits comes back without the slot (another holds it now).
+ */
+async function handOnUnused(task: DeliveryTask, handed: Handed, result: TaskResult, now: Date): Promise<TaskResult> {
+  if (handed.places) await letSlotGo(task.account_id, task.destination_id, handed.places, now, now.getTime() + LEASE_MS);
+  else if (task.flight_slot !== undefined && !task.handed) await passOn(task.account_id, task.destination_id, task.flight_slot, now);
+  else return result;
+  return result.kind === 'wait' ? { ...result, handedOn: true } : result;
+}
+
+/**
+ * The places a released delivery's task was handed (`letSlotGo`), while nothing has taken them over:
+ * whatever the task does not try with them, it lets go (handing them on). `prepare` takes them over
+ * when it comes to the cap (it tries with them, or lets them go itself), and leaves them to the worker
+ * that has the delivery in flight when a duplicate of the task arrives (both hold them as one holder).
+ */
+interface Handed {
+  places?: Places;
+}
+
+async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed: Handed): Promise<Prepared> {
   const { account_id: accountId, event_id: eventId, destination_id: destinationId } = task;
   const loaded = await findWrittenEvent(task, now);
   if (!loaded) {
@@ -158,6 +177,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
   if (arrival.kind === 'skip') {
     // An ended delivery of an unsettled event: the worker that ended it may have died before settling it.
     if (delivery && isTerminalDelivery(delivery.status)) await settleEventIfDone(loaded.event);
+    else handed.places = undefined; // in flight: a duplicate of this task has it, with the same places
     return { kind: 'done' };
   }
   if (arrival.kind === 'wait') return { kind: 'wait', until: arrival.until }; // its due time is stored already
@@ -191,7 +211,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
         if (paced.kind !== 'send') return paced;
         sendAt = paced.at;
       }
-      const tryOf = (delivery: StoredDelivery, claimedAt: Date | null, slot?: FlightSlot, share?: SharePlace): Prepared => ({
+      const tryOf = (delivery: StoredDelivery, claimedAt: Date | null, places?: Places): Prepared => ({
         kind: 'claimed',
         claimed: {
           event: loaded.event,
@@ -203,8 +223,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
           attemptNumber: delivery.state.attempts + 1,
           probe: decision.probe,
           sendAt,
-          slot,
-          share,
+          places,
         },
       });
       // A delivery let go from parked keeps to the slots whatever its destination's health: each try that
@@ -216,34 +235,44 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       if (!capped && stored.version === 0 && !decision.probe) return tryOf(stored, null);
       // Under the cap, a try holds a place in its account's share (over it, it waits in the queue, and
       // hands on no slot: the account's own tries that end will) and one of its destination's slots
-      // while it is in flight (over its cap, it waits parked).
-      let slot: FlightSlot | undefined;
-      let share: SharePlace | undefined;
+      // while it is in flight (over its cap, it waits parked); a released delivery holds those it was handed.
+      let places: Places | undefined;
+      let mine: Places | undefined;
       if (capped) {
-        share = await takeSharePlace(accountId, now, now.getTime() + LEASE_MS);
+        const leaseUntil = now.getTime() + LEASE_MS;
+        mine = handed.places && (await keepHanded(task, handed.places, longestTryMs(destination.timeout_ms), now, leaseUntil));
+        handed.places = undefined;
+        const overCap = { kind: 'hold', reason: 'concurrency', cap: maxInFlight(destination), breaker, event: loaded.event, delivery: stored, now } as const;
+        const free = mine ? [] : await freeSlots(task, maxInFlight(destination), now);
+        if (!mine && free.length === 0) return overCap;
+        const share = mine?.share ?? (await takeSharePlace(accountId, now, leaseUntil));
+        // A handed slot stays this task's while it waits: its message comes back before the lease ends.
         if (!share) return { kind: 'over_share', until: accountShareWait(now, Math.random), slot: sendAt };
-        const place = await takeSlot(task, maxInFlight(destination), now, now.getTime() + LEASE_MS).catch(async (error: unknown) => {
-          await letSharePlaceGo(accountId, share as SharePlace);
-          throw error;
-        });
-        if (place.kind === 'full') {
+        const slot =
+          mine?.slot ??
+          (await takeSlot(task, free, now, leaseUntil).catch(async (error: unknown) => {
+            await letSharePlaceGo(accountId, share);
+            throw error;
+          }));
+        if (!slot) {
           await letSharePlaceGo(accountId, share);
-          return { kind: 'hold', reason: 'concurrency', cap: maxInFlight(destination), breaker, event: loaded.event, delivery: stored, now };
+          return overCap;
         }
-        slot = place.slot;
+        places = { slot, share };
       }
       const letGo = async () => {
-        if (share) await letSharePlaceGo(accountId, share);
-        if (slot) await letSlotGo(accountId, destinationId, slot, now);
+        if (places) await letSlotGo(accountId, destinationId, places, now, now.getTime() + LEASE_MS);
       };
       const claimed = await claimUnderSlot(task, loaded.event, stored, destination, breaker, decision.probe, manual, now).catch(async (error: unknown) => {
         await letGo();
         throw error;
       });
+      // A duplicate of a released delivery's task that lost its claim to the other leaves the places it was handed to that one.
+      if (claimed.kind === 'lost' && mine && inFlight(claimed.delivery.state, now, LEASE_MS)) return { kind: 'done' };
       if (claimed.kind !== 'claimed') await letGo();
       if (claimed.kind === 'hold') return claimed;
       if (claimed.kind !== 'claimed') return { kind: 'done' };
-      return tryOf(claimed.claim.delivery, now, slot, share);
+      return tryOf(claimed.claim.delivery, now, places);
     }
   }
 }
@@ -266,7 +295,8 @@ async function claimUnderSlot(task: DeliveryTask, event: EventRecord, stored: St
     if (!taken.changed && gate.kind === 'wait') return { kind: 'hold', reason: 'breaker_open', until: gate.until, event, delivery: stored, now } satisfies Hold;
   }
   const claim = await changeDelivery(event, destinationId, (current) => claimedDelivery(current, now, LEASE_MS), stored);
-  return claim?.changed ? { kind: 'claimed' as const, claim } : { kind: 'lost' as const };
+  if (claim?.changed) return { kind: 'claimed' as const, claim };
+  return { kind: 'lost' as const, delivery: claim?.delivery ?? stored };
 }
 
 /**

@@ -1,13 +1,14 @@
 import { breakerGate, breakerTransition, releasePlan, wakeTimes, wakeVerdict, type BreakerState } from '../domain/breaker';
-import { maxInFlight, slotsToTry } from '../domain/max-in-flight';
+import { handedLeaseCovers, maxInFlight, slotsToTry } from '../domain/max-in-flight';
 import { enqueueDeliveries, type DeliveryTask, type DestinationTask } from '../adapters/delivery-queue';
 import { log } from '../shared/log';
 import { newId } from '../shared/secrets';
 import { findBreaker } from '../store/breakers';
-import { flightSlotLease, releaseFlightSlot, takeFlightSlot } from '../store/flight-slots';
+import { flightSlotLease, freeFlightSlots, handFlightSlot, releaseFlightSlot, takeFlightSlot } from '../store/flight-slots';
 import { chainEnded, chainMarked, claimRelease, eachHeld, HELD_SHARDS, heldPage, markChain, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
 import { destinationRouting } from '../store/routing-table';
 import { findDestination } from '../destinations/record';
+import { handSharePlace, letSharePlaceGo, type SharePlace } from './account-share';
 
 /**
  * Held deliveries sleep. A delivery its destination's breaker holds is parked against the destination
@@ -22,17 +23,20 @@ import { findDestination } from '../destinations/record';
  * with the slot, so a released page only starts the chain (`releasePlan`).
  */
 
-const taskOf = (accountId: string, destinationId: string, held: HeldDelivery, slot?: number): DeliveryTask => ({
+/** What a released delivery's task carries besides its ids: the slot it was handed, as a number to try first or with its lease (`handed`). */
+type Handing = Pick<DeliveryTask, 'flight_slot' | 'handed'>;
+
+const taskOf = (accountId: string, destinationId: string, held: HeldDelivery, handing: Handing = {}): DeliveryTask => ({
   v: 1,
   account_id: accountId,
   event_id: held.event_id,
   destination_id: destinationId,
-  ...(slot !== undefined && { flight_slot: slot }),
+  ...handing,
 });
 
 /** Lets held deliveries go: their messages first, then their held items (a crash between leaves a duplicate the claim ignores). */
-async function release(accountId: string, destinationId: string, held: readonly HeldDelivery[], slot?: number): Promise<void> {
-  await enqueueDeliveries(held.map((h) => taskOf(accountId, destinationId, h, slot)), 0);
+async function release(accountId: string, destinationId: string, held: readonly HeldDelivery[], handing?: Handing): Promise<void> {
+  await enqueueDeliveries(held.map((h) => taskOf(accountId, destinationId, h, handing)), 0);
   await unparkDeliveries(accountId, destinationId, held);
 }
 
@@ -85,27 +89,75 @@ export interface FlightSlot {
   holder: string;
 }
 
-/**
- * Takes one of the destination's slots for a try, until `leaseUntil` (epoch ms); or, when every slot
- * it looked at is taken, says which (the delivery then waits parked: `parkOverCap`).
- */
-export async function takeSlot(task: DeliveryTask, cap: number, now: Date, leaseUntil: number): Promise<{ kind: 'taken'; slot: FlightSlot } | { kind: 'full'; taken: number[] }> {
-  const holder = newId();
-  const taken: number[] = [];
-  for (const slot of slotsToTry(cap, task.flight_slot, Math.random)) {
-    if (await takeFlightSlot(task.account_id, task.destination_id, slot, holder, now, leaseUntil)) return { kind: 'taken', slot: { slot, holder } };
-    taken.push(slot);
-  }
-  return { kind: 'full', taken };
+/** What a try under its destination's cap holds while in flight: one of the destination's slots, and a place in its account's share (`takeSharePlace`). */
+export interface Places {
+  slot: FlightSlot;
+  share?: SharePlace;
 }
 
 /**
- * The try is over: its slot goes, and if the destination holds deliveries (read consistently: a
- * delivery parked a moment ago counts), the one due first goes with the slot (`passOn`).
+ * The slots a delivery looks at that nobody holds now, read (eventually consistently) before any is
+ * taken: at 1,000 deliveries a second over the cap, a failed take each would be a thousand writes a
+ * second on the slots' keys, and the delivery takes no share place only to give it back. None: every
+ * slot it looked at is taken (it then waits parked: `parkOverCap`).
  */
-export async function letSlotGo(accountId: string, destinationId: string, { slot, holder }: FlightSlot, now: Date): Promise<void> {
-  await releaseFlightSlot(accountId, destinationId, slot, holder);
-  await passOn(accountId, destinationId, slot, now);
+export const freeSlots = (task: DeliveryTask, cap: number, now: Date): Promise<number[]> =>
+  freeFlightSlots(task.account_id, task.destination_id, slotsToTry(cap, task.flight_slot, Math.random), now);
+
+/** Takes one of those slots for a try, until `leaseUntil` (epoch ms); undefined when others took them all first. */
+export async function takeSlot(task: DeliveryTask, free: readonly number[], now: Date, leaseUntil: number): Promise<FlightSlot | undefined> {
+  const holder = newId();
+  for (const slot of free) if (await takeFlightSlot(task.account_id, task.destination_id, slot, holder, now, leaseUntil)) return { slot, holder };
+  return undefined;
+}
+
+/**
+ * The places a released delivery's task was handed, while they are still its own: as handed when
+ * their lease covers a try of `tryMs`, else renewed until `leaseUntil` (its message waited in the
+ * queue); undefined when the slot is no longer its (the lease ended and another took it).
+ */
+export async function keepHanded(task: DeliveryTask, places: Places, tryMs: number, now: Date, leaseUntil: number): Promise<Places | undefined> {
+  if (handedLeaseCovers(task.handed?.lease_until ?? 0, now, tryMs)) return places;
+  const { slot, share } = places;
+  if (!(await handFlightSlot(task.account_id, task.destination_id, slot.slot, slot.holder, slot.holder, leaseUntil))) return undefined;
+  if (share && !(await handSharePlace(task.account_id, share, share.holder, leaseUntil))) return { slot };
+  return places;
+}
+
+/** The places a task was handed, as its try holds them. */
+export function handedPlacesOf(task: DeliveryTask): Places | undefined {
+  const { handed, flight_slot: slot } = task;
+  if (!handed || slot === undefined) return undefined;
+  return { slot: { slot, holder: handed.holder }, ...(handed.share && { share: handed.share }) };
+}
+
+/**
+ * The try is over (or a delivery handed places ended without one). When the destination holds
+ * deliveries (the chain mark, read consistently: a delivery parked a moment ago counts), its slot and
+ * its share place go on to the one due first as they are, re-leased in one write each to that
+ * delivery's task (which then takes none), where a release and a take would be two; the slot is handed
+ * before the held delivery is looked for, so places no longer this holder's (a duplicate message's,
+ * handed on already) cost one failed write and let nobody go. Otherwise they are let go, and the mark
+ * is read again (`passOn`): a delivery parked over the cap since it was read found the slot held.
+ */
+export async function letSlotGo(accountId: string, destinationId: string, places: Places, now: Date, leaseUntil: number): Promise<void> {
+  let { slot } = places;
+  const { share } = places;
+  if (await chainMarked(accountId, destinationId)) {
+    const to = newId();
+    if (!(await handFlightSlot(accountId, destinationId, slot.slot, slot.holder, to, leaseUntil))) {
+      if (share) await letSharePlaceGo(accountId, share);
+      return;
+    }
+    slot = { slot: slot.slot, holder: to };
+    const held = await nextHeld(accountId, destinationId, now);
+    if (held) {
+      const handedShare = share && (await handSharePlace(accountId, share, to, leaseUntil)) ? { slot: share.slot, holder: to } : undefined;
+      return release(accountId, destinationId, [held], { flight_slot: slot.slot, handed: { holder: to, lease_until: leaseUntil, ...(handedShare && { share: handedShare }) } });
+    }
+  }
+  const [ours] = await Promise.all([releaseFlightSlot(accountId, destinationId, slot.slot, slot.holder), share && letSharePlaceGo(accountId, share)]);
+  if (ours) await passOn(accountId, destinationId, slot.slot, now);
 }
 
 /** Held deliveries a slot's release reads at a time, looking for one that no other release has taken. */
@@ -125,18 +177,23 @@ export async function passOn(accountId: string, destinationId: string, slot: num
 
 /** `passOn` once the chain mark was read on. */
 async function handOn(accountId: string, destinationId: string, slot: number | undefined, now: Date): Promise<void> {
+  const held = await nextHeld(accountId, destinationId, now);
+  if (held) await release(accountId, destinationId, [held], slot === undefined ? {} : { flight_slot: slot });
+}
+
+/** The held delivery a slot's release lets go, claimed for it (`claimRelease`); undefined when there is none, or its breaker holds them all. */
+async function nextHeld(accountId: string, destinationId: string, now: Date): Promise<HeldDelivery | undefined> {
   // An open breaker holds them now, read consistently (the one a failure just opened counts): its
   // close releases them, and one let go here would be a try the breaker is there to prevent. Read
   // before the shards: while it is open that is all a release reads besides the mark.
-  if (breakerGate(await findBreaker(accountId, destinationId), now).kind === 'wait') return;
+  if (breakerGate(await findBreaker(accountId, destinationId), now).kind === 'wait') return undefined;
   for (;;) {
     let found = false;
     for await (const held of eachHeld(accountId, destinationId, Math.floor(Math.random() * HELD_SHARDS), RELEASE_ONE_PAGE)) {
       found = true;
-      if (!(await claimRelease(accountId, destinationId, held, now))) continue;
-      return release(accountId, destinationId, [held], slot);
+      if (await claimRelease(accountId, destinationId, held, now)) return held;
     }
-    if (found || (await chainEnded(accountId, destinationId))) return;
+    if (found || (await chainEnded(accountId, destinationId))) return undefined;
   }
 }
 

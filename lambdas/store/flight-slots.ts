@@ -30,6 +30,15 @@ export const takeAccountSlot = (accountId: string, slot: number, holder: string,
 
 export const releaseAccountSlot = (accountId: string, slot: number, holder: string) => releaseSlotAt(accountSlotKey(accountId, slot), holder);
 
+/**
+ * Hands the slot from `from` to `to` until `leaseUntil`, if `from` still holds it: one conditional
+ * write where a release and the next holder's take would be two (`to` = `from` extends the lease).
+ */
+export const handFlightSlot = (accountId: string, destinationId: string, slot: number, from: string, to: string, leaseUntil: number) =>
+  handSlotAt(slotKey(accountId, destinationId, slot), from, to, leaseUntil);
+
+export const handAccountSlot = (accountId: string, slot: number, from: string, to: string, leaseUntil: number) => handSlotAt(accountSlotKey(accountId, slot), from, to, leaseUntil);
+
 async function takeSlotAt(key: Key, holder: string, now: Date, leaseUntil: number): Promise<boolean> {
   const taken = await updateItem(
     key,
@@ -39,8 +48,18 @@ async function takeSlotAt(key: Key, holder: string, now: Date, leaseUntil: numbe
   return taken !== false;
 }
 
-async function releaseSlotAt(key: Key, holder: string): Promise<void> {
-  await updateItem(key, { remove: ['holder', 'lease_until'] }, { condition: { expression: 'holder = :holder', values: { ':holder': holder } } });
+async function handSlotAt(key: Key, from: string, to: string, leaseUntil: number): Promise<boolean> {
+  const handed = await updateItem(
+    key,
+    { set: { holder: to, lease_until: leaseUntil, expires_at: Math.ceil(leaseUntil / 1000) + SLOT_RETENTION_SECONDS } },
+    { condition: { expression: 'holder = :from', values: { ':from': from } } },
+  );
+  return handed !== false;
+}
+
+/** False when `holder` no longer held it (its lease ended and another took it, or it was handed on). */
+async function releaseSlotAt(key: Key, holder: string): Promise<boolean> {
+  return (await updateItem(key, { remove: ['holder', 'lease_until'] }, { condition: { expression: 'holder = :holder', values: { ':holder': holder } } })) !== false;
 }
 
 /** When the slot's lease ends (epoch ms), read consistently; undefined when nobody holds it now (never taken, let go, or its lease ended). */
@@ -56,8 +75,18 @@ const leased = z.object({ pk: z.string(), lease_until: z.optional(z.number()) })
  * The account's places that nobody holds now, of its first `count`: one eventually consistent read of
  * them all (a place let go a moment ago may still read as held, which only costs a wait).
  */
-export async function freeAccountSlots(accountId: string, count: number, now: Date): Promise<number[]> {
-  const keys = Array.from({ length: count }, (_, slot) => accountSlotKey(accountId, slot));
-  const held = new Set((await batchGet(keys, leased, { projection: ['pk', 'lease_until'] })).filter((item) => (item.lease_until ?? 0) > now.getTime()).map((item) => item.pk));
-  return keys.flatMap((key, slot) => (held.has(key.pk) ? [] : [slot]));
+export const freeAccountSlots = (accountId: string, count: number, now: Date) =>
+  freeOf(Array.from({ length: count }, (_, slot) => slot), (slot) => accountSlotKey(accountId, slot), now);
+
+/**
+ * Which of these slots of the destination nobody holds now, read as `freeAccountSlots` reads: a take
+ * that fails is a write on the slot's key, a read is half a read unit, so a destination over its cap
+ * takes nothing on its slots' keys per delivery that arrives to find them held.
+ */
+export const freeFlightSlots = (accountId: string, destinationId: string, slots: readonly number[], now: Date) =>
+  freeOf(slots, (slot) => slotKey(accountId, destinationId, slot), now);
+
+async function freeOf(slots: readonly number[], keyOf: (slot: number) => Key, now: Date): Promise<number[]> {
+  const held = new Set((await batchGet(slots.map(keyOf), leased, { projection: ['pk', 'lease_until'] })).filter((item) => (item.lease_until ?? 0) > now.getTime()).map((item) => item.pk));
+  return slots.filter((slot) => !held.has(keyOf(slot).pk));
 }

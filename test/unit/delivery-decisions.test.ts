@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGate, breakerTransition, healthState, releasePlan, takeProbe, type BreakerState, wakeTimes, wakeVerdict } from '../../lambdas/domain/breaker';
-import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, heldDelivery, inProcessLooks, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
+import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, heldDelivery, inFlight, inProcessLooks, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { deliveriesToExpire, deliveryExpiry, expiredDelivery, lastTryOf } from '../../lambdas/domain/expiry';
 import { strandedTaskAction, type StrandedTaskInput } from '../../lambdas/domain/stranded-tasks';
-import { accountShareWait, accountTries, capNeeded, markedCapped, maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
+import { accountShareWait, accountTries, capNeeded, handedLeaseCovers, markedCapped, maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
 import { carriedWait, faultWaitSeconds, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState } from '../fixtures/records';
 
@@ -12,6 +12,17 @@ const NOW = new Date('2026-11-23T12:00:00.000Z');
 const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
 const iso = (seconds: number) => at(seconds).toISOString();
 const LEASE_MS = 60_000;
+
+describe('in flight', () => {
+  it.each([
+    { name: 'a claim within its lease is in flight', delivery: deliveryState({ status: 'delivering', claimed_at: iso(-10) }), inFlight: true },
+    { name: 'one past its lease is not (its worker is gone)', delivery: deliveryState({ status: 'delivering', claimed_at: iso(-61) }), inFlight: false },
+    { name: 'a settled one is not', delivery: deliveryState({ status: 'delivered', attempts: 1, claimed_at: iso(-1) }), inFlight: false },
+    { name: 'a queued one is not', delivery: deliveryState(), inFlight: false },
+  ])('$name', ({ delivery, inFlight: expected }) => {
+    expect(inFlight(delivery, NOW, LEASE_MS)).toBe(expected);
+  });
+});
 
 describe('claim decision', () => {
   const base: ClaimInput = {
@@ -282,6 +293,12 @@ describe('how a task waits in the queue', () => {
     expect(queueWait({ until: at(seconds), slot }, NOW, receives)).toEqual(expected);
   });
 
+  it.each([0, 1, 600])('a task that handed its slot on waits %s s as a new message without it', (seconds) => {
+    const wait = queueWait({ until: at(seconds), handedOn: true }, NOW, 1);
+    expect(wait).toEqual({ kind: 'resend', delaySeconds: seconds, carried: { not_before: at(seconds).getTime(), rate_slot: undefined, flight_slot: undefined, handed: undefined } });
+    expect(JSON.parse(JSON.stringify({ v: 1, flight_slot: 0, handed: { holder: 'h', lease_until: 1 }, ...(wait.kind === 'resend' && wait.carried) }))).toEqual({ v: 1, not_before: at(seconds).getTime() });
+  });
+
   it.each([
     [1, 61],
     [3, 61],
@@ -324,6 +341,15 @@ describe('concurrency slots a delivery tries', () => {
     { name: 'never more than three looks', cap: 1000, handed: 12, random: draws(0.5, 0.25), slots: [12, 500, 250] },
   ])('$name', ({ cap, handed, random, slots }) => {
     expect(slotsToTry(cap, handed, random)).toEqual(slots);
+  });
+
+  it.each([
+    { name: 'a lease handed a moment ago covers a 30 s try', leaseUntil: NOW.getTime() + 60_000, tryMs: 30_000, covers: true },
+    { name: 'one that leaves just the margin after the try still does', leaseUntil: NOW.getTime() + 35_000, tryMs: 30_000, covers: true },
+    { name: 'one whose task waited until less is left is renewed', leaseUntil: NOW.getTime() + 34_999, tryMs: 30_000, covers: false },
+    { name: 'an ended one is renewed (if it is still the holder\'s)', leaseUntil: NOW.getTime() - 1, tryMs: 1_000, covers: false },
+  ])('$name', ({ leaseUntil, tryMs, covers }) => {
+    expect(handedLeaseCovers(leaseUntil, NOW, tryMs)).toBe(covers);
   });
 
   it.each([
