@@ -107,8 +107,11 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
       return handOnUnused(task, handed, prepared, deps.now());
     case 'over_share':
       return { kind: 'wait', until: prepared.until, slot: prepared.slot };
-    case 'hold':
-      return handOnUnused(task, handed, await hold(task, prepared, deps.now), deps.now());
+    case 'hold': {
+      // Parked again with the slot number only, it hands nothing on: the try that ends holding that slot will.
+      const result = await hold(task, prepared, deps.now);
+      return handed.places ? handOnUnused(task, handed, result, deps.now()) : result;
+    }
     case 'claimed': {
       let slotHeld = true;
       const letGo = async () => {
