@@ -56,6 +56,17 @@ const IN_PROCESS_LOOKS_MS = [25, 50, 100, 200, 400];
 /** A message sent longer ago than this found no event for another reason than the race: it waits in the queue. */
 const IN_PROCESS_LOOK_AGE_MS = 2_000;
 
+/**
+ * How long after its message was sent a first message's task first looks for its event: the accept
+ * writes the body and the event after sending (two writes of milliseconds each), and a look before
+ * then finds nothing and is a read made for nothing. A message the deliver mapping batched for a while
+ * (its batching window) is older and looks at once.
+ */
+const FIRST_LOOK_AFTER_MS = 25;
+
+/** The pause (ms) before a task's first look for its event: none unless its message was sent less than FIRST_LOOK_AFTER_MS ago. */
+export const firstLookPause = (sentAt: number | undefined, now: Date): number => (sentAt === undefined ? 0 : Math.min(FIRST_LOOK_AFTER_MS, Math.max(0, sentAt + FIRST_LOOK_AFTER_MS - now.getTime())));
+
 /** How a task that found no event looks again before it waits in the queue: only a just-sent first message does. */
 export const inProcessLooks = (sentAt: number | undefined, now: Date): readonly number[] =>
   sentAt !== undefined && now.getTime() - sentAt < IN_PROCESS_LOOK_AGE_MS ? IN_PROCESS_LOOKS_MS : [];

@@ -4,7 +4,7 @@ import { scheduleFor } from '../domain/backoff';
 import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
 import { afterFailure, afterSuccess, breakerGate, breakerTransition, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
-import { checkArrival, claimedDelivery, decideClaim, endedDelivery, keptResponseBody, heldDelivery, inFlight, inProcessLooks, missingEventWait, settledDelivery, settledFirstTry, settleTry, type Settlement } from '../domain/delivery-phases';
+import { checkArrival, claimedDelivery, decideClaim, endedDelivery, keptResponseBody, firstLookPause, heldDelivery, inFlight, inProcessLooks, missingEventWait, settledDelivery, settledFirstTry, settleTry, type Settlement } from '../domain/delivery-phases';
 import type { DeliveryState, EndReason } from '../domain/progress';
 import { isTerminalDelivery } from '../domain/event-status';
 import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
@@ -305,10 +305,13 @@ async function claimUnderSlot(task: DeliveryTask, event: EventRecord, stored: St
 /**
  * The event, its body and the task's delivery. A first message can arrive while its accept is still
  * writing the event (messages go first, and a consumer may take one within milliseconds): such a task
- * looks again a few times in-process before it waits in the queue, where a wait costs whole seconds.
+ * first gives the accept its writes' time, then looks again a few times in-process before it waits in
+ * the queue, where a wait costs whole seconds.
  */
 async function findWrittenEvent(task: DeliveryTask, now: Date) {
   const read = () => findDeliveryContext(task.account_id, task.event_id, task.destination_id, task.body);
+  const first = firstLookPause(task.sent_at, now);
+  if (first > 0) await new Promise((resolve) => setTimeout(resolve, first));
   let loaded = await read();
   const looks = loaded ? [] : inProcessLooks(task.sent_at, now);
   for (const pause of looks) {

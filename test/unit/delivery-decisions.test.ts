@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGate, breakerTransition, healthState, releasePlan, takeProbe, type BreakerState, wakeTimes, wakeVerdict } from '../../lambdas/domain/breaker';
-import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, heldDelivery, inFlight, inProcessLooks, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
+import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, firstLookPause, heldDelivery, inFlight, inProcessLooks, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { deliveriesToExpire, deliveryExpiry, expiredDelivery, lastTryOf } from '../../lambdas/domain/expiry';
 import { strandedTaskAction, type StrandedTaskInput } from '../../lambdas/domain/stranded-tasks';
@@ -74,6 +74,16 @@ describe('a task that finds no event', () => {
     ['a re-sent message: it waits in the queue', undefined, 0],
   ])('in-process looks: %s', (_, sentAt, looks) => {
     expect(inProcessLooks(sentAt, now)).toHaveLength(looks);
+  });
+
+  it.each<[string, number | undefined, number]>([
+    ['sent 5 ms ago: its accept is still writing, the first look waits 20 ms', ms - 5, 20],
+    ['sent 25 ms ago or more: it looks at once', ms - 25, 0],
+    ['sent 2 s ago (batched by the mapping): at once', ms - 2000, 0],
+    ['a re-sent message: at once', undefined, 0],
+    ['a sender clock ahead of this one waits no more than the writes take', ms + 5000, 25],
+  ])('first look: %s', (_, sentAt, pause) => {
+    expect(firstLookPause(sentAt, now)).toBe(pause);
   });
 });
 
