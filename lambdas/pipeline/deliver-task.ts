@@ -100,7 +100,11 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
   const carried = carriedWait(task, now);
   if (carried) return { kind: 'wait', ...carried };
   const handed: Handed = { places: handedPlacesOf(task) };
-  const prepared = await prepare(task, now, deps.now, handed);
+  const prepared = await prepare(task, now, deps.now, handed).catch(async (error: unknown) => {
+    // Failed with places it was handed and no try holding them: they go on now, not when their lease ends.
+    if (handed.places) await letSlotGo(task.account_id, task.destination_id, handed.places, deps.now(), deps.now().getTime() + LEASE_MS).catch(() => undefined);
+    throw error;
+  });
   switch (prepared.kind) {
     case 'done':
     case 'wait':
@@ -124,7 +128,9 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
         // lets go sees the breaker this failure may have opened (before, a hanging endpoint's ten
         // timeouts each let another try through to it while its breaker was opening).
         if (result.outcome === 'success') await letGo();
-        return await settle(task, prepared.claimed, result, deps);
+        const settled = await settle(task, prepared.claimed, result, deps);
+        // Its retry comes back without the places it was handed: the try let them go.
+        return settled.kind === 'wait' && (task.handed || task.flight_slot !== undefined) ? { ...settled, handedOn: true } : settled;
       } finally {
         await letGo();
       }
@@ -157,8 +163,9 @@ async function handOnUnused(task: DeliveryTask, handed: Handed, result: TaskResu
 
 /**
  * The places a released delivery's task was handed (`letSlotGo`), while nothing has taken them over:
- * whatever the task does not try with them, it lets go (handing them on). `prepare` takes them over
- * when it comes to the cap (it tries with them, or lets them go itself), and leaves them to the worker
+ * whatever the task does not try with them (it ends, waits, parks or fails), it lets go, handing them
+ * on. `prepare` takes them over once its try holds them, or keeps them with the task's message over
+ * its account's share; it forgets them when they are no longer its own, and leaves them to the worker
  * that has the delivery in flight when a duplicate of the task arrives (both hold them as one holder).
  */
 interface Handed {
@@ -180,7 +187,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed:
   if (arrival.kind === 'skip') {
     // An ended delivery of an unsettled event: the worker that ended it may have died before settling it.
     if (delivery && isTerminalDelivery(delivery.status)) await settleEventIfDone(loaded.event);
-    else handed.places = undefined; // in flight: a duplicate of this task has it, with the same places
+    else if (delivery) handed.places = undefined; // in flight: a duplicate of this task has it, with the same places
     return { kind: 'done' };
   }
   if (arrival.kind === 'wait') return { kind: 'wait', until: arrival.until }; // its due time is stored already
@@ -244,13 +251,16 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed:
       if (capped) {
         const leaseUntil = now.getTime() + LEASE_MS;
         mine = handed.places && (await keepHanded(task, handed.places, longestTryMs(destination.timeout_ms), now, leaseUntil));
-        handed.places = undefined;
+        if (!mine) handed.places = undefined; // not its own any more: nothing to let go
         const overCap = { kind: 'hold', reason: 'concurrency', cap: maxInFlight(destination), breaker, event: loaded.event, delivery: stored, now } as const;
         const free = mine ? [] : await freeSlots(task, maxInFlight(destination), now);
         if (!mine && free.length === 0) return overCap;
         const share = mine?.share ?? (await takeSharePlace(accountId, now, leaseUntil));
-        // A handed slot stays this task's while it waits: its message comes back before the lease ends.
-        if (!share) return { kind: 'over_share', until: accountShareWait(now, Math.random), slot: sendAt };
+        if (!share) {
+          // A handed slot stays this task's while it waits: its message comes back before the lease ends.
+          handed.places = undefined;
+          return { kind: 'over_share', until: accountShareWait(now, Math.random), slot: sendAt };
+        }
         const slot =
           mine?.slot ??
           (await takeSlot(task, free, now, leaseUntil).catch(async (error: unknown) => {
@@ -262,6 +272,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed:
           return overCap;
         }
         places = { slot, share };
+        handed.places = undefined; // the try holds them now, and lets them go
       }
       const letGo = async () => {
         if (places) await letSlotGo(accountId, destinationId, places, now, now.getTime() + LEASE_MS);

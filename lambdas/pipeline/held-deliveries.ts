@@ -4,7 +4,7 @@ import { enqueueDeliveries, type DeliveryTask, type DestinationTask } from '../a
 import { log } from '../shared/log';
 import { newId } from '../shared/secrets';
 import { findBreaker } from '../store/breakers';
-import { flightSlotLease, freeFlightSlots, handFlightSlot, releaseFlightSlot, takeFlightSlot } from '../store/flight-slots';
+import { flightSlotLeases, freeFlightSlots, handFlightSlot, holdsFlightSlot, releaseFlightSlot, takeFlightSlot } from '../store/flight-slots';
 import { chainEnded, chainMarked, claimRelease, eachHeld, HELD_SHARDS, heldPage, markChain, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
 import { destinationRouting } from '../store/routing-table';
 import { findDestination } from '../destinations/record';
@@ -113,12 +113,16 @@ export async function takeSlot(task: DeliveryTask, free: readonly number[], now:
 
 /**
  * The places a released delivery's task was handed, while they are still its own: as handed when
- * their lease covers a try of `tryMs`, else renewed until `leaseUntil` (its message waited in the
- * queue); undefined when the slot is no longer its (the lease ended and another took it).
+ * their lease covers a try of `tryMs` and the slot still reads as its (one consistent read: a copy of
+ * the task SQS delivered twice, or one that came back later, may find them handed on since by the copy
+ * that tried), else renewed until `leaseUntil` (its message waited in the queue); undefined when the
+ * slot is no longer its.
  */
 export async function keepHanded(task: DeliveryTask, places: Places, tryMs: number, now: Date, leaseUntil: number): Promise<Places | undefined> {
-  if (handedLeaseCovers(task.handed?.lease_until ?? 0, now, tryMs)) return places;
   const { slot, share } = places;
+  if (handedLeaseCovers(task.handed?.lease_until ?? 0, now, tryMs)) {
+    return (await holdsFlightSlot(task.account_id, task.destination_id, slot.slot, slot.holder, now)) ? places : undefined;
+  }
   if (!(await handFlightSlot(task.account_id, task.destination_id, slot.slot, slot.holder, slot.holder, leaseUntil))) return undefined;
   if (share && !(await handSharePlace(task.account_id, share, share.holder, leaseUntil))) return { slot };
   return places;
@@ -150,10 +154,18 @@ export async function letSlotGo(accountId: string, destinationId: string, places
       return;
     }
     slot = { slot: slot.slot, holder: to };
-    const held = await nextHeld(accountId, destinationId, now);
-    if (held) {
-      const handedShare = share && (await handSharePlace(accountId, share, to, leaseUntil)) ? { slot: share.slot, holder: to } : undefined;
-      return release(accountId, destinationId, [held], { flight_slot: slot.slot, handed: { holder: to, lease_until: leaseUntil, ...(handedShare && { share: handedShare }) } });
+    let handedShare: SharePlace | undefined;
+    try {
+      const held = await nextHeld(accountId, destinationId, now);
+      if (held) {
+        handedShare = share && (await handSharePlace(accountId, share, to, leaseUntil)) ? { slot: share.slot, holder: to } : undefined;
+        await enqueueDeliveries([taskOf(accountId, destinationId, held, { flight_slot: slot.slot, handed: { holder: to, lease_until: leaseUntil, ...(handedShare && { share: handedShare }) } })], 0);
+        return unparkDeliveries(accountId, destinationId, [held]);
+      }
+    } catch (error) {
+      // No task holds them yet: let go, rather than leave them leased to nobody until the lease ends.
+      await Promise.allSettled([releaseFlightSlot(accountId, destinationId, slot.slot, to), share && letSharePlaceGo(accountId, handedShare ?? share)]);
+      throw error;
     }
   }
   const [ours] = await Promise.all([releaseFlightSlot(accountId, destinationId, slot.slot, slot.holder), share && letSharePlaceGo(accountId, share)]);
@@ -202,7 +214,7 @@ async function nextHeld(accountId: string, destinationId: string, now: Date): Pr
  * holds while the chain mark is on, which it turns on after its park, so once parked it goes with the
  * next release; it then looks at the slots once more, since those it found taken may all have been
  * let go before it was parked: a slot free now is passed on at once, as its release would have, which
- * lets a held delivery go with it. It reads the slots' leases rather than trying to take them: a take
+ * lets a held delivery go with it. It reads the slots' leases (one request) rather than trying to take them: a take
  * that fails is a write, on the keys every try of the destination writes. A check when the first
  * lease it found ends covers holders that die (their release never comes).
  */
@@ -212,7 +224,7 @@ export async function parkOverCap(task: DeliveryTask, how: Park, cap: number, no
   await markChain(accountId, destinationId);
   const at = now();
   const slots = slotsToTry(cap, task.flight_slot, Math.random);
-  const leases = await Promise.all(slots.map((slot) => flightSlotLease(accountId, destinationId, slot, at)));
+  const leases = await flightSlotLeases(accountId, destinationId, slots, at);
   const free = slots.find((_, i) => leases[i] === undefined);
   // The mark is on (it was just read or set): no need to read it again.
   if (free !== undefined) return handOn(accountId, destinationId, free, at);
@@ -327,7 +339,7 @@ async function releasePageOf(accountId: string, destinationId: string, breaker: 
  * on the key every release of the destination reads.
  */
 async function slotsCheckArrived(accountId: string, destinationId: string, slots: readonly number[], now: Date): Promise<void> {
-  for (const slot of slots) {
-    if ((await flightSlotLease(accountId, destinationId, slot, now)) === undefined) return passOn(accountId, destinationId, slot, now);
-  }
+  const leases = await flightSlotLeases(accountId, destinationId, slots, now);
+  const free = slots.find((_, i) => leases[i] === undefined);
+  if (free !== undefined) await passOn(accountId, destinationId, free, now);
 }

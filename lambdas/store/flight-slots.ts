@@ -62,14 +62,20 @@ async function releaseSlotAt(key: Key, holder: string): Promise<boolean> {
   return (await updateItem(key, { remove: ['holder', 'lease_until'] }, { condition: { expression: 'holder = :holder', values: { ':holder': holder } } })) !== false;
 }
 
-/** When the slot's lease ends (epoch ms), read consistently; undefined when nobody holds it now (never taken, let go, or its lease ended). */
-export async function flightSlotLease(accountId: string, destinationId: string, slot: number, now: Date): Promise<number | undefined> {
+const leased = z.object({ pk: z.string(), lease_until: z.optional(z.number()) });
+
+/** Whether `holder` holds the slot now, read consistently. */
+export async function holdsFlightSlot(accountId: string, destinationId: string, slot: number, holder: string, now: Date): Promise<boolean> {
   const item = await getRawItem(slotKey(accountId, destinationId, slot));
-  const leaseUntil = Number(item?.lease_until);
-  return leaseUntil > now.getTime() ? leaseUntil : undefined;
+  return item?.holder === holder && Number(item.lease_until) > now.getTime();
 }
 
-const leased = z.object({ pk: z.string(), lease_until: z.optional(z.number()) });
+/**
+ * When each of these slots' leases ends (epoch ms), in their order, read consistently in one
+ * request; undefined for a slot nobody holds now (never taken, let go, or its lease ended).
+ */
+export const flightSlotLeases = (accountId: string, destinationId: string, slots: readonly number[], now: Date) =>
+  leasesOf(slots, (slot) => slotKey(accountId, destinationId, slot), now, true);
 
 /**
  * The account's places that nobody holds now, of its first `count`: one eventually consistent read of
@@ -87,6 +93,12 @@ export const freeFlightSlots = (accountId: string, destinationId: string, slots:
   freeOf(slots, (slot) => slotKey(accountId, destinationId, slot), now);
 
 async function freeOf(slots: readonly number[], keyOf: (slot: number) => Key, now: Date): Promise<number[]> {
-  const held = new Set((await batchGet(slots.map(keyOf), leased, { projection: ['pk', 'lease_until'] })).filter((item) => (item.lease_until ?? 0) > now.getTime()).map((item) => item.pk));
-  return slots.filter((slot) => !held.has(keyOf(slot).pk));
+  const leases = await leasesOf(slots, keyOf, now, false);
+  return slots.filter((_, i) => leases[i] === undefined);
+}
+
+async function leasesOf(slots: readonly number[], keyOf: (slot: number) => Key, now: Date, consistent: boolean): Promise<Array<number | undefined>> {
+  const items = await batchGet(slots.map(keyOf), leased, { consistent, projection: ['pk', 'lease_until'] });
+  const leaseOf = new Map(items.filter((item) => (item.lease_until ?? 0) > now.getTime()).map((item) => [item.pk, item.lease_until]));
+  return slots.map((slot) => leaseOf.get(keyOf(slot).pk));
 }

@@ -45,7 +45,9 @@ describe('the happy path of a delivery', () => {
     const first = await deliver(1);
     expect((await writesSince(since, accountId, first)).slots).toBeGreaterThan(0);
 
-    // Proven: the next event's body, status item and outcome are all it writes (a body under 1 KB).
+    // Proven once its breaker records the success (written after the outcome the event shows): the
+    // next event's body, status item and outcome are all it writes (a body under 1 KB).
+    await eventually(() => call('GET', `/v1/destinations/${dest.id}`, { key }), (r) => r.json.data.health.last_success_at !== null, 10_000);
     since = await freshSecond();
     const second = await deliver(2);
     expect(await writesSince(since, accountId, second)).toEqual({ event: 3, slots: 0 });

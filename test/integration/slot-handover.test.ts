@@ -1,6 +1,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { takeAccountSlot, takeFlightSlot } from '../../lambdas/store/flight-slots';
+import { heldPage, unparkDeliveries } from '../../lambdas/store/held-deliveries';
 import { createLocalClients } from '../../local/aws-clients';
 import { PARTITION_LOAD_ENV, readPartitionLoad } from '../../local/partition-load';
 import { bootGatewayWithSink } from '../fixtures/gateway';
@@ -104,5 +105,49 @@ describe('a slot handed on', () => {
     for (const id of [first, second]) await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered', 20_000);
     expect(seen.most).toBe(1);
     expect(sink.received.filter((r) => r.path === '/one').map((r) => r.body.toString())).toEqual(['{"n":1}', '{"n":2}']);
+  });
+
+  it('is not brought back by the retry of a try that handed it on: the retry waits for the slot like any delivery', async () => {
+    const seen = { open: 0, most: 0, bodies: [] as string[] };
+    sink.respondWith((request, res) => {
+      if (request.path !== '/retry') return res.writeHead(200).end('ok');
+      const body = request.body.toString();
+      seen.bodies.push(body);
+      // The first event's first try fails at once; every other try holds the slot 3 s.
+      if (body === '{"n":1}' && seen.bodies.filter((b) => b === body).length === 1) return res.writeHead(500).end('no');
+      seen.open++;
+      seen.most = Math.max(seen.most, seen.open);
+      setTimeout(() => {
+        seen.open--;
+        res.writeHead(200).end('ok');
+      }, 3_000);
+    });
+    const { key, accountId, source } = await accountWithSource(call);
+    // Retried 1 s after a failure: well within the 60 s lease the slot was handed with.
+    const dest = await addDestination(call, key, { url: `${sink.url}/retry`, max_in_flight: 1, retry_schedule: [0, 1, 1] });
+    await addRoute(call, key, { destination_id: dest.id });
+    const holder = 'handed-holder';
+    const leaseUntil = Date.now() + 60_000;
+    expect(await takeFlightSlot(accountId, dest.id, 0, holder, new Date(), leaseUntil)).toBe(true);
+    expect(await takeAccountSlot(accountId, 0, holder, new Date(), leaseUntil)).toBe(true);
+    const ids: string[] = [];
+    for (const n of [1, 2]) {
+      const id = (await ingest(call, source.path_token, JSON.stringify({ n }))).json.data.id as string;
+      await eventually(() => eventDetail(call, key, id), (d) => d.event.deliveries[0]!.waiting?.reason === 'concurrency', 10_000);
+      ids.push(id);
+    }
+
+    // The first event's task, handed the slot (its held item gone, as a release leaves it): its try
+    // fails and hands the slot on to the second event, whose try holds it while the first one's retry
+    // comes due.
+    const first = (await heldPage(accountId, dest.id, 10)).filter((held) => held.event_id === ids[0]);
+    expect(first).toHaveLength(1);
+    await unparkDeliveries(accountId, dest.id, first);
+    const clients = createLocalClients(env.gateway.endpoints);
+    const task = JSON.stringify({ v: 1, account_id: accountId, event_id: ids[0], destination_id: dest.id, flight_slot: 0, handed: { holder, lease_until: leaseUntil, share: { slot: 0, holder } } });
+    await clients.sqs.send(new SendMessageCommand({ QueueUrl: env.gateway.resources.deliveryQueueUrl, MessageBody: task }));
+    for (const id of ids) await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered', 30_000);
+    expect(seen.most).toBe(1);
+    expect(seen.bodies).toEqual(['{"n":1}', '{"n":2}', '{"n":1}']);
   });
 });
