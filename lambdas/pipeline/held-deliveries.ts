@@ -214,9 +214,9 @@ async function nextHeld(accountId: string, destinationId: string, now: Date): Pr
  * holds while the chain mark is on, which it turns on after its park, so once parked it goes with the
  * next release; it then looks at the slots once more, since those it found taken may all have been
  * let go before it was parked: a slot free now is passed on at once, as its release would have, which
- * lets a held delivery go with it. It reads the slots' leases (one request) rather than trying to take them: a take
- * that fails is a write, on the keys every try of the destination writes. A check when the first
- * lease it found ends covers holders that die (their release never comes).
+ * lets a held delivery go with it. It reads the slots' leases (in one request) rather than trying to
+ * take them: a take that fails is a write, on the keys every try of the destination writes. A check
+ * when the first lease it found ends covers holders that die (their release never comes).
  */
 export async function parkOverCap(task: DeliveryTask, how: Park, cap: number, now: () => Date): Promise<void> {
   const { account_id: accountId, destination_id: destinationId } = task;
