@@ -137,7 +137,8 @@ export function handedPlacesOf(task: DeliveryTask): Places | undefined {
 
 /**
  * The try is over (or a delivery handed places ended without one). When the destination holds
- * deliveries (the chain mark, read consistently: a delivery parked a moment ago counts), its slot and
+ * deliveries (the chain mark, read consistently, first where this function saw it on lately:
+ * `chainsLately`), its slot and
  * its share place go on to the one due first as they are, re-leased in one write each to that
  * delivery's task (which then takes none), where a release and a take would be two; the slot is handed
  * before the held delivery is looked for, so places no longer this holder's (a duplicate message's,
@@ -147,7 +148,7 @@ export function handedPlacesOf(task: DeliveryTask): Places | undefined {
 export async function letSlotGo(accountId: string, destinationId: string, places: Places, now: Date, leaseUntil: number): Promise<void> {
   let { slot } = places;
   const { share } = places;
-  if (await chainMarked(accountId, destinationId)) {
+  if (chainLately(accountId, destinationId, now) && (await chainSeen(accountId, destinationId, now))) {
     const to = newId();
     if (!(await handFlightSlot(accountId, destinationId, slot.slot, slot.holder, to, leaseUntil))) {
       if (share) await letSharePlaceGo(accountId, share);
@@ -184,7 +185,33 @@ const RELEASE_ONE_PAGE = 10;
  * (`chainEnded`).
  */
 export async function passOn(accountId: string, destinationId: string, slot: number | undefined, now: Date): Promise<void> {
-  if (await chainMarked(accountId, destinationId)) await handOn(accountId, destinationId, slot, now);
+  if (await chainSeen(accountId, destinationId, now)) await handOn(accountId, destinationId, slot, now);
+}
+
+/**
+ * Destinations this function found holding deliveries over their cap lately (the chain mark on), until
+ * when (epoch ms). A try that ends at one of them reads the mark before it lets its slot go, to hand
+ * the slot on; elsewhere it lets the slot go and reads the mark after (`passOn`), one read where the
+ * hand-over's look first would be two, since a delivery parked meanwhile needs the look after. Per
+ * function instance, as any cache: another instance finds the chain by its own next look.
+ */
+const chainsLately = new Map<string, number>();
+const CHAIN_LATELY_MS = 10_000;
+const chainKey = (accountId: string, destinationId: string) => `${accountId}/${destinationId}`;
+
+function chainLately(accountId: string, destinationId: string, now: Date): boolean {
+  const key = chainKey(accountId, destinationId);
+  const until = chainsLately.get(key);
+  if (until !== undefined && until <= now.getTime()) chainsLately.delete(key);
+  return until !== undefined && until > now.getTime();
+}
+
+/** The chain mark, read consistently, and remembered (`chainsLately`). */
+async function chainSeen(accountId: string, destinationId: string, now: Date): Promise<boolean> {
+  const on = await chainMarked(accountId, destinationId);
+  if (on) chainsLately.set(chainKey(accountId, destinationId), now.getTime() + CHAIN_LATELY_MS);
+  else chainsLately.delete(chainKey(accountId, destinationId));
+  return on;
 }
 
 /** `passOn` once the chain mark was read on. */
@@ -222,6 +249,7 @@ export async function parkOverCap(task: DeliveryTask, how: Park, cap: number, no
   const { account_id: accountId, destination_id: destinationId } = task;
   await parkAndSay(task, how);
   await markChain(accountId, destinationId);
+  chainsLately.set(chainKey(accountId, destinationId), now().getTime() + CHAIN_LATELY_MS);
   const at = now();
   const slots = slotsToTry(cap, task.flight_slot, Math.random);
   const leases = await flightSlotLeases(accountId, destinationId, slots, at);
