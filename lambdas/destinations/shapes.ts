@@ -8,7 +8,7 @@ import { config } from '../shared/config';
 import { exampleSigningSecret, ids, at } from '../api/examples';
 import { eventTypeName } from '../api/portal-schemas';
 import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
-import { hasControlChars, isHeaderName, sendableHeaderRule, textField } from '../api/validation';
+import { hasControlChars, isHeaderName, issueMessage, sendableHeaderRule, textField } from '../api/validation';
 import { accountCapMessage, CUSTOMER_CONNECTION_MESSAGE, customerCapMessage, DEFAULT_ENDPOINT_CAPS, UNKNOWN_CONNECTION_MESSAGE, UNKNOWN_OWN_CONNECTION_MESSAGE } from './changes';
 import type { DestinationRecord } from './record';
 import { AWS_SECRET_MESSAGE } from '../aws-connections/shapes';
@@ -189,8 +189,15 @@ const AWS_CONFIGS = {
 
 type AwsConfigInput = z.output<(typeof AWS_CONFIGS)[keyof typeof AWS_CONFIGS]>;
 
+/**
+ * Documented as the union of the types' configs, but checked against its own type's schema alone
+ * (`configIssue`, which every use runs): the union, checked as a whole, cannot tell which field of
+ * which type is missing or wrong, so the catch hands the value on for that check to name it.
+ */
 const configInput = z
-  .union(Object.values(AWS_CONFIGS), { error: () => 'config must be the configuration of its type (see docs/api.md)' })
+  .union(Object.values(AWS_CONFIGS))
+  // The OpenAPI generator calls it without a context, looking for a default: there is none.
+  .catch((ctx: { input: unknown } | undefined) => ctx?.input as AwsConfigInput)
   .optional()
   .describe(`An AWS destination’s target, by \`type\`. Messages over the service’s limit (${AWS_MESSAGE_LIMITS.aws_sqs} bytes for SQS, EventBridge, Kinesis and Lambda, ${AWS_MESSAGE_LIMITS.aws_sns} for SNS) are not sent: such a delivery ends \`payload_too_large\`.`);
 
@@ -219,14 +226,14 @@ function targetOf(type: AwsDestinationType, config: AwsConfigInput): AwsTarget {
   }
 }
 
-/** The config's issues against its type's own schema (a config of another type passes the union). */
+/** The config's first issue against its type's own schema, naming the field and the type. */
 function configIssue(type: AwsDestinationType, config: unknown): string | undefined {
-  const parsed = AWS_CONFIGS[type].safeParse(config, { reportInput: true });
-  if (parsed.success) return undefined;
-  const issue = parsed.error.issues[0];
-  return issue?.code === 'unrecognized_keys' || issue?.code === 'invalid_type'
-    ? `config does not match type ${type}: ${issue.code === 'unrecognized_keys' ? `unknown field ${issue.keys[0]}` : `${issue.path.join('.')} is required`}`
-    : `config.${issue?.path.join('.')} is invalid`;
+  const schema = AWS_CONFIGS[type];
+  const parsed = schema.safeParse(config, { reportInput: true });
+  const issue = parsed.error?.issues[0];
+  if (!issue) return undefined;
+  const message = issueMessage({ ...issue, path: ['config', ...issue.path] });
+  return issue.code === 'unrecognized_keys' ? `${message} (${type} takes ${Object.keys(schema.shape).join(', ')})` : `${message} for type ${type}`;
 }
 
 const roleArnInput = z
@@ -326,8 +333,10 @@ const AWS_TARGET_ERRORS = [
   'config is only for AWS destination types',
   'url is only for http destinations; aws_sqs takes config',
   'config is required for aws_sqs',
-  'config does not match type aws_sqs: queue_url is required',
-  'config must be the configuration of its type (see docs/api.md)',
+  'config.queue_url is required for type aws_sqs',
+  'config.queue_url must be a string for type aws_sqs',
+  'config must be an object for type aws_sqs',
+  'unknown field: config.topic_arn (aws_sqs takes queue_url)',
   'config.queue_url must be an SQS queue URL: https://sqs.<region>.amazonaws.com/<12-digit account id>/<queue name>',
   'config.topic_arn must be an SNS topic ARN: arn:aws:sns:<region>:<12-digit account id>:<topic name>',
   'config.event_bus_arn must be an event bus ARN: arn:aws:events:<region>:<12-digit account id>:event-bus/<name>',

@@ -190,7 +190,7 @@ describe('creating an AWS destination', () => {
     ['a queue URL of another host', { type: 'aws_sqs', config: { queue_url: 'https://evil.example.com/q' } }, 'config.queue_url must be an SQS queue URL: https://sqs.<region>.amazonaws.com/<12-digit account id>/<queue name>'],
     ['a URL as well as a config', { type: 'aws_sqs', url: 'https://a.example.com', config: { queue_url: 'x' } }, 'url is only for http destinations; aws_sqs takes config'],
     ['no config', { type: 'aws_sns' }, 'config is required for aws_sns'],
-    ['the config of another type', { type: 'aws_sns', config: { queue_url: 'x' } }, 'config does not match type aws_sns: topic_arn is required'],
+    ['the config of another type', { type: 'aws_sns', config: { queue_url: 'x' } }, 'config.topic_arn is required for type aws_sns'],
     ['a config for http', { config: { queue_url: 'x' } }, 'config is only for AWS destination types'],
     ['auth on an AWS type', { type: 'aws_lambda', config: { function_arn: 'arn:aws:lambda:eu-west-1:123456789012:function:f' }, auth: { type: 'bearer', token: 'tttttttt' } }, 'auth is only for http destinations'],
     ['a key template that overwrites', { type: 'aws_s3', config: { bucket: 'events-archive', key_template: 'latest.json' } }, 'config.key_template must contain {event_id}, so that no event overwrites another'],
@@ -212,7 +212,7 @@ describe('creating an AWS destination', () => {
     expect(created.json.data).toMatchObject({ type: 'aws_eventbridge', url: bus, config: { event_bus_arn: bus, detail_type: null, source: 'hookgate' } });
     const path = `/v1/destinations/${created.json.data.id}`;
     expect((await call('PATCH', path, { key, body: { url: 'https://a.example.com/' } })).json.error).toBe('url is only for http destinations; aws_eventbridge takes config');
-    expect((await call('PATCH', path, { key, body: { config: { queue_url: 'x' } } })).json.error).toBe('config does not match type aws_eventbridge: event_bus_arn is required');
+    expect((await call('PATCH', path, { key, body: { config: { queue_url: 'x' } } })).json.error).toBe('config.event_bus_arn is required for type aws_eventbridge');
     const changed = await call('PATCH', path, { key, body: { config: { event_bus_arn: bus, source: 'shop' } } });
     expect(changed.json.data).toMatchObject({ config: { source: 'shop' }, url: bus });
     expect((await call('GET', '/v1/destinations', { key })).json.data[0]).toMatchObject({ type: 'aws_eventbridge' });

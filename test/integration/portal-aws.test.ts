@@ -123,7 +123,7 @@ describe('AWS endpoints in the portal', () => {
       [{ ...topicEndpoint(mine.id), role_arn: `arn:aws:iam::${AWS_ACCOUNT}:role/any` }, 'unknown field: role_arn'],
       [{ ...topicEndpoint(mine.id), config: { topic_arn: `arn:aws:sns:eu-west-1:210987654321:t` } }, 'connection_id is for AWS account 123456789012; the target is in account 210987654321'],
       [{ ...topicEndpoint(mine.id), url: 'https://a.example.com/' }, 'url is only for http destinations; aws_sns takes config'],
-      [{ type: 'aws_sqs', config: { topic_arn: TOPIC }, connection_id: mine.id }, 'config does not match type aws_sqs: queue_url is required'],
+      [{ type: 'aws_sqs', config: { topic_arn: TOPIC }, connection_id: mine.id }, 'config.queue_url is required for type aws_sqs'],
       [{ url: 'https://a.example.com/', connection_id: mine.id }, 'connection_id is only for AWS destination types'],
     ];
     for (const [body, error] of cases) {
