@@ -99,7 +99,7 @@ interface RouteThrottle {
  * queue and the deliver function must keep up with, so a stage sized for more traffic raises it (CDK
  * context, docs/operations.md); these are the defaults.
  */
-const DEFAULT_ROUTE_THROTTLES = {
+export const DEFAULT_ROUTE_THROTTLES = {
   ingest: { rateLimit: 1000, burstLimit: 500 },
   management: { rateLimit: 200, burstLimit: 100 },
   signup: { rateLimit: 1, burstLimit: 5 },

@@ -10,7 +10,8 @@ import type { DestinationRecord } from './record';
  * its customers through the portal. Pure, so both callers share every rule and each rule is a table.
  */
 
-const DEFAULT_TIMEOUT_MS = 15_000;
+/** How long a try may wait for its answer (`timeout_ms`), in milliseconds: a destination's and a listen session's. */
+export const TIMEOUT_MS_RANGE = { min: 100, max: 30_000, default: 15_000 } as const;
 
 /** A destination's settings: everything but its ids and timestamps. */
 export type DestinationSettings = Omit<DestinationRecord, 'id' | 'account_id' | 'created_at' | 'updated_at'>;
@@ -108,7 +109,7 @@ export function newDestinationSettings(
     external_id: target ? (input.external_id ?? null) : null,
     active: input.active ?? true,
     auth: input.auth ?? null,
-    timeout_ms: input.timeout_ms ?? DEFAULT_TIMEOUT_MS,
+    timeout_ms: input.timeout_ms ?? TIMEOUT_MS_RANGE.default,
     signature_scheme: input.signature_scheme ?? 'hookgate',
     signing_secret: input.signing_secret ?? generatedSecret,
     previous_signing_secret: null,

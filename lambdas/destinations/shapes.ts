@@ -9,7 +9,7 @@ import { exampleSigningSecret, ids, at } from '../api/examples';
 import { eventTypeName } from '../api/portal-schemas';
 import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
 import { hasControlChars, isHeaderName, issueMessage, sendableHeaderRule, textField } from '../api/validation';
-import { accountCapMessage, CUSTOMER_CONNECTION_MESSAGE, customerCapMessage, DEFAULT_ENDPOINT_CAPS, UNKNOWN_CONNECTION_MESSAGE, UNKNOWN_OWN_CONNECTION_MESSAGE } from './changes';
+import { accountCapMessage, CUSTOMER_CONNECTION_MESSAGE, customerCapMessage, DEFAULT_ENDPOINT_CAPS, TIMEOUT_MS_RANGE, UNKNOWN_CONNECTION_MESSAGE, UNKNOWN_OWN_CONNECTION_MESSAGE } from './changes';
 import type { DestinationRecord } from './record';
 import { AWS_SECRET_MESSAGE } from '../aws-connections/shapes';
 import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
@@ -47,7 +47,7 @@ const autoDisableInput = z
     `Hours during which every try failed after which Hookgate disables the destination (\`active: false\`, \`health.state: disabled\`, \`disabled_reason\`) and publishes \`hookgate.destination.disabled\`. Decimals allowed; 0: never. Default ${DEFAULT_AUTO_DISABLE_HOURS} (five days).`,
   );
 
-const MAX_RATE_LIMIT_PER_SECOND = 1000;
+export const MAX_RATE_LIMIT_PER_SECOND = 1000;
 
 const rateLimitInput = z
   .int()
@@ -268,7 +268,7 @@ const requestFields = {
     .optional()
     .describe('Default: generated `whsec_` + base64 of 32 random bytes. Rotating it keeps the previous one valid for 24 hours.'),
   auth: authInput.nullable().optional(),
-  timeout_ms: z.int().min(100).max(30_000).optional().describe('Default 15000.'),
+  timeout_ms: z.int().min(TIMEOUT_MS_RANGE.min).max(TIMEOUT_MS_RANGE.max).optional().describe(`Default ${TIMEOUT_MS_RANGE.default}.`),
   active: z.boolean().optional().describe('Default true.'),
   signature_scheme: z
     .enum(SIGNATURE_SCHEMES)
@@ -454,7 +454,7 @@ const responseFields = {
   url: z.string().describe('Where it delivers: an http destination’s URL; an AWS one’s queue URL or ARN, or `s3://<bucket>/<key template>`; a cli one’s `listen:<session id>`.'),
   active: z.boolean(),
   auth: destinationAuthResponse,
-  timeout_ms: z.int().min(100).max(30_000),
+  timeout_ms: z.int().min(TIMEOUT_MS_RANGE.min).max(TIMEOUT_MS_RANGE.max),
   signature_scheme: z.enum(SIGNATURE_SCHEMES),
   disabled_reason: z
     .string()

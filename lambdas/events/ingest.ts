@@ -17,8 +17,8 @@ import { config } from '../shared/config';
 const DROPPED_HEADERS = new Set(['authorization', 'cookie', 'proxy-authorization', 'x-api-key']);
 /** Added by API Gateway, not sent by the provider: storing them would only cost write units. */
 const GATEWAY_HEADERS = new Set(['x-amzn-trace-id', 'x-forwarded-port', 'x-forwarded-proto', 'content-length']);
-const MAX_EVENT_TYPE_LENGTH = 200;
-const MAX_EXTERNAL_ID_LENGTH = 256;
+export const MAX_EVENT_TYPE_LENGTH = 200;
+export const MAX_EXTERNAL_ID_LENGTH = 256;
 const TOKEN = /^[A-Za-z0-9_-]{32,128}$/;
 
 /** A webhook as its provider sent it: the path token, lowercased header names, the raw body, the host it came to. */

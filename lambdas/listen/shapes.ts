@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { exampleSigningSecret, ids } from '../api/examples';
 import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
 import { uuidField } from '../api/validation';
+import { TIMEOUT_MS_RANGE } from '../destinations/changes';
 import { SESSION_ID_PATTERN } from '../domain/listen';
 import { isValidPattern } from '../domain/routing';
 import type { OpenedSession } from '.';
@@ -29,7 +30,7 @@ export const openListenSessionBody = named(
       .nullable()
       .optional()
       .describe('Receive what this customer’s endpoints receive: only outbound events addressed to it. The destination is never shown in that customer’s portal.'),
-    timeout_ms: z.int().min(100).max(30_000).optional().describe('How long each try waits for the CLI’s answer. Default 15000.'),
+    timeout_ms: z.int().min(TIMEOUT_MS_RANGE.min).max(TIMEOUT_MS_RANGE.max).optional().describe(`How long each try waits for the CLI’s answer. Default ${TIMEOUT_MS_RANGE.default}.`),
   }),
 );
 

@@ -16,7 +16,7 @@ import { eventRoutes } from './events';
 import { appendLogKeys } from '../../shared/log';
 import { newTrace } from '../../shared/secrets';
 
-const MAX_BATCH_EVENTS = 100;
+export const MAX_BATCH_EVENTS = 100;
 /** Publishes of one batch run this many at a time: enough to overlap AWS round trips, not a stampede. */
 const BATCH_CONCURRENCY = 10;
 
