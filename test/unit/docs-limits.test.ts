@@ -232,6 +232,18 @@ describe('limits stated in README.md and docs/*.md', () => {
     expect(unused, 'each sentence shape must find a mention: reword it with the docs').toEqual([]);
   });
 
+  it('the write units a webhook costs: every statement of the total agrees with bench/results.json', () => {
+    const results = JSON.parse(readFileSync('bench/results.json', 'utf8')) as { cost_breakdown: { happy_path: { lines: Array<{ unit: string; quantity: number }> } } };
+    const measured = results.cost_breakdown.happy_path.lines.find((line) => line.unit === 'WRU')?.quantity;
+    expect(measured).toBeGreaterThan(0);
+    // What a part of the total costs (an index that was removed, the sweeper's deletes) is worded apart.
+    const total = /(?<!(?:was|cost|index,) ~?)(\d+(?:\.\d+)?) (?:write units|WRU|writes) (?:per|a) webhook/gi;
+    const statements = TEXTS.flatMap(({ path, text }) => [...text.matchAll(total)].map((match) => ({ path, stated: Number(match[1]), sentence: text.slice(Math.max(0, match.index - 60), match.index + match[0].length) })));
+    expect(statements.length).toBeGreaterThan(0);
+    const wrong = statements.filter((s) => Math.round(s.stated) !== Math.round(measured ?? 0)).map((s) => `${s.path}: ${s.stated}, measured ${measured}: …${s.sentence}`);
+    expect(wrong).toEqual([]);
+  });
+
   it('the README’s route throttle settings are the code’s defaults', () => {
     const readme = prose('README.md');
     const row = /\| ingestRateLimit\/ingestBurstLimit, managementRateLimit\/managementBurstLimit, signupRateLimit\/signupBurstLimit \| (\d+)\/(\d+), (\d+)\/(\d+), (\d+)\/(\d+) \|/.exec(readme);
