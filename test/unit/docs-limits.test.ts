@@ -11,7 +11,10 @@ import { MAX_EXPORT_ROWS } from '../../lambdas/domain/export-rows';
 import { LISTEN_MAX_BODY_BYTES, LISTEN_MAX_RESPONSE_BODY_BYTES, WEBSOCKET_IDLE_TIMEOUT_MS, WEBSOCKET_MAX_CONNECTION_MS } from '../../lambdas/domain/listen';
 import { DEFAULT_MAX_IN_FLIGHT, MAX_MAX_IN_FLIGHT } from '../../lambdas/domain/max-in-flight';
 import { FILTER_MAX_BYTES } from '../../lambdas/domain/payload-filter';
-import { MAX_BODY_BYTES } from '../../lambdas/domain/payload-limits';
+import { LAMBDA_PAYLOAD_LIMIT_BYTES, MAX_BINARY_BODY_BYTES, MAX_BODY_BYTES } from '../../lambdas/domain/payload-limits';
+import { AWS_MESSAGE_LIMITS } from '../../lambdas/domain/aws-targets';
+import { BRAND_LIMITS } from '../../lambdas/domain/brand';
+import { MAX_MESSAGE_DELAY_SECONDS } from '../../lambdas/domain/queue-wait';
 import { MAX_RETENTION_DAYS } from '../../lambdas/domain/plans';
 import { PORTAL_SESSION_SECONDS } from '../../lambdas/domain/portal';
 import { MAX_EVENT_TYPE_LENGTH, MAX_EXTERNAL_ID_LENGTH } from '../../lambdas/events/ingest';
@@ -133,11 +136,30 @@ const LIMITS: Limit[] = [
   { limit: 'rows of an export', value: MAX_EXPORT_ROWS, shapes: [String.raw`<n> rows per export`, String.raw`at most <n> rows`] },
   { limit: 'events of a bulk replay job', value: REPLAY_JOB_LIMIT, shapes: [String.raw`<n> events per job`, String.raw`counted up to <n>`] },
   {
-    limit: 'destinations a customer may have',
+    limit: 'destinations (and AWS connections) a customer may have',
     value: DEFAULT_ENDPOINT_CAPS.perCustomer,
-    shapes: [String.raw`<n> destinations per customer`, String.raw`at most <n> per customer`],
+    shapes: [String.raw`<n> destinations per customer`, String.raw`at most <n> per customer`, String.raw`customer \S+ has reached its limit of <n> (?:endpoints|AWS connections)`],
   },
-  { limit: 'destinations an account may have', value: DEFAULT_ENDPOINT_CAPS.perAccount, shapes: [String.raw`per customer and <n> per account`] },
+  {
+    limit: 'destinations an account may have',
+    value: DEFAULT_ENDPOINT_CAPS.perAccount,
+    shapes: [String.raw`per customer and <n> per account`, String.raw`the account has reached its limit of <n> endpoints`, String.raw`within your account's <n>`],
+  },
+  { limit: 'an event Lambda takes, bytes', value: LAMBDA_PAYLOAD_LIMIT_BYTES, shapes: [String.raw`Lambda takes at most <n> bytes`, String.raw`fits the <n> bytes`, String.raw`Lambda's <n>-byte limit`] },
+  { limit: 'a binary request body, bytes', value: MAX_BINARY_BODY_BYTES, shapes: [String.raw`other bodies up to <n> bytes`, String.raw`base64: 4 bytes per 3 \| <n> bytes`] },
+  {
+    limit: 'a message SQS, EventBridge, Kinesis and Lambda take, bytes',
+    value: AWS_MESSAGE_LIMITS.aws_sqs ?? 0,
+    shapes: [String.raw`asynchronous invoke\) take <n> bytes a message`, String.raw`Kinesis <n> a record`, String.raw`1 MiB a message \(<n> bytes`],
+  },
+  { limit: 'a message SNS takes, bytes', value: AWS_MESSAGE_LIMITS.aws_sns ?? 0, shapes: [String.raw`a record \(data and partition key\), SNS <n>`, String.raw`aws_sns takes at most <n> bytes`, String.raw`SNS 256 KiB \(<n> bytes\)`] },
+  { limit: 'SQS DelaySeconds', value: MAX_MESSAGE_DELAY_SECONDS, shapes: [String.raw`DelaySeconds \(≤ <n> s`] },
+  {
+    limit: 'brand company_name, characters',
+    value: BRAND_LIMITS.company_name,
+    shapes: [String.raw`company_name \| string or null \| [^|]* \| 1\.\.<n> characters`, String.raw`company_name must be at most <n> characters`],
+  },
+  { limit: 'brand docs_title, characters', value: BRAND_LIMITS.docs_title, shapes: [String.raw`docs_title \| string or null \| [^|]* \| 1\.\.<n> characters`] },
   { limit: 'payload filter, bytes', value: FILTER_MAX_BYTES, shapes: [String.raw`filter[^.]{0,30}? at most <n> bytes`, String.raw`filter must be at most <n> bytes`] },
   {
     limit: 'hookgate listen, body bytes',
