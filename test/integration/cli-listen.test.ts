@@ -152,6 +152,36 @@ describe('hookgate listen', () => {
     expect(await destinationsOfType('cli')).toEqual([]);
   }, 90_000);
 
+  it('prints the session\'s signing secret; --print-secret prints only it, leaves the session open, and a listen of the same target resumes it', async () => {
+    local.respondWith((_request, res) => res.writeHead(204).end());
+    const target = `${local.url}/print-secret`;
+    const printed = run(['listen', target, '--print-secret', '--events', 'listen.secret']);
+    expect(await printed.exited).toBe(0);
+    const secret = printed.stdout();
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=\n$/);
+    const [cli] = await destinationsOfType('cli');
+    expect((await hookgate.destinations.get(cli?.id ?? '')).signing_secret).toBe(secret.trim());
+
+    const asJson = run(['listen', target, '--print-secret', '--json', '--events', 'listen.secret']);
+    expect(await asJson.exited).toBe(0);
+    expect(JSON.parse(asJson.stdout())).toEqual({ signing_secret: secret.trim() });
+
+    const listener = await listening([target, '--events', 'listen.secret']);
+    expect(listener.stderr()).toContain('Resumed listen session');
+    expect(listener.stderr()).toContain(`Signing secret: ${secret.trim()} (verify deliveries with it)`);
+    expect((await destinationsOfType('cli')).map((d) => d.id)).toEqual([cli?.id]);
+    // The secret printed is the one the deliveries are signed with.
+    const before = local.received.length;
+    await publish('listen.secret', { n: 1 });
+    await local.waitFor(before + 1, 30_000);
+    const request = local.received[before];
+    const header = String(request?.headers['webhook-signature']);
+    expect(header).toBe(hookgateSignature(request?.body ?? Buffer.alloc(0), Number(/t=(\d+)/.exec(header)?.[1]), [secret.trim()]));
+    listener.signal('SIGINT');
+    expect(await listener.exited).toBe(0);
+    expect(await destinationsOfType('cli')).toEqual([]);
+  }, 60_000);
+
   it('a local server that is not there is a network error on the attempt, naming it', async () => {
     const closed = await startSink();
     await closed.close();

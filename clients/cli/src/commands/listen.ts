@@ -24,6 +24,7 @@ interface ListenOptions {
   source?: string;
   customer?: string;
   keepAlive: string;
+  printSecret?: boolean;
 }
 
 /** What one delivery did, as printed: one line, or one JSON document with `--json`. */
@@ -169,7 +170,7 @@ const sleep = (ms: number, signal: AbortSignal) =>
 async function listen(target: string, options: ListenOptions, output: Output): Promise<void> {
   const local = localTarget(target);
   const keepAlive = keepAliveMs(options.keepAlive);
-  if (typeof WebSocket !== 'function') throw new CliError(EXIT.failed, `listen needs Node 22 or later (its built-in WebSocket); this is Node ${process.versions.node}`);
+  if (!options.printSecret && typeof WebSocket !== 'function') throw new CliError(EXIT.failed, `listen needs Node 22 or later (its built-in WebSocket); this is Node ${process.versions.node}`);
   const path = userConfigPath();
   const { url, apiKey } = resolveConnection(process.env, await readConfig(path), path);
   checkApiKey(apiKey);
@@ -182,10 +183,16 @@ async function listen(target: string, options: ListenOptions, output: Output): P
     source_id: options.source ?? null,
     customer: options.customer ?? null,
   });
+  if (options.printSecret) {
+    // The session stays open, so a `hookgate listen` of the same target resumes it with this secret.
+    output.result({ signing_secret: session.signing_secret }, () => [session.signing_secret]);
+    return;
+  }
   if (!session.websocket_url) throw new CliError(EXIT.failed, `${url} has no hookgate listen endpoint (websocket_url is null)`);
   const websocketUrl = `${session.websocket_url}?session=${encodeURIComponent(id)}`;
   const filters = [`events ${session.event_type_pattern ?? '*'}`, session.source_id && `source ${session.source_id}`, session.customer && `customer ${session.customer}`].filter(Boolean).join(', ');
   process.stderr.write(`${session.resumed ? 'Resumed' : 'Opened'} listen session ${id} (destination ${session.destination_id}; ${filters})\n`);
+  process.stderr.write(`Signing secret: ${session.signing_secret} (verify deliveries with it)\n`);
 
   const stop = new AbortController();
   const onSignal = () => stop.abort();
@@ -226,6 +233,7 @@ export function listenCommand(program: Command, output: Output): void {
     .option('--source <id>', 'only events of this source')
     .option('--customer <id>', 'only outbound events addressed to this customer')
     .option('--keep-alive <seconds>', 'seconds between the messages that keep an idle connection open (under 600)', String(DEFAULT_KEEP_ALIVE_SECONDS))
-    .option('--json', 'print each delivery as one line of JSON (NDJSON)')
+    .option('--print-secret', 'open or resume the session, print its signing secret and exit, leaving the session open for a later listen of the same target')
+    .option('--json', 'print each delivery as one line of JSON (NDJSON); with --print-secret, {"signing_secret"}')
     .action((target: string, options: ListenOptions) => listen(target, options, output));
 }
