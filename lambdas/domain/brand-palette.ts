@@ -1,3 +1,5 @@
+import { BRAND_DEFAULTS } from './brand';
+
 /**
  * The portal's colours from an account's brand. A brand colour is chosen for a logo, not for text:
  * `#ff0066` under white button text reads at 3.86:1, `#ffdd00` as a link on white at 1.35:1. So every
@@ -17,7 +19,7 @@ export const DARK_TEXT = '#111827';
 const WHITE = '#ffffff';
 const BLACK = '#000000';
 
-export const DEFAULT_PRIMARY = '#4f46e5';
+const DEFAULT_PRIMARY = BRAND_DEFAULTS.primary_color ?? '#4f46e5';
 
 export interface Palette {
   /** The brand colour as given: the header's bar, never text. */
@@ -41,7 +43,7 @@ function rgb(hex: string): Rgb {
 const hex = ([r, g, b]: Rgb): string => `#${[r, g, b].map((c) => Math.round(c).toString(16).padStart(2, '0')).join('')}`;
 
 /** WCAG 2 relative luminance of an sRGB colour. */
-export function luminance(colour: string): number {
+function luminance(colour: string): number {
   const [r, g, b] = rgb(colour).map((c) => {
     const s = c / 255;
     return s <= 0.04045 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;

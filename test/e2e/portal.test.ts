@@ -11,7 +11,7 @@ import { createAccount, type Call } from '../fixtures/http-client';
 import { addEventTypes, openPortalSession } from '../fixtures/portal';
 import { eventually, type ReceivedRequest, type Sink } from '../fixtures/sink';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
-import { brandPalette } from '../../lambdas/domain/brand-palette';
+import { brandPalette, contrast } from '../../lambdas/domain/brand-palette';
 
 /**
  * The consumer portal in a real browser (Debian's chromium, driven by playwright-core) against a
@@ -104,12 +104,13 @@ const CONTRAST_PROBE = `(() => {
 })()`;
 
 /** The first screenful reads at 4.5:1 or more: every text, link and button, and the accent's underline. */
-async function expectReadable(page: Page, where: string) {
+async function expectReadable(page: Page, where: string): Promise<Array<{ tag: string; text: string; ratio: number }>> {
   const { texts, underline } = (await page.evaluate(CONTRAST_PROBE)) as { texts: Array<{ tag: string; text: string; ratio: number }>; underline: number };
   expect(texts.filter((t) => t.ratio < 4.5), `${where}: text under 4.5:1`).toEqual([]);
   expect(underline, `${where}: the current tab's underline`).toBeGreaterThanOrEqual(4.5);
   // The probe saw what it is for: buttons, links and plain text.
   expect(['button', 'a', 'h1'].filter((tag) => !texts.some((t) => t.tag === tag)), `${where}: kinds of element not found`).toEqual([]);
+  return texts;
 }
 
 /** The `v1` signatures of a delivery's `Webhook-Signature` header, and whether `secret` made one of them. */
@@ -564,12 +565,13 @@ describe('the portal reads at a glance, at 1280 and 390 px', () => {
 
 describe('brand colours that would not read, at 1280 and 390 px', () => {
   // The docs' own pink (white on it reads at 3.86:1) and a yellow (as a link on white, 1.35:1), each
-  // set alone: the accent follows the primary, and every text the first screens show reads at 4.5:1.
-  for (const primary of ['#ff0066', '#ffdd00']) {
+  // set alone, and the default: the accent follows the primary, and every text the first screens show reads at 4.5:1.
+  for (const primary of ['#ff0066', '#ffdd00', '#4f46e5']) {
     for (const width of [1280, 390] as const) {
-      it(`${primary} alone, ${width} px`, async () => {
+      it(`${primary === '#4f46e5' ? 'the default colour' : `${primary} alone`}, ${width} px`, async () => {
         const brandKey = (await createAccount(call, { name: `Brand ${primary}` })).key;
-        expect((await call('POST', '/v1/brand-settings', { key: brandKey, body: { company_name: 'Bright Co', primary_color: primary } })).status).toBe(200);
+        const colour = primary === '#4f46e5' ? {} : { primary_color: primary };
+        expect((await call('POST', '/v1/brand-settings', { key: brandKey, body: { company_name: 'Bright Co', ...colour } })).status).toBe(200);
         await addEventTypes(call, brandKey, 'invoice.paid');
         const made = await call('POST', '/v1/destinations', { key: brandKey, body: { name: 'Receiver', url: `${sink.url}/brand`, customer: 'cus_brand' } });
         expect(made.status).toBe(201);
@@ -584,7 +586,9 @@ describe('brand colours that would not read, at 1280 and 390 px', () => {
           expect(underline).toBe(rgbOf(palette.accent));
           // Never the health colours: a healthy badge does not look like the brand.
           expect([rgbOf('#14532d'), rgbOf('#dcfce7'), rgbOf('#22c55e')]).not.toContain(underline);
-          await expectReadable(page, `${primary} endpoints`);
+          const texts = await expectReadable(page, `${primary} endpoints`);
+          // What the probe measured is what the palette meant: the filled button's text on its fill.
+          expect(texts.find((t) => t.tag === 'button' && t.text === 'Add an endpoint')?.ratio).toBeCloseTo(contrast(palette.button, palette.onButton), 1);
           await shot(page, `brand-${primary.slice(1)}-endpoints-${width}`);
           await page.locator('#endpoints a', { hasText: 'Receiver' }).click();
           await page.locator('#send-test').waitFor();
