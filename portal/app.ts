@@ -11,7 +11,7 @@ import type {
 } from '../clients/typescript/src/generated';
 import { brandPalette } from '../lambdas/domain/brand-palette';
 import { SIGNATURE_SNIPPETS, STANDARD_WEBHOOKS_SNIPPETS } from './snippets';
-import { failureWords, healthWords, relativeTime, verifyWords } from './words';
+import { failureWords, healthWords, relativeTime, statusWords, verifyWords } from './words';
 
 /**
  * The consumer portal: a single page with no framework. Every value from the API is put in the page
@@ -82,7 +82,7 @@ const TONES: Record<string, 'good' | 'bad' | 'warn'> = {
   retry_scheduled: 'warn',
   delivering: 'warn',
 };
-const badge = (status: string, text = status.replace(/_/g, ' '), tone: string = TONES[status] ?? 'idle') =>
+const badge = (status: string, text = statusWords(status), tone: string = TONES[status] ?? 'idle') =>
   h('span', { class: `badge ${tone} s-${status.replace(/[^a-z_]/g, '')}` }, text);
 
 /** An endpoint's health in the customer's words; the class keeps the state (s-open) for styling and tests. */
@@ -659,7 +659,7 @@ const LOG_HEADINGS = ['Event', 'Type', 'Endpoint', 'Status', 'Attempts', 'Sent']
 async function logScreen() {
   const { data: endpoints } = await api<PortalEndpoint[]>('GET', '/endpoints');
   const names = new Map(endpoints.map((e) => [e.id, e.name]));
-  const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Any status'), ...STATUSES.map((s) => h('option', { value: s }, s.replace(/_/g, ' '))));
+  const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Any status'), ...STATUSES.map((s) => h('option', { value: s }, statusWords(s))));
   const type = h('select', { name: 'event_type' }, h('option', { value: '' }, 'Any type'), ...[...catalog.map((t) => t.name), 'webhook.test'].map((t) => h('option', { value: t }, t)));
   const body = h('tbody', {});
   const more = h('button', { type: 'button', id: 'more', class: 'secondary', hidden: true }, 'Older events');

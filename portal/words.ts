@@ -24,6 +24,20 @@ export function healthWords(state: 'healthy' | 'failing' | 'open' | 'disabled', 
   }
 }
 
+/** An event's, a delivery's or a try's status as a customer says it: no queue or pipeline terms ("dead letter"). */
+const STATUS_WORDS: Readonly<Record<string, string>> = {
+  accepted: 'not sent',
+  delivering: 'sending',
+  retry_scheduled: 'retrying',
+  dead_letter: 'failed',
+  replayed: 'sent again',
+  http_error: 'error response',
+  timeout: 'timed out',
+  network_error: 'could not connect',
+};
+
+export const statusWords = (status: string): string => STATUS_WORDS[status] ?? status.replace(/_/g, ' ');
+
 const UNITS: ReadonlyArray<[Intl.RelativeTimeFormatUnit, number]> = [
   ['year', 365 * 86_400],
   ['month', 30 * 86_400],
@@ -46,9 +60,13 @@ export function relativeTime(then: number, now: number): { value: number; unit: 
 /** A failure as the page met it: no answer at all, or the API's status and message. */
 export type Failure = { kind: 'network' } | { kind: 'http'; status: number; error?: string | undefined };
 
+/**
+ * The API's message as a sentence. One that starts with a field's name ("url must be …") keeps it as
+ * the API spells it, after a lead-in, rather than capitalised into something the form does not say.
+ */
 const sentence = (text: string) => {
   const trimmed = text.trim();
-  const first = trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
+  const first = /^[a-z][a-z0-9_.]* must /.test(trimmed) ? `Check the form: ${trimmed}` : trimmed.charAt(0).toUpperCase() + trimmed.slice(1);
   return /[.!?]$/.test(first) ? first : `${first}.`;
 };
 

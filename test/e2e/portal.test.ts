@@ -490,6 +490,8 @@ describe('the portal reads at a glance, at 1280 and 390 px', () => {
       expect(await row.locator('time').textContent()).toMatch(/ago$|^now$/);
       expect(await row.locator('time').getAttribute('title')).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}:\d{2}\s[AP]M$/);
       expect(await row.locator('a.id').textContent()).toBe(eventId);
+      // Its status in words: the broken receiver's delivery is retrying, or has failed; never "dead letter" or "retry scheduled".
+      expect(await row.locator('.badge').textContent()).toMatch(/^(retrying|failed)$/);
       await screen(page, width, 'event-log');
       await page.locator(`a[href="#/events/${eventId}"]`).click();
       await page.locator('#event-id', { hasText: eventId }).waitFor();

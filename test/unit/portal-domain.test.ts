@@ -15,7 +15,7 @@ import {
 } from '../../lambdas/domain/portal';
 import { PORTAL_SCRIPT } from '../../lambdas/portal/assets.generated';
 import { PORTAL_ASSETS_FILE, renderPortalAssets } from '../../scripts/build-portal';
-import { failureWords, healthWords, relativeTime, verifyWords } from '../../portal/words';
+import { failureWords, healthWords, relativeTime, statusWords, verifyWords } from '../../portal/words';
 import { deliveryState } from '../fixtures/records';
 
 describe('customer and event type ids', () => {
@@ -174,6 +174,19 @@ describe('the portal’s words', () => {
     expect(words.text).not.toMatch(/\bopen\b|breaker|closed/);
   });
 
+  it.each([
+    ['dead_letter', 'failed'],
+    ['retry_scheduled', 'retrying'],
+    ['delivering', 'sending'],
+    ['accepted', 'not sent'],
+    ['delivered', 'delivered'],
+    ['queued', 'queued'],
+    ['http_error', 'error response'],
+    ['network_error', 'could not connect'],
+    ['success', 'success'],
+    ['some_new_status', 'some new status'],
+  ])('status %s → %j', (status, words) => expect(statusWords(status)).toBe(words));
+
   const NOW = Date.parse('2026-11-28T12:00:00Z');
   it.each([
     ['2026-11-28T12:00:00Z', 0, 'second'],
@@ -189,7 +202,8 @@ describe('the portal’s words', () => {
 
   it.each([
     [{ kind: 'network' }, 'The page could not reach the server. Check your connection, then try again.'],
-    [{ kind: 'http', status: 400, error: 'url must be an https URL' }, 'Url must be an https URL.'],
+    [{ kind: 'http', status: 400, error: 'url must be an https URL' }, 'Check the form: url must be an https URL.'],
+    [{ kind: 'http', status: 400, error: 'customer cus_42 has reached its limit of 20 endpoints' }, 'Customer cus_42 has reached its limit of 20 endpoints.'],
     [{ kind: 'http', status: 409, error: 'the AWS connection is used by destinations: d1; delete them first.' }, 'The AWS connection is used by destinations: d1; delete them first.'],
     [{ kind: 'http', status: 400, error: 'Error: getaddrinfo ENOTFOUND sts.amazonaws.com' }, 'Something went wrong on our side. Try again in a minute; if it keeps happening, contact us.'],
     [{ kind: 'http', status: 502, error: 'bad gateway' }, 'Something went wrong on our side. Try again in a minute; if it keeps happening, contact us.'],
