@@ -616,7 +616,7 @@ async function endpointScreen(id: string) {
   const remove = deleteButton(`/endpoints/${e.id}`, '#/endpoints', 'endpoint');
   view.replaceChildren(
     h('h1', {}, e.name),
-    h('p', { class: 'url' }, http ? null : h('span', { class: 'badge idle kind' }, KINDS[e.type]?.label ?? e.type), ' ', e.url),
+    h('p', { class: 'url' }, http ? null : h('span', { class: 'badge idle kind' }, KINDS[e.type]?.label ?? e.type), ' ', e.url, copyButton(http ? 'URL' : 'target', () => e.url)),
     h('p', { class: 'muted' }, 'Endpoint id ', ...copyable('endpoint id', e.id, 'endpoint-id')),
     h(
       'section',
@@ -714,12 +714,12 @@ const WAITING: Record<NonNullable<Delivery['waiting']>['reason'], string> = {
   retry: 'next try',
   breaker_open: 'held: the endpoint is failing; next try',
   concurrency: 'held: too many requests in flight',
-  rate_limit: 'held by the rate limit until',
+  rate_limit: 'held by the rate limit; next try',
   paused: 'held: the endpoint is paused',
 };
 
 /** Why a delivery waits, in words (— when it does not). */
-const waitingText = (waiting: Delivery['waiting']) => (waiting ? `${WAITING[waiting.reason]}${waiting.until ? ` ${when(waiting.until)}` : ''}` : '—');
+const waitingText = (waiting: Delivery['waiting']) => (waiting ? h('span', {}, WAITING[waiting.reason], waiting.until ? ' ' : '', waiting.until ? ago(waiting.until) : '') : '—');
 
 function requestHeaders(deliveries: Delivery[], names: Map<string, string>): HTMLElement[] {
   const shown = deliveries.filter((d) => d.request_headers !== null);
