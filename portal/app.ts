@@ -9,7 +9,9 @@ import type {
   PortalEventListItem,
   PortalSessionInfo,
 } from '../clients/typescript/src/generated';
+import { brandPalette } from '../lambdas/domain/brand-palette';
 import { SIGNATURE_SNIPPETS, STANDARD_WEBHOOKS_SNIPPETS } from './snippets';
+import { failureWords, healthWords, relativeTime, statusWords, verifyWords } from './words';
 
 /**
  * The consumer portal: a single page with no framework. Every value from the API is put in the page
@@ -24,6 +26,7 @@ const TOKEN_KEY = 'portal-session';
 const SETTLED = ['delivered', 'dead_letter', 'accepted', 'replayed'];
 const STATUSES = ['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter'];
 
+/** A refused or failed request; `message` is already in the customer's words. */
 class ApiError extends Error {
   constructor(
     message: string,
@@ -52,16 +55,23 @@ function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = {}, ...
   return el;
 }
 
-const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '—');
+// The customer's own locale (the browser's), never a fixed format such as 11/28/2026, 2:28:17 AM.
+const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+const when = (iso: string | null) => (iso ? absolute.format(new Date(iso)) : '—');
+
+/** A moment as "3 minutes ago", the exact time on hover. */
+function ago(iso: string | null): HTMLElement | string {
+  if (!iso) return '—';
+  const { value, unit } = relativeTime(Date.parse(iso), Date.now());
+  return h('time', { datetime: iso, title: when(iso) }, relative.format(value, unit));
+}
+
 // Fixed meanings, never the brand's colours: with any accent, a healthy endpoint and a failing one look different.
 const TONES: Record<string, 'good' | 'bad' | 'warn'> = {
-  healthy: 'good',
   delivered: 'good',
   success: 'good',
   accepted: 'good',
-  failing: 'bad',
-  open: 'bad',
-  disabled: 'bad',
   dead_letter: 'bad',
   blocked: 'bad',
   http_error: 'bad',
@@ -72,19 +82,24 @@ const TONES: Record<string, 'good' | 'bad' | 'warn'> = {
   retry_scheduled: 'warn',
   delivering: 'warn',
 };
-const badge = (status: string) =>
-  h('span', { class: `badge ${TONES[status] ?? 'idle'} s-${status.replace(/[^a-z_]/g, '')}` }, status.replace(/_/g, ' '));
+const badge = (status: string, text = statusWords(status), tone: string = TONES[status] ?? 'idle') =>
+  h('span', { class: `badge ${tone} s-${status.replace(/[^a-z_]/g, '')}` }, text);
+
+/** An endpoint's health in the customer's words; the class keeps the state (s-open) for styling and tests. */
+const healthBadge = (e: Pick<PortalEndpoint, 'active' | 'health'>) => {
+  const words = healthWords(e.health.state, e.active);
+  return badge(words.key, words.text, words.tone);
+};
 
 /** A table that fits a phone: each cell carries its column's heading, shown beside it when rows stack. */
-function table(id: string, headings: string[], rows: Child[][], empty?: string): HTMLTableElement {
+function table(id: string, headings: string[], rows: Child[][], card = false): HTMLTableElement {
   const body = rows.map((cells) => h('tr', {}, ...cells.map((cell, i) => h('td', { 'data-label': headings[i] ?? '' }, cell))));
-  if (rows.length === 0 && empty) body.push(h('tr', {}, h('td', { colspan: String(headings.length), class: 'empty' }, empty)));
-  return h('table', { id, class: 'stack' }, h('thead', {}, h('tr', {}, ...headings.map((t) => h('th', {}, t)))), h('tbody', {}, ...body));
+  return h('table', { id, class: card ? 'stack card' : 'stack' }, h('thead', {}, h('tr', {}, ...headings.map((t) => h('th', {}, t)))), h('tbody', {}, ...body));
 }
 
 /** Copies a value the page shows (an id, a secret); says when the browser refuses the clipboard. */
 function copyButton(label: string, value: () => string): HTMLButtonElement {
-  const button = h('button', { type: 'button', class: 'copy', 'aria-label': `Copy ${label}` }, 'Copy');
+  const button = h('button', { type: 'button', class: 'copy secondary', 'aria-label': `Copy ${label}` }, 'Copy');
   button.addEventListener('click', async () => {
     try {
       await navigator.clipboard.writeText(value());
@@ -97,22 +112,54 @@ function copyButton(label: string, value: () => string): HTMLButtonElement {
   return button;
 }
 
-/** Deletes with a second click (the first one arms it), then goes back to the list; a refusal is said. */
-function deleteButton(path: string, back: string): HTMLButtonElement {
-  const button = h('button', { type: 'button', id: 'delete', class: 'danger' }, 'Delete');
-  button.addEventListener('click', async () => {
-    if (button.dataset.armed !== 'yes') {
-      button.dataset.armed = 'yes';
-      button.textContent = 'Click again to delete';
-      return;
-    }
+/** Code, a command or a document, whole, with a button that copies it. */
+function codeBlock(label: string, text: string, attrs: Attrs = {}): HTMLElement {
+  return h('div', { class: 'codeblock' }, h('pre', attrs, text), copyButton(label, () => text));
+}
+
+/** A value shown in full (an id, an ARN) with a button that copies it. */
+const copyable = (label: string, value: string, id?: string) => [h('span', { class: 'id', id }, value), copyButton(label, () => value)];
+
+/**
+ * Asks in the page, under the button that asked (a browser dialog cannot be styled, is blocked in
+ * some embeds, and hides the page it is about): a sentence, the action named again, and Cancel.
+ */
+function confirmInPage(trigger: HTMLButtonElement, id: string, question: string, yes: string, danger: boolean, act: () => Promise<void>): void {
+  document.getElementById(id)?.remove();
+  const accept = h('button', { type: 'button', class: danger ? 'confirm-yes danger' : 'confirm-yes' }, yes);
+  const cancel = h('button', { type: 'button', class: 'confirm-no secondary' }, 'Cancel');
+  const panel = h('div', { id, class: 'confirm', role: 'alertdialog', 'aria-label': yes }, h('p', {}, question), h('div', { class: 'actions' }, accept, cancel));
+  const close = () => {
+    panel.remove();
+    trigger.disabled = false;
+    trigger.focus();
+  };
+  cancel.addEventListener('click', close);
+  accept.addEventListener('click', async () => {
+    accept.disabled = true;
     try {
-      await api('DELETE', path);
-      location.hash = back;
+      await act();
+      panel.remove();
+      trigger.disabled = false;
     } catch (error) {
-      say((error as Error).message, 'error');
+      accept.disabled = false;
+      fail(error);
     }
   });
+  trigger.disabled = true;
+  (trigger.closest('.actions') ?? trigger).after(panel);
+  accept.focus();
+}
+
+/** Deletes once the customer confirms in the page, then goes back to the list; a refusal is said. */
+function deleteButton(path: string, back: string, what: string): HTMLButtonElement {
+  const button = h('button', { type: 'button', id: 'delete', class: 'danger-quiet' }, 'Delete');
+  button.addEventListener('click', () =>
+    confirmInPage(button, 'confirm-delete', `Delete this ${what}? This cannot be undone.`, `Delete ${what}`, true, async () => {
+      await api('DELETE', path);
+      location.hash = back;
+    }),
+  );
   return button;
 }
 
@@ -144,14 +191,19 @@ function takeLink(): 'none' | 'taken' | 'same' | 'ignored' {
 async function api<T>(method: string, path: string, body?: unknown): Promise<{ data: T; next_cursor?: string | null }> {
   const headers: Record<string, string> = { authorization: `Bearer ${token ?? ''}` };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await fetch(`/v1/portal${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  let res: Response;
+  try {
+    res = await fetch(`/v1/portal${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  } catch {
+    throw new ApiError(failureWords({ kind: 'network' }), 0);
+  }
   if (res.status === 401) {
     showRefused();
     throw new ApiError('This link has expired or is not valid.', 401);
   }
   if (res.status === 204) return { data: undefined as T };
-  const json = (await res.json()) as { data: T; next_cursor?: string | null; error?: string };
-  if (!res.ok) throw new ApiError(json.error ?? `Request failed (${res.status})`, res.status);
+  const json = (await res.json().catch(() => ({}))) as { data: T; next_cursor?: string | null; error?: string };
+  if (!res.ok) throw new ApiError(failureWords({ kind: 'http', status: res.status, error: json.error }), res.status);
   return json;
 }
 
@@ -159,15 +211,23 @@ async function api<T>(method: string, path: string, body?: unknown): Promise<{ d
 
 const root = document.getElementById('app') as HTMLElement;
 const view = h('main', { id: 'view' });
+// Two live regions, both in the page from the start so assistive technology announces what lands in
+// them: news (saved, copied) politely, failures at once as an alert.
 const notice = h('p', { id: 'notice', role: 'status' });
+const problem = h('p', { id: 'problem', role: 'alert' });
 let session: PortalSessionInfo | undefined;
 let catalog: EventType[] = [];
 let stopPolling: (() => void) | undefined;
 
 function say(message: string, kind: 'ok' | 'warn' | 'error' = 'ok') {
-  notice.textContent = message;
+  problem.textContent = kind === 'error' ? message : '';
+  notice.textContent = kind === 'error' ? '' : message;
   notice.className = kind;
+  if (message) (kind === 'error' ? problem : notice).scrollIntoView({ block: 'nearest' });
 }
+
+/** A failure said as an alert; its message is already in the customer's words (ApiError), or becomes a generic sentence. */
+const fail = (error: unknown) => say(error instanceof ApiError ? error.message : failureWords({ kind: 'http', status: 500 }), 'error');
 
 /**
  * The link ended (expired, revoked, or never valid). Mid-use the brand's header stays, so the customer
@@ -201,8 +261,12 @@ function logo(src: string): HTMLImageElement {
 
 function applyShell({ brand, customer }: PortalSessionInfo) {
   const style = document.documentElement.style;
-  if (brand.primary_color) style.setProperty('--primary', brand.primary_color);
-  if (brand.accent_color) style.setProperty('--accent', brand.accent_color);
+  const palette = brandPalette(brand);
+  style.setProperty('--bar', palette.bar);
+  style.setProperty('--button', palette.button);
+  style.setProperty('--on-button', palette.onButton);
+  style.setProperty('--link', palette.link);
+  style.setProperty('--accent', palette.accent);
   document.title = brand.company_name ? `${brand.docs_title ?? 'Webhooks'} · ${brand.company_name}` : (brand.docs_title ?? 'Webhooks');
   const header = h(
     'header',
@@ -220,7 +284,7 @@ function applyShell({ brand, customer }: PortalSessionInfo) {
     h('a', { href: '#/aws' }, 'AWS'),
     h('a', { href: '#/docs' }, 'Docs'),
   );
-  root.replaceChildren(header, nav, notice, view);
+  root.replaceChildren(header, nav, notice, problem, view);
 }
 
 async function route() {
@@ -254,10 +318,13 @@ function render(refresh = false): Promise<void> {
 async function renderNow(refresh: boolean) {
   stopPolling?.();
   stopPolling = undefined;
-  const [hashScreen, id] = location.hash.replace(/^#\/?/, '').split('/');
+  const [path = '', query = ''] = location.hash.replace(/^#\/?/, '').split('?');
+  const [hashScreen, id] = path.split('/');
   const screen = hashScreen && hashScreen in TABS ? hashScreen : 'endpoints';
   for (const link of root.querySelectorAll('nav a')) link.classList.toggle('current', link.getAttribute('href') === `#/${screen}`);
   say('');
+  // A new screen opens at its top, not at the previous one's scroll position.
+  if (!refresh) window.scrollTo(0, 0);
   // A fast answer replaces the screen at once; a slow one shows that something is on its way (unless
   // the new screen already painted itself and now fills in, as the event log does).
   const previous = view.firstChild;
@@ -272,6 +339,7 @@ async function renderNow(refresh: boolean) {
     else if (screen === 'docs') await docsScreen();
     else if (screen === 'aws' && id) await connectionScreen(id);
     else if (screen === 'aws') await connectionsScreen();
+    else if (screen === 'endpoints' && id === 'new') await endpointsScreen({ connection: new URLSearchParams(query).get('connection') });
     else if (screen === 'endpoints' && id) await endpointScreen(id);
     else await endpointsScreen();
   } catch (error) {
@@ -281,7 +349,7 @@ async function renderNow(refresh: boolean) {
       view.replaceChildren(
         state('not-found', `Not found: no such ${what}`, `This ${what} does not exist, or is not yours.`, h('a', { class: 'button', href: `#/${screen}` }, back)),
       );
-    } else say(error instanceof Error ? error.message : String(error), 'error');
+    } else fail(error);
   } finally {
     clearTimeout(loading);
   }
@@ -297,6 +365,43 @@ function typeChoices(chosen: string[]): HTMLElement {
     box.append(h('label', {}, input, ` ${type.name}`, type.description ? h('small', {}, ` — ${type.description}`) : null));
   }
   return box;
+}
+
+/**
+ * An endpoint with no event types is saved fine and then receives nothing, silently: so saving one
+ * first shows why in the form, with the way to go on anyway. `allows()` is true once a type is
+ * ticked or the customer chose to go on; ticking or unticking a type takes the warning away.
+ */
+function noTypesGuard(form: HTMLFormElement, anyway: string): { allows: () => boolean } {
+  let acknowledged = false;
+  const go = h('button', { type: 'button', class: 'secondary' }, anyway);
+  const warning = h(
+    'div',
+    { class: 'warning', id: 'no-types', role: 'alert' },
+    h('p', {}, 'With no event types ticked, this endpoint receives no events. Tick at least one above, or go on and choose later.'),
+    go,
+  );
+  go.addEventListener('click', () => {
+    acknowledged = true;
+    form.requestSubmit();
+  });
+  form.addEventListener('change', (event) => {
+    if ((event.target as HTMLInputElement).name !== 'event_type') return;
+    acknowledged = false;
+    warning.remove();
+  });
+  return {
+    allows: () => {
+      if (acknowledged || checkedTypes(form).length > 0) {
+        warning.remove();
+        return true;
+      }
+      const submit = form.querySelector('button[type=submit]');
+      (submit?.closest('.actions') ?? submit)?.before(warning);
+      warning.scrollIntoView({ block: 'center' });
+      return false;
+    },
+  };
 }
 
 const checkedTypes = (form: HTMLElement) =>
@@ -367,14 +472,10 @@ function targetFields(kind: string, connections: PortalAwsConnection[], current?
   };
 }
 
-async function endpointsScreen() {
+/** `connection`: opened from an AWS connection's "Add an endpoint", so the form opens on an AWS kind through it. */
+async function endpointsScreen(open?: { connection: string | null }) {
   const [{ data: endpoints }, { data: connections }] = await Promise.all([api<PortalEndpoint[]>('GET', '/endpoints'), api<PortalAwsConnection[]>('GET', '/aws-connections')]);
-  const rows = endpoints.map((e) => [
-    h('a', { href: `#/endpoints/${e.id}` }, e.name),
-    h('span', { class: 'url' }, e.url),
-    badge(e.active ? e.health.state : 'paused'),
-    e.event_types.join(', ') || '—',
-  ]);
+  const rows = endpoints.map((e) => [h('a', { href: `#/endpoints/${e.id}` }, e.name), h('span', { class: 'url' }, e.url), healthBadge(e), e.event_types.join(', ') || '—']);
   const kind = h('select', { name: 'type' }, ...Object.entries(KINDS).map(([value, k]) => h('option', { value }, k.label)));
   const url = h('input', { name: 'url', type: 'url', required: true, placeholder: 'https://example.com/webhooks' });
   const urlLabel = h('label', {}, 'URL ', url);
@@ -389,34 +490,59 @@ async function endpointsScreen() {
   };
   kind.addEventListener('change', showKind);
   const name = h('input', { name: 'name', placeholder: 'optional' });
+  const cancel = h('button', { type: 'button', class: 'quiet' }, 'Cancel');
   const form = h(
     'form',
     { id: 'add-endpoint' },
-    h('h2', {}, 'Add an endpoint'),
     h('label', {}, 'Delivers to ', kind),
     urlLabel,
     target,
     h('label', {}, 'Name ', name),
     typeChoices([]),
-    h('button', { type: 'submit' }, 'Add endpoint'),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Add endpoint'), cancel),
   );
+  const card = h('section', { id: 'add-endpoint-card', hidden: true }, h('h2', {}, 'Add an endpoint'), form);
+  const guard = noTypesGuard(form, 'Add without event types');
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
+    if (!guard.allows()) return;
     try {
       const where = kind.value === 'http' ? { url: url.value } : { type: kind.value, config: fields.config(), connection_id: fields.connectionId() };
       const { data } = await api<PortalEndpointWithSecret>('POST', '/endpoints', { ...where, ...(name.value ? { name: name.value } : {}), event_types: checkedTypes(form) });
       location.hash = `#/endpoints/${data.id}`;
     } catch (error) {
-      say((error as Error).message, 'error');
+      fail(error);
     }
   });
+  const opener = h('button', { type: 'button', id: 'open-add-endpoint' }, 'Add an endpoint');
+  const showForm = () => {
+    card.hidden = false;
+    opener.hidden = true;
+    card.scrollIntoView({ block: 'start' });
+    (kind.value === 'http' ? url : (target.querySelector('input') ?? kind)).focus({ preventScroll: true });
+  };
+  opener.addEventListener('click', showForm);
+  cancel.addEventListener('click', () => {
+    card.hidden = true;
+    opener.hidden = false;
+    if (location.hash.startsWith('#/endpoints/new')) history.replaceState(null, '', '#/endpoints');
+  });
   view.replaceChildren(
-    h('h1', {}, 'Endpoints'),
+    h('div', { class: 'heading' }, h('h1', {}, 'Endpoints'), endpoints.length ? opener : null),
     endpoints.length
-      ? table('endpoints', ['Name', 'Delivers to', 'Health', 'Event types'], rows)
-      : state('no-endpoints', 'No endpoints yet.', 'Add the URL that should receive your webhooks below; you can send it a test event straight away.'),
-    form,
+      ? table('endpoints', ['Name', 'Delivers to', 'Health', 'Event types'], rows, true)
+      : state('no-endpoints', 'No endpoints yet.', 'Add the URL that should receive your webhooks; you can send it a test event straight away.', opener),
+    card,
   );
+  if (!open) return;
+  const through = connections.find((c) => c.id === open.connection);
+  if (through) {
+    kind.value = 'aws_sqs';
+    showKind();
+    const select = target.querySelector<HTMLSelectElement>('select[name=connection_id]');
+    if (select) select.value = through.id;
+  }
+  showForm();
 }
 
 async function endpointScreen(id: string) {
@@ -427,7 +553,7 @@ async function endpointScreen(id: string) {
       await render();
       say(message);
     } catch (error) {
-      say((error as Error).message, 'error');
+      fail(error);
     }
   };
   const name = h('input', { name: 'name', value: e.name, required: true });
@@ -435,15 +561,22 @@ async function endpointScreen(id: string) {
   const url = h('input', { name: 'url', type: 'url', value: e.url, required: true });
   const connections = http ? [] : (await api<PortalAwsConnection[]>('GET', '/aws-connections')).data;
   const fields = targetFields(e.type, connections, { config: (e.config ?? {}) as Record<string, unknown>, connectionId: e.connection_id });
-  const settings = h('form', { id: 'settings' }, h('label', {}, 'Name ', name), ...(http ? [h('label', {}, 'URL ', url)] : fields.nodes), h('button', { type: 'submit' }, 'Save'));
+  const settings = h(
+    'form',
+    { id: 'settings' },
+    h('label', {}, 'Name ', name),
+    ...(http ? [h('label', {}, 'URL ', url)] : fields.nodes),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save')),
+  );
   settings.addEventListener('submit', (event) => {
     event.preventDefault();
     void patch(http ? { name: name.value, url: url.value } : { name: name.value, ...fields.changes() }, 'Saved.');
   });
-  const types = h('form', { id: 'types' }, typeChoices(e.event_types), h('button', { type: 'submit' }, 'Save event types'));
+  const types = h('form', { id: 'types', class: 'card' }, typeChoices(e.event_types), h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save event types')));
+  const guard = noTypesGuard(types, 'Save without event types');
   types.addEventListener('submit', (event) => {
     event.preventDefault();
-    void patch({ event_types: checkedTypes(types) }, 'Event types saved.');
+    if (guard.allows()) void patch({ event_types: checkedTypes(types) }, 'Event types saved.');
   });
 
   const secret = h('code', { id: 'secret' }, 'whsec_••••••••');
@@ -452,56 +585,61 @@ async function endpointScreen(id: string) {
     secret.textContent = e.signing_secret ?? '';
     reveal.disabled = true;
   });
-  const rotate = h('button', { type: 'button', id: 'rotate' }, 'Rotate secret');
-  rotate.addEventListener('click', async () => {
-    const sure = confirm(
+  const rotate = h('button', { type: 'button', id: 'rotate', class: 'secondary' }, 'Rotate secret');
+  rotate.addEventListener('click', () =>
+    confirmInPage(
+      rotate,
+      'confirm-rotate',
       'Rotate the signing secret? A new secret signs from now on; the current one keeps signing for 24 hours, so update your receiver before then.',
-    );
-    if (!sure) return;
-    try {
-      const { data } = await api<PortalEndpointWithSecret>('POST', `/endpoints/${e.id}/rotate-secret`);
-      e.signing_secret = data.signing_secret;
-      secret.textContent = data.signing_secret ?? '';
-      reveal.disabled = true;
-      say(`Secret rotated. The previous one keeps signing until ${when(data.previous_secret_expires_at ?? null)}.`);
-    } catch (error) {
-      say((error as Error).message, 'error');
-    }
-  });
+      'Rotate secret',
+      false,
+      async () => {
+        const { data } = await api<PortalEndpointWithSecret>('POST', `/endpoints/${e.id}/rotate-secret`);
+        e.signing_secret = data.signing_secret;
+        secret.textContent = data.signing_secret ?? '';
+        reveal.disabled = true;
+        say(`Secret rotated. The previous one keeps signing until ${when(data.previous_secret_expires_at ?? null)}.`);
+      },
+    ),
+  );
   const test = h('button', { type: 'button', id: 'send-test' }, 'Send test event');
   test.addEventListener('click', async () => {
     try {
       const { data } = await api<{ event_id: string }>('POST', `/endpoints/${e.id}/test`);
       location.hash = `#/events/${data.event_id}`;
     } catch (error) {
-      say((error as Error).message, 'error');
+      fail(error);
     }
   });
-  const pause = h('button', { type: 'button', id: 'pause' }, e.active ? 'Pause' : 'Resume');
+  const pause = h('button', { type: 'button', id: 'pause', class: 'secondary' }, e.active ? 'Pause' : 'Resume');
   pause.addEventListener('click', () => void patch({ active: !e.active }, e.active ? 'Paused.' : 'Resumed.'));
-  const remove = deleteButton(`/endpoints/${e.id}`, '#/endpoints');
+  const remove = deleteButton(`/endpoints/${e.id}`, '#/endpoints', 'endpoint');
   view.replaceChildren(
     h('h1', {}, e.name),
-    h('p', { class: 'url' }, http ? null : h('span', { class: 'badge idle kind' }, KINDS[e.type]?.label ?? e.type), ' ', e.url),
-    h('p', { class: 'muted' }, 'Endpoint id ', h('span', { class: 'id', id: 'endpoint-id' }, e.id), copyButton('endpoint id', () => e.id)),
+    h('p', { class: 'url' }, http ? null : h('span', { class: 'badge idle kind' }, KINDS[e.type]?.label ?? e.type), ' ', e.url, copyButton(http ? 'URL' : 'target', () => e.url)),
+    h('p', { class: 'muted' }, 'Endpoint id ', ...copyable('endpoint id', e.id, 'endpoint-id')),
     h(
-      'dl',
-      { id: 'health' },
-      h('dt', {}, 'Health'),
-      h('dd', {}, badge(e.active ? e.health.state : 'paused'), e.disabled_reason ? ` ${e.disabled_reason}` : ''),
-      h('dt', {}, 'Failures in a row'),
-      h('dd', {}, e.health.consecutive_failures),
-      h('dt', {}, 'Last success'),
-      h('dd', {}, when(e.health.last_success_at)),
-      h('dt', {}, 'Last failure'),
-      h('dd', {}, when(e.health.last_failure_at)),
-      h('dt', {}, 'Signature'),
-      h('dd', {}, e.signature_scheme === 'standard_webhooks' ? 'Standard Webhooks' : 'Webhook-Signature'),
-      // Set by the account, not the customer: shown so a customer sizing its receiver knows the most it gets at once.
-      h('dt', {}, 'Concurrent requests'),
-      h('dd', { id: 'max-in-flight' }, `up to ${e.max_in_flight} at a time`),
+      'section',
+      { id: 'overview' },
+      h(
+        'dl',
+        { id: 'health' },
+        h('dt', {}, 'Health'),
+        h('dd', {}, healthBadge(e), e.disabled_reason ? ` ${e.disabled_reason}` : ''),
+        h('dt', {}, 'Failures in a row'),
+        h('dd', {}, e.health.consecutive_failures),
+        h('dt', {}, 'Last success'),
+        h('dd', {}, ago(e.health.last_success_at)),
+        h('dt', {}, 'Last failure'),
+        h('dd', {}, ago(e.health.last_failure_at)),
+        h('dt', {}, 'Signature'),
+        h('dd', {}, e.signature_scheme === 'standard_webhooks' ? 'Standard Webhooks' : 'Webhook-Signature'),
+        // Set by the account, not the customer: shown so a customer sizing its receiver knows the most it gets at once.
+        h('dt', {}, 'Concurrent requests'),
+        h('dd', { id: 'max-in-flight' }, `up to ${e.max_in_flight} at a time`),
+      ),
+      h('div', { class: 'actions' }, test, pause, remove),
     ),
-    h('div', { class: 'actions' }, test, pause, remove),
     h(
       'section',
       {},
@@ -509,20 +647,22 @@ async function endpointScreen(id: string) {
       h('p', {}, secret, copyButton('signing secret', () => e.signing_secret ?? '')),
       h('div', { class: 'actions' }, reveal, rotate),
     ),
-    h('section', {}, h('h2', {}, 'Event types'), types),
+    types,
     h('section', {}, h('h2', {}, 'Settings'), settings),
   );
 }
 
 // ------------------------------------------------------------------ event log
 
-const LOG_HEADINGS = ['Sent', 'Type', 'Status', 'Attempts'];
+const LOG_HEADINGS = ['Event', 'Type', 'Endpoint', 'Status', 'Attempts', 'Sent'];
 
 async function logScreen() {
-  const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Any status'), ...STATUSES.map((s) => h('option', { value: s }, s.replace(/_/g, ' '))));
+  const { data: endpoints } = await api<PortalEndpoint[]>('GET', '/endpoints');
+  const names = new Map(endpoints.map((e) => [e.id, e.name]));
+  const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Any status'), ...STATUSES.map((s) => h('option', { value: s }, statusWords(s))));
   const type = h('select', { name: 'event_type' }, h('option', { value: '' }, 'Any type'), ...[...catalog.map((t) => t.name), 'webhook.test'].map((t) => h('option', { value: t }, t)));
   const body = h('tbody', {});
-  const more = h('button', { type: 'button', id: 'more', hidden: true }, 'Older events');
+  const more = h('button', { type: 'button', id: 'more', class: 'secondary', hidden: true }, 'Older events');
   let cursor: string | null | undefined = null;
   const load = async (reset: boolean) => {
     const query = new URLSearchParams();
@@ -532,18 +672,19 @@ async function logScreen() {
     const page = await api<PortalEventListItem[]>('GET', `/events?${query.toString()}`);
     if (reset) body.replaceChildren();
     for (const item of page.data) {
-      const cells = [h('a', { href: `#/events/${item.id}` }, when(item.created_at)), item.event_type ?? '—', badge(item.status), String(item.attempts_count)];
+      const sentTo = item.endpoint_ids.map((id) => names.get(id) ?? 'deleted endpoint').join(', ') || '—';
+      const cells = [h('a', { href: `#/events/${item.id}`, class: 'id' }, item.id), item.event_type ?? '—', sentTo, badge(item.status), String(item.attempts_count), ago(item.created_at)];
       body.append(h('tr', { class: 'event-row' }, ...cells.map((cell, i) => h('td', { 'data-label': LOG_HEADINGS[i] ?? '' }, cell))));
     }
     if (reset && page.data.length === 0) {
       const filtered = status.value !== '' || type.value !== '';
       const hint = filtered ? 'None match these filters.' : h('span', {}, 'Send a test event from one of your ', h('a', { href: '#/endpoints' }, 'endpoints'), '.');
-      body.append(h('tr', {}, h('td', { colspan: '4', class: 'empty' }, 'No events. ', hint)));
+      body.append(h('tr', {}, h('td', { colspan: String(LOG_HEADINGS.length), class: 'empty' }, 'No events. ', hint)));
     }
     cursor = page.next_cursor;
     more.hidden = !cursor;
   };
-  const filters = h('form', { id: 'filters' }, status, type, h('button', { type: 'submit' }, 'Filter'));
+  const filters = h('form', { id: 'filters' }, status, type, h('button', { type: 'submit', class: 'secondary' }, 'Filter'));
   filters.addEventListener('submit', (event) => {
     event.preventDefault();
     void load(true);
@@ -552,7 +693,7 @@ async function logScreen() {
   view.replaceChildren(
     h('h1', {}, 'Event log'),
     filters,
-    h('table', { id: 'events', class: 'stack' }, h('thead', {}, h('tr', {}, ...LOG_HEADINGS.map((t) => h('th', {}, t)))), body),
+    h('table', { id: 'events', class: 'stack card' }, h('thead', {}, h('tr', {}, ...LOG_HEADINGS.map((t) => h('th', {}, t)))), body),
     more,
   );
   await load(true);
@@ -571,14 +712,14 @@ function prettyPayload(event: PortalEvent): string {
 /** What each endpoint's tries carry, one block per endpoint: a receiver debugging its verification reads these. */
 const WAITING: Record<NonNullable<Delivery['waiting']>['reason'], string> = {
   retry: 'next try',
-  breaker_open: 'held: the endpoint is failing; next probe',
+  breaker_open: 'held: the endpoint is failing; next try',
   concurrency: 'held: too many requests in flight',
-  rate_limit: 'held by the rate limit until',
+  rate_limit: 'held by the rate limit; next try',
   paused: 'held: the endpoint is paused',
 };
 
 /** Why a delivery waits, in words (— when it does not). */
-const waitingText = (waiting: Delivery['waiting']) => (waiting ? `${WAITING[waiting.reason]}${waiting.until ? ` ${when(waiting.until)}` : ''}` : '—');
+const waitingText = (waiting: Delivery['waiting']) => (waiting ? h('span', {}, WAITING[waiting.reason], waiting.until ? ' ' : '', waiting.until ? ago(waiting.until) : '') : '—');
 
 function requestHeaders(deliveries: Delivery[], names: Map<string, string>): HTMLElement[] {
   const shown = deliveries.filter((d) => d.request_headers !== null);
@@ -588,7 +729,7 @@ function requestHeaders(deliveries: Delivery[], names: Map<string, string>): HTM
       'details',
       { open: true },
       h('summary', {}, names.get(d.destination_id) ?? d.destination_id),
-      h('pre', { class: 'headers' }, Object.entries(d.request_headers ?? {}).map(([name, value]) => `${name}: ${value}`).join('\n')),
+      codeBlock(`request headers for ${names.get(d.destination_id) ?? 'this endpoint'}`, Object.entries(d.request_headers ?? {}).map(([name, value]) => `${name}: ${value}`).join('\n'), { class: 'headers' }),
     ),
   );
 }
@@ -600,16 +741,16 @@ async function eventScreen(id: string) {
   ]);
   const names = new Map(endpoints.map((e) => [e.id, e.name]));
   const { event, attempts } = data;
-  const payload = h('pre', { id: 'payload' }, prettyPayload(event));
+  const payload = codeBlock('payload', prettyPayload(event), { id: 'payload' });
   const link = event.body_url && /^https?:/.test(event.body_url) ? h('a', { href: event.body_url, rel: 'noreferrer' }, 'Download the payload') : null;
   const deliveries = event.deliveries.map((d) => {
-    const resend = h('button', { type: 'button', class: 'resend', disabled: !SETTLED.includes(d.status) || !names.has(d.destination_id) }, 'Resend');
+    const resend = h('button', { type: 'button', class: 'resend secondary', disabled: !SETTLED.includes(d.status) || !names.has(d.destination_id) }, 'Resend');
     resend.addEventListener('click', async () => {
       try {
         const sent = await api<{ event_id: string }>('POST', `/events/${event.id}/resend`, { endpoint_id: d.destination_id });
         location.hash = `#/events/${sent.data.event_id}`;
       } catch (error) {
-        say((error as Error).message, 'error');
+        fail(error);
       }
     });
     return [names.get(d.destination_id) ?? 'deleted endpoint', badge(d.status), String(d.attempts), waitingText(d.waiting), resend];
@@ -620,19 +761,19 @@ async function eventScreen(id: string) {
     badge(a.outcome),
     a.response_status === null ? '—' : String(a.response_status),
     `${a.duration_ms} ms`,
-    when(a.attempted_at),
+    ago(a.attempted_at),
     h('pre', { class: 'response' }, a.error ?? a.response_body),
   ]);
   const attemptTable = table('attempts', ['#', 'Endpoint', 'Outcome', 'Status', 'Time', 'At', 'Response'], attemptRows);
   for (const row of attemptTable.tBodies[0]?.rows ?? []) row.classList.add('attempt');
   view.replaceChildren(
     h('h1', {}, event.event_type ?? 'Event'),
-    h('p', { id: 'event-status' }, badge(event.status), ` ${when(event.created_at)}`),
+    h('p', { id: 'event-status' }, badge(event.status), ' ', ago(event.created_at)),
     h(
       'dl',
       { id: 'event-facts' },
       h('dt', {}, 'Event id'),
-      h('dd', {}, h('span', { class: 'id', id: 'event-id' }, event.id), copyButton('event id', () => event.id)),
+      h('dd', {}, ...copyable('event id', event.id, 'event-id')),
       event.replay_of ? h('dt', {}, 'Copy of') : null,
       event.replay_of ? h('dd', {}, h('a', { id: 'original', class: 'id', href: `#/events/${event.replay_of}` }, event.replay_of)) : null,
       h('dt', {}, 'Content-Type'),
@@ -657,32 +798,44 @@ const connectionBadge = (c: Pick<PortalAwsConnection, 'status'>) => badge(c.stat
 
 async function connectionsScreen() {
   const { data: connections } = await api<PortalAwsConnection[]>('GET', '/aws-connections');
-  const rows = connections.map((c) => [h('a', { href: `#/aws/${c.id}`, class: 'id' }, c.aws_account_id), h('span', { class: 'id' }, c.role_name), connectionBadge(c), when(c.checked_at)]);
+  const rows = connections.map((c) => [h('a', { href: `#/aws/${c.id}`, class: 'id' }, c.aws_account_id), h('span', { class: 'id' }, c.role_name), connectionBadge(c), ago(c.checked_at)]);
   const account = h('input', { name: 'aws_account_id', required: true, inputmode: 'numeric', pattern: '[0-9]{12}', placeholder: '123456789012' });
+  const cancel = h('button', { type: 'button', class: 'quiet' }, 'Cancel');
   const form = h(
     'form',
     { id: 'add-connection' },
-    h('h2', {}, 'Connect an AWS account'),
     h('p', { class: 'muted' }, 'No access key is needed: you create a role in your account that only these deliveries may use, from a template made for you.'),
     h('label', {}, 'AWS account id ', account),
-    h('button', { type: 'submit' }, 'Connect'),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Connect'), cancel),
   );
+  const card = h('section', { id: 'add-connection-card', hidden: true }, h('h2', {}, 'Connect an AWS account'), form);
+  const opener = h('button', { type: 'button', id: 'open-add-connection' }, 'Connect an AWS account');
+  opener.addEventListener('click', () => {
+    card.hidden = false;
+    opener.hidden = true;
+    card.scrollIntoView({ block: 'start' });
+    account.focus({ preventScroll: true });
+  });
+  cancel.addEventListener('click', () => {
+    card.hidden = true;
+    opener.hidden = false;
+  });
   form.addEventListener('submit', async (event) => {
     event.preventDefault();
     try {
       const { data } = await api<PortalAwsConnection>('POST', '/aws-connections', { aws_account_id: account.value.trim() });
       location.hash = `#/aws/${data.id}`;
     } catch (error) {
-      say((error as Error).message, 'error');
+      fail(error);
     }
   });
   view.replaceChildren(
-    h('h1', {}, 'AWS connections'),
+    h('div', { class: 'heading' }, h('h1', {}, 'AWS connections'), connections.length ? opener : null),
     h('p', {}, 'Receive your webhooks in an SQS queue, SNS topic, EventBridge bus, Kinesis stream, Lambda function or S3 bucket of your own AWS account.'),
     connections.length
-      ? table('connections', ['AWS account', 'Role', 'Status', 'Checked'], rows)
-      : state('no-connections', 'No AWS account connected.', 'Connect one below, then add an endpoint that delivers into it.'),
-    form,
+      ? table('connections', ['AWS account', 'Role', 'Status', 'Checked'], rows, true)
+      : state('no-connections', 'No AWS account connected.', 'Connect one, then add an endpoint that delivers into it.', opener),
+    card,
   );
 }
 
@@ -700,18 +853,19 @@ async function downloadTemplate(c: PortalAwsConnection) {
 async function connectionScreen(id: string) {
   const { data: c } = await api<PortalAwsConnection>('GET', `/aws-connections/${encodeURIComponent(id)}`);
   const download = h('button', { type: 'button', id: 'download-template' }, 'Download template');
-  download.addEventListener('click', () => void downloadTemplate(c).catch((error: Error) => say(error.message, 'error')));
-  const verify = h('button', { type: 'button', id: 'verify' }, 'Verify');
+  download.addEventListener('click', () => void downloadTemplate(c).catch(fail));
+  const verify = h('button', { type: 'button', id: 'verify', class: 'secondary' }, 'Verify');
   verify.addEventListener('click', async () => {
     try {
       const { data } = await api<AwsConnectionCheck>('POST', `/aws-connections/${c.id}/verify`);
       await render();
-      say(data.status === 'verified' ? 'Verified: the role can be assumed.' : `Not verified: ${data.error ?? 'the role could not be assumed'}`, data.status === 'verified' ? 'ok' : 'error');
+      if (data.status === 'verified') say('Verified: the role can be assumed.');
+      else say(`Not verified. ${verifyWords(data.error, c.aws_account_id)}`, 'error');
     } catch (error) {
-      say((error as Error).message, 'error');
+      fail(error);
     }
   });
-  const remove = deleteButton(`/aws-connections/${c.id}`, '#/aws');
+  const remove = deleteButton(`/aws-connections/${c.id}`, '#/aws', 'connection');
   const command = `aws cloudformation deploy --stack-name ${c.role_name} --template-file ${c.role_name}.json --capabilities CAPABILITY_NAMED_IAM`;
   view.replaceChildren(
     h('h1', {}, `AWS account ${c.aws_account_id}`),
@@ -719,13 +873,13 @@ async function connectionScreen(id: string) {
       'dl',
       { id: 'connection-facts' },
       h('dt', {}, 'Status'),
-      h('dd', { id: 'connection-status' }, connectionBadge(c), c.checked_at ? ` ${when(c.checked_at)}` : ''),
-      c.error ? h('dt', {}, 'Last error') : null,
-      c.error ? h('dd', { id: 'connection-error' }, h('code', {}, c.error)) : null,
+      h('dd', { id: 'connection-status' }, connectionBadge(c), c.checked_at ? ' ' : '', c.checked_at ? ago(c.checked_at) : ''),
+      c.status === 'failed' ? h('dt', {}, 'Last check') : null,
+      c.status === 'failed' ? h('dd', { id: 'connection-error' }, verifyWords(c.error, c.aws_account_id)) : null,
       h('dt', {}, 'Role'),
-      h('dd', {}, h('span', { class: 'id', id: 'role-arn' }, c.role_arn)),
+      h('dd', {}, ...copyable('role ARN', c.role_arn, 'role-arn')),
       h('dt', {}, 'External id'),
-      h('dd', {}, h('span', { class: 'id', id: 'external-id' }, c.external_id), copyButton('external id', () => c.external_id)),
+      h('dd', {}, ...copyable('external id', c.external_id, 'external-id')),
     ),
     h(
       'section',
@@ -735,13 +889,13 @@ async function connectionScreen(id: string) {
         'ol',
         {},
         h('li', {}, 'Download the template: a CloudFormation stack with one IAM role, allowed to do exactly what your AWS endpoints need.'),
-        h('li', {}, `Deploy it in AWS account ${c.aws_account_id}: in the CloudFormation console (Create stack, Upload a template file), or with the AWS CLI:`, h('pre', { class: 'code' }, command)),
+        h('li', {}, `Deploy it in AWS account ${c.aws_account_id}: in the CloudFormation console (Create stack, Upload a template file), or with the AWS CLI:`, codeBlock('AWS CLI command', command, { class: 'code command' })),
         h('li', {}, 'Verify: we assume the role once and show the result here.'),
         h('li', {}, 'Add an endpoint that delivers into your account with this connection. After adding or changing one, download the template again and update the stack.'),
       ),
-      h('div', { class: 'actions' }, download, verify, h('a', { class: 'button', href: '#/endpoints' }, 'Add an endpoint')),
+      h('div', { class: 'actions' }, download, verify, h('a', { class: 'button secondary', id: 'add-aws-endpoint', href: `#/endpoints/new?connection=${c.id}` }, 'Add an endpoint')),
     ),
-    h('section', {}, h('h2', {}, 'Trust policy'), h('pre', { id: 'trust-policy', class: 'code' }, JSON.stringify(c.trust_policy, null, 2))),
+    h('section', {}, h('h2', {}, 'Trust policy'), codeBlock('trust policy', JSON.stringify(c.trust_policy, null, 2), { id: 'trust-policy', class: 'code' })),
     h('div', { class: 'actions' }, remove),
   );
 }
@@ -749,7 +903,7 @@ async function connectionScreen(id: string) {
 // ------------------------------------------------------------------ docs
 
 function snippetList(snippets: typeof SIGNATURE_SNIPPETS): HTMLElement[] {
-  return snippets.map((s) => h('details', { open: true }, h('summary', {}, s.title), h('pre', { class: `code lang-${s.language}` }, s.code)));
+  return snippets.map((s) => h('details', { open: true }, h('summary', {}, s.title), codeBlock(`${s.title} code`, s.code, { class: `code lang-${s.language}` })));
 }
 
 async function docsScreen() {
@@ -785,7 +939,7 @@ async function docsScreen() {
           { id: 'catalog' },
           ...types.flatMap((t) => [
             h('dt', {}, h('code', {}, t.name)),
-            h('dd', {}, t.description ?? '', t.schema ? h('pre', { class: 'code' }, JSON.stringify(t.schema, null, 2)) : null),
+            h('dd', {}, t.description ?? '', t.schema ? codeBlock(`${t.name} schema`, JSON.stringify(t.schema, null, 2), { class: 'code' }) : null),
           ]),
         )
       : h('p', { class: 'empty' }, 'No event types are available yet.'),

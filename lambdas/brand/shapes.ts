@@ -34,7 +34,7 @@ export const updateBrandSettingsBody = named(
     company_name: text('company_name', BRAND_LIMITS.company_name).nullable().optional().describe('Default null.'),
     logo_url: logoUrl.nullable().optional().describe('An absolute https URL without credentials. Default null.'),
     primary_color: colour('primary_color').nullable().optional().describe('`#rrggbb`, answered lower-case. Default `#4f46e5`.'),
-    accent_color: colour('accent_color').nullable().optional().describe('`#rrggbb`, answered lower-case. Default `#22c55e`.'),
+    accent_color: colour('accent_color').nullable().optional().describe('`#rrggbb`, answered lower-case. Default null: derived from `primary_color`.'),
     docs_title: text('docs_title', BRAND_LIMITS.docs_title).nullable().optional().describe('Default `Webhooks`.'),
   }),
   'A merge: a field left out keeps its value, a string sets it, null clears it back to its default.',
@@ -71,7 +71,7 @@ export const exampleBrandSettings = {
   company_name: 'Acme',
   logo_url: 'https://cdn.acme.com/logo.svg',
   primary_color: '#ff0066',
-  accent_color: '#22c55e',
+  accent_color: null,
   docs_title: 'Webhooks',
   updated_at: at,
 } satisfies BrandSettingsResponse;

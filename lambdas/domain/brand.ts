@@ -7,7 +7,9 @@ export const BRAND_DEFAULTS: Readonly<BrandValues> = {
   company_name: null,
   logo_url: null,
   primary_color: '#4f46e5',
-  accent_color: '#22c55e',
+  // Unset, the portal derives it from the primary colour (lambdas/domain/brand-palette.ts): a fixed
+  // green would sit under any brand's bar and read as "healthy".
+  accent_color: null,
   docs_title: 'Webhooks',
 };
 

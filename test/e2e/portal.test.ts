@@ -11,6 +11,7 @@ import { createAccount, type Call } from '../fixtures/http-client';
 import { addEventTypes, openPortalSession } from '../fixtures/portal';
 import { eventually, type ReceivedRequest, type Sink } from '../fixtures/sink';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
+import { brandPalette, contrast } from '../../lambdas/domain/brand-palette';
 
 /**
  * The consumer portal in a real browser (Debian's chromium, driven by playwright-core) against a
@@ -67,6 +68,51 @@ async function openPortal(url: string): Promise<{ page: Page; problems: string[]
 
 const shot = (page: Page, name: string) => page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname, fullPage: true });
 
+/** `#rrggbb` as getComputedStyle answers it. */
+const rgbOf = (hex: string) => `rgb(${[1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+
+/**
+ * Every element with text of its own in the first screenful (disabled controls aside, as WCAG does),
+ * with the contrast of its colour on the background it is painted over (translucent layers blended),
+ * computed in the page from getComputedStyle; and the current tab's underline on the page.
+ */
+const CONTRAST_PROBE = `(() => {
+  const parse = (c) => { const m = /rgba?\\(([^)]+)\\)/.exec(c); if (!m) return null; const p = m[1].split(/[\\s,\\/]+/).filter(Boolean).map(Number); return { rgb: p.slice(0, 3), a: p.length > 3 ? p[3] : 1 }; };
+  const lum = (rgb) => { const [r, g, b] = rgb.map((c) => { c /= 255; return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4; }); return 0.2126 * r + 0.7152 * g + 0.0722 * b; };
+  const ratio = (a, b) => { const [x, y] = [lum(a), lum(b)].sort((m, n) => n - m); return (x + 0.05) / (y + 0.05); };
+  const blend = (top, under) => top.rgb.map((c, i) => c * top.a + under[i] * (1 - top.a));
+  const backgroundOf = (el) => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) { const c = parse(getComputedStyle(e).backgroundColor); if (c && c.a > 0) { layers.push(c); if (c.a >= 1) break; } }
+    let rgb = [255, 255, 255];
+    for (const layer of layers.reverse()) rgb = blend(layer, rgb);
+    return rgb;
+  };
+  const round = (n) => Math.floor(n * 100) / 100;
+  const texts = [];
+  for (const el of document.querySelectorAll('#app *')) {
+    const own = [...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim() !== '');
+    const style = getComputedStyle(el);
+    const box = el.getBoundingClientRect();
+    if (!own || el.closest('[disabled]') || box.width === 0 || box.top >= innerHeight || style.visibility === 'hidden') continue;
+    const bg = backgroundOf(el);
+    texts.push({ tag: el.tagName.toLowerCase(), text: el.textContent.trim().slice(0, 40), ratio: round(ratio(blend(parse(style.color), bg), bg)) });
+  }
+  const tab = document.querySelector('nav a.current');
+  const underline = round(ratio(parse(getComputedStyle(tab).borderBottomColor).rgb, backgroundOf(tab)));
+  return { texts, underline };
+})()`;
+
+/** The first screenful reads at 4.5:1 or more: every text, link and button, and the accent's underline. */
+async function expectReadable(page: Page, where: string): Promise<Array<{ tag: string; text: string; ratio: number }>> {
+  const { texts, underline } = (await page.evaluate(CONTRAST_PROBE)) as { texts: Array<{ tag: string; text: string; ratio: number }>; underline: number };
+  expect(texts.filter((t) => t.ratio < 4.5), `${where}: text under 4.5:1`).toEqual([]);
+  expect(underline, `${where}: the current tab's underline`).toBeGreaterThanOrEqual(4.5);
+  // The probe saw what it is for: buttons, links and plain text.
+  expect(['button', 'a', 'h1'].filter((tag) => !texts.some((t) => t.tag === tag)), `${where}: kinds of element not found`).toEqual([]);
+  return texts;
+}
+
 /** The `v1` signatures of a delivery's `Webhook-Signature` header, and whether `secret` made one of them. */
 function signedWith(request: ReceivedRequest, secret: string): boolean {
   const header = String(request.headers['webhook-signature'] ?? '');
@@ -112,11 +158,18 @@ describe('consumer portal in a browser', () => {
     expect(await browserPage.textContent('body')).not.toMatch(/hookgate/i);
     await browserPage.locator('#no-endpoints', { hasText: 'No endpoints yet.' }).waitFor();
     await shot(browserPage, '1-endpoints-empty');
+    await expectReadable(browserPage, 'first screen');
 
-    // Add an endpoint pointing at the local sink.
+    // Add an endpoint pointing at the local sink: the form is behind a button; with no event type
+    // ticked, the page says first that it would receive nothing, and adds it once told to go on.
+    expect(await browserPage.isVisible('#add-endpoint')).toBe(false);
+    await browserPage.click('#open-add-endpoint');
     await browserPage.fill('#add-endpoint input[name=url]', `${sink.url}/cus1`);
     await browserPage.fill('#add-endpoint input[name=name]', 'Billing sink');
     await browserPage.click('#add-endpoint button[type=submit]');
+    await browserPage.locator('#no-types[role=alert]', { hasText: 'receives no events' }).waitFor();
+    expect(browserPage.url()).toMatch(/#\/endpoints$/);
+    await browserPage.click('#no-types button');
     await browserPage.waitForURL(/#\/endpoints\/[0-9a-f-]{36}$/);
     endpointId = browserPage.url().split('/').at(-1) as string;
     await browserPage.locator('h1', { hasText: 'Billing sink' }).waitFor();
@@ -148,18 +201,19 @@ describe('consumer portal in a browser', () => {
     await shot(browserPage, '3-event-detail');
 
     // Rotate the secret: the next delivery verifies with the new one (and, for 24 h, the old one too).
-    // It asks first: declined, nothing changes; accepted, the secret is new.
+    // It asks first, in the page (no browser dialog): cancelled, nothing changes; confirmed, the secret is new.
     await browserPage.goto(`${new URL(url).origin}/portal#/endpoints/${endpointId}`);
-    const asked: string[] = [];
-    browserPage.once('dialog', (dialog) => void (asked.push(dialog.message()), dialog.dismiss()));
+    const dialogs: string[] = [];
+    browserPage.on('dialog', (dialog) => void (dialogs.push(dialog.message()), dialog.dismiss()));
     await browserPage.click('#rotate');
-    await expect.poll(() => asked.length).toBe(1);
-    expect(asked[0]).toMatch(/^Rotate the signing secret\?/);
+    await browserPage.locator('#confirm-rotate', { hasText: 'Rotate the signing secret?' }).waitFor();
+    await browserPage.click('#confirm-rotate .confirm-no');
+    expect(await browserPage.locator('#confirm-rotate').count()).toBe(0);
     expect(await browserPage.textContent('#secret')).toBe('whsec_••••••••');
-    browserPage.once('dialog', (dialog) => void (asked.push(dialog.message()), dialog.accept()));
     await browserPage.click('#rotate');
+    await browserPage.click('#confirm-rotate .confirm-yes');
     await browserPage.locator('#notice', { hasText: 'Secret rotated' }).waitFor();
-    expect(asked).toHaveLength(2);
+    expect(dialogs).toEqual([]);
     const secondSecret = (await browserPage.textContent('#secret')) as string;
     expect(secondSecret).toMatch(/^whsec_/);
     expect(secondSecret).not.toBe(firstSecret);
@@ -383,33 +437,61 @@ describe('the portal reads at a glance, at 1280 and 390 px', () => {
       // Endpoints: status colours that do not depend on the amber brand; the broken logo leaves the name.
       // The broken receiver is failing, or open once its breaker trips: red either way.
       await page.locator('#endpoints tr', { hasText: 'Broken receiver' }).locator('.badge.s-failing, .badge.s-open').waitFor();
+      // In the customer's words: never a circuit breaker's "open".
+      expect(await page.locator('#endpoints tr', { hasText: 'Broken receiver' }).locator('.badge').textContent()).toMatch(/^failing, retrying( later)?$/);
       await page.locator('#endpoints tr', { hasText: 'Production receiver' }).locator('.badge.s-healthy').waitFor();
       const healthy = await background(page, '#endpoints .badge.s-healthy');
       const failing = await background(page, '#endpoints .badge.bad');
       expect(healthy).not.toBe(failing);
       expect(healthy).toBe('rgb(220, 252, 231)');
       expect(failing).toBe('rgb(254, 226, 226)');
-      expect(await page.evaluate("getComputedStyle(document.querySelector('nav a.current')).borderBottomColor")).toBe('rgb(245, 158, 11)');
+      // The amber accent, darkened until it reads on the page.
+      expect(await page.evaluate("getComputedStyle(document.querySelector('nav a.current')).borderBottomColor")).toBe(rgbOf(brandPalette({ primary_color: '#b45309', accent_color: '#f59e0b' }).accent));
       expect(await page.locator('#logo').count()).toBe(0);
       expect(await page.textContent('#company')).toBe('Amber Pay');
       await screen(page, width, 'endpoints');
+
+      // The add form, behind its button, in view once opened; the warning before adding one with no event types.
+      await page.click('#open-add-endpoint');
+      await page.fill('#add-endpoint input[name=url]', 'https://example.com/hooks');
+      await page.click('#add-endpoint button[type=submit]');
+      await page.locator('#no-types').waitFor();
+      expect(await page.evaluate("document.getElementById('no-types').getBoundingClientRect().bottom <= innerHeight")).toBe(true);
+      await screen(page, width, 'add-endpoint-warning');
+      await page.click('#add-endpoint .quiet');
+      expect(await page.isVisible('#add-endpoint')).toBe(false);
 
       // An endpoint: copy buttons for its id and secret; rotate asks first.
       await page.locator('#endpoints a', { hasText: 'Production receiver' }).click();
       await page.locator('#endpoint-id').waitFor();
       expect(await page.locator('button.copy[aria-label="Copy signing secret"]').count()).toBe(1);
       expect(await page.locator('button.copy[aria-label="Copy endpoint id"]').count()).toBe(1);
-      const asked: string[] = [];
-      page.once('dialog', (dialog) => void (asked.push(dialog.message()), dialog.dismiss()));
-      await page.click('#rotate');
-      await expect.poll(() => asked.length).toBe(1);
-      expect(await page.textContent('#secret')).toBe('whsec_••••••••');
       expect(await page.textContent('#max-in-flight')).toBe('up to 25 at a time');
+      // One filled button a card: the others outlined or plain; Delete quiet, in red.
+      expect(await page.evaluate("[...document.querySelectorAll('#view section, #view form.card')].map((card) => [...card.querySelectorAll('button')].filter((b) => !b.className).length)")).toEqual([1, 1, 1, 1]);
+      expect(await page.getAttribute('#delete', 'class')).toBe('danger-quiet');
+      // "Event types" once (the list's own legend), and no card inside another.
+      expect(await page.locator('#view h2, #view legend', { hasText: 'Event types' }).count()).toBe(1);
+      expect(await page.locator('#view section section, #view .card .card, #view section .card, #view .card section').count()).toBe(0);
       await screen(page, width, 'endpoint');
+      await page.click('#rotate');
+      await page.locator('#confirm-rotate').waitFor();
+      expect(await page.textContent('#secret')).toBe('whsec_••••••••');
+      await screen(page, width, 'endpoint-rotate-confirm');
+      await page.click('#confirm-rotate .confirm-no');
 
       // The event log, then the event: its id with a copy button, column headings, a copy linked to its original.
       await page.click('nav a[href="#/events"]');
       await page.locator('.event-row').first().waitFor();
+      // Event id, endpoint and when, relative, with the exact time in the customer's locale on hover.
+      expect(await page.locator('#events thead th').allTextContents()).toEqual(['Event', 'Type', 'Endpoint', 'Status', 'Attempts', 'Sent']);
+      const row = page.locator('.event-row', { hasText: eventId });
+      expect(((await row.locator('td').nth(2).textContent()) as string).split(', ').sort()).toEqual(['Broken receiver', 'Production receiver']);
+      expect(await row.locator('time').textContent()).toMatch(/ago$|^now$/);
+      expect(await row.locator('time').getAttribute('title')).toMatch(/^[A-Z][a-z]{2} \d{1,2}, \d{4}, \d{1,2}:\d{2}:\d{2}\s[AP]M$/);
+      expect(await row.locator('a.id').textContent()).toBe(eventId);
+      // Its status in words: the broken receiver's delivery is retrying, or has failed; never "dead letter" or "retry scheduled".
+      expect(await row.locator('.badge').textContent()).toMatch(/^(retrying|failed)$/);
       await screen(page, width, 'event-log');
       await page.locator(`a[href="#/events/${eventId}"]`).click();
       await page.locator('#event-id', { hasText: eventId }).waitFor();
@@ -438,10 +520,17 @@ describe('the portal reads at a glance, at 1280 and 390 px', () => {
       // Docs: the endpoints' own scheme (Standard Webhooks) first; code scrolls sideways inside its box, never cut at a height.
       await page.click('nav a[href="#/docs"]');
       await page.locator('#catalog').waitFor();
+      expect(await page.locator('.codeblock pre').count()).toBe(await page.locator('.codeblock button.copy').count());
       expect(await page.textContent('#own-scheme')).toContain('Standard Webhooks');
       expect(await page.locator('#view h2').first().textContent()).toBe('Standard Webhooks');
       expect(await page.evaluate("[...document.querySelectorAll('pre.code')].every((pre) => getComputedStyle(pre).whiteSpace === 'pre' && pre.clientWidth <= pre.parentElement.clientWidth && pre.scrollHeight <= pre.clientHeight + 1)")).toBe(true);
       await screen(page, width, 'docs');
+      // The next screen opens at its top, not where the long docs page was scrolled to.
+      await page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
+      expect(await page.evaluate('window.scrollY')).toBeGreaterThan(0);
+      await page.click('nav a[href="#/endpoints"]');
+      await page.locator('#endpoints').waitFor();
+      expect(await page.evaluate('window.scrollY')).toBe(0);
 
       // Not found: in place of the screen, under its own tab, with the way back.
       await page.evaluate("location.hash = '#/events/00000000-0000-4000-8000-000000000000'");
@@ -476,6 +565,45 @@ describe('the portal reads at a glance, at 1280 and 390 px', () => {
   }
 });
 
+describe('brand colours that would not read, at 1280 and 390 px', () => {
+  // The docs' own pink (white on it reads at 3.86:1) and a yellow (as a link on white, 1.35:1), each
+  // set alone, and the default: the accent follows the primary, and every text the first screens show reads at 4.5:1.
+  for (const primary of ['#ff0066', '#ffdd00', '#4f46e5']) {
+    for (const width of [1280, 390] as const) {
+      it(`${primary === '#4f46e5' ? 'the default colour' : `${primary} alone`}, ${width} px`, async () => {
+        const brandKey = (await createAccount(call, { name: `Brand ${primary}` })).key;
+        const colour = primary === '#4f46e5' ? {} : { primary_color: primary };
+        expect((await call('POST', '/v1/brand-settings', { key: brandKey, body: { company_name: 'Bright Co', ...colour } })).status).toBe(200);
+        await addEventTypes(call, brandKey, 'invoice.paid');
+        const made = await call('POST', '/v1/destinations', { key: brandKey, body: { name: 'Receiver', url: `${sink.url}/brand`, customer: 'cus_brand' } });
+        expect(made.status).toBe(201);
+        const context = await browser.newContext({ viewport: { width, height: width > 600 ? 900 : 844 } });
+        const page = await context.newPage();
+        try {
+          await page.goto((await openPortalSession(call, brandKey, 'cus_brand')).url);
+          await page.locator('#endpoints a', { hasText: 'Receiver' }).waitFor();
+          const palette = brandPalette({ primary_color: primary });
+          expect(await page.evaluate("getComputedStyle(document.getElementById('brand')).borderBottomColor")).toBe(rgbOf(primary));
+          const underline = await page.evaluate("getComputedStyle(document.querySelector('nav a.current')).borderBottomColor");
+          expect(underline).toBe(rgbOf(palette.accent));
+          // Never the health colours: a healthy badge does not look like the brand.
+          expect([rgbOf('#14532d'), rgbOf('#dcfce7'), rgbOf('#22c55e')]).not.toContain(underline);
+          const texts = await expectReadable(page, `${primary} endpoints`);
+          // What the probe measured is what the palette meant: the filled button's text on its fill.
+          expect(texts.find((t) => t.tag === 'button' && t.text === 'Add an endpoint')?.ratio).toBeCloseTo(contrast(palette.button, palette.onButton), 1);
+          await shot(page, `brand-${primary.slice(1)}-endpoints-${width}`);
+          await page.locator('#endpoints a', { hasText: 'Receiver' }).click();
+          await page.locator('#send-test').waitFor();
+          await expectReadable(page, `${primary} endpoint`);
+          await shot(page, `brand-${primary.slice(1)}-endpoint-${width}`);
+        } finally {
+          await context.close();
+        }
+      });
+    }
+  }
+});
+
 describe('AWS endpoints in the portal, at 1280 and 390 px', () => {
   for (const width of [1280, 390] as const) {
     it(`a customer connects its AWS account, verifies it and adds an SQS endpoint that receives its events (${width} px)`, async () => {
@@ -484,7 +612,8 @@ describe('AWS endpoints in the portal, at 1280 and 390 px', () => {
       const queueAccount = new URL(queueUrl!).pathname.split('/')[1]!;
       // STS has no emulator: the role the customer's template creates is assumed here.
       const sts = mockClient(STSClient);
-      sts.on(AssumeRoleCommand).resolves({ Credentials: { AccessKeyId: 'ASSUMED', SecretAccessKey: 'x', SessionToken: 't', Expiration: new Date(Date.now() + 3_600_000) } });
+      const assumed = { Credentials: { AccessKeyId: 'ASSUMED', SecretAccessKey: 'x', SessionToken: 't', Expiration: new Date(Date.now() + 3_600_000) } };
+      sts.on(AssumeRoleCommand).resolves(assumed);
       const context = await browser.newContext({ viewport: { width, height: width > 600 ? 900 : 844 }, acceptDownloads: true });
       await context.route(`${LOGO}*`, (route) => route.fulfill({ status: 200, contentType: 'image/svg+xml', body: LOGO_SVG }));
       const page = await context.newPage();
@@ -500,6 +629,7 @@ describe('AWS endpoints in the portal, at 1280 and 390 px', () => {
         await page.locator('#no-connections').waitFor();
         await phoneFits('empty');
 
+        await page.click('#open-add-connection');
         await page.fill('#add-connection input[name=aws_account_id]', queueAccount);
         await page.click('#add-connection button[type=submit]');
         await page.waitForURL(/#\/aws\/[0-9a-f-]{36}$/);
@@ -517,17 +647,30 @@ describe('AWS endpoints in the portal, at 1280 and 390 px', () => {
         expect(download.suggestedFilename()).toMatch(/^HookgateDelivery-[0-9a-f]{12}\.json$/);
         expect(template.Resources.HookgateDeliveryRole.Properties.AssumeRolePolicyDocument.Statement[0].Condition).toEqual({ StringEquals: { 'sts:ExternalId': externalId } });
 
+        // The role is not there yet (STS unreachable from here, say): the page says so in words, as an alert, never STS's raw error.
+        sts.on(AssumeRoleCommand).rejectsOnce(Object.assign(new Error('getaddrinfo ENOTFOUND sts.eu-west-1.amazonaws.com'), { name: 'Error' })).resolves(assumed);
+        await page.click('#verify');
+        await page.locator('[role=alert]', { hasText: 'We could not reach AWS to check the role.' }).waitFor();
+        expect(await page.textContent('body')).not.toMatch(/ENOTFOUND|getaddrinfo|Error:/);
+        await phoneFits('verify-failed');
         await page.click('#verify');
         await page.locator('#notice', { hasText: 'Verified: the role can be assumed.' }).waitFor();
         await page.locator('#connection-status .badge.s-verified').waitFor();
         await phoneFits('verified');
 
-        // An SQS endpoint through it: the kind's own fields, the connection chosen from the customer's own.
-        await page.click('nav a[href="#/endpoints"]');
-        await page.selectOption('#add-endpoint select[name=type]', 'aws_sqs');
+        // Copy buttons beside the role ARN, the external id, the command and the trust policy; the command wraps in its box.
+        for (const label of ['role ARN', 'external id', 'AWS CLI command', 'trust policy']) expect(await page.locator(`button.copy[aria-label="Copy ${label}"]`).count()).toBe(1);
+        expect(await page.evaluate("(() => { const pre = document.querySelector('pre.command'); return pre.scrollWidth <= pre.clientWidth; })()")).toBe(true);
+
+        // An SQS endpoint through it, from the connection's "Add an endpoint": the form opens in view,
+        // on an AWS kind with this connection chosen; the kind's own fields, no URL.
+        await page.click('#add-aws-endpoint');
+        await page.locator('#add-endpoint input[name=queue_url]').waitFor();
+        expect(await page.inputValue('#add-endpoint select[name=type]')).toBe('aws_sqs');
+        expect(await page.inputValue('#add-endpoint select[name=connection_id]')).toBe(connectionId);
+        expect(await page.evaluate("(() => { const box = document.getElementById('add-endpoint-card').getBoundingClientRect(); return box.top >= 0 && box.top < innerHeight; })()")).toBe(true);
         expect(await page.isVisible('#add-endpoint input[name=url]')).toBe(false);
         await page.fill('#add-endpoint input[name=queue_url]', queueUrl!);
-        await page.selectOption('#add-endpoint select[name=connection_id]', connectionId);
         await page.check('#add-endpoint input[value="invoice.paid"]');
         await phoneFits('add-sqs-endpoint');
         await page.click('#add-endpoint button[type=submit]');
@@ -551,8 +694,8 @@ describe('AWS endpoints in the portal, at 1280 and 390 px', () => {
         await page.click('nav a[href="#/aws"]');
         await page.locator('#connections a', { hasText: queueAccount }).click();
         await page.click('#delete');
-        await page.click('#delete');
-        await page.locator('#notice.error', { hasText: 'the AWS connection is used by destinations' }).waitFor();
+        await page.click('#confirm-delete .confirm-yes');
+        await page.locator('[role=alert]', { hasText: 'The AWS connection is used by destinations' }).waitFor();
 
         // An AWS endpoint the account set up with its own role: the customer keeps it as it is and renames it.
         const given = await call('POST', '/v1/destinations', {

@@ -30,7 +30,7 @@ const DEFAULTS = {
   company_name: null,
   logo_url: null,
   primary_color: '#4f46e5',
-  accent_color: '#22c55e',
+  accent_color: null,
   docs_title: 'Webhooks',
 };
 

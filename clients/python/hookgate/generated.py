@@ -924,7 +924,7 @@ class UpdateBrandSettingsRequest(TypedDict):
     primary_color: NotRequired[str | None]
     """`#rrggbb`, answered lower-case. Default `#4f46e5`."""
     accent_color: NotRequired[str | None]
-    """`#rrggbb`, answered lower-case. Default `#22c55e`."""
+    """`#rrggbb`, answered lower-case. Default null: derived from `primary_color`."""
     docs_title: NotRequired[str | None]
     """Default `Webhooks`."""
 

@@ -882,7 +882,7 @@ export type UpdateBrandSettingsRequest = {
   logo_url?: string | null;
   /** `#rrggbb`, answered lower-case. Default `#4f46e5`. */
   primary_color?: string | null;
-  /** `#rrggbb`, answered lower-case. Default `#22c55e`. */
+  /** `#rrggbb`, answered lower-case. Default null: derived from `primary_color`. */
   accent_color?: string | null;
   /** Default `Webhooks`. */
   docs_title?: string | null;
