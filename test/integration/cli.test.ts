@@ -16,7 +16,7 @@ import { createAccount, typedClient } from '../fixtures/http-client';
 import { eventually, type ReceivedRequest } from '../fixtures/sink';
 
 /**
- * The `hookgate` CLI as a user runs it: `bin/hookgate.mjs` (what `npx hookgate` starts in a clone) in
+ * The `hookgate` CLI as a user runs it: `bin/hookgate.mjs` (what `npm exec --no -- hookgate` starts in a clone) in
  * a child process, against a real local gateway, with a config directory of its own. Exit codes are
  * the contract scripts rely on: 0 ok, 1 a no, 2 usage, 3 config or key, 4 gateway unavailable.
  */
@@ -514,6 +514,65 @@ describe('configuration and the gateway', () => {
     expect((await cli(['events', 'tail', '--help'])).code).toBe(0);
     expect((await cli(['listen-to-everything'])).code).toBe(2);
   });
+});
+
+describe('npm exec --no -- hookgate, as the docs run it', () => {
+  /**
+   * A registry of the test's own where someone has published a `hookgate` whose bin leaves a mark: the
+   * public name is not the project's, so this is what the docs' command must never run.
+   */
+  let registry: ReturnType<typeof createServer>;
+  let registryUrl: string;
+  let home: string;
+  let mark: string;
+
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'hookgate-squatted-'));
+    mark = join(home, 'squatter-ran');
+    const squatter = join(home, 'squatter');
+    await mkdir(squatter);
+    await writeFile(join(squatter, 'package.json'), JSON.stringify({ name: 'hookgate', version: '9.9.9', bin: { hookgate: 'bin.js' } }));
+    await writeFile(join(squatter, 'bin.js'), `#!/usr/bin/env node\nrequire('node:fs').writeFileSync(${JSON.stringify(mark)}, 'ran');\n`);
+    const packed = await execFile('npm', ['pack', '--pack-destination', home], { cwd: squatter });
+    const tarball = await readFile(join(home, packed.stdout.trim().split('\n').at(-1) ?? ''));
+    registry = createServer((req, res) => {
+      if (req.url === '/hookgate') {
+        const version = { name: 'hookgate', version: '9.9.9', bin: { hookgate: 'bin.js' }, dist: { tarball: `${registryUrl}/hookgate-9.9.9.tgz` } };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'hookgate', 'dist-tags': { latest: '9.9.9' }, versions: { '9.9.9': version } }));
+      } else if (req.url === '/hookgate-9.9.9.tgz') res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(tarball);
+      else res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
+    registryUrl = `http://127.0.0.1:${(registry.address() as AddressInfo).port}`;
+  }, 60_000);
+  afterAll(async () => {
+    registry?.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  const npmExec = (args: readonly string[], cwd: string) =>
+    execFile('npm', ['exec', ...args], {
+      cwd,
+      env: cliEnv({ npm_config_registry: registryUrl, npm_config_cache: join(home, 'cache'), npm_config_update_notifier: 'false', npm_config_yes: undefined, CI: undefined }),
+    }).then(
+      (done) => ({ code: 0, stdout: done.stdout, stderr: done.stderr }),
+      (failed: { code: number; stdout: string; stderr: string }) => ({ code: failed.code, stdout: failed.stdout, stderr: failed.stderr }),
+    );
+
+  it('runs the clone\'s own CLI from any folder of the clone, and outside one refuses the registry\'s hookgate rather than run it', async () => {
+    const inClone = await npmExec(['--no', '--', 'hookgate', '--version'], join(root, 'docs'));
+    expect(inClone.code, inClone.stderr).toBe(0);
+    expect(inClone.stdout.trim()).toBe(JSON.parse(await readFile(join(root, 'clients/cli/package.json'), 'utf8')).version);
+
+    const outside = await npmExec(['--no', '--', 'hookgate', '--version'], home);
+    expect(outside.code).not.toBe(0);
+    expect(outside.stderr).toMatch(/canceled due to missing packages/);
+    expect(existsSync(mark)).toBe(false);
+    // What `npx hookgate` does there: the squatter's code runs. (So the registry above is one npm uses.)
+    const npx = await npmExec(['--yes', '--', 'hookgate', '--version'], home);
+    expect(npx.code, npx.stderr).toBe(0);
+    expect(existsSync(mark)).toBe(true);
+  }, 120_000);
 });
 
 describe('the packed @hookgate/cli', () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { configPath, normaliseUrl, resolveConnection } from '../../clients/cli/src/config';
@@ -209,5 +209,23 @@ describe('docs/cli.md', () => {
     expect(section(name), `docs/cli.md has no "## ${name}" section`).not.toBe('');
     for (const option of command.options) expect(section(name), `${name} ${option.long}`).toContain(`\`${option.long}`);
     expect(doc).toContain(`[\`hookgate ${name}`);
+  });
+});
+
+describe('the docs run the CLI from the clone, never from the registry', () => {
+  const root = new URL('../../', import.meta.url);
+  const docs = [
+    'README.md',
+    ...readdirSync(new URL('docs/', root)).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`),
+    ...readdirSync(new URL('clients/', root)).map((name) => `clients/${name}/README.md`).filter((path) => existsSync(new URL(path, root))),
+  ];
+
+  it.each(docs)('%s never says `npx hookgate`: the registry\'s `hookgate` is not this project\'s', (path) => {
+    const text = readFileSync(new URL(path, root), 'utf8');
+    expect(text.split('\n').filter((line) => /npx\s+hookgate/.test(line))).toEqual([]);
+  });
+
+  it('the docs that run the CLI give `npm exec --no -- hookgate`', () => {
+    for (const path of ['README.md', 'docs/cli.md', 'docs/operations.md', 'clients/cli/README.md']) expect(readFileSync(new URL(path, root), 'utf8'), path).toContain('npm exec --no -- hookgate');
   });
 });
