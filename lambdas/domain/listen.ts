@@ -71,10 +71,6 @@ export function isListenRequest(frame: unknown): frame is ListenRequest {
   );
 }
 
-/** Text for a terminal: control characters (escape sequences, carriage returns) shown as `?`, so an event type cannot drive the terminal. */
-export const printable = (text: string): string => [...text].map((c) => (isControl(c.codePointAt(0) ?? 0) ? '?' : c)).join('');
-const isControl = (code: number) => code < 0x20 || (code >= 0x7f && code <= 0x9f);
-
 /**
  * The CLI's answer (the `response` route, `action: response`): the local server's status, headers and
  * body, or `error` when the local server could not be reached or did not answer.

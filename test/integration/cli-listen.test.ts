@@ -169,6 +169,7 @@ describe('hookgate listen', () => {
     const listener = await listening([target, '--events', 'listen.secret']);
     expect(listener.stderr()).toContain('Resumed listen session');
     expect(listener.stderr()).toContain(`Signing secret: ${secret.trim()} (verify deliveries with it)`);
+    expect(listener.stderr()).not.toContain('warning');
     expect((await destinationsOfType('cli')).map((d) => d.id)).toEqual([cli?.id]);
     // The secret printed is the one the deliveries are signed with.
     const before = local.received.length;
@@ -180,6 +181,24 @@ describe('hookgate listen', () => {
     listener.signal('SIGINT');
     expect(await listener.exited).toBe(0);
     expect(await destinationsOfType('cli')).toEqual([]);
+  }, 60_000);
+
+  it('warns when the port is the gateway\'s own, for its API and for its listen WebSocket, and listens all the same', async () => {
+    const gatewayPort = new URL(hookgate.baseUrl).port;
+    const listener = await listening([gatewayPort, '--events', 'listen.self']);
+    expect(listener.stderr()).toContain(
+      `hookgate: warning: http://127.0.0.1:${gatewayPort} is the gateway's own address (${hookgate.baseUrl}): deliveries would go to the gateway, not to your app`,
+    );
+    listener.signal('SIGINT');
+    expect(await listener.exited).toBe(0);
+    const session = await hookgate.listenSessions.open({ session_id: 'websocket-port-session' });
+    const websocketPort = new URL(session.websocket_url ?? '').port;
+    await hookgate.listenSessions.close(session.session_id);
+    const printed = run(['listen', `http://localhost:${websocketPort}`, '--print-secret']);
+    expect(await printed.exited).toBe(0);
+    expect(printed.stderr()).toContain(`hookgate: warning: http://localhost:${websocketPort} is the gateway's own address (${session.websocket_url})`);
+    expect(printed.stdout()).toMatch(/^whsec_\S+\n$/);
+    for (const d of await destinationsOfType('cli')) expect((await call('DELETE', `/v1/destinations/${d.id}`, { key })).status).toBe(204);
   }, 60_000);
 
   it('a local server that is not there is a network error on the attempt, naming it', async () => {

@@ -16,7 +16,7 @@ import { createAccount, typedClient } from '../fixtures/http-client';
 import { eventually, type ReceivedRequest } from '../fixtures/sink';
 
 /**
- * The `hookgate` CLI as a user runs it: `bin/hookgate.mjs` (what `npx hookgate` starts in a clone) in
+ * The `hookgate` CLI as a user runs it: `bin/hookgate.mjs` (what `npm exec --no -- hookgate` starts in a clone) in
  * a child process, against a real local gateway, with a config directory of its own. Exit codes are
  * the contract scripts rely on: 0 ok, 1 a no, 2 usage, 3 config or key, 4 gateway unavailable.
  */
@@ -42,8 +42,9 @@ function cliEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv
   return { ...rest, HOME: configHome, XDG_CONFIG_HOME: join(configHome, 'xdg'), ...env } as NodeJS.ProcessEnv;
 }
 
-function start(args: readonly string[], env: Record<string, string | undefined> = {}) {
+function start(args: readonly string[], env: Record<string, string | undefined> = {}, stdin?: string) {
   const child = spawn(process.execPath, [join(root, 'bin/hookgate.mjs'), ...args], { cwd: scratch, env: cliEnv(env) });
+  if (stdin !== undefined) child.stdin.end(stdin);
   const run: Run = { code: null, stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (run.stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (run.stderr += chunk.toString()));
@@ -54,7 +55,7 @@ function start(args: readonly string[], env: Record<string, string | undefined> 
   return { child, run, exited };
 }
 
-const cli = (args: readonly string[], env: Record<string, string | undefined> = {}) => start(args, env).exited;
+const cli = (args: readonly string[], env: Record<string, string | undefined> = {}, stdin?: string) => start(args, env, stdin).exited;
 const json = (run: Run) => JSON.parse(run.stdout) as Record<string, unknown>;
 /** The login tests' own config dir, where nothing is saved before they log in. */
 const loginHome = () => join(configHome, 'login');
@@ -92,7 +93,7 @@ describe('login', () => {
   it('refuses a key the gateway refuses (3), a bad URL (2) and an unreachable gateway (4), saving nothing', async () => {
     const refused = await login(['--url', gatewayUrl, '--key', 'hk_not-a-real-key']);
     expect(refused.code, refused.stderr).toBe(3);
-    expect(refused.stderr).toMatch(/refused the key \(401/);
+    expect(refused.stderr).toMatch(/refused the key given with --key \(401/);
     const badUrl = await login(['--url', 'ftp://example.com', '--key', key]);
     expect(badUrl.code).toBe(2);
     expect(badUrl.stderr).toContain('--url must be an http or https URL');
@@ -128,18 +129,46 @@ describe('login', () => {
 
 describe('events get and replay', () => {
   it('shows an inbound event, as JSON and as text, and an outbound one without being told its direction', async () => {
-    const { id } = await deliveredInbound('/get', '{"order":"o_1"}');
+    const { id, destination } = await deliveredInbound('/get', '{"order":"o_1"}');
     const asJson = await cli(['events', 'get', id, '--json']);
     expect(asJson.code, asJson.stderr).toBe(0);
     expect(json(asJson)).toMatchObject({ event: { id, direction: 'inbound', status: 'delivered', body: '{"order":"o_1"}' }, attempts: [{ outcome: 'success' }] });
     const asText = await cli(['events', 'get', id]);
     expect(asText.stdout).toContain(`${id}  inbound  order.paid  delivered`);
     expect(asText.stdout).toMatch(/#1 .* success 200/);
+    // Destinations by name beside their ids, in the deliveries and the attempts.
+    expect(asText.stdout).toContain(`  /get (${destination.id})  delivered  1 attempt(s)`);
+    expect(asText.stdout).toMatch(new RegExp(`#1 +\\S+ +/get \\(${destination.id}\\) +success 200`));
 
     const published = await hookgate.outboundEvents.publish({ event_type: 'invoice.paid', payload: { invoice: 'in_1' } });
     const outbound = await cli(['events', 'get', published.id, '--json']);
     expect(outbound.code, outbound.stderr).toBe(0);
     expect(json(outbound)).toMatchObject({ event: { id: published.id, direction: 'outbound' } });
+  });
+
+  /** What must not reach a terminal from a sender: ESC, BEL, C1 controls, a right-to-left override. */
+  // eslint-disable-next-line no-control-regex -- the control characters are what it finds
+  const TERMINAL_CONTROLS = /[\u0007\u001b\u0080-\u009f\u202e]/;
+
+  it('a body full of escape sequences is shown escaped: no ESC, BEL or C1 reaches the terminal; --raw gives its bytes, --json the same text', async () => {
+    const body = '\u001b[2J\u001b[1;31mFAKE: all deliveries OK\n\u001b]8;;https://evil.example\u0007click\u001b]8;;\u0007\u001b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\u0007\u009b2J\u202Eok';
+    const source = await hookgate.sources.create({ name: 'escapes' });
+    const answer = await fetch(source.ingest_url, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-event-type': 'escape.test' }, body });
+    const { data } = (await answer.json()) as { data: { id: string } };
+
+    const shown = await cli(['events', 'get', data.id]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).not.toMatch(TERMINAL_CONTROLS);
+    expect(shown.stdout).toContain('\\x1b[2J\\x1b[1;31mFAKE: all deliveries OK\n\\x1b]8;;https://evil.example\\x07click');
+    expect(shown.stdout).toContain('\\x1b]52;c;Y3VybCBldmlsLmV4YW1wbGUgfCBzaA==\\x07\\x9b2J\\u202eok');
+
+    const raw = await cli(['events', 'get', data.id, '--raw']);
+    expect(raw.code, raw.stderr).toBe(0);
+    expect(raw.stdout).toBe(body);
+    const asJson = await cli(['events', 'get', data.id, '--json']);
+    expect(asJson.stdout).not.toMatch(TERMINAL_CONTROLS);
+    expect((json(asJson) as { event: { body: string } }).event.body).toBe(body);
+    expect((await cli(['events', 'get', data.id, '--raw', '--json'])).code).toBe(2);
   });
 
   it('an unknown event exits 1, a bad id 1 with the API\'s message, a missing id 2', async () => {
@@ -170,6 +199,24 @@ describe('events get and replay', () => {
     expect((await cli(['replay', randomUUID()])).code).toBe(1);
   });
 
+  it('refuses to replay an event still retrying, saying which delivery waits and until when (1)', async () => {
+    // Nothing listens on port 9: every try is a refused connection, retried on the schedule.
+    const unreachable = await hookgate.destinations.create({ name: 'nobody home', url: 'http://127.0.0.1:9/hooks' });
+    await hookgate.routes.create({ destination_id: unreachable.id, event_type_pattern: 'pending.test' });
+    const published = await hookgate.outboundEvents.publish({ event_type: 'pending.test', payload: { n: 1 } });
+    const detail = await eventually(
+      () => hookgate.outboundEvents.get(published.id),
+      (d) => d.event.deliveries.some((delivery) => delivery.waiting?.reason === 'retry'),
+      30_000,
+    );
+    const until = detail.event.deliveries.find((delivery) => delivery.destination_id === unreachable.id)?.waiting?.until ?? '';
+    const run = await cli(['replay', published.id]);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`hookgate: 400 event is not in a terminal status: ${published.id} is still being delivered, pending: nobody home (${unreachable.id}) retry_scheduled after 1 attempt(s), waiting (retry) until ${until}.`);
+    expect(run.stderr).toContain(`hookgate events get ${published.id}`);
+    await hookgate.destinations.update(unreachable.id, { active: false });
+  }, 60_000);
+
   it('replays to one destination with --destination, whatever the routes say', async () => {
     const { id } = await deliveredInbound('/replay-one', '{"order":"o_4"}');
     const unrouted = await hookgate.destinations.create({ name: 'unrouted', url: `${sink.url}/unrouted` });
@@ -177,6 +224,59 @@ describe('events get and replay', () => {
     expect(run.code, run.stderr).toBe(0);
     const copy = await hookgate.events.get((json(run) as { replay_event_id: string }).replay_event_id);
     expect(copy.event.deliveries.map((delivery) => delivery.destination_id)).toEqual([unrouted.id]);
+  });
+});
+
+describe('publish and portal-link', () => {
+  it('publishes a payload from a file, byte for byte, for a customer; from stdin; from --data; refusing what is not JSON (2)', async () => {
+    const file = join(scratch, 'payload.json');
+    const payload = '{ "invoice": "in_7",\n  "total": 4200 }\n';
+    await writeFile(file, payload);
+    const fromFile = await cli(['publish', 'invoice.paid', '--data-file', file, '--customer', 'cus_cli', '--json']);
+    expect(fromFile.code, fromFile.stderr).toBe(0);
+    const published = json(fromFile) as { id: string; status: string };
+    expect(published.status).toBe('queued');
+    const { event } = await hookgate.outboundEvents.get(published.id);
+    expect(event).toMatchObject({ event_type: 'invoice.paid', customer: 'cus_cli', body: payload });
+
+    const fromStdin = await cli(['publish', 'invoice.voided'], {}, '{"invoice":"in_8"}');
+    expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    const id = /^Published (\S+) \(queued\)\.$/m.exec(fromStdin.stdout)?.[1] ?? '';
+    expect(fromStdin.stdout).toContain(`Follow it with: hookgate events get ${id}`);
+    expect((await hookgate.outboundEvents.get(id)).event).toMatchObject({ event_type: 'invoice.voided', customer: null, body: '{"invoice":"in_8"}' });
+
+    const once = json(await cli(['publish', 'invoice.sent', '--data', '{"n":1}', '--external-id', 'cli-ext-1', '--json'])) as { id: string };
+    const again = json(await cli(['publish', 'invoice.sent', '--data', '{"n":1}', '--external-id', 'cli-ext-1', '--json']));
+    expect(again).toMatchObject({ id: once.id, duplicate: true });
+
+    const notJson = await cli(['publish', 'invoice.paid', '--data', 'total: 4200']);
+    expect(notJson.code).toBe(2);
+    expect(notJson.stderr).toContain('the payload (--data) is not JSON');
+    expect((await cli(['publish', 'invoice.paid', '--data', '{}', '--data-file', file])).code).toBe(2);
+    expect((await cli(['publish', 'invoice.paid', '--data-file', join(scratch, 'none.json')])).code).toBe(2);
+    const badType = await cli(['publish', 'bad\ttype', '--data', '{}']);
+    expect(badType.code).toBe(1);
+    expect(badType.stderr).toContain('400 event_type');
+  });
+
+  it('makes a portal link for a customer that opens that customer\'s portal, and only the URL is on stdout', async () => {
+    const run = await cli(['portal-link', '--customer', 'cus_link']);
+    expect(run.code, run.stderr).toBe(0);
+    const url = run.stdout.trim();
+    expect(run.stdout).toBe(`${url}\n`);
+    expect(url).toMatch(/\/portal#ps_[A-Za-z0-9_-]{43}$/);
+    expect(run.stderr).toMatch(/works for cus_link until \d{4}-/);
+    const session = await call('GET', '/v1/portal/session', { headers: { authorization: `Bearer ${url.slice(url.indexOf('#') + 1)}` } });
+    expect(session.status).toBe(200);
+    expect(session.json.data.customer).toBe('cus_link');
+
+    const asJson = json(await cli(['portal-link', '--customer', 'cus_link', '--expires-in', '60', '--json'])) as { url: string; expires_at: string };
+    expect(Date.parse(asJson.expires_at) - Date.now()).toBeLessThanOrEqual(60_000);
+    expect((await cli(['portal-link'])).code).toBe(2);
+    expect((await cli(['portal-link', '--customer', 'cus_link', '--expires-in', '90000'])).code).toBe(2);
+    const badCustomer = await cli(['portal-link', '--customer', '-nope']);
+    expect(badCustomer.code).toBe(1);
+    expect(badCustomer.stderr).toContain('400 customer must be');
   });
 });
 
@@ -237,6 +337,42 @@ describe('events tail', () => {
     } finally {
       stalling.closeAllConnections();
       stalling.close();
+    }
+  });
+
+  it('says when the gateway answers again after an outage, and prints what was created meanwhile', async () => {
+    // A proxy in front of the real gateway that can be made to drop every connection.
+    let down = false;
+    const proxy = createServer((req, res) => {
+      if (down) return void req.socket.destroy();
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== 'host' && name !== 'connection')) as Record<string, string>;
+        void fetch(`${gatewayUrl}${req.url ?? '/'}`, { method: req.method, headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined }).then(async (answer) => {
+          res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' }).end(Buffer.from(await answer.arrayBuffer()));
+        });
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+      const tail = start(['events', 'tail', '--direction', 'outbound', '--interval', '0.2'], { HOOKGATE_URL: url, HOOKGATE_API_KEY: key });
+      await eventually(async () => tail.run.stderr, (stderr) => stderr.includes('Following outbound events'));
+      down = true;
+      await eventually(async () => tail.run.stderr, (stderr) => stderr.includes('trying again'));
+      expect(tail.run.stderr).not.toContain('answers again');
+      const meanwhile = await hookgate.outboundEvents.publish({ event_type: 'tail.meanwhile', payload: {} });
+      down = false;
+      await eventually(async () => tail.run.stderr, (stderr) => stderr.includes('answers again'));
+      expect(tail.run.stderr).toMatch(new RegExp(`hookgate: ${url} answers again \\(unreachable since \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z\\); following on`));
+      expect(tail.run.stderr.match(/answers again/g)).toHaveLength(1);
+      await eventually(async () => tail.run.stdout, (stdout) => stdout.includes(meanwhile.id));
+      tail.child.kill('SIGINT');
+      expect((await tail.exited).code).toBe(0);
+    } finally {
+      proxy.closeAllConnections();
+      proxy.close();
     }
   });
 
@@ -348,6 +484,15 @@ describe('configuration and the gateway', () => {
     }
     const refused = await cli(['events', 'get', published.id], { HOOKGATE_API_KEY: 'hk_revoked' });
     expect(refused.code).toBe(3);
+    // The key came from the variable: logging in again would not replace it, so that is not the advice.
+    expect(refused.stderr).toContain('the API refused the key in HOOKGATE_API_KEY (401');
+    expect(refused.stderr).not.toContain('run `hookgate login');
+    await mkdir(join(configHome, 'refused', 'hookgate'), { recursive: true });
+    await writeFile(join(configHome, 'refused', 'hookgate', 'config.json'), JSON.stringify({ url: gatewayUrl, api_key: 'hk_revoked' }));
+    const savedRefused = await cli(['events', 'get', published.id], { XDG_CONFIG_HOME: join(configHome, 'refused') });
+    expect(savedRefused.code).toBe(3);
+    expect(savedRefused.stderr).toContain(`the API refused the key saved in ${join(configHome, 'refused', 'hookgate', 'config.json')} (401`);
+    expect(savedRefused.stderr).toContain('run `hookgate login --url URL --key hk_…` with a current key');
   });
 
   it('a gateway answering 5xx, or not at all, exits 4', async () => {
@@ -369,6 +514,65 @@ describe('configuration and the gateway', () => {
     expect((await cli(['events', 'tail', '--help'])).code).toBe(0);
     expect((await cli(['listen-to-everything'])).code).toBe(2);
   });
+});
+
+describe('npm exec --no -- hookgate, as the docs run it', () => {
+  /**
+   * A registry of the test's own where someone has published a `hookgate` whose bin leaves a mark: the
+   * public name is not the project's, so this is what the docs' command must never run.
+   */
+  let registry: ReturnType<typeof createServer>;
+  let registryUrl: string;
+  let home: string;
+  let mark: string;
+
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'hookgate-squatted-'));
+    mark = join(home, 'squatter-ran');
+    const squatter = join(home, 'squatter');
+    await mkdir(squatter);
+    await writeFile(join(squatter, 'package.json'), JSON.stringify({ name: 'hookgate', version: '9.9.9', bin: { hookgate: 'bin.js' } }));
+    await writeFile(join(squatter, 'bin.js'), `#!/usr/bin/env node\nrequire('node:fs').writeFileSync(${JSON.stringify(mark)}, 'ran');\n`);
+    const packed = await execFile('npm', ['pack', '--pack-destination', home], { cwd: squatter });
+    const tarball = await readFile(join(home, packed.stdout.trim().split('\n').at(-1) ?? ''));
+    registry = createServer((req, res) => {
+      if (req.url === '/hookgate') {
+        const version = { name: 'hookgate', version: '9.9.9', bin: { hookgate: 'bin.js' }, dist: { tarball: `${registryUrl}/hookgate-9.9.9.tgz` } };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ name: 'hookgate', 'dist-tags': { latest: '9.9.9' }, versions: { '9.9.9': version } }));
+      } else if (req.url === '/hookgate-9.9.9.tgz') res.writeHead(200, { 'content-type': 'application/octet-stream' }).end(tarball);
+      else res.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+    });
+    await new Promise<void>((resolve) => registry.listen(0, '127.0.0.1', resolve));
+    registryUrl = `http://127.0.0.1:${(registry.address() as AddressInfo).port}`;
+  }, 60_000);
+  afterAll(async () => {
+    registry?.close();
+    await rm(home, { recursive: true, force: true });
+  });
+
+  const npmExec = (args: readonly string[], cwd: string) =>
+    execFile('npm', ['exec', ...args], {
+      cwd,
+      env: cliEnv({ npm_config_registry: registryUrl, npm_config_cache: join(home, 'cache'), npm_config_update_notifier: 'false', npm_config_yes: undefined, CI: undefined }),
+    }).then(
+      (done) => ({ code: 0, stdout: done.stdout, stderr: done.stderr }),
+      (failed: { code: number; stdout: string; stderr: string }) => ({ code: failed.code, stdout: failed.stdout, stderr: failed.stderr }),
+    );
+
+  it('runs the clone\'s own CLI from any folder of the clone, and outside one refuses the registry\'s hookgate rather than run it', async () => {
+    const inClone = await npmExec(['--no', '--', 'hookgate', '--version'], join(root, 'docs'));
+    expect(inClone.code, inClone.stderr).toBe(0);
+    expect(inClone.stdout.trim()).toBe(JSON.parse(await readFile(join(root, 'clients/cli/package.json'), 'utf8')).version);
+
+    const outside = await npmExec(['--no', '--', 'hookgate', '--version'], home);
+    expect(outside.code).not.toBe(0);
+    expect(outside.stderr).toMatch(/canceled due to missing packages/);
+    expect(existsSync(mark)).toBe(false);
+    // What `npx hookgate` does there: the squatter's code runs. (So the registry above is one npm uses.)
+    const npx = await npmExec(['--yes', '--', 'hookgate', '--version'], home);
+    expect(npx.code, npx.stderr).toBe(0);
+    expect(existsSync(mark)).toBe(true);
+  }, 120_000);
 });
 
 describe('the packed @hookgate/cli', () => {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { configPath, normaliseUrl, resolveConnection } from '../../clients/cli/src/config';
@@ -104,14 +104,21 @@ describe('config', () => {
 
   it('takes HOOKGATE_URL and HOOKGATE_API_KEY over the saved config, each on its own', () => {
     const saved = { url: 'http://saved:3000', api_key: 'hk_saved' };
-    expect(resolveConnection({}, saved, 'p')).toEqual({ url: 'http://saved:3000', apiKey: 'hk_saved' });
-    expect(resolveConnection({ HOOKGATE_URL: 'https://env.example/' }, saved, 'p')).toEqual({ url: 'https://env.example', apiKey: 'hk_saved' });
-    expect(resolveConnection({ HOOKGATE_API_KEY: 'hk_env' }, saved, 'p')).toEqual({ url: 'http://saved:3000', apiKey: 'hk_env' });
-    expect(resolveConnection({ HOOKGATE_URL: 'http://e', HOOKGATE_API_KEY: 'hk_e' }, undefined, 'p')).toEqual({ url: 'http://e', apiKey: 'hk_e' });
+    const file = { from: 'config', path: 'p' };
+    const env = { from: 'env' };
+    expect(resolveConnection({}, saved, 'p')).toEqual({ url: 'http://saved:3000', apiKey: 'hk_saved', keySource: file });
+    expect(resolveConnection({ HOOKGATE_URL: 'https://env.example/' }, saved, 'p')).toEqual({ url: 'https://env.example', apiKey: 'hk_saved', keySource: file });
+    expect(resolveConnection({ HOOKGATE_API_KEY: 'hk_env' }, saved, 'p')).toEqual({ url: 'http://saved:3000', apiKey: 'hk_env', keySource: env });
+    expect(resolveConnection({ HOOKGATE_URL: 'http://e', HOOKGATE_API_KEY: 'hk_e' }, undefined, 'p')).toEqual({ url: 'http://e', apiKey: 'hk_e', keySource: env });
   });
 
   it('without a URL or a key is a config error (3); a bad value names where it came from', () => {
-    expect(() => resolveConnection({ HOOKGATE_URL: 'http://e' }, undefined, '/c.json')).toThrow(expect.objectContaining({ exitCode: EXIT.config, message: expect.stringContaining('not logged in') }));
+    expect(() => resolveConnection({}, undefined, '/c.json')).toThrow(expect.objectContaining({ exitCode: EXIT.config, message: expect.stringContaining('not logged in') }));
+    // Half set: the message names the variable that is there and the one that is missing.
+    expect(() => resolveConnection({ HOOKGATE_URL: 'http://e' }, undefined, '/c.json')).toThrow(
+      expect.objectContaining({ exitCode: EXIT.config, message: expect.stringContaining('HOOKGATE_URL is set but no API key is: set HOOKGATE_API_KEY too') }),
+    );
+    expect(() => resolveConnection({ HOOKGATE_API_KEY: 'hk_1' }, undefined, '/c.json')).toThrow('HOOKGATE_API_KEY is set but no gateway URL is: set HOOKGATE_URL too');
     expect(() => resolveConnection({ HOOKGATE_API_KEY: 'nope' }, { url: 'http://e' }, '/c.json')).toThrow('HOOKGATE_API_KEY must be a Hookgate API key');
     expect(() => resolveConnection({}, { url: 'file:///etc', api_key: 'hk_1' }, '/c.json')).toThrow('url in /c.json must be an http or https URL');
     expect(normaliseUrl('http://127.0.0.1:3000//')).toBe('http://127.0.0.1:3000');
@@ -132,6 +139,17 @@ describe('exit codes of errors', () => {
   ];
   it.each(cases)('%s', (_, error, code) => {
     expect(describeError(error, 'http://g').exitCode).toBe(code);
+  });
+
+  it.each([
+    ['HOOKGATE_API_KEY', { from: 'env' } as const, 'the API refused the key in HOOKGATE_API_KEY (401 Unauthorized): set HOOKGATE_API_KEY to a current key of the account'],
+    ['the saved config', { from: 'config', path: '/c.json' } as const, 'the API refused the key saved in /c.json (401 Unauthorized): run `hookgate login --url URL --key hk_…` with a current key'],
+    ['--key of login', { from: 'option' } as const, 'the API refused the key given with --key (401 Unauthorized); nothing was saved'],
+  ])('a refused key from %s names what to change', (_label, keySource, message) => {
+    const described = describeError(new HookgateError(401, 'Unauthorized'), 'http://g', keySource);
+    expect(described.exitCode).toBe(EXIT.config);
+    expect(described.message.startsWith(message)).toBe(true);
+    if (keySource.from === 'env') expect(described.message).not.toContain('run `hookgate login');
   });
 
   it('a bug is not dressed up as an answer', () => {
@@ -191,5 +209,23 @@ describe('docs/cli.md', () => {
     expect(section(name), `docs/cli.md has no "## ${name}" section`).not.toBe('');
     for (const option of command.options) expect(section(name), `${name} ${option.long}`).toContain(`\`${option.long}`);
     expect(doc).toContain(`[\`hookgate ${name}`);
+  });
+});
+
+describe('the docs run the CLI from the clone, never from the registry', () => {
+  const root = new URL('../../', import.meta.url);
+  const docs = [
+    'README.md',
+    ...readdirSync(new URL('docs/', root)).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`),
+    ...readdirSync(new URL('clients/', root)).map((name) => `clients/${name}/README.md`).filter((path) => existsSync(new URL(path, root))),
+  ];
+
+  it.each(docs)('%s never says `npx hookgate`: the registry\'s `hookgate` is not this project\'s', (path) => {
+    const text = readFileSync(new URL(path, root), 'utf8');
+    expect(text.split('\n').filter((line) => /npx\s+hookgate/.test(line))).toEqual([]);
+  });
+
+  it('the docs that run the CLI give `npm exec --no -- hookgate`', () => {
+    for (const path of ['README.md', 'docs/cli.md', 'docs/operations.md', 'clients/cli/README.md']) expect(readFileSync(new URL(path, root), 'utf8'), path).toContain('npm exec --no -- hookgate');
   });
 });

@@ -8,10 +8,17 @@ export interface SavedConfig {
   api_key: string;
 }
 
+/**
+ * Where the key a command uses came from, so that a refusal names what to change: the variable, the
+ * option, or the file `hookgate login` wrote.
+ */
+export type KeySource = { from: 'env' } | { from: 'option' } | { from: 'config'; path: string };
+
 /** The gateway and key a command talks to. */
 export interface Connection {
   url: string;
   apiKey: string;
+  keySource: KeySource;
 }
 
 /**
@@ -49,14 +56,16 @@ export function resolveConnection(env: NodeJS.ProcessEnv, saved: Partial<SavedCo
   const url = env.HOOKGATE_URL || saved?.url;
   const apiKey = env.HOOKGATE_API_KEY || saved?.api_key;
   if (!url || !apiKey) {
-    throw new CliError(
-      EXIT.config,
-      `not logged in: run \`hookgate login --url URL --key hk_…\` (saves ${path}) or set HOOKGATE_URL and HOOKGATE_API_KEY`,
-    );
+    const login = `run \`hookgate login --url URL --key hk_…\` (saves ${path})`;
+    let message = `not logged in: ${login} or set HOOKGATE_URL and HOOKGATE_API_KEY`;
+    if (url && env.HOOKGATE_URL) message = `HOOKGATE_URL is set but no API key is: set HOOKGATE_API_KEY too, or ${login}`;
+    if (apiKey && env.HOOKGATE_API_KEY) message = `HOOKGATE_API_KEY is set but no gateway URL is: set HOOKGATE_URL too, or ${login}`;
+    throw new CliError(EXIT.config, message);
   }
   return {
     url: normaliseUrl(url, env.HOOKGATE_URL ? 'HOOKGATE_URL' : `url in ${path}`),
     apiKey: checkApiKey(apiKey, env.HOOKGATE_API_KEY ? 'HOOKGATE_API_KEY' : `api_key in ${path}`),
+    keySource: env.HOOKGATE_API_KEY ? { from: 'env' } : { from: 'config', path },
   };
 }
 

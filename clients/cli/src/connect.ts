@@ -25,7 +25,8 @@ export function userConfigPath(): string {
 /** The client of the configured gateway (config file, then HOOKGATE_URL / HOOKGATE_API_KEY over it). */
 export async function connect(output: Output, stop?: AbortSignal): Promise<Hookgate> {
   const path = userConfigPath();
-  const { url, apiKey } = resolveConnection(process.env, await readConfig(path), path);
+  const { url, apiKey, keySource } = resolveConnection(process.env, await readConfig(path), path);
   output.gateway = url;
+  output.keySource = keySource;
   return clientFor(url, apiKey, stop);
 }

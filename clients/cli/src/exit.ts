@@ -1,4 +1,5 @@
 import { HookgateError } from '../../typescript/src/index.js';
+import type { KeySource } from './config.js';
 
 /**
  * Exit codes, one per thing a script can act on differently (docs/cli.md lists them):
@@ -28,13 +29,25 @@ export class CliError extends Error {
   }
 }
 
+/** What to do about a refused key, which depends on where the key came from: logging in again does not replace HOOKGATE_API_KEY. */
+function refusedKey(refusal: string, source: KeySource | undefined): string {
+  switch (source?.from) {
+    case 'env':
+      return `the API refused the key in HOOKGATE_API_KEY (${refusal}): set HOOKGATE_API_KEY to a current key of the account, or unset it to use the key \`hookgate login\` saved`;
+    case 'option':
+      return `the API refused the key given with --key (${refusal}); nothing was saved`;
+    case 'config':
+      return `the API refused the key saved in ${source.path} (${refusal}): run \`hookgate login --url URL --key hk_…\` with a current key`;
+    default:
+      return `the API refused the key (${refusal})`;
+  }
+}
+
 /** What any error thrown by a command means for the exit code, and the one line that says so. */
-export function describeError(error: unknown, baseUrl?: string): { exitCode: ExitCode; message: string } {
+export function describeError(error: unknown, baseUrl?: string, keySource?: KeySource): { exitCode: ExitCode; message: string } {
   if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message };
   if (error instanceof HookgateError) {
-    if (error.status === 401 || error.status === 403) {
-      return { exitCode: EXIT.config, message: `the API refused the key (${error.status} ${error.message}): run \`hookgate login\` again` };
-    }
+    if (error.status === 401 || error.status === 403) return { exitCode: EXIT.config, message: refusedKey(`${error.status} ${error.message}`, keySource) };
     if (error.status >= 500 || error.status < 400) return { exitCode: EXIT.unavailable, message: `the gateway answered ${error.status} ${error.message}` };
     return { exitCode: EXIT.failed, message: `${error.status} ${error.message}` };
   }

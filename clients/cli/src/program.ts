@@ -3,6 +3,8 @@ import packageJson from '../package.json' with { type: 'json' };
 import { events } from './commands/events.js';
 import { listenCommand } from './commands/listen.js';
 import { login } from './commands/login.js';
+import { portalLink } from './commands/portal-link.js';
+import { publish } from './commands/publish.js';
 import { replay } from './commands/replay.js';
 import { verify } from './commands/verify.js';
 import { describeError, EXIT } from './exit.js';
@@ -13,11 +15,11 @@ import { Output } from './output.js';
  * pre-action hook copies into `output` before the action runs.
  */
 type RegisterCommand = (program: Command, output: Output) => void;
-const COMMANDS: RegisterCommand[] = [login, listenCommand, events, replay, verify];
+const COMMANDS: RegisterCommand[] = [login, listenCommand, events, publish, replay, portalLink, verify];
 
 export function buildProgram(output: Output): Command {
   const program = new Command('hookgate')
-    .description('Command line for a Hookgate gateway: log in, listen on a local port, follow and inspect events, replay, check signatures.')
+    .description('Command line for a Hookgate gateway: log in, listen on a local port, publish, follow and inspect events, replay, make portal links, check signatures.')
     .version(packageJson.version)
     .showHelpAfterError()
     // Settings made here are copied to every subcommand made with .command(), which all are.
@@ -42,7 +44,7 @@ export async function run(argv: readonly string[]): Promise<number> {
       const shownOnRequest = error.code === 'commander.helpDisplayed' || error.code === 'commander.version';
       return shownOnRequest ? EXIT.ok : EXIT.usage;
     }
-    const { exitCode, message } = describeError(error, output.gateway);
+    const { exitCode, message } = describeError(error, output.gateway, output.keySource);
     output.error(exitCode, message);
     return exitCode;
   }

@@ -1,8 +1,8 @@
 import { Option, type Command } from 'commander';
-import { HookgateError, type EventListItem, type EventStatus, type Hookgate } from '../../../typescript/src/index.js';
+import { HookgateError, type EventDetail, type EventListItem, type EventStatus, type Hookgate } from '../../../typescript/src/index.js';
 import { connect } from '../connect.js';
 import { CliError, describeError, EXIT } from '../exit.js';
-import { eventDetailLines, eventLine } from '../format.js';
+import { eventDetailLines, eventLine, type DestinationNames } from '../format.js';
 import type { Output } from '../output.js';
 import { TailWindow } from '../tail.js';
 
@@ -26,6 +26,30 @@ export async function eitherDirection<T>(direction: Direction | undefined, id: s
     }
   }
   throw new CliError(EXIT.failed, `no ${direction ? `${direction} ` : ''}event ${id} in this account`);
+}
+
+/**
+ * The account's destination names by id, asked once a run (one list, however many deliveries), to
+ * show beside the ids. They only label what was already fetched, so a list the gateway does not answer
+ * leaves the ids alone rather than failing the command; anything describeError does not know is a bug
+ * and is thrown on.
+ */
+export async function destinationNames(hookgate: Hookgate): Promise<DestinationNames> {
+  try {
+    return new Map((await hookgate.destinations.list()).map((destination) => [destination.id, destination.name]));
+  } catch (error) {
+    describeError(error);
+    return new Map();
+  }
+}
+
+/** The body's bytes as the gateway stored them: inline (text or base64), or downloaded from its pre-signed URL. */
+async function rawBody(event: EventDetail): Promise<Uint8Array> {
+  if (event.body !== null) return Buffer.from(event.body, event.body_encoding === 'base64' ? 'base64' : 'utf8');
+  if (!event.body_url) return new Uint8Array();
+  const response = await fetch(event.body_url, { signal: AbortSignal.timeout(30_000) });
+  if (!response.ok) throw new CliError(EXIT.unavailable, `the body's download answered ${response.status}`);
+  return new Uint8Array(await response.arrayBuffer());
 }
 
 export const directionOption = () => new Option('--direction <direction>', 'inbound or outbound (default: try both)').choices(DIRECTIONS);
@@ -71,21 +95,26 @@ async function tail(output: Output, options: TailOptions): Promise<void> {
   process.once('SIGTERM', onSignal);
   try {
     let baseline = true;
+    /** When the polls began to fail, while they do: the line that says the gateway is back names it. */
+    let failingSince: string | undefined;
     while (!stop.signal.aborted) {
       try {
         const query = { status: options.status, date_from: window.since() };
         const listed = (await Promise.all(directions.map((direction) => listSince(hookgate, direction, query)))).flat();
         const fresh = window.take(listed);
+        if (failingSince) output.note(`hookgate: ${hookgate.baseUrl} answers again (unreachable since ${failingSince}); following on, events created meanwhile included`);
+        failingSince = undefined;
         if (!baseline) for (const event of fresh) output.result(event, () => [eventLine(event)]);
-        if (baseline) process.stderr.write(`Following ${directions.join(' and ')} events${options.status ? ` with status ${options.status}` : ''} on ${hookgate.baseUrl} (Ctrl-C to stop)\n`);
+        if (baseline) output.note(`Following ${directions.join(' and ')} events${options.status ? ` with status ${options.status}` : ''} on ${hookgate.baseUrl} (Ctrl-C to stop)`);
         baseline = false;
       } catch (error) {
         if (stop.signal.aborted) break;
         // The first poll proves the connection; after it a restarting gateway or a network blip is
         // waited out rather than ending the tail. A refused key is not going to get better.
-        const { exitCode, message } = describeError(error, hookgate.baseUrl);
+        const { exitCode, message } = describeError(error, hookgate.baseUrl, output.keySource);
         if (baseline || exitCode !== EXIT.unavailable) throw error;
-        process.stderr.write(`hookgate: ${message}; trying again\n`);
+        failingSince ??= new Date().toISOString();
+        output.note(`hookgate: ${message}; trying again`);
       }
       await sleep(intervalMs, stop.signal);
     }
@@ -112,12 +141,15 @@ export function events(program: Command, output: Output): void {
     .description('show one event: its deliveries, attempts and body')
     .argument('<id>', 'the event id')
     .addOption(directionOption())
+    .addOption(new Option('--raw', 'print only the body, byte for byte as sent, control characters and all (to a file or a pipe, for `hookgate verify`)').conflicts('json'))
     .option('--json', 'print the API\'s answer ({event, attempts}) as JSON')
-    .action(async (id: string, options: { direction?: Direction }) => {
+    .action(async (id: string, options: { direction?: Direction; raw?: boolean }) => {
       const hookgate = await connect(output);
       const detail = await eitherDirection(options.direction, id, (direction) =>
         direction === 'inbound' ? hookgate.events.get(id) : hookgate.outboundEvents.get(id),
       );
-      output.result(detail, () => eventDetailLines(detail.event, detail.attempts));
+      if (options.raw) return output.raw(await rawBody(detail.event));
+      const names = !output.json && (detail.event.deliveries.length > 0 || detail.attempts.length > 0) ? await destinationNames(hookgate) : new Map<string, string>();
+      output.result(detail, () => eventDetailLines(detail.event, detail.attempts, names));
     });
 }

@@ -7,7 +7,6 @@ import {
   isListenRequest,
   KEEP_ALIVE_MESSAGE,
   LISTEN_MAX_RESPONSE_BODY_BYTES,
-  printable,
   SESSION_ID_PATTERN,
   truncateUtf8,
   WEBSOCKET_IDLE_TIMEOUT_MS,
@@ -18,6 +17,7 @@ import { checkApiKey, normaliseUrl, readConfig, resolveConnection } from '../con
 import { clientFor, userConfigPath } from '../connect.js';
 import { CliError, EXIT } from '../exit.js';
 import type { Output } from '../output.js';
+import { terminalLine } from '../sanitise.js';
 
 interface ListenOptions {
   events?: string;
@@ -67,6 +67,16 @@ function localTarget(value: string): string {
   return normaliseUrl(value, 'PORT_OR_URL');
 }
 
+const LOOPBACK = new Set(['localhost', '[::1]', '0.0.0.0', '[::]']);
+const defaultPort = (url: URL) => (url.protocol === 'https:' || url.protocol === 'wss:' ? '443' : '80');
+
+/** Whether two URLs reach the same server: the same port, on the same host or both on this machine. */
+export function sameServer(a: string, b: string): boolean {
+  const [x, y] = [new URL(a), new URL(b)];
+  const host = (url: URL) => (LOOPBACK.has(url.hostname) || url.hostname.startsWith('127.') ? 'this machine' : url.hostname);
+  return (x.port || defaultPort(x)) === (y.port || defaultPort(y)) && host(x) === host(y);
+}
+
 /**
  * The session id of this gateway and local target, kept in the config directory (0600): a listen that
  * is started again after a crash or a lost connection resumes the same destination, and the deliveries
@@ -109,7 +119,7 @@ async function forward(target: string, request: ListenRequest): Promise<ListenRe
 }
 
 const line = (d: Delivered) =>
-  [d.time, printable(d.event_type ?? '-').padEnd(24), printable(d.event_id), `#${d.attempt}`, d.status === null ? `error: ${printable(d.error ?? '')}` : String(d.status), `${d.duration_ms} ms`].join('  ');
+  [d.time, terminalLine(d.event_type ?? '-').padEnd(24), terminalLine(d.event_id), `#${d.attempt}`, d.status === null ? `error: ${terminalLine(d.error ?? '')}` : String(d.status), `${d.duration_ms} ms`].join('  ');
 
 /**
  * One WebSocket connection, until it closes or `stop` aborts: each request is forwarded and answered,
@@ -128,7 +138,7 @@ function serve(url: string, apiKey: string, target: string, keepAlive: number, o
       keepingAlive = setInterval(() => {
         if (ws.readyState === ws.OPEN) ws.send(KEEP_ALIVE_MESSAGE);
       }, keepAlive);
-      process.stderr.write(`Connected; forwarding deliveries to ${target} (Ctrl-C to stop)\n`);
+      output.note(`Connected; forwarding deliveries to ${target} (Ctrl-C to stop)`);
     });
     ws.addEventListener('message', (message: MessageEvent) => {
       let request: unknown;
@@ -172,9 +182,10 @@ async function listen(target: string, options: ListenOptions, output: Output): P
   const keepAlive = keepAliveMs(options.keepAlive);
   if (!options.printSecret && typeof WebSocket !== 'function') throw new CliError(EXIT.failed, `listen needs Node 22 or later (its built-in WebSocket); this is Node ${process.versions.node}`);
   const path = userConfigPath();
-  const { url, apiKey } = resolveConnection(process.env, await readConfig(path), path);
+  const { url, apiKey, keySource } = resolveConnection(process.env, await readConfig(path), path);
   checkApiKey(apiKey);
   output.gateway = url;
+  output.keySource = keySource;
   const hookgate = clientFor(url, apiKey);
   const { id, file } = await sessionIdFor(path, url, local);
   const session: ListenSession = await hookgate.listenSessions.open({
@@ -183,6 +194,10 @@ async function listen(target: string, options: ListenOptions, output: Output): P
     source_id: options.source ?? null,
     customer: options.customer ?? null,
   });
+  // `listen 3000` under `npm start` would send every delivery back into the gateway. Warned, not
+  // refused: behind a proxy the same host and port can lead elsewhere by path.
+  const own = [url, session.websocket_url].find((gateway) => gateway && sameServer(local, gateway));
+  if (own) output.note(`hookgate: warning: ${local} is the gateway's own address (${own}): deliveries would go to the gateway, not to your app; give the port or URL your app listens on`);
   if (options.printSecret) {
     // The session stays open, so a `hookgate listen` of the same target resumes it with this secret.
     output.result({ signing_secret: session.signing_secret }, () => [session.signing_secret]);
@@ -191,8 +206,8 @@ async function listen(target: string, options: ListenOptions, output: Output): P
   if (!session.websocket_url) throw new CliError(EXIT.failed, `${url} has no hookgate listen endpoint (websocket_url is null)`);
   const websocketUrl = `${session.websocket_url}?session=${encodeURIComponent(id)}`;
   const filters = [`events ${session.event_type_pattern ?? '*'}`, session.source_id && `source ${session.source_id}`, session.customer && `customer ${session.customer}`].filter(Boolean).join(', ');
-  process.stderr.write(`${session.resumed ? 'Resumed' : 'Opened'} listen session ${id} (destination ${session.destination_id}; ${filters})\n`);
-  process.stderr.write(`Signing secret: ${session.signing_secret} (verify deliveries with it)\n`);
+  output.note(`${session.resumed ? 'Resumed' : 'Opened'} listen session ${id} (destination ${session.destination_id}; ${filters})`);
+  output.note(`Signing secret: ${session.signing_secret} (verify deliveries with it)`);
 
   const stop = new AbortController();
   const onSignal = () => stop.abort();
@@ -211,7 +226,7 @@ async function listen(target: string, options: ListenOptions, output: Output): P
       failures = opened ? 0 : failures + 1;
       const pause = RECONNECT_MS[Math.min(failures, RECONNECT_MS.length - 1)] ?? 10_000;
       const what = opened ? 'disconnected' : 'could not reconnect';
-      process.stderr.write(`hookgate: ${what}; trying again in ${pause / 1000} s (deliveries wait as retries meanwhile)\n`);
+      output.note(`hookgate: ${what}; trying again in ${pause / 1000} s (deliveries wait as retries meanwhile)`);
       await sleep(pause, stop.signal);
     }
   } finally {
@@ -221,7 +236,7 @@ async function listen(target: string, options: ListenOptions, output: Output): P
   // Ended by the user: the route and destination go, and so does the session.
   await hookgate.listenSessions.close(id);
   await rm(file, { force: true });
-  process.stderr.write(`Closed listen session ${id}: its route and destination are removed\n`);
+  output.note(`Closed listen session ${id}: its route and destination are removed`);
 }
 
 export function listenCommand(program: Command, output: Output): void {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { checkApiKey, normaliseUrl, writeConfig } from '../config.js';
 import { clientFor, userConfigPath } from '../connect.js';
 import type { Output } from '../output.js';
+import { terminalLine } from '../sanitise.js';
 
 /** `hookgate login --url URL --key hk_…`: checks the key against the gateway, then saves both. */
 export function login(program: Command, output: Output): void {
@@ -15,12 +16,13 @@ export function login(program: Command, output: Output): void {
       const url = normaliseUrl(options.url);
       const apiKey = checkApiKey(options.key);
       output.gateway = url;
+      output.keySource = { from: 'option' };
       // A key the gateway refuses is never saved: the HookgateError (401) exits with code 3.
       const account = await clientFor(url, apiKey).account.get();
       const path = userConfigPath();
       await writeConfig(path, { url, api_key: apiKey });
       output.result({ url, account: { id: account.id, name: account.name }, config_path: path }, () => [
-        `Logged in to ${url} as ${account.name ?? 'an unnamed account'} (${account.id}).`,
+        `Logged in to ${url} as ${account.name === null ? 'an unnamed account' : terminalLine(account.name)} (${terminalLine(account.id)}).`,
         `Saved to ${path} (readable by you alone).`,
       ]);
     });
