@@ -129,6 +129,7 @@ describe('exit codes of errors', () => {
     ['a redirect', new HookgateError(302, 'HTTP 302'), EXIT.unavailable],
     ['a timeout', new DOMException('The operation was aborted due to timeout', 'TimeoutError'), EXIT.unavailable],
     ['a refused connection', new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }), EXIT.unavailable],
+    ['no answer, as the client reports it', new HookgateError(0, 'cannot reach http://g/v1/account: connect ECONNREFUSED 127.0.0.1:3000'), EXIT.unavailable],
   ];
   it.each(cases)('%s', (_, error, code) => {
     expect(describeError(error, 'http://g').exitCode).toBe(code);

@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { createServer, type Server, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hookgate, HookgateError, operations, verifyWebhook } from '../../clients/typescript/src/index';
 import { hookgateSignature } from '../../lambdas/domain/signing';
 import { committedOpenApi, operationsOf } from '../fixtures/openapi';
@@ -160,5 +161,74 @@ describe('the Hookgate client', () => {
       'https://gw.example.com/v1/events?limit=2',
       'https://gw.example.com/v1/events?limit=2&cursor=c2',
     ]);
+  });
+});
+
+/** A TCP server that does `onConnection` with every connection: hold it open, or cut it. */
+async function tcpServer(onConnection: (socket: Socket) => void): Promise<{ server: Server; url: string }> {
+  const server = createServer(onConnection);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('no address');
+  return { server, url: `http://127.0.0.1:${address.port}` };
+}
+
+const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+describe('the Hookgate client when no answer comes', () => {
+  let closedUrl: string;
+  let silent: Awaited<ReturnType<typeof tcpServer>>;
+  let cutting: Awaited<ReturnType<typeof tcpServer>>;
+  const held = new Set<Socket>();
+
+  beforeAll(async () => {
+    const closed = await tcpServer(() => undefined);
+    closedUrl = closed.url;
+    await close(closed.server);
+    silent = await tcpServer((socket) => held.add(socket));
+    // Reads the request, then hangs up halfway through an answer.
+    cutting = await tcpServer((socket) =>
+      socket.once('data', () => socket.end('HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"data":', () => socket.destroy())),
+    );
+  });
+  afterAll(async () => {
+    for (const socket of held) socket.destroy();
+    await Promise.all([close(silent.server), close(cutting.server)]);
+  });
+
+  const failure = (client: Hookgate) => client.account.get().then(
+    () => {
+      throw new Error('answered');
+    },
+    (error: unknown) => error,
+  );
+
+  const cases: Array<[string, () => Hookgate, RegExp]> = [
+    ['a refused connection', () => new Hookgate({ baseUrl: closedUrl }), /^cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/account: connect ECONNREFUSED 127\.0\.0\.1:\d+$/],
+    ['a host that does not resolve', () => new Hookgate({ baseUrl: 'http://gateway.hookgate.invalid' }), /^cannot reach http:\/\/gateway\.hookgate\.invalid\/v1\/account: .*ENOTFOUND/],
+    ['no answer in time', () => new Hookgate({ baseUrl: silent.url, timeoutMs: 200 }), /^cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/account: no answer within 200 ms$/],
+    ['an answer cut short', () => new Hookgate({ baseUrl: cutting.url }), /^cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/account: /],
+    ['a timeout of the caller’s fetch', () => new Hookgate({ baseUrl: silent.url, fetch: (input, init) => fetch(input, { ...init, signal: AbortSignal.timeout(100) }) }), /: timed out$/],
+  ];
+
+  it.each(cases)('%s throws HookgateError with status 0, naming the URL and the cause', async (_, client, message) => {
+    const error = await failure(client());
+    expect(error).toBeInstanceOf(HookgateError);
+    expect(error).toMatchObject({ name: 'HookgateError', status: 0, body: undefined });
+    expect((error as HookgateError).message).toMatch(message);
+    expect((error as HookgateError).cause).toBeInstanceOf(Error);
+  });
+
+  it('lets an abort the caller asked for through as it is', async () => {
+    const stop = new AbortController();
+    const client = new Hookgate({ baseUrl: silent.url, fetch: (input, init) => fetch(input, { ...init, signal: stop.signal }) });
+    const pending = failure(client);
+    stop.abort();
+    expect(await pending).toMatchObject({ name: 'AbortError' });
+  });
+
+  it('keeps its timeout in a client made withApiKey', async () => {
+    const error = await failure(new Hookgate({ baseUrl: silent.url, timeoutMs: 150 }).withApiKey('hk_test'));
+    expect((error as HookgateError).message).toMatch(/no answer within 150 ms$/);
   });
 });

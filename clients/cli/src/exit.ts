@@ -32,6 +32,8 @@ export class CliError extends Error {
 export function describeError(error: unknown, baseUrl?: string): { exitCode: ExitCode; message: string } {
   if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message };
   if (error instanceof HookgateError) {
+    // Status 0: no HTTP answer; the client's message names the URL and the network failure.
+    if (error.status === 0) return { exitCode: EXIT.unavailable, message: error.message };
     if (error.status === 401 || error.status === 403) {
       return { exitCode: EXIT.config, message: `the API refused the key (${error.status} ${error.message}): run \`hookgate login\` again` };
     }
