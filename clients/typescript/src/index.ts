@@ -22,7 +22,7 @@ import {
 } from './generated.js';
 
 export * from './generated.js';
-export { DEFAULT_TOLERANCE_SECONDS, verifyWebhook, type VerifyWebhookOptions } from './verify.js';
+export { DEFAULT_TOLERANCE_SECONDS, verifyWebhook, type VerifyWebhookOptions, type WebhookHeaders } from './verify.js';
 
 /**
  * A request that failed. An error answer of the API: `status` is its HTTP status and `message` its
