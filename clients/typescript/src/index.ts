@@ -67,6 +67,7 @@ export interface HookgateOptions {
   timeoutMs?: number;
 }
 
+// API Gateway gives up on an integration after 30 s, so in AWS an answer later than that is not coming.
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 type Answer<K extends OperationId> = Operations[K]['responses'][keyof Operations[K]['responses']];
