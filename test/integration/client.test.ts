@@ -1,4 +1,5 @@
 import { transformSync } from 'esbuild';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Hookgate, HookgateError, verifyWebhook, type DestinationWithSecret, type WebhookHeaders } from '../../clients/typescript/src/index';
 import { bootGatewayWithSink } from '../fixtures/gateway';
@@ -131,6 +132,8 @@ describe('the client against the gateway', () => {
     expect(header(delivery, 'webhook-id')).toBe(published.id);
     const standard = { scheme: 'standard_webhooks' } as const;
     expect(verifyWebhook(delivery.body, delivery.headers, destination.signing_secret, standard)).toBe(true);
+    // The same arguments as Standard Webhooks' own library takes, which accepts the delivery too.
+    expect(() => new Webhook(destination.signing_secret).verify(delivery.body.toString('utf8'), delivery.headers as Record<string, string>)).not.toThrow();
     expect(verifyWebhook(`${delivery.body.toString('utf8')} `, delivery.headers, destination.signing_secret, standard)).toBe(false);
     expect(verifyWebhook(delivery.body, delivery.headers, `whsec_${Buffer.alloc(32).toString('base64')}`, standard)).toBe(false);
     // The default scheme does not pass a Standard Webhooks delivery.
