@@ -1,6 +1,7 @@
 import { transformSync } from 'esbuild';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Hookgate, HookgateError, verifyWebhook, type DestinationWithSecret } from '../../clients/typescript/src/index';
+import { Hookgate, HookgateError, verifyWebhook, type DestinationWithSecret, type WebhookHeaders } from '../../clients/typescript/src/index';
 import { bootGatewayWithSink } from '../fixtures/gateway';
 import { readmeClientExample as readmeExample } from '../fixtures/readme';
 import { eventually, type ReceivedRequest } from '../fixtures/sink';
@@ -43,7 +44,7 @@ describe('the README example', () => {
     const js = transformSync(code, { loader: 'ts' }).code;
     const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor as new (
       ...args: string[]
-    ) => (...values: unknown[]) => Promise<{ destination: DestinationWithSecret; isGenuine: (body: string, signature: string) => boolean }>;
+    ) => (...values: unknown[]) => Promise<{ destination: DestinationWithSecret; isGenuine: (body: string, headers: WebhookHeaders) => boolean }>;
     const run = new AsyncFunction('Hookgate', 'verifyWebhook', `${js}\nreturn { destination, isGenuine };`);
     const { destination, isGenuine } = await run(Hookgate, verifyWebhook);
 
@@ -54,10 +55,11 @@ describe('the README example', () => {
     expect(body).toBe(JSON.stringify({ invoice: 'in_1' }));
     expect(header(delivery, 'x-event-type')).toBe('invoice.paid');
     expect(signature).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
-    expect(isGenuine(body, signature)).toBe(true);
-    expect(isGenuine(body.replace('in_1', 'in_2'), signature)).toBe(false);
-    expect(verifyWebhook(delivery.body, signature, destination.signing_secret)).toBe(true);
-    expect(verifyWebhook(body, signature, 'whsec_not-the-secret')).toBe(false);
+    expect(isGenuine(body, delivery.headers)).toBe(true);
+    expect(isGenuine(body, new Headers(delivery.headers as Record<string, string>))).toBe(true);
+    expect(isGenuine(body.replace('in_1', 'in_2'), delivery.headers)).toBe(false);
+    expect(verifyWebhook(delivery.body, delivery.headers, destination.signing_secret)).toBe(true);
+    expect(verifyWebhook(body, delivery.headers, 'whsec_not-the-secret')).toBe(false);
   });
 });
 
@@ -81,8 +83,8 @@ describe('the client against the gateway', () => {
     const [delivery] = await env.sink.waitForPath('/inbound', 1);
     if (!delivery) throw new Error('no delivery');
     expect(header(delivery, 'x-webhook-id')).toBe(ingested.id);
-    expect(verifyWebhook(delivery.body, header(delivery, 'webhook-signature'), destination.signing_secret)).toBe(true);
-    expect(verifyWebhook(`${payload} `, header(delivery, 'webhook-signature'), destination.signing_secret)).toBe(false);
+    expect(verifyWebhook(delivery.body, delivery.headers, destination.signing_secret)).toBe(true);
+    expect(verifyWebhook(`${payload} `, delivery.headers, destination.signing_secret)).toBe(false);
 
     const detail = await eventually(() => hookgate.events.get(ingested.id), (d) => d.event.status === 'delivered');
     expect(detail.event).toMatchObject({ body: payload, event_type: 'payment.succeeded', source_id: source.id });
@@ -95,7 +97,7 @@ describe('the client against the gateway', () => {
     // The copy keeps the original's webhook id (receivers de-duplicate on it) and names itself apart.
     expect(header(redelivery, 'x-webhook-id')).toBe(ingested.id);
     expect(header(redelivery, 'x-hookgate-event-id')).toBe(replay.replay_event_id);
-    expect(verifyWebhook(redelivery.body, header(redelivery, 'webhook-signature'), destination.signing_secret)).toBe(true);
+    expect(verifyWebhook(redelivery.body, redelivery.headers, destination.signing_secret)).toBe(true);
 
     const page = await hookgate.events.list({ limit: 1, source_id: source.id });
     expect(page.data).toHaveLength(1);
@@ -115,11 +117,27 @@ describe('the client against the gateway', () => {
     await hookgate.outboundEvents.publish({ payload: '{"rotated":true}', event_type: 'rotation.test' });
     const [delivery] = await env.sink.waitForPath('/rotating', 1);
     if (!delivery) throw new Error('no delivery');
-    const signature = header(delivery, 'webhook-signature');
-    expect(signature.split(',').filter((part) => part.startsWith('v1='))).toHaveLength(2);
-    expect(verifyWebhook(delivery.body, signature, 'whsec_rotated-secret-value')).toBe(true);
-    expect(verifyWebhook(delivery.body, signature, destination.signing_secret)).toBe(true);
-    expect(verifyWebhook(delivery.body, signature, 'whsec_neither')).toBe(false);
+    expect(header(delivery, 'webhook-signature').split(',').filter((part) => part.startsWith('v1='))).toHaveLength(2);
+    expect(verifyWebhook(delivery.body, delivery.headers, 'whsec_rotated-secret-value')).toBe(true);
+    expect(verifyWebhook(delivery.body, delivery.headers, destination.signing_secret)).toBe(true);
+    expect(verifyWebhook(delivery.body, delivery.headers, 'whsec_neither')).toBe(false);
+  });
+
+  it('verifies Standard Webhooks deliveries with the scheme standard_webhooks', async () => {
+    const destination = await hookgate.destinations.create({ name: 'standard', url: `${env.sink.url}/standard`, signature_scheme: 'standard_webhooks' });
+    await hookgate.routes.create({ destination_id: destination.id, event_type_pattern: 'standard.test' });
+    const published = await hookgate.outboundEvents.publish({ payload: '{"n":1}', event_type: 'standard.test' });
+    const [delivery] = await env.sink.waitForPath('/standard', 1);
+    if (!delivery) throw new Error('no delivery');
+    expect(header(delivery, 'webhook-id')).toBe(published.id);
+    const standard = { scheme: 'standard_webhooks' } as const;
+    expect(verifyWebhook(delivery.body, delivery.headers, destination.signing_secret, standard)).toBe(true);
+    // The same arguments as Standard Webhooks' own library takes, which accepts the delivery too.
+    expect(() => new Webhook(destination.signing_secret).verify(delivery.body.toString('utf8'), delivery.headers as Record<string, string>)).not.toThrow();
+    expect(verifyWebhook(`${delivery.body.toString('utf8')} `, delivery.headers, destination.signing_secret, standard)).toBe(false);
+    expect(verifyWebhook(delivery.body, delivery.headers, `whsec_${Buffer.alloc(32).toString('base64')}`, standard)).toBe(false);
+    // The default scheme does not pass a Standard Webhooks delivery.
+    expect(verifyWebhook(delivery.body, delivery.headers, destination.signing_secret)).toBe(false);
   });
 
   it('publishes outbound events singly and in batches, idempotently, and lists and replays them', async () => {

@@ -81,7 +81,7 @@ describe('verify: what is wrong with a signature', () => {
     for (const [, input] of cases.filter(([, input]) => !input.scheme && !input.headers)) {
       const header = input.header ?? signed();
       const body = input.body ?? Buffer.from(BODY);
-      expect(check(input).valid).toBe(verifyWebhook(body, header, input.secret ?? SECRET, { now: NOW }));
+      expect(check(input).valid).toBe(verifyWebhook(body, { 'webhook-signature': header }, input.secret ?? SECRET, { now: NOW }));
     }
   });
 
@@ -136,6 +136,7 @@ describe('exit codes of errors', () => {
     ['a redirect', new HookgateError(302, 'HTTP 302'), EXIT.unavailable],
     ['a timeout', new DOMException('The operation was aborted due to timeout', 'TimeoutError'), EXIT.unavailable],
     ['a refused connection', new TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }), EXIT.unavailable],
+    ['no answer, as the client reports it', new HookgateError(0, 'cannot reach http://g/v1/account: connect ECONNREFUSED 127.0.0.1:3000'), EXIT.unavailable],
   ];
   it.each(cases)('%s', (_, error, code) => {
     expect(describeError(error, 'http://g').exitCode).toBe(code);

@@ -47,6 +47,8 @@ function refusedKey(refusal: string, source: KeySource | undefined): string {
 export function describeError(error: unknown, baseUrl?: string, keySource?: KeySource): { exitCode: ExitCode; message: string } {
   if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message };
   if (error instanceof HookgateError) {
+    // Status 0: no HTTP answer; the client's message names the URL and the network failure.
+    if (error.status === 0) return { exitCode: EXIT.unavailable, message: error.message };
     if (error.status === 401 || error.status === 403) return { exitCode: EXIT.config, message: refusedKey(`${error.status} ${error.message}`, keySource) };
     if (error.status >= 500 || error.status < 400) return { exitCode: EXIT.unavailable, message: `the gateway answered ${error.status} ${error.message}` };
     return { exitCode: EXIT.failed, message: `${error.status} ${error.message}` };

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.parse
@@ -14,7 +15,13 @@ from . import generated as api
 
 
 class HookgateError(Exception):
-    """An error answer of the API: its status and its exact message (``{"error": "…"}``)."""
+    """A request that failed.
+
+    An error answer of the API: `status` is its HTTP status and `message` its exact ``error``
+    (``{"error": "…"}``). No HTTP answer at all (connection refused, DNS failure, timeout, a
+    connection cut before the answer ended): `status` is 0, `message` is ``cannot reach <url>:
+    <cause>``, `body` is None, and the underlying exception is ``__cause__``.
+    """
 
     def __init__(self, status: int, message: str, body: Any = None) -> None:
         super().__init__(message)
@@ -101,15 +108,28 @@ class Hookgate:
             headers["content-type"] = "application/json"
         request = urllib.request.Request(url, data=data, headers=headers, method=method)
         try:
-            with self._opener.open(request, timeout=self._timeout) as response:
-                status, answer_headers, text = response.status, dict(response.headers.items()), response.read()
-        except urllib.error.HTTPError as error:
-            status, answer_headers, text = error.code, dict(error.headers.items()), error.read()
+            try:
+                with self._opener.open(request, timeout=self._timeout) as response:
+                    status, answer_headers, text = response.status, dict(response.headers.items()), response.read()
+            except urllib.error.HTTPError as error:
+                status, answer_headers, text = error.code, dict(error.headers.items()), error.read()
+        # URLError, timeouts and refused or reset connections are all OSErrors; a cut answer is an HTTPException.
+        except (OSError, http.client.HTTPException) as error:
+            raise HookgateError(0, f"cannot reach {url}: {self._network_failure(error)}") from error
         parsed = _parse(text)
         if status >= 400:
             message = parsed.get("error") if isinstance(parsed, dict) else None
             raise HookgateError(status, message if isinstance(message, str) else f"HTTP {status}", parsed)
         return RawAnswer(status, {k.lower(): v for k, v in answer_headers.items()}, parsed)
+
+    def _network_failure(self, error: BaseException) -> str:
+        # urllib wraps what failed while connecting in a URLError; what fails later comes as it is.
+        reason = error.reason if isinstance(error, urllib.error.URLError) else error
+        if isinstance(reason, TimeoutError):
+            return f"no answer within {self._timeout:g} s"
+        if isinstance(reason, OSError) and reason.strerror:
+            return reason.strerror
+        return str(reason) or type(reason).__name__
 
     def _data(self, operation_id: str, **kwargs: Any) -> Any:
         return self.request(operation_id, **kwargs).body["data"]

@@ -107,8 +107,11 @@ def verify_webhook(
 
     Pass the raw body as received: a re-serialized JSON body does not verify. The timestamp may be
     `tolerance_seconds` away from `now` (Unix seconds; default: the current time), either way.
-    Constant-time; answers False, never raises, on malformed input.
+    Constant-time; answers False, never raises, on malformed headers. Raises only for a programming
+    error: TypeError for one header (a string) where the headers go, ValueError for an unknown scheme.
     """
+    if isinstance(headers, (str, bytes)):
+        raise TypeError("verify_webhook takes the request headers, not one header: verify_webhook(body, request.headers, secret)")
     if not secret:
         return False
     raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)

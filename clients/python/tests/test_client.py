@@ -8,6 +8,7 @@ import http.server
 import urllib.request
 import json
 import os
+import socket
 import threading
 import time
 import unittest
@@ -62,6 +63,56 @@ def eventually(read, done, timeout: float = 20.0):
         if done(value) or time.monotonic() > deadline:
             return value
         time.sleep(0.2)
+
+
+class WithoutAnAnswer(unittest.TestCase):
+    """A gateway that cannot be reached raises HookgateError with status 0, not urllib's URLError."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        closed = socket.create_server(("127.0.0.1", 0))
+        cls.closed_url = f"http://127.0.0.1:{closed.getsockname()[1]}"
+        closed.close()
+        # Accepts connections and never answers.
+        cls.silent = socket.create_server(("127.0.0.1", 0))
+        cls.silent_url = f"http://127.0.0.1:{cls.silent.getsockname()[1]}"
+        # Reads the request, then hangs up halfway through an answer.
+        cls.cutting = socket.create_server(("127.0.0.1", 0))
+        cls.cutting_url = f"http://127.0.0.1:{cls.cutting.getsockname()[1]}"
+
+        def cut() -> None:
+            while True:
+                try:
+                    connection, _ = cls.cutting.accept()
+                except OSError:
+                    return
+                with connection:
+                    connection.recv(65536)
+                    connection.sendall(b'HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n{"data":')
+
+        threading.Thread(target=cut, daemon=True).start()
+
+    @classmethod
+    def tearDownClass(cls) -> None:
+        cls.silent.close()
+        cls.cutting.close()
+
+    def test_raises_hookgate_error_with_status_0_naming_the_url_and_the_cause(self):
+        cases = [
+            ("a refused connection", lambda: Hookgate(self.closed_url), rf"^cannot reach {self.closed_url}/v1/account: Connection refused$"),
+            ("a host that does not resolve", lambda: Hookgate("http://gateway.hookgate.invalid"), r"^cannot reach http://gateway\.hookgate\.invalid/v1/account: \S"),
+            ("no answer in time", lambda: Hookgate(self.silent_url, timeout=0.2), rf"^cannot reach {self.silent_url}/v1/account: no answer within 0\.2 s$"),
+            ("an answer cut short", lambda: Hookgate(self.cutting_url), rf"^cannot reach {self.cutting_url}/v1/account: \S"),
+            ("the timeout kept by with_api_key", lambda: Hookgate(self.silent_url, timeout=0.1).with_api_key("hk_x"), r"no answer within 0\.1 s$"),
+        ]
+        for name, client, message in cases:
+            with self.subTest(name), self.assertRaises(HookgateError) as raised:
+                client().account.get()
+            error = raised.exception
+            self.assertEqual((error.status, error.body), (0, None), name)
+            self.assertRegex(error.message, message)
+            self.assertEqual(str(error), error.message)
+            self.assertIsInstance(error.__cause__, Exception)
 
 
 @unittest.skipUnless(GATEWAY_URL, "HOOKGATE_URL is not set: run through npm test")

@@ -22,9 +22,14 @@ import {
 } from './generated.js';
 
 export * from './generated.js';
-export { DEFAULT_TOLERANCE_SECONDS, verifyWebhook, type VerifyWebhookOptions } from './verify.js';
+export { DEFAULT_TOLERANCE_SECONDS, verifyWebhook, type VerifyWebhookOptions, type WebhookHeaders } from './verify.js';
 
-/** An error answer of the API: its status and its exact message (`{"error": "…"}`). */
+/**
+ * A request that failed. An error answer of the API: `status` is its HTTP status and `message` its
+ * exact `error` (`{"error": "…"}`). No HTTP answer at all (connection refused, DNS failure, timeout,
+ * a connection cut before the answer ended): `status` is 0, `message` is `cannot reach <url>: <cause>`,
+ * and `cause` is the underlying error.
+ */
 export class HookgateError extends Error {
   override readonly name = 'HookgateError';
   constructor(
@@ -32,9 +37,23 @@ export class HookgateError extends Error {
     message: string,
     /** The parsed answer, when there was one. */
     readonly body?: unknown,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
+}
+
+/** Why a request got no answer, in words that name the failure (`connect ECONNREFUSED 127.0.0.1:3000`, `getaddrinfo ENOTFOUND …`). */
+function networkFailure(error: unknown, timeoutMs: number, timedOut: boolean): string {
+  if (timedOut) return `no answer within ${timeoutMs} ms`;
+  if (!(error instanceof Error)) return String(error);
+  if (error.name === 'TimeoutError') return 'timed out';
+  // fetch says only "fetch failed"; the cause says what failed. With several addresses (localhost
+  // as ::1 and 127.0.0.1) the cause is an AggregateError whose message is empty but whose code is set.
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  if (typeof cause?.message === 'string' && cause.message) return cause.message;
+  if (typeof cause?.code === 'string') return cause.code;
+  return error.message;
 }
 
 export interface HookgateOptions {
@@ -44,7 +63,12 @@ export interface HookgateOptions {
   apiKey?: string;
   /** Default: the global fetch (Node 20+). */
   fetch?: typeof fetch;
+  /** A request with no whole answer by then throws a `HookgateError` with status 0. Default 30 000 (30 s). */
+  timeoutMs?: number;
 }
+
+// API Gateway gives up on an integration after 30 s, so in AWS an answer later than that is not coming.
+const DEFAULT_TIMEOUT_MS = 30_000;
 
 type Answer<K extends OperationId> = Operations[K]['responses'][keyof Operations[K]['responses']];
 /** The `data` of an operation's successful answers. */
@@ -69,25 +93,31 @@ export interface RawAnswer {
 
 /**
  * A small typed client of the Hookgate API. Types come from the OpenAPI document
- * (./generated.ts, by `npm run openapi`); every error answer throws a `HookgateError`.
+ * (./generated.ts, by `npm run openapi`); every error answer, and every request that gets no answer,
+ * throws a `HookgateError`.
  */
 export class Hookgate {
   readonly baseUrl: string;
   readonly #apiKey: string | undefined;
   readonly #fetch: typeof fetch;
+  readonly #timeoutMs: number;
 
   constructor(options: HookgateOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.#apiKey = options.apiKey;
     this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   }
 
   /** The same client, authenticated with `apiKey`. */
   withApiKey(apiKey: string): Hookgate {
-    return new Hookgate({ baseUrl: this.baseUrl, apiKey, fetch: this.#fetch });
+    return new Hookgate({ baseUrl: this.baseUrl, apiKey, fetch: this.#fetch, timeoutMs: this.#timeoutMs });
   }
 
-  /** Calls one operation by its `operationId`; resolves with the raw answer, throws `HookgateError` on 4xx/5xx. */
+  /**
+   * Calls one operation by its `operationId`; resolves with the raw answer, throws `HookgateError` on
+   * 4xx/5xx and, with status 0, when no answer came.
+   */
   async request(operationId: OperationId, input: RequestInput = {}): Promise<RawAnswer> {
     const { method, path } = operations[operationId];
     const url = new URL(
@@ -108,8 +138,19 @@ export class Hookgate {
       body = JSON.stringify(input.body);
       headers['content-type'] = 'application/json';
     }
-    const response = await this.#fetch(url, { method, headers, body, redirect: 'manual' });
-    const text = await response.text();
+    const signal = AbortSignal.timeout(this.#timeoutMs);
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.#fetch(url, { method, headers, body, redirect: 'manual', signal });
+      text = await response.text();
+    } catch (error) {
+      // An abort the caller asked for (its own signal, through `fetch`) is no failure of the gateway.
+      if (error instanceof Error && error.name === 'AbortError') throw error;
+      throw new HookgateError(0, `cannot reach ${url.href}: ${networkFailure(error, this.#timeoutMs, signal.aborted)}`, undefined, {
+        cause: error,
+      });
+    }
     let parsed: unknown = undefined;
     if (text) {
       try {
