@@ -12,8 +12,8 @@ export const AWS_ACCOUNT_MESSAGE = 'aws_account_id must be a 12-digit AWS accoun
 export const AWS_SECRET_MESSAGE =
   'AWS access keys are never accepted: Hookgate assumes a role in your account instead (POST /v1/aws-connections, see docs/aws-destinations.md)';
 
-/** Field names that would carry an AWS secret, anywhere in a body: refused by name rather than as merely unknown. */
-const AWS_SECRET_FIELD = /^unknown field: (?:[\w.]+\.)?(?:aws_)?(?:access_key(?:_id)?|secret(?:_access)?_key|session_token|secret_key_id|credentials)$/i;
+/** Field names that would carry an AWS secret, anywhere in a body: refused by name rather than as merely unknown (with the fields a typed config takes, or not). */
+const AWS_SECRET_FIELD = /^unknown field: (?:[\w.]+\.)?(?:aws_)?(?:access_key(?:_id)?|secret(?:_access)?_key|session_token|secret_key_id|credentials)(?: \(.*\))?$/i;
 
 /** `parseJsonBody`, where a body that tries to hand over AWS keys is told that none is ever taken. */
 export function parseKeylessBody<T>(request: ApiRequest, schema: z.ZodType<T>): T {
