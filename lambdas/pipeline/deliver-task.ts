@@ -451,9 +451,13 @@ async function send({ destination, event, body: stored, sendAt, attemptNumber }:
 /** Key objects by kid, for the container's life: a kid names one key pair forever, so a cached one never goes stale. */
 const signerCache = new Map<string, SignerKey>();
 
-/** The account's live keys, current first. Its keys item is read each try, so a rotation signs with both at once. */
+/**
+ * The account's live keys, current first. Its keys item is read each try (eventually consistent: a
+ * try that just misses a rotation signs with the old key, which the JWKS still lists), so every
+ * container signs with both keys right after a rotation.
+ */
 async function signerKeysOf(accountId: string, now: Date): Promise<SignerKey[]> {
-  const set = await findSigningKeys(accountId);
+  const set = await findSigningKeys(accountId, false);
   // Saving an ed25519 destination makes the account's keys; none means the item was removed by hand.
   if (!set) throw new Error(`account ${accountId} has an ed25519 destination and no signing keys`);
   return liveKeys(set, now).map((key) => {

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { SigningKeySet } from '../domain/signing-keys';
 import { defineEntity } from '../store/entity';
 import { accountPartition } from '../store/keys';
-import { putItem } from '../store/table';
+import { getItem, putItem } from '../store/table';
 
 const signingKey = z.object({ kid: z.string(), public_key: z.string(), private_key: z.string(), created_at: z.string() });
 
@@ -23,8 +23,9 @@ const signingKeysEntity = defineEntity({
   keyOf: (record: SigningKeysRecord) => ({ pk: accountPartition(record.account_id), sk: 'SIGNING_KEYS' }),
 });
 
-export async function findSigningKeys(accountId: string): Promise<(SigningKeySet & { version: number }) | undefined> {
-  return signingKeysEntity.find(accountId);
+/** `consistent: false` for readers a just-made rotation may miss for a moment (a try still signs with a key the JWKS lists). */
+export function findSigningKeys(accountId: string, consistent = true): Promise<(SigningKeySet & { version: number }) | undefined> {
+  return getItem(signingKeysEntity.key(accountId), signingKeysEntity.schema, consistent);
 }
 
 /** The account's first keys; false when it already had some (a concurrent first use). */

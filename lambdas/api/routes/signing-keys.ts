@@ -54,7 +54,7 @@ export const signingKeyRoutes: Route[] = [
       const accountId = params.account_id ?? '';
       if (!ACCOUNT_ID.test(accountId)) throw notFound();
       if (!(await servedOnHost(request.host, { kind: 'account', accountId }, now))) throw notFound();
-      const jwks = jwksOf(await findSigningKeys(accountId), now);
+      const jwks = jwksOf(await findSigningKeys(accountId, false), now);
       return {
         status: 200,
         raw: {
