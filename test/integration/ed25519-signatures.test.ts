@@ -177,6 +177,16 @@ describe('ed25519 signatures', () => {
     expect((await call('GET', `/.well-known/jwks/${other.accountId}.json`, { host: 'hooks.jwks-owner.test' })).status).toBe(404);
   });
 
+  it('the consumer portal’s session names the account’s JWKS, for customers with ed25519 endpoints', async () => {
+    const { key, jwksUrl } = await account('portal');
+    const link = await call('POST', '/v1/portal-sessions', { key, body: { customer: 'cus_ed' } });
+    expect(link.status).toBe(201);
+    const token = new URL(link.json.data.url as string).hash.slice(1);
+    const session = await call('GET', '/v1/portal/session', { headers: { authorization: `Bearer ${token}` } });
+    expect(session.status).toBe(200);
+    expect(session.json.data.jwks_url).toBe(jwksUrl);
+  });
+
   it('never answers a private key', async () => {
     const { key, accountId } = await account('private');
     const destination = await call('POST', '/v1/destinations', { key, body: { name: 'p', url: `${sink.url}/p`, signature_scheme: 'ed25519' } });

@@ -774,6 +774,8 @@ class PortalSessionInfo(TypedDict):
     customer: str
     expires_at: str
     brand: PortalSessionInfo_Brand
+    jwks_url: str
+    """The account’s public JWKS: what the customer verifies an `ed25519` endpoint’s deliveries with."""
 
 
 class PublishedEvent(TypedDict):

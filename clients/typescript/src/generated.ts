@@ -744,6 +744,8 @@ export type PortalSessionInfo = {
     accent_color: string | null;
     docs_title: string | null;
   };
+  /** The account’s public JWKS: what the customer verifies an `ed25519` endpoint’s deliveries with. */
+  jwks_url: string;
 };
 
 /** A new event (it ends `accepted` at once if no route matches; its detail shows it). */
