@@ -173,7 +173,9 @@ function successResponse(response: ResponseDoc, schemas: SchemaConverter): JsonO
           ),
         }),
         content: {
-          'application/json': { schema: response.data ? schemas.convert(response.data, 'output') : { type: 'object', description: 'An OpenAPI 3.1 document.' } },
+          'application/json': response.data
+            ? { schema: schemas.convert(response.data, 'output'), example: response.example }
+            : { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } },
         },
       };
     case 'static':

@@ -50,8 +50,9 @@ export interface RedirectDoc {
 interface RawJsonDoc {
   kind: 'raw_json';
   description: string;
-  /** Its shape; without one, documented as an OpenAPI document. */
+  /** Its shape and an example; without them, documented as an OpenAPI document. */
   data?: z.ZodType;
+  example?: unknown;
   /** Response headers that matter to a reader, by name. */
   headers?: Record<string, { description: string; value: string }>;
 }

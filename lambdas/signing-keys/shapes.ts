@@ -57,3 +57,7 @@ export const exampleSigningKeys = {
     { kid: 'key_W7mB2cD5eF8gH1jK', x: 'GbH8pWtqRdYz3wXeN6Ms0kLv1uJ9aC4bF7gT2hQ5rZo', created_at: at, retires_at: '2026-06-03T09:00:00.000Z' },
   ],
 } satisfies SigningKeysResponse;
+
+export const exampleJwks = {
+  keys: exampleSigningKeys.keys.map(({ kid, x }) => ({ kty: 'OKP' as const, crv: 'Ed25519' as const, x, kid, use: 'sig' as const, alg: 'EdDSA' as const })),
+} satisfies z.output<typeof jwksDocument>;

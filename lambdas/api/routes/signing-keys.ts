@@ -3,7 +3,7 @@ import { jwksUrl } from '../../accounts/shapes';
 import { servedOnHost } from '../../custom-domains/host-binding';
 import { notFound } from '../../domain/errors';
 import { findSigningKeys, rotateSigningKeys } from '../../signing-keys';
-import { exampleSigningKeys, jwksDocument, presentSigningKeys, signingKeysResponse } from '../../signing-keys/shapes';
+import { exampleJwks, exampleSigningKeys, jwksDocument, presentSigningKeys, signingKeysResponse } from '../../signing-keys/shapes';
 import { publicBaseUrl } from '../public-url';
 import { json } from '../route-doc';
 import { defineRoute, type Route } from '../router';
@@ -45,6 +45,7 @@ export const signingKeyRoutes: Route[] = [
           kind: 'raw_json',
           description: 'The JWKS (RFC 7517) of the account’s live Ed25519 keys.',
           data: jwksDocument,
+          example: exampleJwks,
           headers: { 'Cache-Control': { description: 'Receivers may cache it this long.', value: JWKS_CACHE_CONTROL } },
         },
       },
