@@ -57,6 +57,14 @@ describe('verifyWebhookWithJwks', () => {
     expect(stale.served.fetches).toBe(2);
   });
 
+  it('made-up kids fetch the JWKS again at most once in 5 seconds', async () => {
+    const { served, fetch } = endpoint([k1]);
+    const url = uniqueUrl();
+    await verifyWebhookWithJwks(BODY, delivery([k1]), url, { now: NOW, fetch });
+    for (const kid of ['x1', 'x2', 'x3']) expect(await verifyWebhookWithJwks(BODY, delivery([k1], [kid]), url, { now: NOW, fetch })).toBe(false);
+    expect(served.fetches).toBe(2);
+  });
+
   it.each([
     { name: 'another body', headers: delivery([k1]), body: `${BODY} ` },
     { name: 'the wrong kid', headers: delivery([k1], ['k2']), body: BODY },

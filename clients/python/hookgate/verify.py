@@ -138,11 +138,15 @@ def verify_webhook(
 
 
 _JWKS_DEFAULT_MAX_AGE = 300.0
+# Unknown kids fetch the JWKS again at most this often (seconds): a request with a made-up kid costs
+# nothing to send, and without this each one would make the receiver fetch.
+_UNKNOWN_KID_REFETCH = 5.0
 _ED25519_SIGNATURE = re.compile(r"[A-Za-z0-9+/]{86}==")
 _MAX_AGE = re.compile(r"max-age=(\d+)")
 
-# Per JWKS URL: its Ed25519 public keys by kid, and until when (time.monotonic()) they are fresh.
-_jwks_cache: dict[str, tuple[dict[str, bytes], float]] = {}
+# Per JWKS URL: its Ed25519 public keys by kid, until when (time.monotonic()) they are fresh, and when
+# they were fetched because a delivery named a kid the cache lacked (0.0 otherwise).
+_jwks_cache: dict[str, tuple[dict[str, bytes], float, float]] = {}
 _jwks_lock = threading.Lock()
 
 Fetch = Callable[[str], tuple[bytes, str | None]]
@@ -160,7 +164,8 @@ def _b64url(value: str) -> bytes:
 def _jwks_keys(url: str, refresh: bool, fetch: Fetch) -> dict[str, bytes]:
     with _jwks_lock:
         cached = _jwks_cache.get(url)
-        if cached and not refresh and cached[1] > time.monotonic():
+        now = time.monotonic()
+        if cached and cached[1] > now and (not refresh or now - cached[2] < _UNKNOWN_KID_REFETCH):
             return cached[0]
         body, cache_control = fetch(url)
         keys: dict[str, bytes] = {}
@@ -168,7 +173,7 @@ def _jwks_keys(url: str, refresh: bool, fetch: Fetch) -> dict[str, bytes]:
             if jwk.get("kty") == "OKP" and jwk.get("crv") == "Ed25519" and isinstance(jwk.get("x"), str) and isinstance(jwk.get("kid"), str):
                 keys[jwk["kid"]] = _b64url(jwk["x"])
         max_age = _MAX_AGE.search(cache_control or "")
-        _jwks_cache[url] = (keys, time.monotonic() + (float(max_age.group(1)) if max_age else _JWKS_DEFAULT_MAX_AGE))
+        _jwks_cache[url] = (keys, now + (float(max_age.group(1)) if max_age else _JWKS_DEFAULT_MAX_AGE), now if refresh else 0.0)
         return keys
 
 
@@ -189,7 +194,7 @@ def verify_webhook_with_jwks(
     shows it as ``jwks_url``).
 
     The JWKS is cached per URL for its ``max-age`` and fetched again at once when a delivery names a
-    kid it lacks, so a rotation needs no redeploy. `fetch(url)` answers the JWKS's bytes and its
+    kid it lacks (at most once in 5 seconds), so a rotation needs no redeploy. `fetch(url)` answers the JWKS's bytes and its
     ``Cache-Control`` (default: urllib). Answers False on malformed headers or a signature no listed
     key makes; raises only when the JWKS cannot be fetched or read.
     """

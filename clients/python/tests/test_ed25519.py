@@ -134,6 +134,13 @@ class VerifyWithJwks(unittest.TestCase):
         self.assertTrue(self.check(delivery([SIGNED_BY_2], ["k2"]), jwks))
         self.assertFalse(self.check(delivery([SIGNED_BY_1], ["k9"]), jwks))
 
+    def test_made_up_kids_fetch_the_jwks_again_at_most_once_in_5_seconds(self):
+        jwks = Jwks(KEY_1)
+        self.check(delivery([SIGNED_BY_1], ["k1"]), jwks)
+        for kid in ["x1", "x2", "x3"]:
+            self.assertFalse(self.check(delivery([SIGNED_BY_1], [kid]), jwks))
+        self.assertEqual(jwks.fetches, 2)
+
     def test_without_webhook_key_id_every_listed_key_is_tried(self):
         headers = {k: v for k, v in delivery([SIGNED_BY_2], []).items() if k != "Webhook-Key-Id"}
         self.assertTrue(self.check(headers, Jwks(KEY_1, KEY_2)))

@@ -132,9 +132,16 @@ export interface VerifyWithJwksOptions {
 interface CachedJwks {
   keys: Map<string, KeyObject>;
   freshUntil: number;
+  /** When it was fetched because a delivery named a kid the cache lacked; 0 otherwise. */
+  refetchedAt: number;
 }
 
 const JWKS_DEFAULT_MAX_AGE_MS = 300_000;
+/**
+ * Unknown kids fetch the JWKS again at most this often: a request with a made-up kid costs nothing to
+ * send, and without this each one would make the receiver fetch (a rotation names its new kid once).
+ */
+const UNKNOWN_KID_REFETCH_MS = 5_000;
 const ED25519_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
 const jwksCache = new Map<string, Promise<CachedJwks>>();
 
@@ -149,22 +156,24 @@ function ed25519Keys(document: unknown): Map<string, KeyObject> {
   return keys;
 }
 
-async function loadJwks(jwksUrl: string, options: VerifyWithJwksOptions): Promise<CachedJwks> {
+async function loadJwks(jwksUrl: string, refetch: boolean, options: VerifyWithJwksOptions): Promise<CachedJwks> {
   const get = options.fetch ?? ((url: string) => fetch(url));
   const answer = await get(jwksUrl);
   if (!answer.ok) throw new Error(`GET ${jwksUrl} answered ${answer.status}`);
   const maxAge = /max-age=(\d+)/.exec(answer.headers.get('cache-control') ?? '')?.[1];
-  return { keys: ed25519Keys(await answer.json()), freshUntil: Date.now() + (maxAge === undefined ? JWKS_DEFAULT_MAX_AGE_MS : Number(maxAge) * 1000) };
+  const now = Date.now();
+  return { keys: ed25519Keys(await answer.json()), freshUntil: now + (maxAge === undefined ? JWKS_DEFAULT_MAX_AGE_MS : Number(maxAge) * 1000), refetchedAt: refetch ? now : 0 };
 }
 
-/** The URL's keys: cached while fresh; fetched again when stale or when `refresh` (a kid the cache lacks). Concurrent callers share one fetch. */
+/**
+ * The URL's keys: cached while fresh; fetched again when stale or when `refresh` (a kid the cache
+ * lacks), unless the cache is itself such a refetch of the last few seconds. Concurrent callers share one fetch.
+ */
 async function jwksKeys(jwksUrl: string, refresh: boolean, options: VerifyWithJwksOptions): Promise<CachedJwks> {
   const cached = jwksCache.get(jwksUrl);
-  if (cached && !refresh) {
-    const known = await cached.catch(() => undefined);
-    if (known && known.freshUntil > Date.now()) return known;
-  }
-  const loading = loadJwks(jwksUrl, options);
+  const known = cached && (await cached.catch(() => undefined));
+  if (known && known.freshUntil > Date.now() && (!refresh || Date.now() - known.refetchedAt < UNKNOWN_KID_REFETCH_MS)) return known;
+  const loading = loadJwks(jwksUrl, refresh, options);
   jwksCache.set(jwksUrl, loading);
   loading.catch(() => jwksCache.delete(jwksUrl));
   return loading;
@@ -177,7 +186,7 @@ async function jwksKeys(jwksUrl: string, refresh: boolean, options: VerifyWithJw
  * public key of the account's JWKS at `jwksUrl` (`GET /v1/account` shows it as `jwks_url`).
  *
  * The JWKS is cached per URL for its `max-age` and fetched again at once when a delivery names a kid
- * it lacks, so a rotation needs no redeploy. Answers false on malformed headers or a signature no
+ * it lacks (at most once in 5 seconds), so a rotation needs no redeploy. Answers false on malformed headers or a signature no
  * listed key makes; rejects only when the JWKS cannot be fetched.
  */
 export async function verifyWebhookWithJwks(
