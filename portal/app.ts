@@ -633,7 +633,7 @@ async function endpointScreen(id: string) {
         h('dt', {}, 'Last failure'),
         h('dd', {}, ago(e.health.last_failure_at)),
         h('dt', {}, 'Signature'),
-        h('dd', {}, e.signature_scheme === 'standard_webhooks' ? 'Standard Webhooks' : 'Webhook-Signature'),
+        h('dd', {}, SCHEME_NAMES[e.signature_scheme]),
         // Set by the account, not the customer: shown so a customer sizing its receiver knows the most it gets at once.
         h('dt', {}, 'Concurrent requests'),
         h('dd', { id: 'max-in-flight' }, `up to ${e.max_in_flight} at a time`),
@@ -902,6 +902,12 @@ async function connectionScreen(id: string) {
 
 // ------------------------------------------------------------------ docs
 
+const SCHEME_NAMES: Record<PortalEndpoint['signature_scheme'], string> = {
+  hookgate: 'Webhook-Signature',
+  standard_webhooks: 'Standard Webhooks',
+  ed25519: 'Ed25519 (public key)',
+};
+
 function snippetList(snippets: typeof SIGNATURE_SNIPPETS): HTMLElement[] {
   return snippets.map((s) => h('details', { open: true }, h('summary', {}, s.title), codeBlock(`${s.title} code`, s.code, { class: `code lang-${s.language}` })));
 }
@@ -909,10 +915,11 @@ function snippetList(snippets: typeof SIGNATURE_SNIPPETS): HTMLElement[] {
 async function docsScreen() {
   const [{ data: types }, { data: endpoints }] = await Promise.all([api<EventType[]>('GET', '/event-types'), api<PortalEndpoint[]>('GET', '/endpoints')]);
   const standard = endpoints.filter((e) => e.signature_scheme === 'standard_webhooks').length;
+  const ed25519 = endpoints.filter((e) => e.signature_scheme === 'ed25519').length;
   // The scheme most of the customer's endpoints use comes first: that is the code they need.
-  const standardFirst = standard > endpoints.length - standard;
+  const standardFirst = standard > endpoints.length - standard - ed25519;
   const ownScheme = endpoints.length
-    ? h('p', { id: 'own-scheme', class: 'muted' }, `Your endpoints are signed with ${standardFirst ? 'Standard Webhooks' : 'Webhook-Signature'}${standard > 0 && standard < endpoints.length ? ' (some with the other scheme, further down)' : ''}.`)
+    ? h('p', { id: 'own-scheme', class: 'muted' }, `Your endpoints are signed with ${[...new Set(endpoints.map((e) => SCHEME_NAMES[e.signature_scheme]))].join(' and ')}.`)
     : null;
   const signature = [
     h('h2', {}, 'Verifying signatures'),
@@ -928,9 +935,22 @@ async function docsScreen() {
     h('p', {}, 'Endpoints set to the Standard Webhooks scheme get webhook-id, webhook-timestamp and webhook-signature headers instead; the official libraries verify them with the endpoint’s whsec_ secret.'),
     ...snippetList(STANDARD_WEBHOOKS_SNIPPETS),
   ];
+  // Shown first when the customer has such endpoints: their code differs from both HMAC schemes.
+  const publicKeys = ed25519
+    ? [
+        h('h2', {}, 'Ed25519 signatures'),
+        h(
+          'p',
+          { id: 'ed25519-docs' },
+          'Endpoints set to Ed25519 get webhook-id, webhook-timestamp, webhook-signature: v1a,<base64 Ed25519 signature of "<webhook-id>.<webhook-timestamp>.<body>"> and webhook-key-id naming the key. Verify with that key from the public key set below (fetch it again when a delivery names a key it lacks: after a key rotation both signatures come for 24 hours). No secret is involved.',
+        ),
+        codeBlock('public key set URL', session?.jwks_url ?? '', { id: 'jwks-url', class: 'code' }),
+      ]
+    : [];
   view.replaceChildren(
     h('h1', {}, session?.brand.docs_title ?? 'Webhooks'),
     ...(ownScheme ? [ownScheme] : []),
+    ...publicKeys,
     ...(standardFirst ? [...standardWebhooks, ...signature] : [...signature, ...standardWebhooks]),
     h('h2', {}, 'Event types'),
     types.length

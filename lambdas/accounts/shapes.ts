@@ -49,6 +49,15 @@ export const accountResponse = named(
   }),
 );
 
+/** What `GET /v1/account` shows: the account, and where receivers find its Ed25519 public keys. */
+export const accountDetailResponse = named(
+  'AccountDetail',
+  z.strictObject({
+    ...accountResponse.shape,
+    jwks_url: z.url().describe('The account’s public JWKS (no API key needed): the Ed25519 keys `ed25519` destinations are signed with.'),
+  }),
+);
+
 // ------------------------------------------------------------------ API keys
 
 export const createApiKeyBody = named('CreateApiKeyRequest', z.strictObject({ name: textField('name').optional() }));
@@ -83,6 +92,7 @@ export const accountCreatedResponse = named(
 );
 
 export type AccountResponse = z.output<typeof accountResponse>;
+type AccountDetailResponse = z.output<typeof accountDetailResponse>;
 export type ApiKeyResponse = z.output<typeof apiKeyResponse>;
 export type NewApiKeyResponse = z.output<typeof newApiKeyResponse>;
 
@@ -94,6 +104,14 @@ export const presentAccount = (a: AccountRecord): AccountResponse => ({
   plan: a.plan,
   retention_days: a.retention_days,
   created_at: a.created_at,
+});
+
+/** Where an account's JWKS is served on the gateway at `baseUrl`. */
+export const jwksUrl = (baseUrl: string, accountId: string): string => `${baseUrl}/.well-known/jwks/${accountId}.json`;
+
+export const presentAccountDetail = (a: AccountRecord, baseUrl: string): AccountDetailResponse => ({
+  ...presentAccount(a),
+  jwks_url: jwksUrl(baseUrl, a.id),
 });
 
 export const presentApiKey = (k: ApiKeyWithUsage): ApiKeyResponse => ({
@@ -124,6 +142,11 @@ export const exampleAccount = {
   retention_days: 1,
   created_at: at,
 } satisfies AccountResponse;
+
+export const exampleAccountDetail = {
+  ...exampleAccount,
+  jwks_url: `https://api.hookgate.example.com/.well-known/jwks/${ids.account}.json`,
+} satisfies AccountDetailResponse;
 
 export const exampleNewApiKey = {
   id: ids.apiKey,

@@ -87,7 +87,7 @@ class SchemaConverter {
   }
 }
 
-const pathParams = (path: string) => path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1));
+const pathParams = (path: string) => path.split('/').filter((s) => s.startsWith(':')).map((s) => s.slice(1).split('.')[0] ?? '');
 const openApiPath = (path: string) => path.replace(/:([A-Za-z_]+)/g, '{$1}');
 
 const PATH_PARAMS: { [name: string]: JsonObject } = {
@@ -97,6 +97,7 @@ const PATH_PARAMS: { [name: string]: JsonObject } = {
     schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{32,128}$' },
   },
   session_id: { description: 'The `hookgate listen` session’s id, as the CLI chose it.', schema: { type: 'string', pattern: SESSION_ID_PATTERN.source } },
+  account_id: { description: 'The account’s id (a UUID).', schema: { type: 'string', format: 'uuid' } },
   name: { description: 'The event type’s name.', schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$' } },
 };
 
@@ -166,7 +167,16 @@ function successResponse(response: ResponseDoc, schemas: SchemaConverter): JsonO
     case 'raw_json':
       return {
         description: response.description,
-        content: { 'application/json': { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } } },
+        ...(response.headers && {
+          headers: Object.fromEntries(
+            Object.entries(response.headers).map(([name, { description, value }]) => [name, { description, schema: { type: 'string', const: value } }]),
+          ),
+        }),
+        content: {
+          'application/json': response.data
+            ? { schema: schemas.convert(response.data, 'output'), example: response.example }
+            : { schema: { type: 'object', description: 'An OpenAPI 3.1 document.' } },
+        },
       };
     case 'static':
       return { description: response.description, content: { [response.contentType]: { schema: { type: 'string' } } } };

@@ -46,10 +46,15 @@ export interface RedirectDoc {
   description: string;
   example: string;
 }
-/** A JSON document that is not enveloped (the OpenAPI document itself). */
+/** A JSON document that is not enveloped (the OpenAPI document itself, a JWKS). */
 interface RawJsonDoc {
   kind: 'raw_json';
   description: string;
+  /** Its shape and an example; without them, documented as an OpenAPI document. */
+  data?: z.ZodType;
+  example?: unknown;
+  /** Response headers that matter to a reader, by name. */
+  headers?: Record<string, { description: string; value: string }>;
 }
 /** A file served as it is (the portal's page, script and style sheet). */
 interface StaticDoc {

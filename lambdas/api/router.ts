@@ -80,8 +80,11 @@ function matchPath(pattern: string, path: string): Record<string, string> | unde
     const segment = want[i] ?? '';
     const actual = have[i] ?? '';
     if (segment.startsWith(':')) {
-      if (!actual) return undefined;
-      params[segment.slice(1)] = decodeURIComponent(actual);
+      // `:name.json`: a parameter with a fixed extension (the JWKS file is named after its account).
+      const [name = '', extension] = segment.slice(1).split('.', 2);
+      const suffix = extension === undefined ? '' : `.${extension}`;
+      if (!actual.endsWith(suffix) || actual.length === suffix.length) return undefined;
+      params[name] = decodeURIComponent(actual.slice(0, actual.length - suffix.length));
     } else if (segment !== actual) {
       return undefined;
     }

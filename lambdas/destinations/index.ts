@@ -26,6 +26,7 @@ import {
   type DestinationActor,
   type DestinationInput,
 } from './changes';
+import { ensureSigningKeys } from '../signing-keys';
 import { deleteDestination, destinationOwners, findDestination, insertDestination, listDestinations, updateDestination, type DestinationRecord } from './record';
 import { endpointRoutes, subscribeEndpoint } from './subscriptions';
 import { destinationUrlRefusal } from './url';
@@ -196,6 +197,8 @@ export async function createDestination(accountId: string, asked: DestinationReq
   if (settings instanceof Refusal) return refused(settings);
   const capped = await capRefusal(accountId, { customer: settings.customer, newDestination: true });
   if (capped) return refused(capped);
+  // Before the destination exists, so its first delivery finds a key to sign with.
+  if (settings.signature_scheme === 'ed25519') await ensureSigningKeys(accountId, now);
   const at = now.toISOString();
   const destination: DestinationRecord = { id: newId(), account_id: accountId, ...settings, created_at: at, updated_at: at };
   await insertDestination(destination);
@@ -220,6 +223,7 @@ export async function changeDestination(current: DestinationRecord, asked: Desti
   // the backstop, sent before the change, lets it go should the release sent after it be lost.
   const switchesOn = plan.changes.active === true && !current.active;
   if (switchesOn) await sendReleaseBackstop(accountId, current.id);
+  if (plan.changes.signature_scheme === 'ed25519') await ensureSigningKeys(accountId, now);
   const destination = await updateDestination(accountId, current.id, { ...plan.changes, updated_at: now.toISOString() });
   if (!destination) return { kind: 'not_found' };
   if (plan.resetBreaker) await resetBreaker(accountId, current.id);

@@ -273,7 +273,7 @@ const requestFields = {
   signature_scheme: z
     .enum(SIGNATURE_SCHEMES)
     .optional()
-    .describe('Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes.'),
+    .describe('Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes; `ed25519` signs with the account’s Ed25519 key (`v1a`, public keys at the account’s `jwks_url`).'),
   customer: customerField.nullable().optional().describe('Your own id for the customer it belongs to (the consumer portal’s scope). Default null.'),
   retry_schedule: retryScheduleInput,
   auto_disable_after_hours: autoDisableInput,
@@ -385,7 +385,7 @@ export const destinationErrors = [
   unsendableHeaderMessage('auth.value'),
   'signing_secret must be at least 8 characters',
   'signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks',
-  'signature_scheme must be one of: hookgate, standard_webhooks',
+  'signature_scheme must be one of: hookgate, standard_webhooks, ed25519',
   'unknown field: nmae',
   ...AWS_TARGET_ERRORS,
   ...AWS_ACCESS_ERRORS,

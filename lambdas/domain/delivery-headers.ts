@@ -1,6 +1,7 @@
 import { webhookIdOf } from './ids';
 import { hookgateSignature, standardWebhooksSignature } from './signing';
-import type { Direction } from './vocabulary';
+import { ed25519Signature, type SignerKey } from './signing-keys';
+import type { Direction, SignatureScheme } from './vocabulary';
 
 export interface DeliveryHeaderInput {
   /** The id receivers de-duplicate on: a replay chain's first event's (the event's own when it is no copy). */
@@ -13,8 +14,10 @@ export interface DeliveryHeaderInput {
   timestamp: number;
   /** This try's W3C `traceparent`: the event's trace, a span of its own (lambdas/domain/trace-context.ts). */
   traceparent: string;
-  scheme: 'hookgate' | 'standard_webhooks';
+  scheme: SignatureScheme;
   secrets: readonly string[];
+  /** The account's live Ed25519 keys, current first: what an `ed25519` destination signs with (its `secrets` unused). */
+  keys: readonly SignerKey[];
   auth: { type: 'bearer'; token: string } | { type: 'header'; name: string; value: string } | null;
   userAgent: string;
 }
@@ -27,18 +30,21 @@ export interface DeliveryHeaderInput {
  * Standard Webhooks verifiers would otherwise mistake for their own.
  */
 export function deliveryHeaders(input: DeliveryHeaderInput): Record<string, string> {
+  const signed = input.scheme === 'ed25519' ? ed25519Signature(input.webhookId, input.timestamp, input.body, input.keys) : undefined;
   return headersOf(input, {
     timestamp: String(input.timestamp),
     traceparent: input.traceparent,
     signature: (scheme) =>
-      scheme === 'standard_webhooks'
+      signed?.signature ??
+      (scheme === 'standard_webhooks'
         ? standardWebhooksSignature(input.webhookId, input.timestamp, input.body, input.secrets)
-        : hookgateSignature(input.body, input.timestamp, input.secrets),
+        : hookgateSignature(input.body, input.timestamp, input.secrets)),
+    keyIds: signed?.keyIds ?? '',
     credential: (value) => value,
   });
 }
 
-export type ShownHeaderInput = Omit<DeliveryHeaderInput, 'body' | 'timestamp' | 'traceparent' | 'secrets'>;
+export type ShownHeaderInput = Omit<DeliveryHeaderInput, 'body' | 'timestamp' | 'traceparent' | 'secrets' | 'keys'>;
 
 /** The facts of a delivery's headers that do not change from try to try. */
 export function headerFacts(
@@ -69,6 +75,7 @@ export function shownDeliveryHeaders(input: ShownHeaderInput): Record<string, st
     timestamp: '<the try’s Unix time>',
     traceparent: '<the event’s trace, a new span for each try>',
     signature: () => '<computed for each try>',
+    keyIds: '<the account’s signing keys’ ids, current first>',
     credential: () => '<hidden>',
   });
 }
@@ -77,6 +84,7 @@ interface PerTry {
   timestamp: string;
   traceparent: string;
   signature: (scheme: DeliveryHeaderInput['scheme']) => string;
+  keyIds: string;
   credential: (value: string) => string;
 }
 
@@ -90,11 +98,12 @@ function headersOf(input: ShownHeaderInput, perTry: PerTry): Record<string, stri
     traceparent: perTry.traceparent,
   };
   if (input.eventType !== null) headers['x-event-type'] = input.eventType;
-  if (input.scheme === 'standard_webhooks') {
+  if (input.scheme !== 'hookgate') {
     headers['webhook-id'] = input.webhookId;
     headers['webhook-timestamp'] = perTry.timestamp;
   }
   headers['webhook-signature'] = perTry.signature(input.scheme);
+  if (input.scheme === 'ed25519') headers['webhook-key-id'] = perTry.keyIds;
   if (input.auth?.type === 'bearer') headers.authorization = perTry.credential(`Bearer ${input.auth.token}`);
   if (input.auth?.type === 'header') headers[input.auth.name.toLowerCase()] = perTry.credential(input.auth.value);
   return headers;

@@ -33,7 +33,8 @@ export type Provider = (typeof PROVIDERS)[number];
 export const SECRET_PROVIDERS = ['stripe', 'github', 'shopify', 'slack', 'standard_webhooks'] as const satisfies readonly Provider[];
 
 /** How deliveries are signed. */
-export const SIGNATURE_SCHEMES = ['hookgate', 'standard_webhooks'] as const;
+export const SIGNATURE_SCHEMES = ['hookgate', 'standard_webhooks', 'ed25519'] as const;
+export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 
 export const EXPORT_STATUSES = ['queued', 'processing', 'ready', 'failed'] as const;
 export const EXPORT_FORMATS = ['json', 'csv'] as const;

@@ -9,6 +9,8 @@ import type { DeliveryState, EndReason } from '../domain/progress';
 import { isTerminalDelivery } from '../domain/event-status';
 import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
 import { activeSecrets } from '../domain/signing';
+import { liveKeys, signerKey, type SignerKey } from '../domain/signing-keys';
+import { findSigningKeys } from '../signing-keys';
 import type { DeliveryTask } from '../adapters/delivery-queue';
 import { longestTryMs, type DeliveryResult } from '../adapters/http-sender';
 import type { DeliverySender } from '../adapters/delivery-sender';
@@ -423,6 +425,7 @@ async function send({ destination, event, body: stored, sendAt, attemptNumber }:
     timestamp: Math.floor(now.getTime() / 1000),
     traceparent: traceparentOf(traceOf(stored.trace, event.id), newSpanBytes()),
     secrets: activeSecrets(destination, now),
+    keys: destination.signature_scheme === 'ed25519' ? await signerKeysOf(destination.account_id, now) : [],
   });
   const target = destination.aws_target;
   return deps.send({
@@ -442,6 +445,25 @@ async function send({ destination, event, body: stored, sendAt, attemptNumber }:
       receivedAt: event.received_at,
     },
     listen: destination.listen_session === null ? null : { accountId: event.account_id, destinationId: destination.id, eventId: event.id, eventType: event.event_type, attempt: attemptNumber },
+  });
+}
+
+/** Key objects by kid, for the container's life: a kid names one key pair forever, so a cached one never goes stale. */
+const signerCache = new Map<string, SignerKey>();
+
+/**
+ * The account's live keys, current first. Its keys item is read each try (eventually consistent: a
+ * try that just misses a rotation signs with the old key, which the JWKS still lists), so every
+ * container signs with both keys right after a rotation.
+ */
+async function signerKeysOf(accountId: string, now: Date): Promise<SignerKey[]> {
+  const set = await findSigningKeys(accountId, false);
+  // Saving an ed25519 destination makes the account's keys; none means the item was removed by hand.
+  if (!set) throw new Error(`account ${accountId} has an ed25519 destination and no signing keys`);
+  return liveKeys(set, now).map((key) => {
+    let signer = signerCache.get(key.kid);
+    if (!signer) signerCache.set(key.kid, (signer = signerKey(key)));
+    return signer;
   });
 }
 

@@ -1,4 +1,5 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import type { SigningKey } from '../domain/signing-keys';
 import { uuidv7 } from '../domain/ids';
 import { startedTrace, type Trace } from '../domain/trace-context';
 
@@ -23,3 +24,10 @@ export const newTrace = (): Trace => startedTrace(randomBytes(16));
 
 /** The random bytes of one delivery try's span id. */
 export const newSpanBytes = (): Buffer => randomBytes(8);
+
+/** A fresh Ed25519 key pair, as its JWK's `x` and `d`; its id is random so it tells nothing of the account or the time. */
+export function newSigningKey(now: Date): SigningKey {
+  const jwk = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  if (!jwk.x || !jwk.d) throw new Error('node exported an Ed25519 key without x or d');
+  return { kid: `key_${randomBytes(12).toString('base64url')}`, public_key: jwk.x, private_key: jwk.d, created_at: now.toISOString() };
+}

@@ -284,6 +284,24 @@ describe('consumer portal in a browser', () => {
     await page.context().close();
   });
 
+  it('an Ed25519 endpoint is named so, and the docs show first how to verify it, with the public key set’s URL', async () => {
+    const created = await call('POST', '/v1/destinations', { key, body: { name: 'Signed receiver', url: `${sink.url}/ed`, customer: 'cus_ed', signature_scheme: 'ed25519' } });
+    expect(created.status).toBe(201);
+    const { jwks_url: jwksUrl } = (await call('GET', '/v1/account', { key })).json.data as { jwks_url: string };
+    const { url } = await openPortalSession(call, key, 'cus_ed');
+    const { page, problems } = await openPortal(url);
+    await page.evaluate(`location.hash = '#/endpoints/${created.json.data.id as string}'`);
+    await page.locator('#health dd', { hasText: 'Ed25519 (public key)' }).waitFor();
+    await page.click('nav a[href="#/docs"]');
+    await page.locator('#catalog').waitFor();
+    expect(await page.textContent('#own-scheme')).toBe('Your endpoints are signed with Ed25519 (public key).');
+    expect(await page.locator('#view h2').first().textContent()).toBe('Ed25519 signatures');
+    expect(await page.textContent('#ed25519-docs')).toContain('webhook-key-id');
+    expect(await page.textContent('#jwks-url')).toBe(jwksUrl);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it('a later link in the same tab never replaces the open session; the page names its customer; revoke ends it', async () => {
     const own = await call('POST', '/v1/destinations', { key, body: { name: 'First customer sink', url: `${sink.url}/first`, customer: 'cus_first' } });
     expect(own.status).toBe(201);

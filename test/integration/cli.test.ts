@@ -464,6 +464,31 @@ describe('verify', () => {
     expect(withoutId.stdout).toContain("pass the 'webhook-id: …' header with --header too");
   });
 
+  it('verifies a real ed25519 delivery against the account’s JWKS, and names a key the JWKS lacks', async () => {
+    const destination = await hookgate.destinations.create({ name: 'ed', url: `${sink.url}/ed`, signature_scheme: 'ed25519' });
+    await hookgate.routes.create({ destination_id: destination.id, event_type_pattern: 'ed.*' });
+    await hookgate.outboundEvents.publish({ event_type: 'ed.sent', payload: { n: 1 } });
+    const [signed] = await sink.waitForPath('/ed', 1);
+    const headers = ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'webhook-key-id'].flatMap((name) => ['--header', `${name}: ${String(signed?.headers[name])}`]);
+    const file = join(scratch, 'ed.json');
+    await writeFile(file, signed?.body ?? '');
+    const { jwks_url: jwksUrl } = await hookgate.account.get();
+    const run = await cli(['verify', '--jwks-url', jwksUrl, ...headers, '--body-file', file]);
+    expect(run.code, run.stdout + run.stderr).toBe(0);
+    expect(run.stdout).toMatch(/^OK {4}the Ed25519 signature verifies/);
+
+    const edited = join(scratch, 'ed-edited.json');
+    await writeFile(edited, `${signed?.body.toString()}\n`);
+    expect(json(await cli(['verify', '--jwks-url', jwksUrl, ...headers, '--body-file', edited, '--json']))).toMatchObject({ valid: false, reason: 'body_changed', scheme: 'ed25519' });
+
+    const other = await createAccount(call, { name: 'CLI other' });
+    const otherJwks = `${jwksUrl.slice(0, jwksUrl.lastIndexOf('/'))}/${other.accountId}.json`;
+    const unknown = await cli(['verify', '--jwks-url', otherJwks, ...headers, '--body-file', file]);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stdout).toContain('the JWKS lacks the key that signed');
+    expect((await cli(['verify', '--jwks-url', jwksUrl, '--secret', destination.signing_secret, ...headers, '--body-file', file])).code).toBe(2);
+  });
+
   it('a missing option or an unreadable body file is a usage error (2)', async () => {
     expect((await cli(['verify', '--header', signature(), '--body-file', bodyFile])).code).toBe(2);
     const missingFile = await cli(['verify', '--secret', secret, '--header', signature(), '--body-file', join(scratch, 'nope')]);

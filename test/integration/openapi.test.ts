@@ -114,6 +114,10 @@ describe('real answers match their documented schemas', () => {
     expect((await api('GET', '/v1/account', { key: 'hk_nope' })).status).toBe(401);
     expect((await api('GET', '/v1/account')).status).toBe(401);
     expect((await api('PATCH', '/v1/account', { key, body: { name: 'Renamed', plan: 'enterprise', retention_days: 400 } })).status).toBe(200);
+    expect((await api('POST', '/v1/signing-keys/rotate', { key })).status).toBe(200);
+    const accountId = (await api('GET', '/v1/account', { key })).json.data.id as string;
+    expect((await api('GET', '/.well-known/jwks/{account_id}.json', { params: { account_id: accountId } })).json.keys).toHaveLength(1);
+    expect((await api('GET', '/.well-known/jwks/{account_id}.json', { params: { account_id: 'nope' } })).status).toBe(404);
   });
 
   it('API keys', async () => {

@@ -145,7 +145,7 @@ describe('destinations', () => {
     [{ name: 'a', url: 'https://x.example.com', auth: { type: 'header', name: 'Bad Header', value: 'v' } }, 'auth.name must be a valid HTTP header name'],
     [{ name: 'a', url: 'https://x.example.com', auth: { type: 'header', name: 'Host', value: 'v' } }, 'auth.name is a header the gateway sets itself'],
     [{ name: 'a', url: 'https://x.example.com', auth: { type: 'header', name: 'X-A', value: 'a\r\nb' } }, 'auth.value must be printable ASCII without leading or trailing spaces (it is sent as an HTTP header)'],
-    [{ name: 'a', url: 'https://x.example.com', signature_scheme: 'svix' }, 'signature_scheme must be one of: hookgate, standard_webhooks'],
+    [{ name: 'a', url: 'https://x.example.com', signature_scheme: 'svix' }, 'signature_scheme must be one of: hookgate, standard_webhooks, ed25519'],
     [{ name: 'a', url: 'https://x.example.com', signing_secret: 'short' }, 'signing_secret must be at least 8 characters'],
     [
       { name: 'a', url: 'https://x.example.com', signature_scheme: 'standard_webhooks', signing_secret: 'not-a-whsec-secret' },

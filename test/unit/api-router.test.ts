@@ -53,6 +53,30 @@ describe('the api router, route groups loaded on first use', () => {
     expect([sources.loads, portal.loads]).toEqual([1, 0]);
   });
 
+  it.each([
+    { path: '/files/abc.json', params: { name: 'abc' } },
+    { path: '/files/a%2Eb.json', params: { name: 'a.b' } },
+    { path: '/files/abc', params: undefined },
+    { path: '/files/.json', params: undefined },
+    { path: '/files/abc.jsonx', params: undefined },
+  ])('a parameter with a fixed extension (`:name.json`): $path', async ({ path, params }) => {
+    let seen: Record<string, string> | undefined;
+    const files = defineRoute({
+      method: 'GET',
+      path: '/files/:name.json',
+      auth: 'none',
+      doc: { operationId: 'file', summary: 'file', tag: 'Probes', responses: { 204: noContent('Done.') } },
+      handle: async (ctx) => {
+        seen = ctx.params;
+        return { status: 204 };
+      },
+    });
+    const route = createRouter([countedGroup(['/files'], [files])]);
+    if (params) await expect(route(request('GET', path))).resolves.toMatchObject({ status: 204 });
+    else await expect(route(request('GET', path))).rejects.toMatchObject({ kind: 'not_found' });
+    expect(seen).toEqual(params);
+  });
+
   it('finds every route of the api in the group that holds it, and in no other', async () => {
     let checked = 0;
     for (const group of routeGroups) {

@@ -43,6 +43,7 @@ const HEADERS = deliveryHeaders({
   timestamp: 1_764_000_000,
   scheme: 'hookgate',
   secrets: ['whsec_test'],
+  keys: [],
   auth: null,
   userAgent: 'hookgate/test',
   traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01',

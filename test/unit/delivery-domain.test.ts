@@ -1,3 +1,4 @@
+import { createPublicKey, verify } from 'node:crypto';
 import type { AwsTarget } from '../../lambdas/domain/aws-targets';
 import Stripe from 'stripe';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +7,8 @@ import { deliveryHeaders, shownDeliveryHeaders } from '../../lambdas/domain/deli
 import { planDeliveries, statusAfter } from '../../lambdas/domain/delivery-plan';
 import { aggregateStatus } from '../../lambdas/domain/event-status';
 import { activeSecrets, hookgateSignature, standardWebhooksSignature } from '../../lambdas/domain/signing';
+import { signerKey } from '../../lambdas/domain/signing-keys';
+import { newSigningKey } from '../../lambdas/shared/secrets';
 
 describe('retry schedule', () => {
   it('tries five times by default: now, 30 s, 2 min, 10 min, 1 h', () => {
@@ -160,6 +163,7 @@ describe('delivery headers', () => {
     timestamp: 1,
     traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
     secrets: ['whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0'],
+    keys: [signerKey(newSigningKey(new Date(0)))],
     userAgent: 'hookgate/1.0.0',
   };
   it('default scheme: Webhook-Signature, X-Webhook-Id, and no webhook-* headers a Standard Webhooks verifier would misread', () => {
@@ -175,12 +179,27 @@ describe('delivery headers', () => {
     expect(headers).toMatchObject({ 'webhook-id': 'w1', 'x-webhook-id': 'w1', 'x-hookgate-event-id': 'e1', 'webhook-timestamp': '1', 'x-key': 'v' });
     expect(headers['webhook-signature']).toBe(standardWebhooksSignature('w1', 1, base.body, base.secrets));
     expect(headers).not.toHaveProperty('x-event-type');
+    expect(headers).not.toHaveProperty('webhook-key-id');
+  });
+  it('ed25519 scheme: the Standard Webhooks headers, a v1a signature per key and webhook-key-id naming them in order', () => {
+    const [current] = base.keys;
+    const previous = signerKey(newSigningKey(new Date(0)));
+    const headers = deliveryHeaders({ ...base, keys: [current!, previous], scheme: 'ed25519', auth: null });
+    expect(headers).toMatchObject({ 'webhook-id': 'w1', 'webhook-timestamp': '1', 'webhook-key-id': `${current!.kid} ${previous.kid}` });
+    const signatures = headers['webhook-signature']!.split(' ');
+    expect(signatures).toHaveLength(2);
+    signatures.forEach((signature, i) => {
+      expect(signature).toMatch(/^v1a,/);
+      const key = createPublicKey([current!, previous][i]!.key);
+      expect(verify(null, Buffer.from('w1.1.{}'), key, Buffer.from(signature.slice(4), 'base64'))).toBe(true);
+    });
   });
   it.each([
     { scheme: 'hookgate' as const, auth: { type: 'bearer' as const, token: 'secret-token' }, hidden: 'authorization' },
     { scheme: 'standard_webhooks' as const, auth: { type: 'header' as const, name: 'X-Key', value: 'secret-value' }, hidden: 'x-key' },
+    { scheme: 'ed25519' as const, auth: { type: 'bearer' as const, token: 'secret-token' }, hidden: 'authorization' },
   ])('shown in event detail ($scheme): the names every try carries, per-try values described, the credential hidden', ({ scheme, auth, hidden }) => {
-    const { body: _body, timestamp: _timestamp, traceparent: _traceparent, secrets: _secrets, ...facts } = base;
+    const { body: _body, timestamp: _timestamp, traceparent: _traceparent, secrets: _secrets, keys: _keys, ...facts } = base;
     const shown = shownDeliveryHeaders({ ...facts, scheme, auth });
     const sent = deliveryHeaders({ ...base, scheme, auth });
     expect(Object.keys(shown).sort()).toEqual(Object.keys(sent).sort());

@@ -161,11 +161,12 @@ describe('the OpenAPI document', () => {
     expect(documentedMessages(byId.getAccount?.responses['401'])).toEqual(['Unauthorized']);
   });
 
-  it('describes Bearer hk_ keys, and leaves account creation, probes, the document and ingest open', () => {
+  it('describes Bearer hk_ keys, and leaves account creation, probes, the document, the JWKS and ingest open', () => {
     expect(document.components.securitySchemes).toMatchObject({ bearerAuth: { type: 'http', scheme: 'bearer' } });
     expect(document.security).toEqual([{ bearerAuth: [] }]);
     const open = operations.filter((o) => o.operation.security?.length === 0).map((o) => `${o.method} ${o.path}`);
     expect(open.sort()).toEqual([
+      'GET /.well-known/jwks/{account_id}.json',
       'GET /healthz',
       'GET /openapi.json',
       'GET /portal',

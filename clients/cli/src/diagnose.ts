@@ -7,6 +7,7 @@ export type Scheme = (typeof SCHEMES)[number];
 /** Why a signature does not verify; null when it does. docs/cli.md explains each. */
 type Reason =
   | 'malformed_header'
+  | 'unknown_key'
   | 'wrong_scheme'
   | 'malformed_secret'
   | 'wrong_secret'
@@ -17,7 +18,8 @@ type Reason =
 
 export interface Diagnosis {
   valid: boolean;
-  scheme: Scheme;
+  /** `ed25519` when checked against a JWKS (`--jwks-url`). */
+  scheme: Scheme | 'ed25519';
   reason: Reason | null;
   /** What the check found, one sentence each: facts, and guesses marked as guesses. */
   findings: string[];
@@ -293,9 +295,10 @@ export function diagnose(input: VerifyInput, crossCheck = true): Diagnosis {
 
 /** The headline of a diagnosis, for a person. */
 export function verdict(diagnosis: Diagnosis): string {
-  const scheme = diagnosis.scheme === 'hookgate' ? 'Hookgate' : 'Standard Webhooks';
+  const scheme = { hookgate: 'Hookgate', standard_webhooks: 'Standard Webhooks', ed25519: 'Ed25519' }[diagnosis.scheme];
   const why: Record<Reason, string> = {
     malformed_header: 'the signature headers are malformed',
+    unknown_key: 'the JWKS lacks the key that signed',
     wrong_scheme: 'the header is of the other scheme',
     malformed_secret: 'the secret cannot be the one that signed',
     wrong_secret: 'the secret is not the one that signed',

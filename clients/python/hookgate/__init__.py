@@ -1,9 +1,9 @@
-"""Hookgate's Python client: the API (`Hookgate`), its errors (`HookgateError`) and `verify_webhook`."""
+"""Hookgate's Python client: the API (`Hookgate`), its errors (`HookgateError`), `verify_webhook` and `verify_webhook_with_jwks`."""
 
 from . import generated as types
 from .client import EventPage, Hookgate, HookgateError, RawAnswer
 from .generated import API_VERSION
-from .verify import DEFAULT_TOLERANCE_SECONDS, verify_webhook
+from .verify import DEFAULT_TOLERANCE_SECONDS, verify_webhook, verify_webhook_with_jwks
 
 __all__ = [
     "API_VERSION",
@@ -14,4 +14,5 @@ __all__ = [
     "RawAnswer",
     "types",
     "verify_webhook",
+    "verify_webhook_with_jwks",
 ]

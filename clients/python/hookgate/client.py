@@ -65,6 +65,7 @@ class Hookgate:
         self.accounts = _Accounts(self)
         self.account = _Account(self)
         self.api_keys = _ApiKeys(self)
+        self.signing_keys = _SigningKeys(self)
         self.sources = _Sources(self)
         self.destinations = _Destinations(self)
         self.routes = _Routes(self)
@@ -160,11 +161,17 @@ class _Accounts(_Resource):
 
 
 class _Account(_Resource):
-    def get(self) -> api.Account:
-        return cast(api.Account, self._client._data("getAccount"))
+    def get(self) -> api.AccountDetail:
+        return cast(api.AccountDetail, self._client._data("getAccount"))
 
     def update(self, body: api.UpdateAccountRequest) -> api.Account:
         return cast(api.Account, self._client._data("updateAccount", body=body))
+
+
+class _SigningKeys(_Resource):
+    def rotate(self) -> api.SigningKeys:
+        """A new current Ed25519 key; the old one signs alongside it for 24 hours. Answers the public halves only."""
+        return cast(api.SigningKeys, self._client._data("rotateSigningKeys"))
 
 
 class _ApiKeys(_Resource):

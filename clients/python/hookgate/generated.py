@@ -22,6 +22,16 @@ class AccountCreated(TypedDict):
     api_key: NewApiKey
 
 
+class AccountDetail(TypedDict):
+    id: str
+    name: str | None
+    plan: Literal['free', 'pro', 'enterprise']
+    retention_days: int
+    created_at: str
+    jwks_url: str
+    """The account’s public JWKS (no API key needed): the Ed25519 keys `ed25519` destinations are signed with."""
+
+
 class ApiKey(TypedDict):
     """An API key as listed: never the key itself or its hash."""
     id: str
@@ -152,8 +162,8 @@ class CreateDestinationRequest(TypedDict):
     """Default 15000."""
     active: NotRequired[bool]
     """Default true."""
-    signature_scheme: NotRequired[Literal['hookgate', 'standard_webhooks']]
-    """Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes."""
+    signature_scheme: NotRequired[Literal['hookgate', 'standard_webhooks', 'ed25519']]
+    """Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes; `ed25519` signs with the account’s Ed25519 key (`v1a`, public keys at the account’s `jwks_url`)."""
     customer: NotRequired[str | None]
     """Your own id for the customer it belongs to (the consumer portal’s scope). Default null."""
     retry_schedule: NotRequired[list[int] | None]
@@ -314,7 +324,7 @@ class Destination(TypedDict):
     auth: Destination_Auth_1 | Destination_Auth_2 | None
     """The kind of auth sent to the destination; tokens and header values are never returned."""
     timeout_ms: int
-    signature_scheme: Literal['hookgate', 'standard_webhooks']
+    signature_scheme: Literal['hookgate', 'standard_webhooks', 'ed25519']
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
     health: DestinationHealth
@@ -387,7 +397,7 @@ class DestinationWithSecret(TypedDict):
     auth: DestinationWithSecret_Auth_1 | DestinationWithSecret_Auth_2 | None
     """The kind of auth sent to the destination; tokens and header values are never returned."""
     timeout_ms: int
-    signature_scheme: Literal['hookgate', 'standard_webhooks']
+    signature_scheme: Literal['hookgate', 'standard_webhooks', 'ed25519']
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
     health: DestinationHealth
@@ -539,6 +549,20 @@ class IngestAccepted(TypedDict):
     """`queued` when routes matched, `accepted` when none did."""
 
 
+class Jwks_Keys_Item(TypedDict):
+    kty: Literal['OKP']
+    crv: Literal['Ed25519']
+    x: str
+    """base64url of the 32-byte public key."""
+    kid: str
+    use: Literal['sig']
+    alg: Literal['EdDSA']
+
+
+class Jwks(TypedDict):
+    keys: list[Jwks_Keys_Item]
+
+
 class KinesisDestinationConfig(TypedDict):
     stream_arn: str
     """arn:aws:kinesis:<region>:<account id>:stream/<name>."""
@@ -629,7 +653,7 @@ class PortalEndpoint(TypedDict):
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
     health: DestinationHealth
-    signature_scheme: Literal['hookgate', 'standard_webhooks']
+    signature_scheme: Literal['hookgate', 'standard_webhooks', 'ed25519']
     max_in_flight: int
     """Tries in flight at once at most."""
     created_at: str
@@ -653,7 +677,7 @@ class PortalEndpointWithSecret(TypedDict):
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
     health: DestinationHealth
-    signature_scheme: Literal['hookgate', 'standard_webhooks']
+    signature_scheme: Literal['hookgate', 'standard_webhooks', 'ed25519']
     max_in_flight: int
     """Tries in flight at once at most."""
     created_at: str
@@ -750,6 +774,8 @@ class PortalSessionInfo(TypedDict):
     customer: str
     expires_at: str
     brand: PortalSessionInfo_Brand
+    jwks_url: str
+    """The account’s public JWKS: what the customer verifies an `ed25519` endpoint’s deliveries with."""
 
 
 class PublishedEvent(TypedDict):
@@ -845,6 +871,22 @@ class S3DestinationConfig(TypedDict):
     """Must contain `{event_id}`; may use `{event_type}` and `{date}` (YYYY-MM-DD of receipt). Default `hookgate/{date}/{event_id}`."""
     region: NotRequired[str | None]
     """The bucket’s region. Default null: the deployment’s region (S3 redirects to the right one)."""
+
+
+class SigningKey(TypedDict):
+    kid: str
+    """Sent as `webhook-key-id`; the JWK’s `kid`."""
+    x: str
+    """The public key: base64url of 32 bytes (the JWK’s `x`)."""
+    created_at: str
+    retires_at: str | None
+    """Null for the current key; when a rotated-out key stops signing and leaves the JWKS."""
+
+
+class SigningKeys(TypedDict):
+    jwks_url: str
+    keys: list[SigningKey]
+    """Current key first."""
 
 
 class SnsDestinationConfig(TypedDict):
@@ -946,8 +988,8 @@ class UpdateDestinationRequest(TypedDict):
     """Default 15000."""
     active: NotRequired[bool]
     """Default true."""
-    signature_scheme: NotRequired[Literal['hookgate', 'standard_webhooks']]
-    """Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes."""
+    signature_scheme: NotRequired[Literal['hookgate', 'standard_webhooks', 'ed25519']]
+    """Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes; `ed25519` signs with the account’s Ed25519 key (`v1a`, public keys at the account’s `jwks_url`)."""
     customer: NotRequired[str | None]
     """Your own id for the customer it belongs to (the consumer portal’s scope). Default null."""
     retry_schedule: NotRequired[list[int] | None]
@@ -1020,6 +1062,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "createAccount": ("POST", "/v1/accounts"),
     "getAccount": ("GET", "/v1/account"),
     "updateAccount": ("PATCH", "/v1/account"),
+    "rotateSigningKeys": ("POST", "/v1/signing-keys/rotate"),
+    "getJwks": ("GET", "/.well-known/jwks/{account_id}.json"),
     "createApiKey": ("POST", "/v1/api-keys"),
     "listApiKeys": ("GET", "/v1/api-keys"),
     "revokeApiKey": ("DELETE", "/v1/api-keys/{id}"),

@@ -14,7 +14,7 @@ import time
 import unittest
 import uuid
 
-from hookgate import Hookgate, HookgateError, verify_webhook
+from hookgate import Hookgate, HookgateError, verify_webhook, verify_webhook_with_jwks
 
 GATEWAY_URL = os.environ.get("HOOKGATE_URL")
 
@@ -173,6 +173,30 @@ class AgainstTheGateway(unittest.TestCase):
         self.assertFalse(verify(body + b" ", headers))
         self.assertFalse(verify(body, headers, now=time.time() + 301))
         self.assertFalse(verify_webhook(body, headers, secret))
+
+    def test_signs_ed25519_deliveries_that_verify_with_the_jwks_across_a_rotation(self):
+        jwks_url = self.hookgate.account.get()["jwks_url"]
+        self.assertEqual(jwks_url, f"{GATEWAY_URL}/.well-known/jwks/{self.account['id']}.json")
+        destination = self.hookgate.destinations.create(
+            {"name": "py-ed25519", "url": f"{self.sink.url}/ed25519", "signature_scheme": "ed25519"}
+        )
+        self.hookgate.routes.create({"destination_id": destination["id"], "event_type_pattern": "py.ed25519"})
+        self.hookgate.outbound_events.publish({"payload": '{"n":1}', "event_type": "py.ed25519"})
+        headers, body = self.sink.wait_for("/ed25519")
+        self.assertTrue(headers["webhook-signature"].startswith("v1a,"))
+        self.assertTrue(verify_webhook_with_jwks(body, headers, jwks_url))
+        self.assertFalse(verify_webhook_with_jwks(body + b" ", headers, jwks_url))
+        self.assertFalse(verify_webhook_with_jwks(body, headers, jwks_url, now=time.time() + 301))
+
+        rotated = self.hookgate.signing_keys.rotate()
+        self.assertEqual([k["kid"] for k in rotated["keys"]][1], headers["webhook-key-id"])
+        self.assertEqual(set(rotated["keys"][0]), {"kid", "x", "created_at", "retires_at"})
+        self.hookgate.outbound_events.publish({"payload": '{"n":2}', "event_type": "py.ed25519"})
+        second = eventually(lambda: [r for r in self.sink.received if r[0] == "/ed25519"], lambda found: len(found) == 2)[1]
+        _, headers, body = second
+        self.assertEqual(headers["webhook-key-id"], " ".join(k["kid"] for k in rotated["keys"]))
+        # The cached JWKS lacks the new key: the verifier fetches it again.
+        self.assertTrue(verify_webhook_with_jwks(body, headers, jwks_url))
 
     def test_lists_pages_and_gets_inbound_events(self):
         source = self.hookgate.sources.create({"name": "py-provider"})

@@ -16,6 +16,16 @@ export type AccountCreated = {
   api_key: NewApiKey;
 };
 
+export type AccountDetail = {
+  id: string;
+  name: string | null;
+  plan: 'free' | 'pro' | 'enterprise';
+  retention_days: number;
+  created_at: string;
+  /** The account’s public JWKS (no API key needed): the Ed25519 keys `ed25519` destinations are signed with. */
+  jwks_url: string;
+};
+
 /** An API key as listed: never the key itself or its hash. */
 export type ApiKey = {
   id: string;
@@ -146,8 +156,8 @@ export type CreateDestinationRequest = {
   timeout_ms?: number;
   /** Default true. */
   active?: boolean;
-  /** Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes. */
-  signature_scheme?: 'hookgate' | 'standard_webhooks';
+  /** Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes; `ed25519` signs with the account’s Ed25519 key (`v1a`, public keys at the account’s `jwks_url`). */
+  signature_scheme?: 'hookgate' | 'standard_webhooks' | 'ed25519';
   /** Your own id for the customer it belongs to (the consumer portal’s scope). Default null. */
   customer?: string | null;
   /** Seconds to wait before each try: step 0 before the first, step i after failed try i, so the number of steps is the number of tries. 1 to 20 steps of 0 to 86400. null or absent: the default `[0, 30, 120, 600, 3600]`. */
@@ -297,7 +307,7 @@ export type Destination = {
     header_name: string;
   } | null;
   timeout_ms: number;
-  signature_scheme: 'hookgate' | 'standard_webhooks';
+  signature_scheme: 'hookgate' | 'standard_webhooks' | 'ed25519';
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
   disabled_reason: string | null;
   health: DestinationHealth;
@@ -365,7 +375,7 @@ export type DestinationWithSecret = {
     header_name: string;
   } | null;
   timeout_ms: number;
-  signature_scheme: 'hookgate' | 'standard_webhooks';
+  signature_scheme: 'hookgate' | 'standard_webhooks' | 'ed25519';
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
   disabled_reason: string | null;
   health: DestinationHealth;
@@ -517,6 +527,18 @@ export type IngestAccepted = {
   status: EventStatus;
 };
 
+export type Jwks = {
+  keys: Array<{
+    kty: 'OKP';
+    crv: 'Ed25519';
+    /** base64url of the 32-byte public key. */
+    x: string;
+    kid: string;
+    use: 'sig';
+    alg: 'EdDSA';
+  }>;
+};
+
 export type KinesisDestinationConfig = {
   /** arn:aws:kinesis:<region>:<account id>:stream/<name>. */
   stream_arn: string;
@@ -607,7 +629,7 @@ export type PortalEndpoint = {
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
   disabled_reason: string | null;
   health: DestinationHealth;
-  signature_scheme: 'hookgate' | 'standard_webhooks';
+  signature_scheme: 'hookgate' | 'standard_webhooks' | 'ed25519';
   /** Tries in flight at once at most. */
   max_in_flight: number;
   created_at: string;
@@ -631,7 +653,7 @@ export type PortalEndpointWithSecret = {
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
   disabled_reason: string | null;
   health: DestinationHealth;
-  signature_scheme: 'hookgate' | 'standard_webhooks';
+  signature_scheme: 'hookgate' | 'standard_webhooks' | 'ed25519';
   /** Tries in flight at once at most. */
   max_in_flight: number;
   created_at: string;
@@ -722,6 +744,8 @@ export type PortalSessionInfo = {
     accent_color: string | null;
     docs_title: string | null;
   };
+  /** The account’s public JWKS: what the customer verifies an `ed25519` endpoint’s deliveries with. */
+  jwks_url: string;
 };
 
 /** A new event (it ends `accepted` at once if no route matches; its detail shows it). */
@@ -817,6 +841,22 @@ export type S3DestinationConfig = {
   region?: string | null;
 };
 
+export type SigningKey = {
+  /** Sent as `webhook-key-id`; the JWK’s `kid`. */
+  kid: string;
+  /** The public key: base64url of 32 bytes (the JWK’s `x`). */
+  x: string;
+  created_at: string;
+  /** Null for the current key; when a rotated-out key stops signing and leaves the JWKS. */
+  retires_at: string | null;
+};
+
+export type SigningKeys = {
+  jwks_url: string;
+  /** Current key first. */
+  keys: SigningKey[];
+};
+
 export type SnsDestinationConfig = {
   /** arn:aws:sns:<region>:<account id>:<topic name>. */
   topic_arn: string;
@@ -905,8 +945,8 @@ export type UpdateDestinationRequest = {
   timeout_ms?: number;
   /** Default true. */
   active?: boolean;
-  /** Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes. */
-  signature_scheme?: 'hookgate' | 'standard_webhooks';
+  /** Default `hookgate`; `standard_webhooks` needs a `whsec_` secret of 24..64 bytes; `ed25519` signs with the account’s Ed25519 key (`v1a`, public keys at the account’s `jwks_url`). */
+  signature_scheme?: 'hookgate' | 'standard_webhooks' | 'ed25519';
   /** Your own id for the customer it belongs to (the consumer portal’s scope). Default null. */
   customer?: string | null;
   /** Seconds to wait before each try: step 0 before the first, step i after failed try i, so the number of steps is the number of tries. 1 to 20 steps of 0 to 86400. null or absent: the default `[0, 30, 120, 600, 3600]`. */
@@ -1001,7 +1041,7 @@ export interface Operations {
     body: undefined;
     responses: {
       200: {
-        data: Account;
+        data: AccountDetail;
         duration_ms: DurationMs;
       };
     };
@@ -1017,6 +1057,31 @@ export interface Operations {
         data: Account;
         duration_ms: DurationMs;
       };
+    };
+  };
+  rotateSigningKeys: {
+    method: 'POST';
+    path: '/v1/signing-keys/rotate';
+    params: undefined;
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: SigningKeys;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getJwks: {
+    method: 'GET';
+    path: '/.well-known/jwks/{account_id}.json';
+    params: {
+      account_id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: Jwks;
     };
   };
   createApiKey: {
@@ -2103,6 +2168,8 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   createAccount: { method: 'POST', path: '/v1/accounts' },
   getAccount: { method: 'GET', path: '/v1/account' },
   updateAccount: { method: 'PATCH', path: '/v1/account' },
+  rotateSigningKeys: { method: 'POST', path: '/v1/signing-keys/rotate' },
+  getJwks: { method: 'GET', path: '/.well-known/jwks/{account_id}.json' },
   createApiKey: { method: 'POST', path: '/v1/api-keys' },
   listApiKeys: { method: 'GET', path: '/v1/api-keys' },
   revokeApiKey: { method: 'DELETE', path: '/v1/api-keys/{id}' },

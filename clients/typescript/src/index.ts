@@ -22,7 +22,7 @@ import {
 } from './generated.js';
 
 export * from './generated.js';
-export { DEFAULT_TOLERANCE_SECONDS, verifyWebhook, type VerifyWebhookOptions, type WebhookHeaders } from './verify.js';
+export { DEFAULT_TOLERANCE_SECONDS, verifyWebhook, verifyWebhookWithJwks, type VerifyWebhookOptions, type VerifyWithJwksOptions, type WebhookHeaders } from './verify.js';
 
 /**
  * A request that failed. An error answer of the API: `status` is its HTTP status and `message` its
@@ -198,6 +198,11 @@ export class Hookgate {
   readonly account = {
     get: () => this.#data('getAccount'),
     update: (body: UpdateAccountRequest) => this.#data('updateAccount', { body }),
+  };
+
+  readonly signingKeys = {
+    /** A new current Ed25519 key; the old one signs alongside it for 24 hours. Answers the public halves only. */
+    rotate: () => this.#data('rotateSigningKeys'),
   };
 
   readonly apiKeys = {

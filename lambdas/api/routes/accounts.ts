@@ -2,16 +2,20 @@ import { notFound } from '../../domain/errors';
 import { changeAccount, createAccount, findAccount, SIGNUP_CLOSED, signUpRefusal } from '../../accounts';
 import {
   accountCreatedResponse,
+  accountDetailResponse,
   accountResponse,
   createAccountBody,
   exampleAccount,
+  exampleAccountDetail,
   exampleNewApiKey,
   presentAccount,
+  presentAccountDetail,
   presentNewApiKey,
   retentionErrors,
   updateAccountBody,
 } from '../../accounts/shapes';
 import { json, jsonBody } from '../route-doc';
+import { publicBaseUrl } from '../public-url';
 import { defineRoute, type Route } from '../router';
 import { settled } from '../outcomes';
 import { parseJsonBody } from '../validation';
@@ -54,12 +58,12 @@ export const accountRoutes: Route[] = [
       operationId: 'getAccount',
       summary: 'Show your account',
       tag: 'Accounts',
-      responses: { 200: json('The account of the API key.', accountResponse, exampleAccount) },
+      responses: { 200: json('The account of the API key.', accountDetailResponse, exampleAccountDetail) },
     },
-    handle: async ({ principal }) => {
+    handle: async ({ principal, request }) => {
       const account = await findAccount(principal.accountId);
       if (!account) throw notFound();
-      return { status: 200, data: presentAccount(account) };
+      return { status: 200, data: presentAccountDetail(account, publicBaseUrl(request)) };
     },
   }),
   defineRoute({

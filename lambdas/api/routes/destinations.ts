@@ -33,7 +33,7 @@ export const destinationRoutes: Route[] = [
       operationId: 'createDestination',
       summary: 'Create a destination',
       description:
-        'Deliveries are signed with `Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` keyed with the UTF-8 bytes of `signing_secret` (or the Standard Webhooks headers with `signature_scheme: standard_webhooks`).',
+        'Deliveries are signed with `Webhook-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">` keyed with the UTF-8 bytes of `signing_secret` (or the Standard Webhooks headers with `signature_scheme: standard_webhooks`, or Standard Webhooks’ asymmetric `v1a` Ed25519 signature with `webhook-key-id` with `signature_scheme: ed25519`, verified with the keys at the account’s `jwks_url`).',
       tag: 'Destinations',
       body: jsonBody(createDestinationBody, {
         name: 'orders',

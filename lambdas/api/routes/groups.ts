@@ -11,6 +11,7 @@ import type { RouteGroup } from '../router';
 export const routeGroups: RouteGroup[] = [
   { prefixes: ['/healthz', '/readyz'], load: async () => (await import('./probes')).probeRoutes },
   { prefixes: ['/v1/account', '/v1/accounts'], load: async () => (await import('./accounts')).accountRoutes },
+  { prefixes: ['/v1/signing-keys', '/.well-known/jwks'], load: async () => (await import('./signing-keys')).signingKeyRoutes },
   { prefixes: ['/v1/api-keys'], load: async () => (await import('./api-keys')).apiKeyRoutes },
   { prefixes: ['/v1/sources'], load: async () => (await import('./sources')).sourceRoutes },
   { prefixes: ['/v1/destinations'], load: async () => (await import('./destinations')).destinationRoutes },

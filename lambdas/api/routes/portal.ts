@@ -29,6 +29,8 @@ import {
 } from '../../destinations/shapes';
 import { resendToEndpoint, sendTestEvent } from '../../pipeline/portal-delivery';
 import { showBrandSettings } from '../../brand';
+import { jwksUrl } from '../../accounts/shapes';
+import { publicBaseUrl } from '../public-url';
 import { examplePortalBrand, presentPortalBrand } from '../../brand/shapes';
 import { findCustomerEvent, listCustomerEvents, showEvent } from '../../events';
 import { listEventTypes } from '../../event-types';
@@ -113,12 +115,14 @@ export const portalApiRoutes: Route[] = [
           customer: 'cus_42',
           expires_at: '2026-06-01T13:00:00.000Z',
           brand: examplePortalBrand,
+          jwks_url: `https://api.hookgate.example.com/.well-known/jwks/${ids.account}.json`,
         }),
       },
     },
-    handle: async ({ portal }) => {
+    handle: async ({ portal, request }) => {
       const brand = presentPortalBrand(await showBrandSettings(portal.accountId));
-      return { status: 200, data: { customer: portal.customer, expires_at: portal.validUntil, brand } };
+      const jwks = jwksUrl(publicBaseUrl(request), portal.accountId);
+      return { status: 200, data: { customer: portal.customer, expires_at: portal.validUntil, brand, jwks_url: jwks } };
     },
   }),
   defineRoute({

@@ -1,11 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { Option, type Command } from 'commander';
 import { diagnose, parseHeaderArguments, SCHEMES, verdict, type Scheme } from '../diagnose.js';
+import { diagnoseEd25519, type Jwks } from '../diagnose-ed25519.js';
 import { CliError, EXIT } from '../exit.js';
 import type { Output } from '../output.js';
 
 interface VerifyOptions {
-  secret: string;
+  secret?: string;
+  jwksUrl?: string;
   header: string[];
   bodyFile: string;
   scheme: Scheme;
@@ -23,15 +25,28 @@ async function readBody(path: string): Promise<Buffer> {
   }
 }
 
-/** `hookgate verify`: offline; checks a delivery's signature and says why it fails (exit 1 when it does). */
+async function fetchJwks(url: string): Promise<Jwks> {
+  let answer: Response;
+  try {
+    answer = await fetch(url);
+  } catch (error) {
+    throw new CliError(EXIT.usage, `cannot fetch --jwks-url ${url}: ${(error as Error).message}`);
+  }
+  const document = (await answer.json().catch(() => null)) as Partial<Jwks> | null;
+  if (!answer.ok || !Array.isArray(document?.keys)) throw new CliError(EXIT.usage, `--jwks-url ${url} answered ${answer.status} without a JWKS`);
+  return { keys: document.keys };
+}
+
+/** `hookgate verify`: offline with --secret (with --jwks-url, it fetches that JWKS); checks a delivery's signature and says why it fails (exit 1 when it does). */
 export function verify(program: Command, output: Output): void {
   program
     .command('verify')
     .description('check a delivery\'s signature as your consumer would, and explain why it fails')
-    .requiredOption('--secret <secret>', 'the destination\'s signing secret (whsec_…)')
+    .option('--secret <secret>', 'the destination\'s signing secret (whsec_…), for the hookgate and standard_webhooks schemes')
+    .option('--jwks-url <url>', 'the account\'s jwks_url, for an ed25519 destination (instead of --secret)')
     .requiredOption(
       '--header <header>',
-      'a header of the delivery, "Name: value" (repeat it; a bare value is the signature header); standard_webhooks also needs webhook-id and webhook-timestamp',
+      'a header of the delivery, "Name: value" (repeat it; a bare value is the signature header); standard_webhooks also needs webhook-id and webhook-timestamp, ed25519 those and webhook-key-id',
       (value: string, previous: string[] = []) => [...previous, value],
     )
     .requiredOption('--body-file <path>', 'the raw body exactly as received (- for stdin)')
@@ -41,14 +56,14 @@ export function verify(program: Command, output: Output): void {
     .action(async (options: VerifyOptions) => {
       const toleranceSeconds = Number(options.tolerance);
       if (!Number.isInteger(toleranceSeconds) || toleranceSeconds < 0) throw new CliError(EXIT.usage, '--tolerance must be a whole number of seconds');
-      const diagnosis = diagnose({
-        scheme: options.scheme,
-        secret: options.secret,
-        headers: parseHeaderArguments(options.header),
-        body: await readBody(options.bodyFile),
-        now: new Date(),
-        toleranceSeconds,
-      });
+      if ((options.secret === undefined) === (options.jwksUrl === undefined)) throw new CliError(EXIT.usage, 'pass either --secret or --jwks-url (ed25519)');
+      const headers = parseHeaderArguments(options.header);
+      const body = await readBody(options.bodyFile);
+      const now = new Date();
+      const diagnosis =
+        options.jwksUrl === undefined
+          ? diagnose({ scheme: options.scheme, secret: options.secret ?? '', headers, body, now, toleranceSeconds })
+          : diagnoseEd25519({ jwks: await fetchJwks(options.jwksUrl), headers, body, now, toleranceSeconds });
       output.result(diagnosis, () => [verdict(diagnosis), ...diagnosis.findings.map((finding) => `  - ${finding}`)]);
       if (!diagnosis.valid) output.exitCode = EXIT.failed;
     });

@@ -1,0 +1,63 @@
+import * as z from 'zod';
+import { liveKeys, type SigningKeySet } from '../domain/signing-keys';
+import { at, ids } from '../api/examples';
+import { named } from '../api/schemas';
+
+/** An account's Ed25519 keys as the API shows them: public halves only; the private key is never answered. */
+const signingKeyResponse = named(
+  'SigningKey',
+  z.strictObject({
+    kid: z.string().describe('Sent as `webhook-key-id`; the JWK’s `kid`.'),
+    x: z.string().describe('The public key: base64url of 32 bytes (the JWK’s `x`).'),
+    created_at: z.iso.datetime(),
+    retires_at: z.iso.datetime().nullable().describe('Null for the current key; when a rotated-out key stops signing and leaves the JWKS.'),
+  }),
+);
+
+export const signingKeysResponse = named(
+  'SigningKeys',
+  z.strictObject({
+    jwks_url: z.url(),
+    keys: z.array(signingKeyResponse).describe('Current key first.'),
+  }),
+);
+type SigningKeysResponse = z.output<typeof signingKeysResponse>;
+
+/** The public JWKS document (RFC 7517, keys as RFC 8037 has them). */
+export const jwksDocument = named(
+  'Jwks',
+  z.strictObject({
+    keys: z.array(
+      z.strictObject({
+        kty: z.literal('OKP'),
+        crv: z.literal('Ed25519'),
+        x: z.string().describe('base64url of the 32-byte public key.'),
+        kid: z.string(),
+        use: z.literal('sig'),
+        alg: z.literal('EdDSA'),
+      }),
+    ),
+  }),
+);
+
+export const presentSigningKeys = (set: SigningKeySet, jwksUrl: string, now: Date): SigningKeysResponse => ({
+  jwks_url: jwksUrl,
+  keys: liveKeys(set, now).map((key) => ({
+    kid: key.kid,
+    x: key.public_key,
+    created_at: key.created_at,
+    retires_at: key.kid === set.previous?.kid ? set.previous.retires_at : null,
+  })),
+});
+
+export const exampleSigningKeys = {
+  jwks_url: `https://api.hookgate.example.com/.well-known/jwks/${ids.account}.json`,
+  keys: [
+    { kid: 'key_Zk3pQ8rT2vX9yB4n', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', created_at: '2026-06-02T09:00:00.000Z', retires_at: null },
+    { kid: 'key_W7mB2cD5eF8gH1jK', x: 'GbH8pWtqRdYz3wXeN6Ms0kLv1uJ9aC4bF7gT2hQ5rZo', created_at: at, retires_at: '2026-06-03T09:00:00.000Z' },
+  ],
+} satisfies SigningKeysResponse;
+
+export const exampleJwks = {
+  keys: exampleSigningKeys.keys.map(({ kid, x }) => ({ kty: 'OKP' as const, crv: 'Ed25519' as const, x, kid, use: 'sig' as const, alg: 'EdDSA' as const })),
+} satisfies z.output<typeof jwksDocument>;

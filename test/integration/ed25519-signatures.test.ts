@@ -1,0 +1,202 @@
+import { createPublicKey, verify } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { verifyWebhook, verifyWebhookWithJwks } from '../../clients/typescript/src/index';
+import { findSigningKeys } from '../../lambdas/signing-keys';
+import { bootGatewayWithSink } from '../fixtures/gateway';
+import { createAccount, typedClient, type Call, type CallResult } from '../fixtures/http-client';
+import type { ReceivedRequest, Sink } from '../fixtures/sink';
+
+/**
+ * Issue 39, part 2: `ed25519` destinations get Standard Webhooks' asymmetric `v1a` signature, made
+ * with the account's key pair, whose public half receivers fetch from the account's JWKS; a rotation
+ * signs with both keys for 24 hours, then with the new one only.
+ */
+
+const DAY_MS = 86_400_000;
+let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
+let call: Call;
+let sink: Sink;
+let dnsDir: string;
+let dnsFile: string;
+/** Every answer `call` got in this file (the typed client's are not kept): none may hold a private key. */
+const answers: string[] = [];
+
+const publishTxt = (records: Record<string, string>) => writeFile(dnsFile, JSON.stringify(records));
+
+beforeAll(async () => {
+  dnsDir = await mkdtemp(join(tmpdir(), 'hookgate-dns-it-'));
+  dnsFile = join(dnsDir, 'txt.json');
+  await publishTxt({});
+  // The retention sweeper must not run while the clock is moved a day on.
+  env = await bootGatewayWithSink({ HOOKGATE_DNS_TXT_OVERRIDES: dnsFile, SCHEDULER_RETENTION_INTERVAL: '3600' });
+  ({ sink } = env);
+  call = async (method, path, options) => {
+    const res: CallResult = await env.call(method, path, options);
+    answers.push(res.text);
+    return res;
+  };
+});
+afterEach(() => vi.useRealTimers());
+afterAll(async () => {
+  await env?.stop();
+  await rm(dnsDir, { recursive: true, force: true });
+});
+
+const header = (request: ReceivedRequest, name: string): string => {
+  const value = request.headers[name];
+  if (typeof value !== 'string') throw new Error(`no ${name} header`);
+  return value;
+};
+
+/** Checks each `v1a` signature against the JWKS key its `webhook-key-id` names, as any receiver could, without Hookgate's client. */
+function signedBy(delivery: ReceivedRequest, jwks: { keys: Array<{ kid: string; x: string }> }): string[] {
+  const message = Buffer.concat([Buffer.from(`${header(delivery, 'webhook-id')}.${header(delivery, 'webhook-timestamp')}.`), delivery.body]);
+  const kids = header(delivery, 'webhook-key-id').split(' ');
+  return header(delivery, 'webhook-signature')
+    .split(' ')
+    .map((part, i) => {
+      const jwk = jwks.keys.find((k) => k.kid === kids[i]);
+      if (!part.startsWith('v1a,') || !jwk) return 'unverified';
+      const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' });
+      return verify(null, message, key, Buffer.from(part.slice(4), 'base64')) ? jwk.kid : 'unverified';
+    });
+}
+
+async function account(name: string) {
+  const { key, accountId } = await createAccount(call, { name });
+  const shown = await call('GET', '/v1/account', { key });
+  return { key, accountId, jwksUrl: shown.json.data.jwks_url as string };
+}
+
+async function jwksOf(url: string): Promise<{ keys: Array<{ kid: string; x: string }> }> {
+  const res = await call('GET', new URL(url).pathname);
+  expect(res.status).toBe(200);
+  return res.json;
+}
+
+async function deliverOne(key: string, path: string, type: string): Promise<ReceivedRequest> {
+  const before = sink.received.filter((r) => r.path === path).length;
+  await typedClient(env.call, key).outboundEvents.publish({ payload: JSON.stringify({ path, type }), event_type: type });
+  const received = await sink.waitForPath(path, before + 1);
+  return received[before]!;
+}
+
+describe('ed25519 signatures', () => {
+  it('the JWKS is public, cacheable, and empty until the account first signs with Ed25519', async () => {
+    const { accountId, jwksUrl } = await account('empty');
+    expect(jwksUrl).toBe(`${env.gateway.url}/.well-known/jwks/${accountId}.json`);
+    const res = await call('GET', `/.well-known/jwks/${accountId}.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(res.json).toEqual({ keys: [] });
+    expect((await call('GET', '/.well-known/jwks/not-an-account.json')).status).toBe(404);
+    expect((await call('GET', `/.well-known/jwks/${accountId}`)).status).toBe(404);
+  });
+
+  it('delivers v1a signatures that verify with the account’s JWKS, through the client and by hand', async () => {
+    const { key, accountId, jwksUrl } = await account('signer');
+    const hookgate = typedClient(env.call, key);
+    const destination = await hookgate.destinations.create({ name: 'ed', url: `${sink.url}/ed`, signature_scheme: 'ed25519' });
+    expect(destination.signature_scheme).toBe('ed25519');
+    await hookgate.routes.create({ destination_id: destination.id, event_type_pattern: 'ed.*' });
+
+    const jwks = await jwksOf(jwksUrl);
+    expect(jwks.keys).toEqual([{ kty: 'OKP', crv: 'Ed25519', x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), kid: expect.any(String), use: 'sig', alg: 'EdDSA' }]);
+    const delivery = await deliverOne(key, '/ed', 'ed.one');
+    expect(header(delivery, 'webhook-key-id')).toBe(jwks.keys[0]!.kid);
+    expect(signedBy(delivery, jwks)).toEqual([jwks.keys[0]!.kid]);
+    expect(await verifyWebhookWithJwks(delivery.body, delivery.headers, jwksUrl)).toBe(true);
+    expect(await verifyWebhookWithJwks(Buffer.concat([delivery.body, Buffer.from(' ')]), delivery.headers, jwksUrl)).toBe(false);
+    expect(() => verifyWebhook(delivery.body, delivery.headers, destination.signing_secret, { scheme: 'ed25519' })).toThrow(TypeError);
+
+    // Another account's keys do not verify it.
+    const other = await account('other');
+    await typedClient(env.call, other.key).destinations.create({ name: 'x', url: `${sink.url}/x`, signature_scheme: 'ed25519' });
+    expect(await verifyWebhookWithJwks(delivery.body, delivery.headers, other.jwksUrl)).toBe(false);
+
+    const stored = await findSigningKeys(accountId);
+    expect(stored?.current.kid).toBe(jwks.keys[0]!.kid);
+  });
+
+  it('a rotation signs with both keys and lists both for 24 hours, then only the new one', async () => {
+    const { key, accountId, jwksUrl } = await account('rotating');
+    const hookgate = typedClient(env.call, key);
+    const destination = await hookgate.destinations.create({ name: 'rot', url: `${sink.url}/rot`, signature_scheme: 'ed25519' });
+    await hookgate.routes.create({ destination_id: destination.id, event_type_pattern: 'rot.*' });
+    const first = await deliverOne(key, '/rot', 'rot.before');
+    expect(await verifyWebhookWithJwks(first.body, first.headers, jwksUrl)).toBe(true);
+    const old = (await jwksOf(jwksUrl)).keys[0]!;
+
+    const rotated = await call('POST', '/v1/signing-keys/rotate', { key });
+    expect(rotated.status).toBe(200);
+    const [fresh, previous] = rotated.json.data.keys;
+    expect(previous).toMatchObject({ kid: old.kid, x: old.x });
+    expect(Date.parse(previous.retires_at) - Date.parse(fresh.created_at)).toBe(DAY_MS);
+    expect(fresh.retires_at).toBeNull();
+    expect((await jwksOf(jwksUrl)).keys.map((k) => k.kid)).toEqual([fresh.kid, old.kid]);
+
+    const during = await deliverOne(key, '/rot', 'rot.during');
+    expect(header(during, 'webhook-key-id')).toBe(`${fresh.kid} ${old.kid}`);
+    expect(signedBy(during, await jwksOf(jwksUrl))).toEqual([fresh.kid, old.kid]);
+    // The client's cached JWKS lacks the new kid: it fetches again and verifies.
+    expect(await verifyWebhookWithJwks(during.body, during.headers, jwksUrl)).toBe(true);
+    // A receiver that still knows only the old key verifies it too.
+    expect(signedBy(during, { keys: [old] })).toEqual(['unverified', old.kid]);
+
+    vi.useFakeTimers({ toFake: ['Date'], shouldAdvanceTime: true });
+    vi.setSystemTime(Date.parse(previous.retires_at) + 1000);
+    const jwks = await jwksOf(jwksUrl);
+    expect(jwks.keys.map((k) => k.kid)).toEqual([fresh.kid]);
+    const after = await deliverOne(key, '/rot', 'rot.after');
+    expect(header(after, 'webhook-key-id')).toBe(fresh.kid);
+    expect(signedBy(after, jwks)).toEqual([fresh.kid]);
+    expect(await verifyWebhookWithJwks(after.body, after.headers, jwksUrl)).toBe(true);
+
+    const stored = await findSigningKeys(accountId);
+    expect(stored?.previous?.kid).toBe(old.kid);
+  });
+
+  it('is served on the account’s verified custom domain, and not for another account there', async () => {
+    const { key, accountId } = await account('branded');
+    const other = await account('elsewhere');
+    const hookgate = typedClient(env.call, key);
+    await hookgate.destinations.create({ name: 'b', url: `${sink.url}/b`, signature_scheme: 'ed25519' });
+    const domain = await hookgate.customDomains.create({ domain: 'hooks.jwks-owner.test' });
+    await publishTxt({ [domain.verification_record.name]: domain.verification_token });
+    expect((await hookgate.customDomains.verify(domain.id)).status).toBe('verified');
+
+    const own = await call('GET', `/.well-known/jwks/${accountId}.json`, { host: 'hooks.jwks-owner.test' });
+    expect(own.status).toBe(200);
+    expect(own.headers.get('cache-control')).toBe('public, max-age=300');
+    expect(own.json).toEqual(await jwksOf(`${env.gateway.url}/.well-known/jwks/${accountId}.json`));
+    expect(own.json.keys).toHaveLength(1);
+    expect((await call('GET', `/.well-known/jwks/${other.accountId}.json`, { host: 'hooks.jwks-owner.test' })).status).toBe(404);
+  });
+
+  it('the consumer portal’s session names the account’s JWKS, for customers with ed25519 endpoints', async () => {
+    const { key, jwksUrl } = await account('portal');
+    const link = await call('POST', '/v1/portal-sessions', { key, body: { customer: 'cus_ed' } });
+    expect(link.status).toBe(201);
+    const token = new URL(link.json.data.url as string).hash.slice(1);
+    const session = await call('GET', '/v1/portal/session', { headers: { authorization: `Bearer ${token}` } });
+    expect(session.status).toBe(200);
+    expect(session.json.data.jwks_url).toBe(jwksUrl);
+  });
+
+  it('never answers a private key', async () => {
+    const { key, accountId } = await account('private');
+    const destination = await call('POST', '/v1/destinations', { key, body: { name: 'p', url: `${sink.url}/p`, signature_scheme: 'ed25519' } });
+    expect(destination.status).toBe(201);
+    await call('POST', '/v1/signing-keys/rotate', { key });
+    await call('GET', `/v1/destinations/${destination.json.data.id}`, { key });
+    await call('GET', '/v1/account', { key });
+    const stored = await findSigningKeys(accountId);
+    const privateKeys = [stored?.current.private_key, stored?.previous?.private_key];
+    expect(privateKeys.every((d) => typeof d === 'string' && d.length === 43)).toBe(true);
+    for (const answer of answers) for (const d of privateKeys) expect(answer).not.toContain(d);
+  });
+});
