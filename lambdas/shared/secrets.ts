@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { uuidv7 } from '../domain/ids';
 import { startedTrace, type Trace } from '../domain/trace-context';
 
@@ -23,3 +23,9 @@ export const newTrace = (): Trace => startedTrace(randomBytes(16));
 
 /** The random bytes of one delivery try's span id. */
 export const newSpanBytes = (): Buffer => randomBytes(8);
+
+/** A new key for an account's data-subject hashes: 32 random bytes, base64. */
+export const newSubjectKey = (): string => randomBytes(32).toString('base64');
+
+/** A data subject as it is stored and indexed: HMAC-SHA256 under the account's subject key, hex. */
+export const subjectHmac = (key: string, subject: string): string => createHmac('sha256', Buffer.from(key, 'base64')).update(subject, 'utf8').digest('hex');
