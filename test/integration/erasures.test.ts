@@ -2,6 +2,13 @@ import { randomBytes } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { addCounts, erasureCountsOf, NO_ERASURES } from '../../lambdas/domain/erasure';
+import { insertErasureJob } from '../../lambdas/erasures/record';
+import { runErasureWorker } from '../../lambdas/erasures/worker';
+import { eraseEventParts, planEventErasure } from '../../lambdas/events/record';
+import { hashSubject } from '../../lambdas/events/subject-index';
+import { deletePayload } from '../../lambdas/adapters/payloads';
+import { newId } from '../../lambdas/shared/secrets';
 import { createLocalClients } from '../../local/aws-clients';
 import { bootGatewayWithSink } from '../fixtures/gateway';
 import { createAccount, type Call } from '../fixtures/http-client';
@@ -244,5 +251,50 @@ describe('a source’s subject_pointer', () => {
     const res = await call('POST', '/v1/sources', { key, body: { name: 's', subject_pointer: 'customer.id' } });
     expect(res.status).toBe(400);
     expect(res.json.error).toBe('subject_pointer must be a JSON pointer (RFC 6901), such as /customer/id');
+  });
+});
+
+describe('an erasure whose worker died part-way', () => {
+  it('is taken over at its page and erases and counts each event once', async () => {
+    const { key, accountId } = await createAccount(call);
+    const destination = await addDestination(call, key, { url: `${sink.url}/in` });
+    await addRoute(call, key, { destination_id: destination.id });
+    const secret = marker('crash');
+    const eventIds: string[] = [];
+    for (let i = 0; i < 3; i++) eventIds.push(await publish(key, { payload: { n: i, email: secret }, subject: 'crashy' }));
+    for (const id of eventIds) await delivered(key, id);
+
+    // What a worker leaves when it dies after saving its page and erasing the page's first event.
+    let counts = NO_ERASURES;
+    for (const id of eventIds) counts = addCounts(counts, erasureCountsOf(await planEventErasure(accountId, id)));
+    expect(counts).toEqual({ events: 3, payload_objects: 0, request_bodies: 3, response_bodies: 3 });
+    await eraseEventParts(accountId, eventIds[0]!, deletePayload);
+    const createdAt = new Date(Date.now() - 60_000).toISOString();
+    const job = {
+      id: newId(),
+      account_id: accountId,
+      subject_hash: await hashSubject(accountId, 'crashy'),
+      status: 'running' as const,
+      phase: 'events' as const,
+      counts: NO_ERASURES,
+      pending: { event_ids: eventIds, counts },
+      exports_before: [],
+      created_at: createdAt,
+      finished_at: null,
+      lease_token: newId(),
+      lease_until: createdAt,
+    };
+    await insertErasureJob(job);
+
+    const run = await runErasureWorker({ now: () => new Date(), job: { accountId, jobId: job.id }, remainingMs: () => 900_000 });
+    expect(run.processed).toEqual([{ id: job.id, result: 'finished' }]);
+    const done = (await call('GET', `/v1/erasures/${job.id}`, { key })).json.data;
+    expect(done).toMatchObject({ status: 'done', events: 3, payload_objects: 0, request_bodies: 3, response_bodies: 3 });
+    for (const id of eventIds) {
+      const shown = await call('GET', `/v1/outbound-events/${id}`, { key });
+      expect(shown.json.data.event.payload_erased).toBe(true);
+      expect(shown.text).not.toContain(secret);
+    }
+    expect(await everythingStored()).not.toContain(secret);
   });
 });
