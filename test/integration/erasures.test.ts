@@ -298,3 +298,20 @@ describe('an erasure whose worker died part-way', () => {
     expect(await everythingStored()).not.toContain(secret);
   });
 });
+
+describe('a delivery still waiting when its payload is erased', () => {
+  it('ends `payload_erased` without a try: nothing reaches the endpoint afterwards', async () => {
+    const { key } = await createAccount(call);
+    const paused = await addDestination(call, key, { url: `${sink.url}/paused-erased`, active: false });
+    await addRoute(call, key, { destination_id: paused.id });
+    const secret = marker('waiting');
+    const id = await publish(key, { payload: { email: secret }, subject: 'waiter' });
+    await eventually(() => detail(key, id), (d) => (d.event.deliveries as Array<{ waiting: { reason: string } | null }>)[0]?.waiting?.reason === 'paused');
+
+    expect(await erase(key, 'waiter')).toMatchObject({ status: 'done', events: 1 });
+    expect((await call('PATCH', `/v1/destinations/${paused.id}`, { key, body: { active: true } })).status).toBe(200);
+    const ended = await eventually(() => detail(key, id), (d) => d.event.status === 'dead_letter');
+    expect(ended.event.deliveries).toEqual([expect.objectContaining({ destination_id: paused.id, status: 'dead_letter', end_reason: 'payload_erased', attempts: 0 })]);
+    expect(sink.received.filter((request) => request.path === '/paused-erased')).toEqual([]);
+  });
+});

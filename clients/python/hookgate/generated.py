@@ -466,8 +466,8 @@ class EventDetail_Deliveries_Item(TypedDict):
     status: Literal['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter']
     attempts: int
     next_attempt_at: str | None
-    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'task_failed'] | None
-    """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); or its queue task kept failing, even sent once more (`task_failed`). null otherwise."""
+    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'task_failed', 'payload_erased'] | None
+    """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise."""
     waiting: EventDetail_Deliveries_Item_Waiting | None
     """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now."""
 
@@ -703,8 +703,8 @@ class PortalEvent_Deliveries_Item(TypedDict):
     status: Literal['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter']
     attempts: int
     next_attempt_at: str | None
-    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'task_failed'] | None
-    """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); or its queue task kept failing, even sent once more (`task_failed`). null otherwise."""
+    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'task_failed', 'payload_erased'] | None
+    """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise."""
     waiting: PortalEvent_Deliveries_Item_Waiting | None
     """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now."""
     request_headers: dict[str, str] | None

@@ -479,8 +479,8 @@ export type EventDetail = {
     status: 'queued' | 'delivering' | 'retry_scheduled' | 'delivered' | 'dead_letter';
     attempts: number;
     next_attempt_at: string | null;
-    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); or its queue task kept failing, even sent once more (`task_failed`). null otherwise. */
-    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | null;
+    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise. */
+    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | 'payload_erased' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
     waiting: {
       reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
@@ -694,8 +694,8 @@ export type PortalEvent = {
     status: 'queued' | 'delivering' | 'retry_scheduled' | 'delivered' | 'dead_letter';
     attempts: number;
     next_attempt_at: string | null;
-    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); or its queue task kept failing, even sent once more (`task_failed`). null otherwise. */
-    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | null;
+    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise. */
+    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | 'payload_erased' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
     waiting: {
       reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
