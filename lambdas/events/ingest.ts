@@ -82,7 +82,7 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
     headers: storedHeaders(request.headers),
     trace,
     createdBy: 'ingest',
-    ...(source.subject_pointer !== null && (await subjectHashAt(source.account_id, request.body, source.subject_pointer))),
+    ...(source.subject_pointer && (await subjectHashAt(source.account_id, request.body, source.subject_pointer))),
     now,
   });
   if (!result.duplicate && result.beyondLimit.length > 0) {
