@@ -724,6 +724,8 @@ class PortalEvent(TypedDict):
     body_url: str | None
     """When `body` is null: a pre-signed URL of the exact payload bytes, valid 5 minutes, served as a download (`Content-Disposition: attachment`, `Content-Type: application/octet-stream`) whatever its `content_type`. null otherwise."""
     content_type: str | None
+    payload_erased: bool
+    """An erasure (`POST /v1/erasures`) removed its payload, headers and attempts’ response bodies: `body` is null and `body_size` 0; it cannot be replayed or resent."""
     status: EventStatus
     attempts_count: int
     created_at: str

@@ -684,6 +684,8 @@ export type PortalEvent = {
   /** When `body` is null: a pre-signed URL of the exact payload bytes, valid 5 minutes, served as a download (`Content-Disposition: attachment`, `Content-Type: application/octet-stream`) whatever its `content_type`. null otherwise. */
   body_url: string | null;
   content_type: string | null;
+  /** An erasure (`POST /v1/erasures`) removed its payload, headers and attempts’ response bodies: `body` is null and `body_size` 0; it cannot be replayed or resent. */
+  payload_erased: boolean;
   status: EventStatus;
   attempts_count: number;
   created_at: string;
