@@ -3,7 +3,7 @@ import { sideItemExpiresAt } from '../domain/retention';
 import { newSubjectKey, subjectHmac } from '../shared/secrets';
 import { defineEntity } from '../store/entity';
 import { accountPartition } from '../store/keys';
-import { queryPage } from '../store/table';
+import { ITEM_EXISTS, queryPage, updateItem } from '../store/table';
 import type { EventRecord } from './record';
 
 /**
@@ -53,6 +53,14 @@ export async function indexSubjectEvent(event: EventRecord): Promise<void> {
     { event_id: event.id, expires_at: sideItemExpiresAt(event.received_at, event.retention_days) },
     subjectEntryEntity.key(event.account_id, event.subject_hash, event.id),
   );
+}
+
+/**
+ * Re-times an event's entry for a new retention window (the sweeper, with the event's other items): an
+ * entry that expired before its event would let that event escape an erasure. Never creates one.
+ */
+export async function setSubjectEntryExpiry(accountId: string, subjectHash: string, eventId: string, expiresAt: number): Promise<void> {
+  await updateItem(subjectEntryEntity.key(accountId, subjectHash, eventId), { set: { expires_at: expiresAt } }, { condition: ITEM_EXISTS });
 }
 
 /** One page of a subject's event ids, in id order, after `after` (exclusive). */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCounts, erasureCountsOf, NO_ERASURES } from '../../lambdas/domain/erasure';
 import { insertErasureJob } from '../../lambdas/erasures/record';
@@ -8,6 +8,8 @@ import { runErasureWorker } from '../../lambdas/erasures/worker';
 import { eraseEventParts, planEventErasure } from '../../lambdas/events/record';
 import { hashSubject } from '../../lambdas/events/subject-index';
 import { deletePayload } from '../../lambdas/adapters/payloads';
+import { handler as sweeper } from '../../lambdas/handlers/sweeper';
+import { sideItemExpiresAt } from '../../lambdas/domain/retention';
 import { newId } from '../../lambdas/shared/secrets';
 import { createLocalClients } from '../../local/aws-clients';
 import { bootGatewayWithSink } from '../fixtures/gateway';
@@ -313,5 +315,21 @@ describe('a delivery still waiting when its payload is erased', () => {
     const ended = await eventually(() => detail(key, id), (d) => d.event.status === 'dead_letter');
     expect(ended.event.deliveries).toEqual([expect.objectContaining({ destination_id: paused.id, status: 'dead_letter', end_reason: 'payload_erased', attempts: 0 })]);
     expect(sink.received.filter((request) => request.path === '/paused-erased')).toEqual([]);
+  });
+});
+
+describe('a subject index entry when the account’s retention changes', () => {
+  it('is re-timed with its event by the sweeper, so it never expires before the event it finds', async () => {
+    const { key, accountId } = await createAccount(call);
+    const id = await publish(key, { payload: { n: 1 }, subject: 'retimed' });
+    const hash = await hashSubject(accountId, 'retimed');
+    const table = DynamoDBDocumentClient.from(createLocalClients(env.gateway.endpoints).dynamodb);
+    const entry = async () =>
+      (await table.send(new GetCommand({ TableName: env.gateway.resources.tableName, Key: { pk: `ACCT#${accountId}#SUBJ#${hash}`, sk: id }, ConsistentRead: true }))).Item;
+    const receivedAt = String((await detail(key, id)).event.received_at);
+    expect((await entry())?.expires_at).toBe(sideItemExpiresAt(receivedAt, 1));
+    expect((await call('PATCH', '/v1/account', { key, body: { plan: 'pro' } })).json.data).toMatchObject({ retention_days: 30 });
+    await sweeper({ time: new Date().toISOString() });
+    expect((await entry())?.expires_at).toBe(sideItemExpiresAt(receivedAt, 30));
   });
 });
