@@ -26,7 +26,7 @@ const noDynamoOutsideStore = [
 const noShapesOutsideApi = { group: ['**/shapes'], message: 'API shapes are for lambdas/api/ only; share the record or a use case instead.' };
 
 // Feature modules: one folder per resource (record and entity, use cases, API shapes).
-const FEATURES = ['accounts', 'aws-connections', 'brand', 'custom-domains', 'destinations', 'event-types', 'events', 'exports', 'listen', 'portal-sessions', 'replays', 'routes', 'signing-keys', 'sources'];
+const FEATURES = ['accounts', 'aws-connections', 'brand', 'custom-domains', 'destinations', 'erasures', 'event-types', 'events', 'exports', 'listen', 'portal-sessions', 'replays', 'routes', 'signing-keys', 'sources'];
 const featureCode = FEATURES.map((f) => `lambdas/${f}/**/*.ts`);
 const featureShapes = FEATURES.map((f) => `lambdas/${f}/shapes.ts`);
 

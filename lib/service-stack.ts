@@ -328,7 +328,7 @@ export class ServiceStack extends Stack {
 
     this.exportFunction = this.addFunction('ExportFunction', {
       handler: 'export',
-      description: 'Hookgate job worker: turns queued export jobs into files and runs bulk replays',
+      description: 'Hookgate job worker: turns queued export jobs into files, runs bulk replays and erasures',
       // An export's rows are read, encoded and uploaded in one go; a claim older than the worker's
       // STALE_CLAIM_MS (20 min) is taken over, so this must stay below it. A bulk replay stops a
       // minute before the timeout and the next run resumes it from its checkpoint.
@@ -341,7 +341,8 @@ export class ServiceStack extends Stack {
     grantTable(this.exportFunction, table, ['dynamodb:BatchGetItem']);
     grantObjects(this.exportFunction, exportBucket, ['s3:PutObject']);
     // A bulk replay's copies: deliveries enqueued, and bodies stored in S3 copied (CopyObject: GetObject
-    // on the source, PutObject on the target), as the api function's single replay does.
+    // on the source, PutObject on the target), as the api function's single replay does. An erasure
+    // deletes a data subject's payload objects (DeleteObject) and its index entries one by one.
     deliveryQueue.grantSendMessages(this.exportFunction.fn);
     grantObjects(this.exportFunction, payloadBucket, ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
     // The schedule picks a job up within a minute whatever happened to an earlier invocation (the

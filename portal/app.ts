@@ -700,6 +700,7 @@ async function logScreen() {
 }
 
 function prettyPayload(event: PortalEvent): string {
+  if (event.payload_erased) return '(erased: the payload was removed at the request of the person it was about)';
   if (event.body === null) return '';
   if (event.body_encoding !== 'utf8') return `(binary, base64)\n${event.body}`;
   try {
@@ -744,7 +745,7 @@ async function eventScreen(id: string) {
   const payload = codeBlock('payload', prettyPayload(event), { id: 'payload' });
   const link = event.body_url && /^https?:/.test(event.body_url) ? h('a', { href: event.body_url, rel: 'noreferrer' }, 'Download the payload') : null;
   const deliveries = event.deliveries.map((d) => {
-    const resend = h('button', { type: 'button', class: 'resend secondary', disabled: !SETTLED.includes(d.status) || !names.has(d.destination_id) }, 'Resend');
+    const resend = h('button', { type: 'button', class: 'resend secondary', disabled: !SETTLED.includes(d.status) || !names.has(d.destination_id) || event.payload_erased }, 'Resend');
     resend.addEventListener('click', async () => {
       try {
         const sent = await api<{ event_id: string }>('POST', `/events/${event.id}/resend`, { endpoint_id: d.destination_id });

@@ -6,8 +6,8 @@ import { log } from '../shared/log';
 // (its chunk is ~90 KB).
 let lambda: LambdaClient | undefined;
 
-/** The background jobs the export function runs: export files and bulk replays. */
-export type JobKind = 'export' | 'replay';
+/** The background jobs the export function runs: export files, bulk replays and erasures. */
+export type JobKind = 'export' | 'replay' | 'erasure';
 
 /**
  * Starts the job worker now (an asynchronous invoke) instead of waiting for its schedule. Best

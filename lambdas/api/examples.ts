@@ -15,6 +15,7 @@ export const ids = {
   attempt: '01970c6f-1001-7066-b718-92a3b4c5d6e7',
   exportJob: '01970c72-3000-7177-8829-a3b4c5d6e7f8',
   replayJob: '01970c72-5000-7399-8a4b-c5d6e7f8091a',
+  erasure: '01970c72-6000-74aa-9b5c-d6e7f8091a2b',
   customDomain: '01970c73-4000-7288-993a-b4c5d6e7f809',
   awsConnection: '01970c74-5000-7399-8a4b-c5d6e7f8a1b2',
 } as const;

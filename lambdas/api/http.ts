@@ -17,6 +17,7 @@ export const REFUSAL_STATUS = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  conflict: 409,
   gone: 410,
   too_large: 413,
 } as const satisfies Record<RefusalKind, number>;

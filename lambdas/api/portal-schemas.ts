@@ -48,6 +48,7 @@ const portalEventResponse = named(
     body_size: true,
     body_url: true,
     content_type: true,
+    payload_erased: true,
     status: true,
     attempts_count: true,
     created_at: true,

@@ -19,6 +19,7 @@ export const TAGS = {
   'Outbound events': 'Events you publish for your own customers, on the same pipeline.',
   Replays: 'Bulk replays: every failed event sent again with one call, in the background, each once.',
   Exports: 'Asynchronous exports of event history to a file (JSON or CSV).',
+  Erasures: 'Erasure per data subject: every payload and stored body of the events given a `subject`, removed in the background; the events stay as tombstones.',
   'Brand settings': 'How your webhook portal and documentation look to your customers.',
   'Custom domains': 'Receive webhooks on your own hostname.',
   'Event types': 'The catalog of outbound event types your customers can subscribe to in the portal.',

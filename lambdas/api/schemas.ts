@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isSubject, SUBJECT_MAX_LENGTH } from '../domain/erasure';
 import { isCustomerId } from '../domain/portal';
 import { EVENT_STATUSES } from '../domain/vocabulary';
 
@@ -10,6 +11,10 @@ import { EVENT_STATUSES } from '../domain/vocabulary';
 export const CUSTOMER_MESSAGE = 'customer must be 1 to 128 letters, digits or . _ : @ + - (starting with a letter or digit)';
 /** The account's own id for one of its customers: a destination's owner, an outbound event's recipient. */
 export const customerField = z.string().refine(isCustomerId, { error: () => CUSTOMER_MESSAGE }).meta({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$' });
+
+export const SUBJECT_MESSAGE = `subject must be 1 to ${SUBJECT_MAX_LENGTH} characters`;
+/** A data subject (a person's id in the account's own terms), for erasure; stored only as its HMAC. */
+export const subjectField = z.string().refine(isSubject, { error: () => SUBJECT_MESSAGE }).meta({ minLength: 1, maxLength: SUBJECT_MAX_LENGTH });
 
 export interface SchemaDoc {
   description?: string;

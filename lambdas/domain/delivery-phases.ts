@@ -39,6 +39,8 @@ export interface ClaimInput extends ArrivalInput {
   /** The customer the event is addressed to (null: none). */
   customer: string | null;
   gate: BreakerGate;
+  /** Its event is a tombstone: an erasure took the payload, which no later try may send (a task may still carry it). */
+  payloadErased?: boolean;
 }
 
 /**
@@ -96,6 +98,7 @@ export function decideClaim(input: ClaimInput): ClaimDecision {
   if (arrival.kind !== 'proceed') return arrival;
   const { destination, gate } = input;
   if (!destination) return { kind: 'end', reason: 'destination_deleted' };
+  if (input.payloadErased) return { kind: 'end', reason: 'payload_erased' };
   if (!destination.active) return { kind: 'paused' };
   if (!reachesCustomer(destination.customer, input.customer)) return { kind: 'end', reason: 'customer_changed' };
   if (gate.kind === 'wait') return { kind: 'wait', until: gate.until, reason: gate.reason };

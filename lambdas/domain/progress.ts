@@ -20,6 +20,8 @@ export const END_REASONS = [
    * crashes, throttles, a bug), was sent once more by the sweeper, and landed there again.
    */
   'task_failed',
+  /** An erasure (POST /v1/erasures) removed its event's payload before it was sent: there is nothing to send. */
+  'payload_erased',
 ] as const;
 export type EndReason = (typeof END_REASONS)[number];
 

@@ -39,5 +39,6 @@ export type SignatureScheme = (typeof SIGNATURE_SCHEMES)[number];
 export const EXPORT_STATUSES = ['queued', 'processing', 'ready', 'failed'] as const;
 export const EXPORT_FORMATS = ['json', 'csv'] as const;
 export const REPLAY_JOB_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
+export const ERASURE_STATUSES = ['running', 'done'] as const;
 export const DOMAIN_STATUSES = ['pending_verification', 'verified', 'failed'] as const;
 export const TLS_STATUSES = ['pending', 'issued', 'failed'] as const;

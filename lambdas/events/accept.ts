@@ -14,6 +14,7 @@ import { recordIngested } from '../shared/metrics';
 import { newId, newTrace } from '../shared/secrets';
 import { deleteDedupeIfOwned, holdExternalId } from './dedupe';
 import { logCustomerEvent } from './customer-index';
+import { indexSubjectEvent } from './subject-index';
 import { carriedBodyOf, insertEvent, type CarriedBody, type EventBodyRecord, type EventRecord } from './record';
 import { loadCurrentRoutingTable, withDestination, type RoutingTable } from '../store/routing-table';
 import type { Direction, EventStatus } from '../domain/vocabulary';
@@ -33,6 +34,8 @@ export interface NewEvent {
   /** The caller's trace (its `traceparent`); absent: the event starts one. A copy's is in its `storedBody`. */
   trace?: Trace;
   createdBy: string;
+  /** The HMAC of the data subject the payload is about (subject-index.ts `hashSubject`); absent: none. */
+  subjectHash?: string;
   replayOf?: string;
   /** A copy's webhook id (its chain's first event's); an event that is no copy is its own. */
   webhookId?: string;
@@ -114,6 +117,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     webhook_id: input.webhookId ?? null,
     replayed_by: null,
     dedupe_key: null,
+    ...(input.subjectHash !== undefined && { subject_hash: input.subjectHash }),
   };
   const dedupe = dedupeKeyOf(event);
   event.dedupe_key = dedupe;
@@ -136,6 +140,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     });
     // Its messages give up on it a grace after `sent_at`: an event written later would never be delivered.
     if (Date.now() - sentAt > (config().missingEventGraceSeconds * 1000) / 2) throw new Error('accept too slow: its messages may give up before it is written');
+    await indexSubjectEvent(event);
     await insertEvent(event, stored);
   } catch (error) {
     await discardPayload(stored?.body_ref, input.accountId, id);

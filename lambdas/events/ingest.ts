@@ -8,6 +8,9 @@ import { newTrace } from '../shared/secrets';
 import { recordVerificationRejected } from '../shared/metrics';
 import { findSourceByToken } from '../sources/record';
 import { acceptEvent } from './accept';
+import { hashSubject } from './subject-index';
+import { subjectAt } from '../domain/erasure';
+import { parseJsonPayload } from '../domain/payload-filter';
 import { servedOnHost } from '../custom-domains/host-binding';
 import { acceptedOutcome, refused, type Accepted, type Refused } from '../pipeline/outcomes';
 import { noticeFanoutLimited } from '../pipeline/delivery-notices';
@@ -79,6 +82,7 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
     headers: storedHeaders(request.headers),
     trace,
     createdBy: 'ingest',
+    ...(source.subject_pointer && (await subjectHashAt(source.account_id, request.body, source.subject_pointer))),
     now,
   });
   if (!result.duplicate && result.beyondLimit.length > 0) {
@@ -86,6 +90,13 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
     await noticeFanoutLimited(result.event, config().maxFanout, result.beyondLimit, now);
   }
   return acceptedOutcome(result);
+}
+
+/** The event's subject, hashed, when its JSON payload has one at the source's pointer; nothing otherwise (never a refusal). */
+async function subjectHashAt(accountId: string, body: Buffer, pointer: string): Promise<{ subjectHash?: string }> {
+  const parsed = parseJsonPayload(body);
+  const subject = parsed && subjectAt(parsed.json, pointer);
+  return subject === undefined ? {} : { subjectHash: await hashSubject(accountId, subject) };
 }
 
 function storedHeaders(headers: Record<string, string>): Record<string, string> {

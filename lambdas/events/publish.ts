@@ -1,4 +1,5 @@
 import { acceptEvent, type TaskSink } from './accept';
+import { hashSubject } from './subject-index';
 import { acceptedOutcome, type Accepted } from '../pipeline/outcomes';
 import type { Trace } from '../domain/trace-context';
 
@@ -8,6 +9,8 @@ export interface PublishInput {
   external_event_id?: string;
   /** The customer it is for: only that customer's destinations receive it. */
   customer?: string;
+  /** The data subject the payload is about, for erasure; stored only as its HMAC. */
+  subject?: string;
 }
 
 /**
@@ -28,6 +31,7 @@ export async function publishEvent(
     sourceId: null,
     eventType: input.event_type ?? null,
     customer: input.customer ?? null,
+    ...(input.subject !== undefined && { subjectHash: await hashSubject(accountId, input.subject) }),
     externalEventId: input.external_event_id ?? null,
     body: Buffer.from(input.payload, 'utf8'),
     contentType: 'application/json',

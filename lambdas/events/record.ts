@@ -5,6 +5,7 @@ import type { DeliveryState } from '../domain/progress';
 import { END_REASONS, WAIT_REASONS } from '../domain/progress';
 import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES } from '../domain/vocabulary';
 import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
+import { erasedAttempt } from '../domain/erasure';
 import { defineEntity, type Key } from '../store/entity';
 import { accountPartition } from '../store/keys';
 import { batchDelete, batchGet, deleteItem, getRawItem, ITEM_ABSENT, ITEM_EXISTS, putItem, queryAll, updateItem } from '../store/table';
@@ -75,6 +76,13 @@ export const eventRecord = z.object({
    * a claim: `settleOnlyDelivery`), where no delivery item holds them.
    */
   first_attempts: z.optional(z.array(attemptRecord)),
+  /**
+   * The HMAC of the data subject the event's payload is about (lambdas/events/subject-index.ts), never
+   * the subject itself: a replay's copy is indexed under it too. Absent: no subject given.
+   */
+  subject_hash: z.optional(z.string()),
+  /** An erasure (lambdas/erasures) removed its payload and stored bodies: a tombstone kept for counts and the audit trail. */
+  payload_erased: z.optional(z.boolean()),
 });
 export type EventRecord = z.infer<typeof eventRecord>;
 
@@ -564,4 +572,80 @@ export async function deleteSettledStatusItem(accountId: string, eventId: string
     returnOld: true,
   });
   return removed !== false && removed !== undefined;
+}
+
+// An erasure's writes (lambdas/erasures/worker.ts decides when).
+
+/** What erasing one event removes, read before any of it is: what the erasure counts. */
+export interface EventErasurePlan {
+  /** False: the event is gone (retention) or a tombstone already. */
+  live: boolean;
+  payloadObject: string | undefined;
+  requestBody: boolean;
+  responseBodies: number;
+}
+
+/** The parts of one event an erasure removes, from one consistent read of its partition. */
+export async function planEventErasure(accountId: string, eventId: string): Promise<EventErasurePlan> {
+  const items = await readEventPartition(accountId, eventId);
+  const { stored, body, deliveries } = partsOf(items);
+  const attempts = [
+    ...items.filter((item) => eventItemKind(item) === 'attempt').map((item) => attemptRecord.parse(item)),
+    ...deliveries.flatMap((delivery) => delivery.first_attempt ?? []),
+    ...(stored?.first_attempts ?? []),
+  ];
+  return {
+    live: stored !== undefined && stored.payload_erased !== true,
+    payloadObject: body?.body_ref,
+    requestBody: body !== undefined && (body.body !== undefined || body.body_ref !== undefined),
+    responseBodies: attempts.filter((attempt) => erasedAttempt(attempt).erased).length,
+  };
+}
+
+/**
+ * Turns one event into a tombstone: its body item keeps its size-free facts (content type, trace)
+ * without the bytes, the headers or their hash (a hash of a short payload gives the payload away);
+ * every stored response body is emptied; the status item says `payload_erased`. The payload object,
+ * if any, is deleted first and the status item written last, so a run that stops part-way is
+ * repeated whole by the next. Versioned items are written under their version, so a worker's late
+ * write cannot put a body back.
+ */
+export async function eraseEventParts(accountId: string, eventId: string, deleteObject: (key: string) => Promise<void>): Promise<void> {
+  const items = await readEventPartition(accountId, eventId);
+  const { body } = partsOf(items);
+  if (body?.body_ref) await deleteObject(body.body_ref);
+  if (body) {
+    await updateItem(
+      eventBodyEntity.key(accountId, eventId),
+      { set: { body_size: 0, headers: {}, payload_hash: '' }, remove: ['body', 'body_ref', 'body_compression'] },
+      { condition: ITEM_EXISTS },
+    );
+  }
+  for (const item of items.filter((item) => eventItemKind(item) === 'attempt')) {
+    const attempt = attemptRecord.parse(item);
+    if (erasedAttempt(attempt).erased) await updateItem({ pk: String(item.pk), sk: String(item.sk) }, { set: { response_body: '' } }, { condition: ITEM_EXISTS });
+  }
+  for (const item of items.filter((item) => eventItemKind(item) === 'delivery')) await eraseDeliveryFirstAttempt({ pk: String(item.pk), sk: String(item.sk) });
+  await changeEvent(accountId, eventId, (current) =>
+    current.payload_erased
+      ? undefined
+      : { ...current, payload_erased: true, ...(current.first_attempts && { first_attempts: current.first_attempts.map((a) => erasedAttempt(a).attempt) }) },
+  );
+}
+
+/** Empties a delivery item's first try's response body under the item's version (a worker may be writing it). */
+async function eraseDeliveryFirstAttempt(key: Key): Promise<void> {
+  for (let round = 0; round < 20; round++) {
+    const item = await getRawItem(key);
+    if (!item) return;
+    const delivery = deliveryRecord.parse(item);
+    if (!delivery.first_attempt || !erasedAttempt(delivery.first_attempt).erased) return;
+    const written = await updateItem(
+      key,
+      { set: { first_attempt: erasedAttempt(delivery.first_attempt).attempt, version: delivery.version + 1 } },
+      { condition: { expression: 'version = :v', values: { ':v': delivery.version } } },
+    );
+    if (written !== false) return;
+  }
+  throw new Error('a delivery kept changing under an erasure');
 }

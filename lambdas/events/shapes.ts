@@ -60,7 +60,10 @@ export const eventDetailResponse = named(
       .describe('When `body` is null: a pre-signed URL of the exact payload bytes, valid 5 minutes, served as a download (`Content-Disposition: attachment`, `Content-Type: application/octet-stream`) whatever its `content_type`. null otherwise.'),
     content_type: z.string().nullable(),
     headers: z.record(z.string(), z.string()).describe('Stored request headers (lower-case), without credentials.'),
-    payload_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+    payload_hash: z.string().regex(/^sha256:[0-9a-f]{64}$/).nullable().describe('null once the payload is erased.'),
+    payload_erased: z
+      .boolean()
+      .describe('An erasure (`POST /v1/erasures`) removed its payload, headers and attempts’ response bodies: `body` is null and `body_size` 0; it cannot be replayed or resent.'),
     status: eventStatus,
     attempts_count: z.int().min(0),
     created_by: z.enum(['ingest', 'api', 'hookgate']).describe('`hookgate`: an operational event Hookgate published about the account.'),
@@ -87,7 +90,7 @@ export const eventDetailResponse = named(
           .enum(END_REASONS)
           .nullable()
           .describe(
-            'Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); or its queue task kept failing, even sent once more (`task_failed`). null otherwise.',
+            'Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise.',
           ),
         waiting: z
           .strictObject({ reason: z.enum(WAIT_REASONS), until: nullableTimestamp })
@@ -197,12 +200,13 @@ export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, 
     event_type: event.event_type,
     external_event_id: event.external_event_id,
     customer: event.customer,
-    ...('bytes' in view ? presentBody(view.bytes) : { body: null, body_encoding: null }),
+    ...('bytes' in view && !event.payload_erased ? presentBody(view.bytes) : { body: null, body_encoding: null }),
     body_size: stored.body_size,
     body_url: 'url' in view ? view.url : null,
     content_type: stored.content_type,
     headers: stored.headers,
-    payload_hash: stored.payload_hash,
+    payload_hash: stored.payload_hash === '' ? null : stored.payload_hash,
+    payload_erased: event.payload_erased === true,
     status: event.status,
     attempts_count: event.attempts_count,
     // Stored as a plain string; only the pipeline writes it, with one of these two values.
@@ -302,6 +306,7 @@ export const exampleInboundDetail = {
   content_type: 'application/json',
   headers: { 'content-type': 'application/json', 'x-event-type': 'payment.succeeded', 'idempotency-key': 'evt_123' },
   payload_hash: 'sha256:6bf0c09c0d1f278d16f76bad34d1c570900216904b30d14b55e4d86957a87ba1',
+  payload_erased: false,
   created_by: 'ingest',
   replay_of: null,
   webhook_id: exampleInboundListItem.id,
@@ -319,6 +324,7 @@ export const exampleOutboundDetail = {
   content_type: 'application/json',
   headers: {},
   payload_hash: 'sha256:d351bbe327500db60d55e9395f78695427fd5c60bdf92d2cda00ecf2585f4a53',
+  payload_erased: false,
   created_by: 'api',
   replay_of: null,
   webhook_id: exampleOutboundListItem.id,

@@ -204,7 +204,14 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed:
   }
   // A manual action (a replay, a portal resend or test) goes at once as the probe of an open breaker.
   const manual = task.manual === true && (delivery?.attempts ?? 0) === 0; // its retries wait like any other's
-  const decision = decideClaim({ delivery, destination, customer: loaded.event.customer, gate: breakerGate(breaker, now, manual), ...timing });
+  const decision = decideClaim({
+    delivery,
+    destination,
+    customer: loaded.event.customer,
+    gate: breakerGate(breaker, now, manual),
+    payloadErased: loaded.event.payload_erased === true,
+    ...timing,
+  });
   switch (decision.kind) {
     case 'skip':
       return { kind: 'done' };

@@ -1,4 +1,5 @@
-import { invalid } from '../domain/errors';
+import { conflict, invalid } from '../domain/errors';
+import { PAYLOAD_ERASED } from '../domain/erasure';
 import { resendVerdict } from '../domain/portal';
 import { findEventWithBody } from '../events/record';
 import { acceptEvent } from '../events/accept';
@@ -44,6 +45,7 @@ export async function sendTestEvent(accountId: string, endpoint: { id: string; c
 export async function resendToEndpoint(accountId: string, eventId: string, destinationId: string, now: Date): Promise<PortalSendOutcome> {
   const loaded = await findEventWithBody(accountId, eventId);
   if (!loaded || loaded.event.direction !== 'outbound') return { kind: 'not_found' };
+  if (loaded.event.payload_erased) return refused(conflict(PAYLOAD_ERASED));
   const verdict = resendVerdict(loaded.event.deliveries[destinationId]);
   if (verdict === 'not_found') return { kind: 'not_found' };
   if (verdict === 'not_settled') return refused(invalid('the delivery to this endpoint is still in progress'));

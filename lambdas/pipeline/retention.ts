@@ -3,6 +3,7 @@ import { copyPayload, deletePayload, payloadKey } from '../adapters/payloads';
 import { log } from '../shared/log';
 import { accountIdsAfter, readAccountRetention, recordTtlWindow } from '../accounts/record';
 import { deleteDedupeIfOwned, setDedupeExpiry } from '../events/dedupe';
+import { setSubjectEntryExpiry } from '../events/subject-index';
 import { changeEvent, deleteSettledStatusItem } from '../events/record';
 import { expireEvent } from './expiry';
 import { takeBackStranded } from './stranded-tasks';
@@ -250,7 +251,7 @@ async function sweepEvent(accountId: string, eventId: string, run: Run): Promise
 /**
  * Re-times one event's TTLs for the account's window: the status item through the usual optimistic
  * write (so a concurrent transition is not lost), which also records the window on the event so later
- * transitions keep it; body, attempts, replay claims and de-duplication item with a conditional update
+ * transitions keep it; body, attempts, replay claims, de-duplication item and subject index entry with a conditional update
  * each; a payload object is moved to the new window's class. The settle time is not stored, so the
  * status item's base is its latest attempt (or its creation), which is never earlier than its creation:
  * TTL never takes an event before the sweeper would. Returns whether anything was rewritten.
@@ -277,6 +278,7 @@ async function resyncEvent(accountId: string, eventId: string, days: number): Pr
     // Only while it still names this event; not compared first (that would cost a read per event).
     await setDedupeExpiry(accountId, event.dedupe_key, eventId, sideItemExpiresAt(event.received_at, days));
   }
+  if (event.subject_hash) await setSubjectEntryExpiry(accountId, event.subject_hash, eventId, sideItemExpiresAt(event.received_at, days));
   if (body && payloadRef && payloadKeyClass(payloadRef) !== payloadRetentionClass(days)) {
     await movePayload(payloadRef, payloadKey(accountId, eventId, days), body);
     changed = true;

@@ -1,4 +1,5 @@
-import { invalid } from '../domain/errors';
+import { conflict, invalid } from '../domain/errors';
+import { PAYLOAD_ERASED } from '../domain/erasure';
 import { webhookIdOf } from '../domain/ids';
 import { traceOf } from '../domain/trace-context';
 import { SETTLED_STATUSES } from '../domain/event-status';
@@ -29,6 +30,7 @@ export async function replayEvent(
 ): Promise<ReplayOutcome> {
   const loaded = await findEventWithBody(accountId, eventId);
   if (!loaded || loaded.event.direction !== direction) return { kind: 'not_found' };
+  if (loaded.event.payload_erased) return refused(conflict(PAYLOAD_ERASED));
   if (!SETTLED_STATUSES.includes(loaded.event.status)) return refused(invalid('event is not in a terminal status'));
   if (destinationId !== undefined && !(await findDestination(accountId, destinationId))) {
     return refused(invalid('destination_id does not match a destination of this account'));
@@ -79,6 +81,7 @@ export async function copyEvent(
     contentType: body.content_type,
     headers: body.headers,
     createdBy: event.created_by,
+    ...(event.subject_hash !== undefined && { subjectHash: event.subject_hash }),
     replayOf: event.id,
     webhookId: webhookIdOf(event),
     id: copyId,

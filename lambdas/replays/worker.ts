@@ -161,7 +161,8 @@ async function replayPage(
  */
 async function replayOnce(job: ReplayJobRecord, eventId: string, now: Date, manual: boolean): Promise<boolean> {
   const loaded = await findEventWithBody(job.account_id, eventId);
-  if (!loaded || selectForReplay(loaded.event, selectionOf(job.filters), job.id) !== 'replay') return false;
+  // A tombstone has nothing left to send: an erasure took the payload.
+  if (!loaded || loaded.event.payload_erased || selectForReplay(loaded.event, selectionOf(job.filters), job.id) !== 'replay') return false;
   const { event } = loaded;
   const expiresAt = sideItemExpiresAt(event.received_at, event.retention_days);
   const claim = await claimReplayCopy(job.account_id, event.id, job.id, newId(), expiresAt);

@@ -1,4 +1,4 @@
-import { createHash, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { createHash, createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { SigningKey } from '../domain/signing-keys';
 import { uuidv7 } from '../domain/ids';
 import { startedTrace, type Trace } from '../domain/trace-context';
@@ -31,3 +31,9 @@ export function newSigningKey(now: Date): SigningKey {
   if (!jwk.x || !jwk.d) throw new Error('node exported an Ed25519 key without x or d');
   return { kid: `key_${randomBytes(12).toString('base64url')}`, public_key: jwk.x, private_key: jwk.d, created_at: now.toISOString() };
 }
+
+/** A new key for an account's data-subject hashes: 32 random bytes, base64. */
+export const newSubjectKey = (): string => randomBytes(32).toString('base64');
+
+/** A data subject as it is stored and indexed: HMAC-SHA256 under the account's subject key, hex. */
+export const subjectHmac = (key: string, subject: string): string => createHmac('sha256', Buffer.from(key, 'base64')).update(subject, 'utf8').digest('hex');

@@ -25,6 +25,8 @@ const sourceRecord = z.object({
   path_token: z.string(),
   verification: z._default(z.nullable(verificationConfig), null),
   custom_domain_id: z.nullable(z.string()),
+  /** Where ingest finds an event's data subject in its JSON payload (RFC 6901); null: inbound events get none. */
+  subject_pointer: z._default(z.nullable(z.string()), null),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -35,6 +37,7 @@ const sourceLookupRecord = z.object({
   account_id: z.string(),
   source_id: z.string(),
   verification: z._default(z.nullable(verificationConfig), null),
+  subject_pointer: z._default(z.nullable(z.string()), null),
 });
 type SourceLookupRecord = z.infer<typeof sourceLookupRecord>;
 
@@ -56,7 +59,7 @@ const sourceLookupEntity = defineEntity({
 
 /** The token lookup is written first and conditionally, so a path token can never point at two sources. */
 export async function insertSource(record: SourceRecord): Promise<void> {
-  const lookup = { account_id: record.account_id, source_id: record.id, verification: record.verification };
+  const lookup = { account_id: record.account_id, source_id: record.id, verification: record.verification, subject_pointer: record.subject_pointer };
   if (!(await sourceLookupEntity.create(lookup, sourceLookupEntity.key(record.path_token)))) throw new Error('path token collision');
   await sourceEntity.create(record);
 }
@@ -78,10 +81,11 @@ export const listSources = (accountId: string) => sourceEntity.list(accountId);
  */
 export async function updateSource(
   current: SourceRecord,
-  changes: Partial<Pick<SourceRecord, 'name' | 'verification' | 'custom_domain_id' | 'updated_at'>>,
+  changes: Partial<Pick<SourceRecord, 'name' | 'verification' | 'custom_domain_id' | 'subject_pointer' | 'updated_at'>>,
 ): Promise<SourceRecord | undefined> {
-  if (changes.verification !== undefined) {
-    await sourceLookupEntity.update([current.path_token], { verification: changes.verification });
+  if (changes.verification !== undefined || changes.subject_pointer !== undefined) {
+    const read = { verification: changes.verification, subject_pointer: changes.subject_pointer };
+    await sourceLookupEntity.update([current.path_token], Object.fromEntries(Object.entries(read).filter(([, value]) => value !== undefined)));
     lookups.forget(current.path_token);
   }
   return sourceEntity.update([current.account_id, current.id], changes);

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { isJsonPointer } from '../domain/erasure';
 import { PROVIDERS } from '../domain/vocabulary';
 import { isStandardWebhooksSecret } from '../domain/signing-secret';
 import { at, ids } from '../api/examples';
@@ -57,12 +58,24 @@ const customDomainId = uuidField('custom_domain_id')
   .optional()
   .describe('One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it.');
 
+export const SUBJECT_POINTER_MESSAGE = 'subject_pointer must be a JSON pointer (RFC 6901), such as /customer/id';
+const subjectPointer = z
+  .string()
+  .max(256)
+  .refine(isJsonPointer, { error: () => SUBJECT_POINTER_MESSAGE })
+  .nullable()
+  .optional()
+  .describe(
+    'Where an inbound event’s data subject is in its JSON payload (RFC 6901), e.g. `/data/object/customer`: a string or number found there is the event’s `subject`, which `POST /v1/erasures` erases by. null: none.',
+  );
+
 export const createSourceBody = named(
   'CreateSourceRequest',
   z.strictObject({
     name: textField('name'),
     verification: verificationInput.optional(),
     custom_domain_id: customDomainId,
+    subject_pointer: subjectPointer,
   }),
 );
 
@@ -72,6 +85,7 @@ export const updateSourceBody = named(
     name: textField('name').optional(),
     verification: verificationInput.optional(),
     custom_domain_id: customDomainId,
+    subject_pointer: subjectPointer,
   }),
 );
 
@@ -99,6 +113,7 @@ export const sourceResponse = named(
       .nullable()
       .describe('The provider check, if any; the secret is write-only.'),
     custom_domain_id: uuid.nullable(),
+    subject_pointer: z.string().nullable(),
     created_at: timestamp,
   }),
 );
@@ -113,6 +128,7 @@ export const presentSource = (s: SourceRecord, ingestBaseUrl: string): SourceRes
   ingest_url: `${ingestBaseUrl}/ingest/${s.path_token}`,
   verification: s.verification ? { provider: s.verification.provider, configured: true } : null,
   custom_domain_id: s.custom_domain_id,
+  subject_pointer: s.subject_pointer,
   created_at: s.created_at,
 });
 
@@ -126,5 +142,6 @@ export const exampleSource = {
   ingest_url: `https://api.hookgate.example.com/ingest/${pathToken}`,
   verification: { provider: 'stripe', configured: true },
   custom_domain_id: null,
+  subject_pointer: null,
   created_at: at,
 } satisfies SourceResponse;

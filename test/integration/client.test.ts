@@ -156,6 +156,18 @@ describe('the client against the gateway', () => {
     expect(await hookgate.outboundEvents.replay(first.id)).toMatchObject({ original_event_id: first.id });
   });
 
+  it('erases a data subject’s payloads and keeps the tombstones', async () => {
+    const erased = await hookgate.outboundEvents.publish({ payload: { email: 'ts-erased@example.com' }, subject: 'ts-user-1' });
+    const kept = await hookgate.outboundEvents.publish({ payload: { email: 'ts-kept@example.com' }, subject: 'ts-user-2' });
+    const started = await hookgate.erasures.create('ts-user-1');
+    expect(started).toMatchObject({ status: 'running', events: 0 });
+    const done = await eventually(() => hookgate.erasures.get(started.id), (e) => e.status === 'done');
+    expect(done).toMatchObject({ events: 1, request_bodies: 1 });
+    expect((await hookgate.outboundEvents.get(erased.id)).event).toMatchObject({ payload_erased: true, body: null, payload_hash: null });
+    await expect(hookgate.outboundEvents.replay(erased.id)).rejects.toMatchObject({ name: 'HookgateError', status: 409, message: 'payload erased' });
+    expect((await hookgate.outboundEvents.get(kept.id)).event).toMatchObject({ payload_erased: false, body: '{"email":"ts-kept@example.com"}' });
+  });
+
   it('throws HookgateError with the status and exact message', async () => {
     const anonymous = new Hookgate({ baseUrl: env.gateway.url });
     await expect(anonymous.sources.list()).rejects.toMatchObject({ name: 'HookgateError', status: 401, message: 'Unauthorized' });

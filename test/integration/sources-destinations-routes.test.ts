@@ -36,6 +36,7 @@ describe('sources', () => {
       ingest_url: `https://hooks.example.test/ingest/${source.path_token}`,
       verification: null,
       custom_domain_id: null,
+      subject_pointer: null,
       created_at: expect.stringMatching(ISO),
     });
     expect(await hookgate.sources.get(source.id)).toEqual(source);

@@ -50,6 +50,8 @@ describe('claim decision', () => {
     ['the addressed customer’s destination is claimed', { destination: { active: true, customer: 'cus_a' }, customer: 'cus_a' }, { kind: 'claim', probe: false }],
     ['an open breaker makes it wait', { gate: { kind: 'wait', until: at(25), reason: 'breaker_open' } }, { kind: 'wait', until: at(25), reason: 'breaker_open' }],
     ['a half-open breaker lets it through as the probe', { gate: { kind: 'probe' } }, { kind: 'claim', probe: true }],
+    ['an erased event’s delivery ends: nothing is left to send', { payloadErased: true }, { kind: 'end', reason: 'payload_erased' }],
+    ['an erased event’s settled delivery is skipped', { delivery: deliveryState({ status: 'delivered', attempts: 1 }), payloadErased: true }, { kind: 'skip' }],
     ['a settled delivery is skipped even when its destination is gone', { delivery: deliveryState({ status: 'delivered', attempts: 1 }), destination: undefined }, { kind: 'skip' }],
   ])('%s', (_, overrides, expected) => {
     expect(decideClaim({ ...base, ...overrides })).toEqual(expected);

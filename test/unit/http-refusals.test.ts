@@ -2,7 +2,7 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Refusal} from '../../lambdas/domain/errors';
-import { forbidden, gone, invalid, notFound, tooLarge, unauthorized, type RefusalKind } from '../../lambdas/domain/errors';
+import { conflict, forbidden, gone, invalid, notFound, tooLarge, unauthorized, type RefusalKind } from '../../lambdas/domain/errors';
 import { resetConfigForTests } from '../../lambdas/shared/config';
 import { apiEvent, UNIT_ENV } from '../fixtures/apigw';
 
@@ -33,6 +33,7 @@ const table: [RefusalKind, Refusal, number, string][] = [
   ['unauthorized', unauthorized('invalid signature'), 401, 'invalid signature'],
   ['forbidden', forbidden('sign-up is closed on this deployment'), 403, 'sign-up is closed on this deployment'],
   ['not_found', notFound(), 404, 'Not found'],
+  ['conflict', conflict('payload erased'), 409, 'payload erased'],
   ['gone', gone('export file expired'), 410, 'export file expired'],
   ['too_large', tooLarge(), 413, 'request body too large'],
 ];

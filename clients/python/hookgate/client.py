@@ -75,6 +75,7 @@ class Hookgate:
         self.outbound_events = _OutboundEvents(self, "listOutboundEvents", "getOutboundEvent", "replayOutboundEvent")
         self.replays = _Replays(self)
         self.exports = _Exports(self)
+        self.erasures = _Erasures(self)
         self.brand_settings = _BrandSettings(self)
         self.custom_domains = _CustomDomains(self)
 
@@ -351,6 +352,17 @@ class _Exports(_Resource):
         if answer.status != 302 or not location:
             raise HookgateError(answer.status, "export download did not redirect", answer.body)
         return location
+
+
+class _Erasures(_Resource):
+    """Erasures per data subject: every payload of the events given a ``subject``, removed in the background."""
+
+    def create(self, subject: str) -> api.Erasure:
+        """``{id, status: "running", ...}``: follow it with `get` until ``status`` is ``"done"``."""
+        return cast(api.Erasure, self._client._data("createErasure", body={"subject": subject}))
+
+    def get(self, id: str) -> api.Erasure:
+        return cast(api.Erasure, self._client._data("getErasure", params={"id": id}))
 
 
 class _BrandSettings(_Resource):

@@ -178,6 +178,11 @@ class CreateDestinationRequest(TypedDict):
     """Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role."""
 
 
+class CreateErasureRequest(TypedDict):
+    subject: str
+    """The data subject, as given in `subject` on publish (or found at a source's `subject_pointer`): 1-256 characters."""
+
+
 class CreateEventTypeRequest(TypedDict):
     """Creates the type, or replaces the description and schema of an existing one."""
     name: str
@@ -265,6 +270,8 @@ class CreateSourceRequest(TypedDict):
     verification: NotRequired[SourceVerification]
     custom_domain_id: NotRequired[str | None]
     """One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it."""
+    subject_pointer: NotRequired[str | None]
+    """Where an inbound event’s data subject is in its JSON payload (RFC 6901), e.g. `/data/object/customer`: a string or number found there is the event’s `subject`, which `POST /v1/erasures` erases by. null: none."""
 
 
 class CustomDomain_VerificationRecord(TypedDict):
@@ -425,6 +432,24 @@ class DuplicateEvent(TypedDict):
     duplicate: Literal[True]
 
 
+class Erasure(TypedDict):
+    id: str
+    status: Literal['running', 'done']
+    """`running`, then `done`. A failure on the way pauses the erasure and it resumes by itself."""
+    events: int
+    """Events turned into tombstones (`payload_erased: true`) erased so far; final once the erasure is `done`."""
+    payload_objects: int
+    """Payload objects deleted from the payload bucket (bodies over 300 KB) erased so far; final once the erasure is `done`."""
+    request_bodies: int
+    """Stored event bodies (inline or pointing at an object), headers and payload hashes erased so far; final once the erasure is `done`."""
+    response_bodies: int
+    """Stored response bodies of delivery attempts erased so far; final once the erasure is `done`."""
+    exports_before: list[str]
+    """Exports written before the erasure started, still listed: their files may name the subject’s events (ids, types, external ids; never a payload). Filled in when `done`."""
+    created_at: str
+    finished_at: str | None
+
+
 class Error(TypedDict):
     """Every error answer."""
     error: str
@@ -451,8 +476,8 @@ class EventDetail_Deliveries_Item(TypedDict):
     status: Literal['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter']
     attempts: int
     next_attempt_at: str | None
-    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'task_failed'] | None
-    """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); or its queue task kept failing, even sent once more (`task_failed`). null otherwise."""
+    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'task_failed', 'payload_erased'] | None
+    """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise."""
     waiting: EventDetail_Deliveries_Item_Waiting | None
     """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now."""
 
@@ -477,7 +502,10 @@ class EventDetail(TypedDict):
     content_type: str | None
     headers: dict[str, str]
     """Stored request headers (lower-case), without credentials."""
-    payload_hash: str
+    payload_hash: str | None
+    """null once the payload is erased."""
+    payload_erased: bool
+    """An erasure (`POST /v1/erasures`) removed its payload, headers and attempts’ response bodies: `body` is null and `body_size` 0; it cannot be replayed or resent."""
     status: EventStatus
     attempts_count: int
     created_by: Literal['ingest', 'api', 'hookgate']
@@ -699,8 +727,8 @@ class PortalEvent_Deliveries_Item(TypedDict):
     status: Literal['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter']
     attempts: int
     next_attempt_at: str | None
-    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'task_failed'] | None
-    """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); or its queue task kept failing, even sent once more (`task_failed`). null otherwise."""
+    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'task_failed', 'payload_erased'] | None
+    """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise."""
     waiting: PortalEvent_Deliveries_Item_Waiting | None
     """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now."""
     request_headers: dict[str, str] | None
@@ -720,6 +748,8 @@ class PortalEvent(TypedDict):
     body_url: str | None
     """When `body` is null: a pre-signed URL of the exact payload bytes, valid 5 minutes, served as a download (`Content-Disposition: attachment`, `Content-Type: application/octet-stream`) whatever its `content_type`. null otherwise."""
     content_type: str | None
+    payload_erased: bool
+    """An erasure (`POST /v1/erasures`) removed its payload, headers and attempts’ response bodies: `body` is null and `body_size` 0; it cannot be replayed or resent."""
     status: EventStatus
     attempts_count: int
     created_at: str
@@ -797,6 +827,8 @@ class PublishOutboundEventRequest(TypedDict):
     """Idempotency key: a repeat within the account answers the first event (`duplicate: true`)."""
     customer: NotRequired[str]
     """The customer it is for (your own id, as on its destinations): only destinations with this `customer` receive it, and only its portal shows it. Absent: only destinations without a `customer`."""
+    subject: NotRequired[str]
+    """The data subject the payload is about (your own id for the person): `POST /v1/erasures` with it erases this event’s payload. Stored only as an HMAC; never delivered."""
 
 
 class ReplayDryRun(TypedDict):
@@ -909,6 +941,7 @@ class Source(TypedDict):
     verification: Source_Verification | None
     """The provider check, if any; the secret is write-only."""
     custom_domain_id: str | None
+    subject_pointer: str | None
     created_at: str
 
 
@@ -1029,6 +1062,8 @@ class UpdateSourceRequest(TypedDict):
     verification: NotRequired[SourceVerification]
     custom_domain_id: NotRequired[str | None]
     """One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it."""
+    subject_pointer: NotRequired[str | None]
+    """Where an inbound event’s data subject is in its JSON payload (RFC 6901), e.g. `/data/object/customer`: a string or number found there is the event’s `subject`, which `POST /v1/erasures` erases by. null: none."""
 
 
 AwsConnectionTemplate: TypeAlias = "dict[str, Any]"
@@ -1105,6 +1140,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "createReplay": ("POST", "/v1/replays"),
     "listReplays": ("GET", "/v1/replays"),
     "getReplay": ("GET", "/v1/replays/{id}"),
+    "createErasure": ("POST", "/v1/erasures"),
+    "getErasure": ("GET", "/v1/erasures/{id}"),
     "getBrandSettings": ("GET", "/v1/brand-settings"),
     "updateBrandSettings": ("POST", "/v1/brand-settings"),
     "createCustomDomain": ("POST", "/v1/custom-domains"),

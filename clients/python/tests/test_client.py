@@ -216,6 +216,20 @@ class AgainstTheGateway(unittest.TestCase):
         self.assertEqual(detail["event"]["body"], '{"n": 0}')
         self.assertEqual(detail["event"]["source_id"], source["id"])
 
+    def test_erases_a_data_subject_and_keeps_the_tombstone(self):
+        published = self.hookgate.outbound_events.publish({"payload": {"email": "py-erased@example.com"}, "subject": "py-user-1"})
+        kept = self.hookgate.outbound_events.publish({"payload": {"email": "py-kept@example.com"}, "subject": "py-user-2"})
+        started = self.hookgate.erasures.create("py-user-1")
+        self.assertEqual(started["status"], "running")
+        done = eventually(lambda: self.hookgate.erasures.get(started["id"]), lambda e: e["status"] == "done")
+        self.assertEqual((done["events"], done["request_bodies"]), (1, 1))
+        erased = self.hookgate.outbound_events.get(published["id"])["event"]
+        self.assertEqual((erased["payload_erased"], erased["body"], erased["payload_hash"]), (True, None, None))
+        with self.assertRaises(HookgateError) as refused:
+            self.hookgate.outbound_events.replay(published["id"])
+        self.assertEqual((refused.exception.status, refused.exception.message), (409, "payload erased"))
+        self.assertEqual(self.hookgate.outbound_events.get(kept["id"])["event"]["body"], '{"email":"py-kept@example.com"}')
+
     def test_raises_hookgate_error_with_the_status_and_exact_message(self):
         with self.assertRaises(HookgateError) as anonymous:
             Hookgate(GATEWAY_URL).sources.list()

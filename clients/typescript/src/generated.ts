@@ -172,6 +172,11 @@ export type CreateDestinationRequest = {
   type?: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
 };
 
+export type CreateErasureRequest = {
+  /** The data subject, as given in `subject` on publish (or found at a source's `subject_pointer`): 1-256 characters. */
+  subject: string;
+};
+
 /** Creates the type, or replaces the description and schema of an existing one. */
 export type CreateEventTypeRequest = {
   /** The exact `event_type` you publish, such as `invoice.paid`. */
@@ -256,6 +261,8 @@ export type CreateSourceRequest = {
   verification?: SourceVerification;
   /** One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it. */
   custom_domain_id?: string | null;
+  /** Where an inbound event’s data subject is in its JSON payload (RFC 6901), e.g. `/data/object/customer`: a string or number found there is the event’s `subject`, which `POST /v1/erasures` erases by. null: none. */
+  subject_pointer?: string | null;
 };
 
 export type CustomDomain = {
@@ -406,6 +413,24 @@ export type DuplicateEvent = {
 /** The server’s processing time in milliseconds. */
 export type DurationMs = number;
 
+export type Erasure = {
+  id: string;
+  /** `running`, then `done`. A failure on the way pauses the erasure and it resumes by itself. */
+  status: 'running' | 'done';
+  /** Events turned into tombstones (`payload_erased: true`) erased so far; final once the erasure is `done`. */
+  events: number;
+  /** Payload objects deleted from the payload bucket (bodies over 300 KB) erased so far; final once the erasure is `done`. */
+  payload_objects: number;
+  /** Stored event bodies (inline or pointing at an object), headers and payload hashes erased so far; final once the erasure is `done`. */
+  request_bodies: number;
+  /** Stored response bodies of delivery attempts erased so far; final once the erasure is `done`. */
+  response_bodies: number;
+  /** Exports written before the erasure started, still listed: their files may name the subject’s events (ids, types, external ids; never a payload). Filled in when `done`. */
+  exports_before: string[];
+  created_at: string;
+  finished_at: string | null;
+};
+
 /** Every error answer. */
 export type Error = {
   /** The exact message; validation messages name the field. */
@@ -442,7 +467,10 @@ export type EventDetail = {
   content_type: string | null;
   /** Stored request headers (lower-case), without credentials. */
   headers: Record<string, string>;
-  payload_hash: string;
+  /** null once the payload is erased. */
+  payload_hash: string | null;
+  /** An erasure (`POST /v1/erasures`) removed its payload, headers and attempts’ response bodies: `body` is null and `body_size` 0; it cannot be replayed or resent. */
+  payload_erased: boolean;
   status: EventStatus;
   attempts_count: number;
   /** `hookgate`: an operational event Hookgate published about the account. */
@@ -461,8 +489,8 @@ export type EventDetail = {
     status: 'queued' | 'delivering' | 'retry_scheduled' | 'delivered' | 'dead_letter';
     attempts: number;
     next_attempt_at: string | null;
-    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); or its queue task kept failing, even sent once more (`task_failed`). null otherwise. */
-    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | null;
+    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise. */
+    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | 'payload_erased' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
     waiting: {
       reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
@@ -678,6 +706,8 @@ export type PortalEvent = {
   /** When `body` is null: a pre-signed URL of the exact payload bytes, valid 5 minutes, served as a download (`Content-Disposition: attachment`, `Content-Type: application/octet-stream`) whatever its `content_type`. null otherwise. */
   body_url: string | null;
   content_type: string | null;
+  /** An erasure (`POST /v1/erasures`) removed its payload, headers and attempts’ response bodies: `body` is null and `body_size` 0; it cannot be replayed or resent. */
+  payload_erased: boolean;
   status: EventStatus;
   attempts_count: number;
   created_at: string;
@@ -688,8 +718,8 @@ export type PortalEvent = {
     status: 'queued' | 'delivering' | 'retry_scheduled' | 'delivered' | 'dead_letter';
     attempts: number;
     next_attempt_at: string | null;
-    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); or its queue task kept failing, even sent once more (`task_failed`). null otherwise. */
-    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | null;
+    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise. */
+    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | 'payload_erased' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
     waiting: {
       reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
@@ -767,6 +797,8 @@ export type PublishOutboundEventRequest = {
   external_event_id?: string;
   /** The customer it is for (your own id, as on its destinations): only destinations with this `customer` receive it, and only its portal shows it. Absent: only destinations without a `customer`. */
   customer?: string;
+  /** The data subject the payload is about (your own id for the person): `POST /v1/erasures` with it erases this event’s payload. Stored only as an HMAC; never delivered. */
+  subject?: string;
 };
 
 export type ReplayDryRun = {
@@ -875,6 +907,7 @@ export type Source = {
     configured: true;
   } | null;
   custom_domain_id: string | null;
+  subject_pointer: string | null;
   created_at: string;
 };
 
@@ -986,6 +1019,8 @@ export type UpdateSourceRequest = {
   verification?: SourceVerification;
   /** One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it. */
   custom_domain_id?: string | null;
+  /** Where an inbound event’s data subject is in its JSON payload (RFC 6901), e.g. `/data/object/customer`: a string or number found there is the event’s `subject`, which `POST /v1/erasures` erases by. null: none. */
+  subject_pointer?: string | null;
 };
 
 /** Every operation: its parameters, body and successful answers (errors throw `HookgateError`). */
@@ -1686,6 +1721,34 @@ export interface Operations {
       };
     };
   };
+  createErasure: {
+    method: 'POST';
+    path: '/v1/erasures';
+    params: undefined;
+    query: undefined;
+    body: CreateErasureRequest;
+    responses: {
+      202: {
+        data: Erasure;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  getErasure: {
+    method: 'GET';
+    path: '/v1/erasures/{id}';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: Erasure;
+        duration_ms: DurationMs;
+      };
+    };
+  };
   getBrandSettings: {
     method: 'GET';
     path: '/v1/brand-settings';
@@ -2211,6 +2274,8 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   createReplay: { method: 'POST', path: '/v1/replays' },
   listReplays: { method: 'GET', path: '/v1/replays' },
   getReplay: { method: 'GET', path: '/v1/replays/{id}' },
+  createErasure: { method: 'POST', path: '/v1/erasures' },
+  getErasure: { method: 'GET', path: '/v1/erasures/{id}' },
   getBrandSettings: { method: 'GET', path: '/v1/brand-settings' },
   updateBrandSettings: { method: 'POST', path: '/v1/brand-settings' },
   createCustomDomain: { method: 'POST', path: '/v1/custom-domains' },

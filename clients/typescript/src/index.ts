@@ -286,6 +286,13 @@ export class Hookgate {
     },
   };
 
+  /** Erasures per data subject: every payload of the events given a `subject`, removed in the background. */
+  readonly erasures = {
+    /** `{id, status: "running", …}`: follow it with `get` until `status` is `done`. */
+    create: (subject: string) => this.#data('createErasure', { body: { subject } }),
+    get: (id: string) => this.#data('getErasure', { params: { id } }),
+  };
+
   readonly brandSettings = {
     get: () => this.#data('getBrandSettings'),
     /** A merge: fields left out keep their value; null clears one back to its default. */

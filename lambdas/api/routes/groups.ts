@@ -22,6 +22,7 @@ export const routeGroups: RouteGroup[] = [
   { prefixes: ['/v1/outbound-events'], load: async () => (await import('./outbound-events')).outboundEventRoutes },
   { prefixes: ['/v1/exports'], load: async () => (await import('./exports')).exportRoutes },
   { prefixes: ['/v1/replays'], load: async () => (await import('./replays')).replayRoutes },
+  { prefixes: ['/v1/erasures'], load: async () => (await import('./erasures')).erasureRoutes },
   { prefixes: ['/v1/brand-settings'], load: async () => (await import('./brand-settings')).brandSettingsRoutes },
   { prefixes: ['/v1/custom-domains'], load: async () => (await import('./custom-domains')).customDomainRoutes },
   { prefixes: ['/v1/event-types'], load: async () => (await import('./event-types')).eventTypeRoutes },

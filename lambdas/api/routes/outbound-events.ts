@@ -10,7 +10,7 @@ import { ids } from '../examples';
 import { REFUSAL_STATUS } from '../http';
 import { json, jsonBody, list, traceparentHeader } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { CUSTOMER_MESSAGE, customerField, named } from '../schemas';
+import { CUSTOMER_MESSAGE, customerField, named, SUBJECT_MESSAGE, subjectField } from '../schemas';
 import { issueMessage, parseJsonBody, sendableHeaderRule, textField } from '../validation';
 import { eventRoutes } from './events';
 import { appendLogKeys } from '../../shared/log';
@@ -54,6 +54,9 @@ const publishBody = named(
     customer: customerField
       .optional()
       .describe('The customer it is for (your own id, as on its destinations): only destinations with this `customer` receive it, and only its portal shows it. Absent: only destinations without a `customer`.'),
+    subject: subjectField
+      .optional()
+      .describe('The data subject the payload is about (your own id for the person): `POST /v1/erasures` with it erases this event’s payload. Stored only as an HMAC; never delivered.'),
   }),
 );
 
@@ -72,6 +75,7 @@ const publishErrors = [
   RESERVED_TYPE_MESSAGE,
   'external_event_id must be at most 256 characters',
   CUSTOMER_MESSAGE,
+  SUBJECT_MESSAGE,
   'unknown field: eventtype',
   'the event reaches 1500 destinations; one event may reach at most 1000',
 ];
