@@ -8,6 +8,8 @@ export interface PublishInput {
   external_event_id?: string;
   /** The customer it is for: only that customer's destinations receive it. */
   customer?: string;
+  /** Its ordering key: at a `per_key` destination, delivered after every earlier event of the key. */
+  ordering_key?: string;
 }
 
 /**
@@ -28,6 +30,7 @@ export async function publishEvent(
     sourceId: null,
     eventType: input.event_type ?? null,
     customer: input.customer ?? null,
+    orderingKey: input.ordering_key ?? null,
     externalEventId: input.external_event_id ?? null,
     body: Buffer.from(input.payload, 'utf8'),
     contentType: 'application/json',

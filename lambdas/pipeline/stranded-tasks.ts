@@ -4,6 +4,7 @@ import { strandedTaskAction, type StrandedTaskInput } from '../domain/stranded-t
 import { deleteStranded, enqueueDeliveries, receiveStranded, type DeliveryTask, type StrandedMessage } from '../adapters/delivery-queue';
 import { log } from '../shared/log';
 import { recordDeliveryEnded } from '../shared/metrics';
+import { releaseNext } from './ordering';
 import { changeDelivery, findEventDeliveries, settleEventIfDone } from '../events/record';
 import { announceEnd } from './expiry';
 
@@ -80,6 +81,7 @@ async function handle(message: StrandedMessage, report: StrandedReport): Promise
       const ended = await changeDelivery(found.event, task.destination_id, (current) => endedDelivery(current, action.reason), stored);
       if (ended?.changed) {
         await settleEventIfDone(found.event);
+        await releaseNext(found.event, task.destination_id);
         report.ended++;
         recordDeliveryEnded(action.reason);
         log.warn('delivery ended: its task failed again after it was taken back from the DLQ', { account_id: task.account_id, event_id: task.event_id, destination_id: task.destination_id });

@@ -25,6 +25,8 @@ const sourceRecord = z.object({
   path_token: z.string(),
   verification: z._default(z.nullable(verificationConfig), null),
   custom_domain_id: z.nullable(z.string()),
+  /** An RFC 6901 pointer to its events' ordering key in their JSON payload (lambdas/domain/ordering.ts); null: unordered. */
+  ordering_key_pointer: z._default(z.nullable(z.string()), null),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -35,6 +37,7 @@ const sourceLookupRecord = z.object({
   account_id: z.string(),
   source_id: z.string(),
   verification: z._default(z.nullable(verificationConfig), null),
+  ordering_key_pointer: z._default(z.nullable(z.string()), null),
 });
 type SourceLookupRecord = z.infer<typeof sourceLookupRecord>;
 
@@ -56,7 +59,7 @@ const sourceLookupEntity = defineEntity({
 
 /** The token lookup is written first and conditionally, so a path token can never point at two sources. */
 export async function insertSource(record: SourceRecord): Promise<void> {
-  const lookup = { account_id: record.account_id, source_id: record.id, verification: record.verification };
+  const lookup = { account_id: record.account_id, source_id: record.id, verification: record.verification, ordering_key_pointer: record.ordering_key_pointer };
   if (!(await sourceLookupEntity.create(lookup, sourceLookupEntity.key(record.path_token)))) throw new Error('path token collision');
   await sourceEntity.create(record);
 }
@@ -78,10 +81,12 @@ export const listSources = (accountId: string) => sourceEntity.list(accountId);
  */
 export async function updateSource(
   current: SourceRecord,
-  changes: Partial<Pick<SourceRecord, 'name' | 'verification' | 'custom_domain_id' | 'updated_at'>>,
+  changes: Partial<Pick<SourceRecord, 'name' | 'verification' | 'custom_domain_id' | 'ordering_key_pointer' | 'updated_at'>>,
 ): Promise<SourceRecord | undefined> {
-  if (changes.verification !== undefined) {
-    await sourceLookupEntity.update([current.path_token], { verification: changes.verification });
+  const read = { verification: changes.verification, ordering_key_pointer: changes.ordering_key_pointer };
+  const lookupChanges = Object.fromEntries(Object.entries(read).filter(([, value]) => value !== undefined));
+  if (Object.keys(lookupChanges).length > 0) {
+    await sourceLookupEntity.update([current.path_token], lookupChanges);
     lookups.forget(current.path_token);
   }
   return sourceEntity.update([current.account_id, current.id], changes);

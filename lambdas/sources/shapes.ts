@@ -3,6 +3,7 @@ import { PROVIDERS } from '../domain/vocabulary';
 import { isStandardWebhooksSecret } from '../domain/signing-secret';
 import { at, ids } from '../api/examples';
 import { named } from '../api/schemas';
+import { pointerTokens } from '../domain/ordering';
 import { hasControlChars, isHeaderName, textField, uuidField } from '../api/validation';
 import type { SourceRecord } from './record';
 
@@ -57,12 +58,25 @@ const customDomainId = uuidField('custom_domain_id')
   .optional()
   .describe('One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it.');
 
+export const ORDERING_POINTER_MESSAGE = 'ordering_key_pointer must be a JSON pointer (RFC 6901) such as /customer/id';
+
+const orderingKeyPointer = z
+  .string()
+  .max(512)
+  .refine((pointer) => pointerTokens(pointer) !== undefined, { error: () => ORDERING_POINTER_MESSAGE })
+  .nullable()
+  .optional()
+  .describe(
+    'An RFC 6901 JSON pointer (e.g. `/customer/id`) to its events’ `ordering_key` in their JSON payload: a string or number there that is a valid key (1-128 visible characters) is the event’s key; anything else (no JSON, nothing there, an object) leaves it unordered rather than refused. null unsets it.',
+  );
+
 export const createSourceBody = named(
   'CreateSourceRequest',
   z.strictObject({
     name: textField('name'),
     verification: verificationInput.optional(),
     custom_domain_id: customDomainId,
+    ordering_key_pointer: orderingKeyPointer,
   }),
 );
 
@@ -72,6 +86,7 @@ export const updateSourceBody = named(
     name: textField('name').optional(),
     verification: verificationInput.optional(),
     custom_domain_id: customDomainId,
+    ordering_key_pointer: orderingKeyPointer,
   }),
 );
 
@@ -99,6 +114,7 @@ export const sourceResponse = named(
       .nullable()
       .describe('The provider check, if any; the secret is write-only.'),
     custom_domain_id: uuid.nullable(),
+    ordering_key_pointer: z.string().nullable().describe('Where its events’ ordering key is read from their JSON payload; null: they are unordered.'),
     created_at: timestamp,
   }),
 );
@@ -113,6 +129,7 @@ export const presentSource = (s: SourceRecord, ingestBaseUrl: string): SourceRes
   ingest_url: `${ingestBaseUrl}/ingest/${s.path_token}`,
   verification: s.verification ? { provider: s.verification.provider, configured: true } : null,
   custom_domain_id: s.custom_domain_id,
+  ordering_key_pointer: s.ordering_key_pointer,
   created_at: s.created_at,
 });
 
@@ -126,5 +143,6 @@ export const exampleSource = {
   ingest_url: `https://api.hookgate.example.com/ingest/${pathToken}`,
   verification: { provider: 'stripe', configured: true },
   custom_domain_id: null,
+  ordering_key_pointer: null,
   created_at: at,
 } satisfies SourceResponse;

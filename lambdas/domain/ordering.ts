@@ -1,0 +1,100 @@
+import { heldDelivery } from './delivery-phases';
+import { isTerminalDelivery } from './event-status';
+import type { DeliveryState } from './progress';
+
+/**
+ * Ordered delivery per key. A destination with `ordering: "per_key"` keeps one line per ordering key:
+ * every keyed event accepted for it joins the end of its key's line, and a delivery is tried only while
+ * it is its line's head, so each key's events are tried one after the other, in the order they were
+ * accepted, while other keys (and unkeyed events) never wait for them. The decisions are here; the line
+ * itself is lambdas/store/ordering-lines.ts and the pipeline's part lambdas/pipeline/ordering.ts.
+ */
+
+export const ORDERING_MODES = ['none', 'per_key'] as const;
+export type OrderingMode = (typeof ORDERING_MODES)[number];
+
+export const ORDERING_KEY_MAX = 128;
+
+/** Letters, marks, digits, punctuation and symbols: no spaces, no control or invisible characters. */
+const VISIBLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]+$/u;
+
+/** Why a string is no ordering key (1-128 visible characters, counted as code points), or undefined when it is one. */
+export function orderingKeyIssue(key: string, field = 'ordering_key'): string | undefined {
+  const length = [...key].length;
+  if (length === 0 || length > ORDERING_KEY_MAX) return `${field} must be 1 to ${ORDERING_KEY_MAX} characters`;
+  if (!VISIBLE.test(key)) return `${field} must be visible characters only (no spaces or control characters)`;
+  return undefined;
+}
+
+/**
+ * An RFC 6901 JSON pointer's reference tokens, or undefined when it is no pointer: "" (the whole
+ * document) is refused as well, since a payload that is itself the key is no use to point at.
+ */
+export function pointerTokens(pointer: string): string[] | undefined {
+  if (!pointer.startsWith('/')) return undefined;
+  const tokens = pointer.slice(1).split('/');
+  // `~` only escapes `/` (~1) and itself (~0).
+  if (tokens.some((token) => /~(?![01])/.test(token))) return undefined;
+  return tokens.map((token) => token.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
+/** The value a pointer's tokens reach in a parsed JSON document; undefined when it reaches nothing. */
+function valueAt(json: unknown, tokens: readonly string[]): unknown {
+  let value = json;
+  for (const token of tokens) {
+    if (Array.isArray(value)) {
+      if (!/^(0|[1-9][0-9]*)$/.test(token)) return undefined;
+      value = value[Number(token)];
+    } else if (value !== null && typeof value === 'object' && Object.hasOwn(value, token)) value = (value as Record<string, unknown>)[token];
+    else return undefined;
+  }
+  return value;
+}
+
+/**
+ * An inbound event's ordering key, read with its source's pointer from its parsed JSON payload: a
+ * string, or a number as its JSON text, that is a valid key. Null otherwise (no JSON, nothing there,
+ * an object, an invalid key): a provider cannot act on a refusal, so such an event goes unordered
+ * rather than being turned away.
+ */
+export function orderingKeyAt(json: unknown, pointer: string): string | null {
+  const tokens = pointerTokens(pointer);
+  if (!tokens) return null;
+  const value = valueAt(json, tokens);
+  const key = typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? JSON.stringify(value) : null;
+  return key !== null && orderingKeyIssue(key) === undefined ? key : null;
+}
+
+/**
+ * The destinations whose line a keyed event joins: those of its planned deliveries (not ended at
+ * planning) whose destination orders per key. An unkeyed event joins none, and neither does any
+ * delivery to a destination that does not order: they pay nothing for ordering.
+ */
+export function linesToJoin(
+  key: string | null,
+  deliveries: Readonly<Record<string, DeliveryState>>,
+  orderingOf: (destinationId: string) => OrderingMode | undefined,
+): string[] {
+  if (key === null) return [];
+  return Object.entries(deliveries)
+    .filter(([destinationId, delivery]) => !isTerminalDelivery(delivery.status) && orderingOf(destinationId) === 'per_key')
+    .map(([destinationId]) => destinationId);
+}
+
+/** What a lined delivery may do, given the event at its line's head (undefined: the line is empty, as when its own place was already given up). */
+export type LineVerdict = { kind: 'go' } | { kind: 'wait'; behind: string };
+
+export const lineVerdict = (head: string | undefined, eventId: string): LineVerdict =>
+  head === undefined || head === eventId ? { kind: 'go' } : { kind: 'wait', behind: head };
+
+/**
+ * A delivery waiting for its line: no try spent and no due time of its own (its release sends its
+ * task), showing the event it waits behind. Undefined when it no longer applies (ended, or in flight).
+ */
+export function orderedWait(current: DeliveryState, behind: string, now: Date, leaseMs: number): DeliveryState | undefined {
+  const held = heldDelivery(current, 'ordering', null, now, leaseMs);
+  if (!held) return undefined;
+  // Already shown waiting behind this event: no write.
+  if (current.waiting?.reason === 'ordering' && current.waiting.behind === behind && current.status === held.status) return undefined;
+  return { ...held, waiting: { reason: 'ordering', until: null, behind } };
+}

@@ -1,0 +1,166 @@
+import { describe, expect, it } from 'vitest';
+import { gatewayWithSinkForFile } from '../fixtures/gateway';
+import { addDestination, addRoute, accountWithSource, eventDetail, ingest } from '../fixtures/setup';
+import { eventually, type ReceivedRequest } from '../fixtures/sink';
+import type { Call } from '../fixtures/http-client';
+
+// Ordered delivery per key, through real HTTP: a `per_key` destination tries each ordering key's
+// events one after the other, in the order they were accepted, while other keys and unkeyed events
+// flow. The sink tells the events apart by their payload and fails what each test says.
+
+const { call, sink } = gatewayWithSinkForFile();
+
+type Payload = { key?: string; n: number; test: string };
+
+const publish = (key: string, body: unknown) => call('POST', '/v1/outbound-events', { key, body });
+const detail = (key: string, id: string) => eventDetail(call, key, id, '/v1/outbound-events');
+const payloadOf = (request: ReceivedRequest) => JSON.parse(request.body.toString('utf8')) as Payload;
+
+/** An account with one route to a `per_key` destination at `path` of the sink. */
+async function orderedDestination(c: Call, path: string, retrySchedule: number[]) {
+  const { key, source } = await accountWithSource(c);
+  const destination = await addDestination(c, key, { url: `${sink.url}${path}`, ordering: 'per_key', retry_schedule: retrySchedule });
+  await addRoute(c, key, { destination_id: destination.id });
+  return { key, source, destination };
+}
+
+async function published(key: string, payload: Payload, orderingKey?: string): Promise<string> {
+  const res = await publish(key, { payload, ...(orderingKey && { ordering_key: orderingKey }) });
+  expect(res.status).toBe(201);
+  return res.json.data.id as string;
+}
+
+describe('ordered delivery per key', () => {
+  it('holds a failing event’s own key only: its later events wait, in order, while other keys and unkeyed events go', async () => {
+    const path = '/ordered';
+    const { key, destination } = await orderedDestination(call, path, [0, 2, 2]);
+    let a1Tries = 0;
+    sink.respondWith((request, res) => {
+      const payload = request.path === path ? payloadOf(request) : undefined;
+      // The receiver fails key a's first event twice.
+      if (payload?.test === 'order' && payload.key === 'a' && payload.n === 1 && ++a1Tries <= 2) return res.writeHead(503).end('not yet');
+      res.writeHead(200).end('ok');
+    });
+
+    const a1 = await published(key, { test: 'order', key: 'a', n: 1 }, 'a');
+    const a2 = await published(key, { test: 'order', key: 'a', n: 2 }, 'a');
+    const a3 = await published(key, { test: 'order', key: 'a', n: 3 }, 'a');
+    const b1 = await published(key, { test: 'order', key: 'b', n: 1 }, 'b');
+    const b2 = await published(key, { test: 'order', key: 'b', n: 2 }, 'b');
+    const u1 = await published(key, { test: 'order', n: 1 });
+
+    // While a1 fails, a2 waits behind it, and says so.
+    const waiting = await eventually(
+      () => detail(key, a2),
+      (d) => d.event.deliveries[0]?.waiting?.reason === 'ordering',
+    );
+    expect(waiting.event.ordering_key).toBe('a');
+    expect(waiting.event.deliveries[0]).toMatchObject({ destination_id: destination.id, status: 'queued', attempts: 0, waiting: { reason: 'ordering', until: null, behind: a1 } });
+
+    for (const id of [a1, a2, a3, b1, b2, u1]) await eventually(() => detail(key, id), (d) => d.event.status === 'delivered', 20_000);
+
+    const tries = sink.received.filter((r) => r.path === path).map(payloadOf).filter((p) => p.test === 'order');
+    const aTries = tries.filter((p) => p.key === 'a').map((p) => p.n);
+    // Key a in order, a2 never before a1 succeeded (its third try), each of the others once.
+    expect(aTries).toEqual([1, 1, 1, 2, 3]);
+    const a1Success = tries.findIndex((p, i) => p.key === 'a' && p.n === 1 && tries.slice(0, i).filter((q) => q.key === 'a' && q.n === 1).length === 2);
+    const indexOf = (k: string | undefined, n: number) => tries.findIndex((p) => p.key === k && p.n === n);
+    // Key b and the unkeyed event went while a1 was failing.
+    for (const [k, n] of [['b', 1], ['b', 2], [undefined, 1]] as const) expect(indexOf(k, n)).toBeLessThan(a1Success);
+    expect(indexOf('b', 1)).toBeLessThan(indexOf('b', 2));
+    expect((await detail(key, a1)).event.attempts_count).toBe(3);
+    expect((await detail(key, a2)).event.attempts_count).toBe(1);
+  });
+
+  it('puts a replay at the end of its key’s line', async () => {
+    const path = '/ordered-replay';
+    const { key } = await orderedDestination(call, path, [0, 1, 1, 1, 1]);
+    let open = false;
+    sink.respondWith((request, res) => {
+      const payload = request.path === path ? payloadOf(request) : undefined;
+      // c2 fails until the test lets it through.
+      if (payload?.test === 'replay' && payload.n === 2 && !open) return res.writeHead(503).end('not yet');
+      res.writeHead(200).end('ok');
+    });
+
+    const c1 = await published(key, { test: 'replay', key: 'c', n: 1 }, 'c');
+    await eventually(() => detail(key, c1), (d) => d.event.status === 'delivered');
+    const c2 = await published(key, { test: 'replay', key: 'c', n: 2 }, 'c');
+    await eventually(() => detail(key, c2), (d) => d.event.attempts_count >= 1);
+
+    const replay = await call('POST', `/v1/outbound-events/${c1}/replay`, { key });
+    expect(replay.status).toBe(202);
+    const copy = replay.json.data.replay_event_id as string;
+    const waiting = await eventually(() => detail(key, copy), (d) => d.event.deliveries[0]?.waiting?.reason === 'ordering');
+    expect(waiting.event.ordering_key).toBe('c');
+    expect(waiting.event.deliveries[0]?.waiting).toEqual({ reason: 'ordering', until: null, behind: c2 });
+
+    open = true;
+    await eventually(() => detail(key, copy), (d) => d.event.status === 'delivered', 20_000);
+    const tries = sink.received.filter((r) => r.path === path).map(payloadOf);
+    const lastC2 = tries.map((p) => p.n).lastIndexOf(2);
+    // The copy (c1's payload again) went only after c2 was delivered.
+    expect(tries.slice(lastC2 + 1).map((p) => p.n)).toEqual([1]);
+    expect(tries.slice(0, lastC2).filter((p) => p.n === 1)).toHaveLength(1);
+  });
+
+  it('keeps a batch’s events of one key in the batch’s order', async () => {
+    const path = '/ordered-batch';
+    const { key } = await orderedDestination(call, path, [0]);
+    sink.respondWith((_request, res) => res.writeHead(200).end('ok'));
+    const events = Array.from({ length: 12 }, (_, n) => ({ payload: { test: 'batch', key: n % 2 ? 'odd' : 'even', n }, ordering_key: n % 2 ? 'odd' : 'even' }));
+    const res = await call('POST', '/v1/outbound-events/batch', { key, body: { events } });
+    expect(res.status).toBe(200);
+    const ids = (res.json.data as Array<{ status: number; data: { id: string } }>).map((item) => item.data.id);
+    for (const id of ids) await eventually(() => detail(key, id), (d) => d.event.status === 'delivered');
+    const tries = sink.received.filter((r) => r.path === path).map(payloadOf);
+    for (const k of ['even', 'odd']) {
+      const ns = tries.filter((p) => p.key === k).map((p) => p.n);
+      expect(ns).toEqual([...ns].sort((x, y) => x - y));
+      expect(ns).toHaveLength(6);
+    }
+  });
+
+  it('reads an inbound event’s key with its source’s pointer', async () => {
+    const { key, source } = await accountWithSource(call);
+    const changed = await call('PATCH', `/v1/sources/${source.id}`, { key, body: { ordering_key_pointer: '/customer/id' } });
+    expect(changed.status).toBe(200);
+    expect(changed.json.data.ordering_key_pointer).toBe('/customer/id');
+    const keyed = await ingest(call, source.path_token, JSON.stringify({ customer: { id: 'cus_7' } }));
+    const numbered = await ingest(call, source.path_token, JSON.stringify({ customer: { id: 42 } }));
+    const unkeyed = await ingest(call, source.path_token, JSON.stringify({ customer: { id: { nested: true } } }));
+    expect((await eventDetail(call, key, keyed.json.data.id as string)).event.ordering_key).toBe('cus_7');
+    expect((await eventDetail(call, key, numbered.json.data.id as string)).event.ordering_key).toBe('42');
+    expect((await eventDetail(call, key, unkeyed.json.data.id as string)).event.ordering_key).toBeNull();
+  });
+
+  it('refuses bad ordering keys, orderings and pointers with 400', async () => {
+    const { key, source } = await accountWithSource(call);
+    const bad: Array<[unknown, string]> = [
+      ['', 'ordering_key must be 1 to 128 characters'],
+      ['x'.repeat(129), 'ordering_key must be 1 to 128 characters'],
+      ['has space', 'ordering_key must be visible characters only (no spaces or control characters)'],
+      ['tab\there', 'ordering_key must be visible characters only (no spaces or control characters)'],
+      [7, 'ordering_key must be a string'],
+    ];
+    for (const [orderingKey, error] of bad) {
+      const res = await publish(key, { payload: { n: 1 }, ordering_key: orderingKey });
+      expect(res.status, String(orderingKey)).toBe(400);
+      expect(res.json.error).toBe(error);
+    }
+    // 128 visible characters, any script, is a key.
+    expect((await publish(key, { payload: { n: 1 }, ordering_key: 'é'.repeat(128) })).status).toBe(201);
+    const batch = await call('POST', '/v1/outbound-events/batch', { key, body: { events: [{ payload: 'x', ordering_key: 'a b' }, { payload: 'y', ordering_key: 'ok' }] } });
+    expect(batch.json.data.map((item: { status: number }) => item.status)).toEqual([400, 201]);
+    expect(batch.json.data[0].error).toBe('ordering_key must be visible characters only (no spaces or control characters)');
+
+    const destination = await call('POST', '/v1/destinations', { key, body: { name: 'd', url: `${sink.url}/x`, ordering: 'fifo' } });
+    expect(destination.status).toBe(400);
+    expect(destination.json.error).toMatch(/^ordering must be one of/);
+    for (const pointer of ['customer/id', '/a~2b']) {
+      const res = await call('PATCH', `/v1/sources/${source.id}`, { key, body: { ordering_key_pointer: pointer } });
+      expect(res.status, pointer).toBe(400);
+      expect(res.json.error).toBe('ordering_key_pointer must be a JSON pointer (RFC 6901) such as /customer/id');
+    }
+  });
+});
