@@ -36,6 +36,7 @@ describe('sources', () => {
       ingest_url: `https://hooks.example.test/ingest/${source.path_token}`,
       verification: null,
       custom_domain_id: null,
+      ordering_key_pointer: null,
       created_at: expect.stringMatching(ISO),
     });
     expect(await hookgate.sources.get(source.id)).toEqual(source);
@@ -94,6 +95,7 @@ describe('destinations', () => {
       auto_disable_after_hours: 120,
       rate_limit_per_second: null,
       max_in_flight: 10,
+      ordering: 'none',
       signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),
