@@ -121,17 +121,51 @@ describe('ordered delivery per key', () => {
     }
   });
 
-  it('reads an inbound event’s key with its source’s pointer', async () => {
-    const { key, source } = await accountWithSource(call);
+  it('reads an inbound event’s key with its source’s pointer, and orders inbound events by it', async () => {
+    const path = '/ordered-inbound';
+    // Its route names no source: it takes every source's events.
+    const { key, source } = await orderedDestination(call, path, [0, 2]);
     const changed = await call('PATCH', `/v1/sources/${source.id}`, { key, body: { ordering_key_pointer: '/customer/id' } });
     expect(changed.status).toBe(200);
     expect(changed.json.data.ordering_key_pointer).toBe('/customer/id');
-    const keyed = await ingest(call, source.path_token, JSON.stringify({ customer: { id: 'cus_7' } }));
-    const numbered = await ingest(call, source.path_token, JSON.stringify({ customer: { id: 42 } }));
-    const unkeyed = await ingest(call, source.path_token, JSON.stringify({ customer: { id: { nested: true } } }));
-    expect((await eventDetail(call, key, keyed.json.data.id as string)).event.ordering_key).toBe('cus_7');
-    expect((await eventDetail(call, key, numbered.json.data.id as string)).event.ordering_key).toBe('42');
-    expect((await eventDetail(call, key, unkeyed.json.data.id as string)).event.ordering_key).toBeNull();
+    let firstTries = 0;
+    sink.respondWith((request, res) => {
+      const payload = request.path === path ? (JSON.parse(request.body.toString('utf8')) as { n?: number }) : undefined;
+      // The first webhook fails once.
+      if (payload?.n === 1 && ++firstTries === 1) return res.writeHead(503).end('not yet');
+      res.writeHead(200).end('ok');
+    });
+
+    const ingested = async (body: unknown) => (await ingest(call, source.path_token, JSON.stringify(body))).json.data.id as string;
+    const first = await ingested({ n: 1, customer: { id: 'cus_7' } });
+    const second = await ingested({ n: 2, customer: { id: 'cus_7' } });
+    const numbered = await ingested({ n: 3, customer: { id: 42 } });
+    const unkeyed = await ingested({ n: 4, customer: { id: { nested: true } } });
+    expect((await eventDetail(call, key, first)).event.ordering_key).toBe('cus_7');
+    expect((await eventDetail(call, key, numbered)).event.ordering_key).toBe('42');
+    expect((await eventDetail(call, key, unkeyed)).event.ordering_key).toBeNull();
+
+    const waiting = await eventually(() => eventDetail(call, key, second), (d) => d.event.deliveries[0]?.waiting?.reason === 'ordering');
+    expect(waiting.event.deliveries[0]?.waiting).toEqual({ reason: 'ordering', until: null, behind: first });
+    for (const id of [first, second]) await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered');
+    const ns = sink.received.filter((r) => r.path === path).map((r) => (JSON.parse(r.body.toString('utf8')) as { n: number }).n);
+    expect(ns.filter((n) => n <= 2)).toEqual([1, 1, 2]);
+  });
+
+  it('releases the next of a line when a delivery ends without a try (its destination deleted)', async () => {
+    const path = '/ordered-deleted';
+    const { key, destination } = await orderedDestination(call, path, [0, 3]);
+    sink.respondWith((request, res) => (request.path === path ? res.writeHead(503).end('down') : res.writeHead(200).end('ok')));
+    const d1 = await published(key, { test: 'deleted', n: 1 }, 'd');
+    const d2 = await published(key, { test: 'deleted', n: 2 }, 'd');
+    await eventually(() => detail(key, d1), (d) => d.event.attempts_count === 1);
+    await eventually(() => detail(key, d2), (d) => d.event.deliveries[0]?.waiting?.reason === 'ordering');
+    expect((await call('DELETE', `/v1/destinations/${destination.id}`, { key })).status).toBe(204);
+    for (const id of [d1, d2]) {
+      const ended = await eventually(() => detail(key, id), (d) => d.event.status === 'dead_letter');
+      expect(ended.event.deliveries[0]).toMatchObject({ status: 'dead_letter', end_reason: 'destination_deleted', waiting: null });
+    }
+    expect((await detail(key, d2)).event.attempts_count).toBe(0);
   });
 
   it('refuses bad ordering keys, orderings and pointers with 400', async () => {
