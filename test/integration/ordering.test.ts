@@ -1,4 +1,7 @@
+import { CreateQueueCommand, ReceiveMessageCommand, type Message } from '@aws-sdk/client-sqs';
 import { describe, expect, it } from 'vitest';
+import { sqsClient } from '../../lambdas/adapters/aws-clients';
+import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/aws-clients';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { addDestination, addRoute, accountWithSource, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, type ReceivedRequest } from '../fixtures/sink';
@@ -8,7 +11,9 @@ import type { Call } from '../fixtures/http-client';
 // events one after the other, in the order they were accepted, while other keys and unkeyed events
 // flow. The sink tells the events apart by their payload and fails what each test says.
 
-const { call, sink } = gatewayWithSinkForFile();
+const FIFO_QUEUE = 'ordered-keys.fifo';
+// The deliver role's grant for the FIFO queue (docs/aws-destinations.md), as an operator would list it.
+const { call, sink } = gatewayWithSinkForFile({}, { stack: { awsDestinationTargets: [`arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${FIFO_QUEUE}`] } });
 
 type Payload = { key?: string; n: number; test: string };
 
@@ -196,5 +201,27 @@ describe('ordered delivery per key', () => {
       expect(res.status, pointer).toBe(400);
       expect(res.json.error).toBe('ordering_key_pointer must be a JSON pointer (RFC 6901) such as /customer/id');
     }
+  });
+
+  it('gives an SQS FIFO target the ordering key as the message group (the destination’s for an unkeyed event)', async () => {
+    const { key } = await accountWithSource(call);
+    const { QueueUrl: queueUrl } = await sqsClient().send(new CreateQueueCommand({ QueueName: FIFO_QUEUE, Attributes: { FifoQueue: 'true' } }));
+    if (!queueUrl) throw new Error('no queue');
+    const destination = await addDestination(call, key, { type: 'aws_sqs', config: { queue_url: queueUrl } });
+    await addRoute(call, key, { destination_id: destination.id });
+    const keyed = await published(key, { test: 'fifo', n: 1 }, 'cus_9');
+    const unkeyed = await published(key, { test: 'fifo', n: 2 });
+    const messages: Message[] = [];
+    await eventually(
+      async () => {
+        const out = await sqsClient().send(new ReceiveMessageCommand({ QueueUrl: queueUrl, AttributeNames: ['All'], MessageAttributeNames: ['All'], MaxNumberOfMessages: 10 }));
+        messages.push(...(out.Messages ?? []));
+        return messages.length;
+      },
+      (n) => n >= 2,
+    );
+    const groupOf = (id: string) => messages.find((m) => m.MessageAttributes?.['x-hookgate-event-id']?.StringValue === id)?.Attributes?.MessageGroupId;
+    expect(groupOf(keyed)).toBe('cus_9');
+    expect(groupOf(unkeyed)).toBe(destination.id);
   });
 });
