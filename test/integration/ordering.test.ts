@@ -5,7 +5,7 @@ import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/aws-clients';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { addDestination, addRoute, accountWithSource, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, type ReceivedRequest } from '../fixtures/sink';
-import type { Call } from '../fixtures/http-client';
+import { typedClient, type Call } from '../fixtures/http-client';
 
 // Ordered delivery per key, through real HTTP: a `per_key` destination tries each ordering key's
 // events one after the other, in the order they were accepted, while other keys and unkeyed events
@@ -114,9 +114,10 @@ describe('ordered delivery per key', () => {
     const { key } = await orderedDestination(call, path, [0]);
     sink.respondWith((_request, res) => res.writeHead(200).end('ok'));
     const events = Array.from({ length: 12 }, (_, n) => ({ payload: { test: 'batch', key: n % 2 ? 'odd' : 'even', n }, ordering_key: n % 2 ? 'odd' : 'even' }));
-    const res = await call('POST', '/v1/outbound-events/batch', { key, body: { events } });
-    expect(res.status).toBe(200);
-    const ids = (res.json.data as Array<{ status: number; data: { id: string } }>).map((item) => item.data.id);
+    // Through the TypeScript client: its generated types carry `ordering_key`.
+    const results = await typedClient(call, key).outboundEvents.batch(events);
+    const ids = results.map((item) => (item.status === 201 ? item.data.id : ''));
+    expect(ids.every(Boolean)).toBe(true);
     for (const id of ids) await eventually(() => detail(key, id), (d) => d.event.status === 'delivered');
     const tries = sink.received.filter((r) => r.path === path).map(payloadOf);
     for (const k of ['even', 'odd']) {
