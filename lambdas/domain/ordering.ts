@@ -88,6 +88,18 @@ export const lineVerdict = (head: string | undefined, eventId: string): LineVerd
   head === undefined || head === eventId ? { kind: 'go' } : { kind: 'wait', behind: head };
 
 /**
+ * A line's head whose event is not written: an accept joins its lines, then sends its tasks and writes
+ * its event within its missing-event grace (else it gives its places up), so a head still unwritten
+ * twice that long after it joined was left by an accept that died: its place goes (`orphan`), or the
+ * delivery looks again once it would (`recheck`). Twice: the grace counts from the tasks' sending,
+ * which a large body's upload to S3 may delay after the join.
+ */
+export function unwrittenHead(joinedAt: number, now: Date, graceSeconds: number): { kind: 'orphan' } | { kind: 'recheck'; at: Date } {
+  const givenUpAt = joinedAt + 2 * graceSeconds * 1000;
+  return now.getTime() >= givenUpAt ? { kind: 'orphan' } : { kind: 'recheck', at: new Date(givenUpAt) };
+}
+
+/**
  * A delivery waiting for its line: no try spent and no due time of its own (its release sends its
  * task), showing the event it waits behind. Undefined when it no longer applies (ended, or in flight).
  */

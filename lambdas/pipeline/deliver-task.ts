@@ -197,8 +197,8 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed:
   }
   if (arrival.kind === 'wait') return { kind: 'wait', until: arrival.until }; // its due time is stored already
   // Before anything else is read: a delivery behind an earlier one of its key waits for that one, whatever its destination's state.
-  const line = await lineCheck(loaded.event, destinationId);
-  if (line.kind === 'wait' && stored) return waitInLine(task, loaded.event, stored, line.behind, now);
+  const line = await lineCheck(loaded.event, destinationId, now);
+  if (line.kind === 'wait' && stored) return waitInLine(task, loaded.event, stored, line, now);
   let { destination, breaker } = await destinationRouting(accountId, destinationId);
   // Another function may have created it after this one cached its absence: only a fresh read may say it is gone.
   if (!destination) ({ destination, breaker } = await destinationRouting(accountId, destinationId, { fresh: true }));
@@ -384,11 +384,12 @@ async function hold(task: DeliveryTask, held: Hold, clock: () => Date): Promise<
 
 /**
  * Waits behind the earlier delivery of its ordering key (`behind`): shown in the event, with no message,
- * timer or held item; that delivery's end sends its task (`releaseNext`). Its message is done.
+ * timer or held item; that delivery's end sends its task (`releaseNext`), and its message is done.
+ * Behind an event not written yet, its message comes back at `recheckAt` (`lineCheck`).
  */
-async function waitInLine(task: DeliveryTask, event: EventRecord, delivery: StoredDelivery, behind: string, now: Date): Promise<TaskResult> {
+async function waitInLine(task: DeliveryTask, event: EventRecord, delivery: StoredDelivery, { behind, recheckAt }: { behind: string; recheckAt?: Date }, now: Date): Promise<TaskResult> {
   await changeDelivery(event, task.destination_id, (current) => orderedWait(current, behind, now, LEASE_MS), delivery);
-  return { kind: 'done' };
+  return recheckAt ? { kind: 'wait', until: recheckAt } : { kind: 'done' };
 }
 
 async function endDelivery(task: DeliveryTask, event: EventRecord, delivery: StoredDelivery, reason: EndReason): Promise<void> {

@@ -11,8 +11,8 @@ import { deleteItem, putItem, queryPage, updateItem } from './table';
  * A line takes a key's deliveries one at a time, so its partition sees three writes per delivery of
  * that key (count, join, leave) and a consistent one-item query per try and per release: far below a
  * partition's ~1,000 WCU/s and ~3,000 RCU/s, whatever the rate of all keys together. Every item
- * expires with its event's items, so a place whose event was never written (its accept failed after
- * the join and could not give the place up) holds its line until then at the latest.
+ * expires with its event's items; a place whose event was never written (its accept died after the
+ * join) is given up by the delivery behind it (lambdas/pipeline/ordering.ts `lineCheck`).
  */
 
 export interface LinePlace {
@@ -32,8 +32,8 @@ const placeKey = ({ accountId, destinationId, key, place }: LinePlace) => ({
   sk: `${PLACE_PREFIX}${String(place).padStart(15, '0')}`,
 });
 
-/** Joins the end of a line; `expiresAt`: when its event's items expire. Returns its place. */
-export async function joinLine(accountId: string, destinationId: string, key: string, eventId: string, expiresAt: number): Promise<number> {
+/** Joins the end of a line at `joinedAt` (epoch ms); `expiresAt`: when its event's items expire. Returns its place. */
+export async function joinLine(accountId: string, destinationId: string, key: string, eventId: string, joinedAt: number, expiresAt: number): Promise<number> {
   const counted = await updateItem(
     { pk: linePartition(accountId, destinationId, key), sk: COUNTER_SK },
     { add: { last: 1 }, set: { entity: 'ordering_line_counter', expires_at: expiresAt } },
@@ -41,7 +41,7 @@ export async function joinLine(accountId: string, destinationId: string, key: st
   );
   const place = Number(counted ? counted.last : NaN);
   if (!Number.isSafeInteger(place)) throw new Error('ordering line counter gave no place');
-  await putItem({ ...placeKey({ accountId, destinationId, key, place }), entity: 'ordering_line_place', event_id: eventId, expires_at: expiresAt });
+  await putItem({ ...placeKey({ accountId, destinationId, key, place }), entity: 'ordering_line_place', event_id: eventId, joined_at: joinedAt, expires_at: expiresAt });
   return place;
 }
 
@@ -50,8 +50,16 @@ export async function leaveLine(place: LinePlace): Promise<void> {
   await deleteItem(placeKey(place));
 }
 
-/** The event at the head of a line, read consistently; undefined when the line is empty. */
-export async function lineHead(accountId: string, destinationId: string, key: string): Promise<string | undefined> {
+/** The head of a line: its event, and its place (to give up one whose event was never written). */
+export interface LineHead {
+  eventId: string;
+  place: LinePlace;
+  /** When it joined (epoch ms). */
+  joinedAt: number;
+}
+
+/** The head of a line, read consistently; undefined when the line is empty. */
+export async function lineHead(accountId: string, destinationId: string, key: string): Promise<LineHead | undefined> {
   const { items } = await queryPage(
     {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :places)',
@@ -60,6 +68,8 @@ export async function lineHead(accountId: string, destinationId: string, key: st
     },
     { limit: 1 },
   );
-  const head = items[0]?.event_id;
-  return typeof head === 'string' ? head : undefined;
+  const head = items[0];
+  if (!head || typeof head.event_id !== 'string') return undefined;
+  const place = Number(String(head.sk).slice(PLACE_PREFIX.length));
+  return { eventId: head.event_id, place: { accountId, destinationId, key, place }, joinedAt: Number(head.joined_at ?? 0) };
 }

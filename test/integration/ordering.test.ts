@@ -2,6 +2,8 @@ import { CreateQueueCommand, ReceiveMessageCommand, type Message } from '@aws-sd
 import { describe, expect, it } from 'vitest';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/aws-clients';
+import { newId } from '../../lambdas/shared/secrets';
+import { joinLine } from '../../lambdas/store/ordering-lines';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { addDestination, addRoute, accountWithSource, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, type ReceivedRequest } from '../fixtures/sink';
@@ -13,7 +15,9 @@ import { typedClient, type Call } from '../fixtures/http-client';
 
 const FIFO_QUEUE = 'ordered-keys.fifo';
 // The deliver role's grant for the FIFO queue (docs/aws-destinations.md), as an operator would list it.
-const { call, sink } = gatewayWithSinkForFile({}, { stack: { awsDestinationTargets: [`arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${FIFO_QUEUE}`] } });
+// A short missing-event grace: a line's head whose accept died is given up twice that long after it joined.
+const GRACE_SECONDS = 5;
+const { call, sink } = gatewayWithSinkForFile({ HOOKGATE_MISSING_EVENT_GRACE_SECONDS: String(GRACE_SECONDS) }, { stack: { awsDestinationTargets: [`arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${FIFO_QUEUE}`] } });
 
 type Payload = { key?: string; n: number; test: string };
 
@@ -23,10 +27,10 @@ const payloadOf = (request: ReceivedRequest) => JSON.parse(request.body.toString
 
 /** An account with one route to a `per_key` destination at `path` of the sink. */
 async function orderedDestination(c: Call, path: string, retrySchedule: number[]) {
-  const { key, source } = await accountWithSource(c);
+  const { key, accountId, source } = await accountWithSource(c);
   const destination = await addDestination(c, key, { url: `${sink.url}${path}`, ordering: 'per_key', retry_schedule: retrySchedule });
   await addRoute(c, key, { destination_id: destination.id });
-  return { key, source, destination };
+  return { key, accountId, source, destination };
 }
 
 async function published(key: string, payload: Payload, orderingKey?: string): Promise<string> {
@@ -224,5 +228,19 @@ describe('ordered delivery per key', () => {
     const groupOf = (id: string) => messages.find((m) => m.MessageAttributes?.['x-hookgate-event-id']?.StringValue === id)?.Attributes?.MessageGroupId;
     expect(groupOf(keyed)).toBe('cus_9');
     expect(groupOf(unkeyed)).toBe(destination.id);
+  });
+
+  it('gives up a line’s head whose accept died, once its event can no longer be written', async () => {
+    const path = '/ordered-orphan';
+    const { key, accountId, destination } = await orderedDestination(call, path, [0]);
+    sink.respondWith((_request, res) => res.writeHead(200).end('ok'));
+    // What an accept that died after joining leaves: a place whose event is never written.
+    const orphan = newId();
+    await joinLine(accountId, destination.id, 'o', orphan, Date.now(), Math.floor(Date.now() / 1000) + 3600);
+    const o1 = await published(key, { test: 'orphan', n: 1 }, 'o');
+    const waiting = await eventually(() => detail(key, o1), (d) => d.event.deliveries[0]?.waiting?.reason === 'ordering');
+    expect(waiting.event.deliveries[0]?.waiting).toEqual({ reason: 'ordering', until: null, behind: orphan });
+    const delivered = await eventually(() => detail(key, o1), (d) => d.event.status === 'delivered', 4 * GRACE_SECONDS * 1000);
+    expect(delivered.event.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1, waiting: null });
   });
 });

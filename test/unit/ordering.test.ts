@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lineVerdict, linesToJoin, orderedWait, orderingKeyAt, orderingKeyIssue, pointerTokens, type OrderingMode } from '../../lambdas/domain/ordering';
+import { lineVerdict, linesToJoin, orderedWait, orderingKeyAt, orderingKeyIssue, pointerTokens, unwrittenHead, type OrderingMode } from '../../lambdas/domain/ordering';
 import type { DeliveryState } from '../../lambdas/domain/progress';
 import { deliveryState } from '../fixtures/records';
 
@@ -98,5 +98,16 @@ describe('orderedWait', () => {
     const next = orderedWait(current, 'e0', now, LEASE_MS);
     if (expected === undefined) expect(next).toBeUndefined();
     else expect(next).toMatchObject(expected);
+  });
+});
+
+describe('unwrittenHead', () => {
+  const joinedAt = now.getTime() - 10_000;
+  it.each([
+    ['joined 10 s ago, a 60 s grace: looked at again twice the grace after it joined', 60, { kind: 'recheck', at: new Date(joinedAt + 120_000) }],
+    ['joined 10 s ago, a 2 s grace: its accept died, its place goes', 2, { kind: 'orphan' }],
+    ['joined exactly twice a 5 s grace ago: its place goes', 5, { kind: 'orphan' }],
+  ] as const)('%s', (_case, grace, verdict) => {
+    expect(unwrittenHead(joinedAt, now, grace)).toEqual(verdict);
   });
 });
