@@ -16,7 +16,7 @@ import { typedClient, type Call } from '../fixtures/http-client';
 const FIFO_QUEUE = 'ordered-keys.fifo';
 // The deliver role's grant for the FIFO queue (docs/aws-destinations.md), as an operator would list it.
 // A short missing-event grace: a line's head whose accept died is given up twice that long after it joined.
-const GRACE_SECONDS = 5;
+const GRACE_SECONDS = 10;
 const { call, sink } = gatewayWithSinkForFile({ HOOKGATE_MISSING_EVENT_GRACE_SECONDS: String(GRACE_SECONDS) }, { stack: { awsDestinationTargets: [`arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${FIFO_QUEUE}`] } });
 
 type Payload = { key?: string; n: number; test: string };
