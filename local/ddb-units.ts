@@ -190,6 +190,7 @@ const ACCOUNT_SUBPARTITIONS: Readonly<Record<string, string>> = {
   DEDUP: 'dedupe claim',
   LISTEN: 'listen sessions of a destination',
   CUST: "customer's event log",
+  LINE: 'ordering line of a destination and key',
 };
 
 /**

@@ -717,6 +717,7 @@ const WAITING: Record<NonNullable<Delivery['waiting']>['reason'], string> = {
   concurrency: 'held: too many requests in flight',
   rate_limit: 'held by the rate limit; next try',
   paused: 'held: the endpoint is paused',
+  ordering: 'waiting for an earlier event with the same ordering key',
 };
 
 /** Why a delivery waits, in words (— when it does not). */

@@ -24,6 +24,8 @@ export interface AwsDelivery {
   eventId: string;
   eventType: string | null;
   receivedAt: string;
+  /** The event's ordering key: a FIFO queue's or topic's message group when set. */
+  orderingKey?: string | null;
 }
 
 /** `headers`: the signed headers an HTTP try would carry; they travel as attributes, metadata or envelope fields. */

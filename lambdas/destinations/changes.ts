@@ -32,6 +32,7 @@ const SETTABLE = [
   'auto_disable_after_hours',
   'rate_limit_per_second',
   'max_in_flight',
+  'ordering',
   'signature_scheme',
 ] as const satisfies ReadonlyArray<keyof DestinationSettings>;
 
@@ -120,6 +121,8 @@ export function newDestinationSettings(
     auto_disable_after_hours: input.auto_disable_after_hours ?? DEFAULT_AUTO_DISABLE_HOURS,
     rate_limit_per_second: input.rate_limit_per_second ?? null,
     max_in_flight: input.max_in_flight ?? DEFAULT_MAX_IN_FLIGHT,
+    // Stored only when asked for: absent is `none`, as on destinations made before ordering existed.
+    ...(input.ordering && { ordering: input.ordering }),
   };
   return schemeRefusal(settings) ?? customerAccessRefusal(settings, actor) ?? settings;
 }

@@ -5,6 +5,7 @@ import { accountPartition, routingPrefix } from '../store/keys';
 import { markRoutingChanged } from '../accounts/record';
 import { queryAll } from '../store/table';
 import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
+import { ORDERING_MODES } from '../domain/ordering';
 import type { AwsTarget } from '../domain/aws-targets';
 
 /**
@@ -63,6 +64,8 @@ export const destinationRecord = z.object({
   rate_limit_per_second: z.optional(z.nullable(z.int())),
   /** Tries in flight at once across every deliver function (lambdas/domain/max-in-flight.ts); absent on older records: the default. */
   max_in_flight: z.optional(z.int()),
+  /** `per_key`: each ordering key's deliveries are tried one after the other (lambdas/domain/ordering.ts); absent: `none`. */
+  ordering: z.optional(z.enum(ORDERING_MODES)),
   created_at: z.string(),
   updated_at: z.string(),
 });

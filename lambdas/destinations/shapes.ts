@@ -13,6 +13,7 @@ import { accountCapMessage, CUSTOMER_CONNECTION_MESSAGE, customerCapMessage, DEF
 import type { DestinationRecord } from './record';
 import { AWS_SECRET_MESSAGE } from '../aws-connections/shapes';
 import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
+import { ORDERING_MODES } from '../domain/ordering';
 import { AWS_MESSAGE_LIMITS, OWN_ROLE_REFUSAL, DEFAULT_EVENTBRIDGE_SOURCE, DEFAULT_KEY_TEMPLATE, DEFAULT_PARTITION_KEY, DESTINATION_TYPES, externalIdOf, type AwsDestinationType, type AwsTarget } from '../domain/aws-targets';
 
 /**
@@ -57,6 +58,13 @@ const rateLimitInput = z
   .optional()
   .describe(
     'Deliveries per second to this destination, across every deliver function: deliveries over the rate wait for their turn (never dropped, no try spent). null or absent: no limit.',
+  );
+
+const orderingInput = z
+  .enum(ORDERING_MODES)
+  .optional()
+  .describe(
+    '`per_key`: the deliveries of each `ordering_key` are tried one after the other, in the order their events were accepted: one is not tried before every earlier one of its key has ended (delivered, dead-lettered or ended), and the next goes as soon as it has. Other keys and unkeyed events never wait for them. Default `none`.',
   );
 
 const rateLimitResponse = z.int().min(1).nullable().describe('Deliveries per second at most; null: no limit.');
@@ -279,6 +287,7 @@ const requestFields = {
   auto_disable_after_hours: autoDisableInput,
   rate_limit_per_second: rateLimitInput,
   max_in_flight: maxInFlightInput,
+  ordering: orderingInput,
 };
 
 export const listDestinationsQuery = z.object({ customer: customerField.optional().describe('Only the destinations of this customer.') });
@@ -469,6 +478,7 @@ const responseFields = {
   auto_disable_after_hours: autoDisableResponse,
   rate_limit_per_second: rateLimitResponse,
   max_in_flight: maxInFlightResponse,
+  ordering: z.enum(ORDERING_MODES).describe('`per_key`: each ordering key’s deliveries go one after the other; `none`: no order.'),
   created_at: timestamp,
   updated_at: timestamp,
 };
@@ -514,6 +524,7 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState &
     auto_disable_after_hours: autoDisableHours(d),
     rate_limit_per_second: d.rate_limit_per_second ?? null,
     max_in_flight: maxInFlight(d),
+    ordering: d.ordering ?? 'none',
     created_at: d.created_at,
     updated_at: d.updated_at,
   };
@@ -658,6 +669,7 @@ export const exampleDestination = {
   auto_disable_after_hours: 120,
   rate_limit_per_second: null,
   max_in_flight: 10,
+  ordering: 'none',
   created_at: at,
   updated_at: at,
 } satisfies DestinationResponse;

@@ -1,3 +1,5 @@
+import { valueAtPointer } from './json-pointer';
+
 /**
  * Erasure per data subject (issue 39, part 4): what a subject is, what erasing an event's stored
  * parts leaves, and the order an erasure job's phases run in.
@@ -17,20 +19,10 @@ export const isSubject = (value: unknown): value is string =>
  * as its text (a user id is often one); anything else, or nothing there, is no subject.
  */
 export function subjectAt(json: unknown, pointer: string): string | undefined {
-  if (pointer === '') return undefined;
-  let node: unknown = json;
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (Array.isArray(node) && /^(0|[1-9][0-9]*)$/.test(token)) node = node[Number(token)];
-    else if (node !== null && typeof node === 'object' && !Array.isArray(node) && Object.hasOwn(node, token)) node = (node as Record<string, unknown>)[token];
-    else return undefined;
-  }
+  const node = valueAtPointer(json, pointer);
   const text = typeof node === 'number' && Number.isFinite(node) ? String(node) : node;
   return isSubject(text) ? text : undefined;
 }
-
-/** A pointer is `''` (the whole document, never a subject) or `/`-separated tokens whose `~` escapes are `~0` and `~1`. */
-export const isJsonPointer = (pointer: string): boolean => pointer.startsWith('/') && !/~[^01]|~$/.test(pointer);
 
 /** What erasing one attempt leaves: the try's facts, no response body; `erased` when it held one. */
 export function erasedAttempt<T extends { response_body: string }>(attempt: T): { attempt: T; erased: boolean } {

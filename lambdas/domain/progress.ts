@@ -28,9 +28,10 @@ export type EndReason = (typeof END_REASONS)[number];
 /**
  * Why a delivery that is not settled waits (the API's `waiting.reason`): `retry`, its next try's due
  * time; `breaker_open`, its destination's breaker holds it (parked: no message, timer or read until the
- * breaker closes); `rate_limit`, its destination's send slot.
+ * breaker closes); `rate_limit`, its destination's send slot; `ordering`, an earlier delivery of its
+ * ordering key to a `per_key` destination (`behind`), which releases it when it ends.
  */
-export const WAIT_REASONS = ['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused'] as const;
+export const WAIT_REASONS = ['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused', 'ordering'] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
 export interface DeliveryState {
@@ -43,7 +44,7 @@ export interface DeliveryState {
   /** Set when the delivery ended early (dead_letter) for another reason than its last try failing. */
   end_reason?: EndReason | null;
   /** Set while it is held for another reason than its due time; cleared by its next claim. `until`: null when nobody knows. */
-  waiting?: { reason: WaitReason; until: string | null } | null;
+  waiting?: { reason: WaitReason; until: string | null; behind?: string } | null;
 }
 
 /**
@@ -51,7 +52,7 @@ export interface DeliveryState {
  * settled, or due now). A hold says its own reason; otherwise a future due time is a retry's (or a
  * first try's schedule step).
  */
-export function waitingOf(delivery: DeliveryState, now: Date): { reason: WaitReason; until: string | null } | null {
+export function waitingOf(delivery: DeliveryState, now: Date): { reason: WaitReason; until: string | null; behind?: string } | null {
   if (delivery.status !== 'queued' && delivery.status !== 'retry_scheduled') return null;
   if (delivery.waiting) return delivery.waiting;
   if (delivery.next_attempt_at && Date.parse(delivery.next_attempt_at) > now.getTime()) return { reason: 'retry', until: delivery.next_attempt_at };

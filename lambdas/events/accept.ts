@@ -7,6 +7,8 @@ import { isTerminalDelivery } from '../domain/event-status';
 import { sideItemExpiresAt } from '../domain/retention';
 import { enqueueDeliveries, type DeliveryTask } from '../adapters/delivery-queue';
 import { parseJsonPayload } from '../domain/payload-filter';
+import { linesToJoin } from '../domain/ordering';
+import { joinLines, leaveLines } from '../pipeline/ordering';
 import { compactBody, deletePayload, INLINE_BODY_LIMIT_BYTES, payloadKey, putPayload, readStoredBody } from '../adapters/payloads';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
@@ -41,6 +43,11 @@ export interface NewEvent {
   webhookId?: string;
   /** The id to store the event under (a bulk replay's copy, whose id its claim fixed); a new one otherwise. */
   id?: string;
+  /**
+   * Its ordering key (lambdas/domain/ordering.ts): the event joins the end of that key's line at each
+   * destination it is planned for that orders per key. Null or absent: none.
+   */
+  orderingKey?: string | null;
   /** A body already stored (a replay's copy): used as is instead of `body`. */
   storedBody?: EventBodyRecord;
   /**
@@ -118,7 +125,10 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     replayed_by: null,
     dedupe_key: null,
     ...(input.subjectHash !== undefined && { subject_hash: input.subjectHash }),
+    // Absent rather than null on unkeyed events: their items are not one byte larger for ordering.
+    ...(input.orderingKey && { ordering_key: input.orderingKey }),
   };
+  const lined = linesToJoin(input.orderingKey ?? null, deliveries, (destinationId) => routing.destinations.get(destinationId)?.ordering);
   const dedupe = dedupeKeyOf(event);
   event.dedupe_key = dedupe;
 
@@ -129,6 +139,8 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
 
   let stored: EventBodyRecord | undefined;
   try {
+    // Places first: a task sent below finds its delivery's place in its line.
+    if (input.orderingKey && lined.length > 0) event.lines = await joinLines(event, input.orderingKey, lined);
     stored = await storeBody(input, id, event.retention_days);
     const sentAt = Date.now();
     const tasks = tasksOf(event, carriedBodyOf(stored), input.now, sentAt, input.manual === true);
@@ -144,6 +156,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     await insertEvent(event, stored);
   } catch (error) {
     await discardPayload(stored?.body_ref, input.accountId, id);
+    await leaveLines(event);
     // Its sender will retry: a claim left on an event that was never stored would hold it off until the grace ends.
     if (dedupe) await deleteDedupeIfOwned(input.accountId, dedupe, id).catch(() => undefined);
     throw error;

@@ -3,6 +3,8 @@ import { isSendableHeaderValue, unsendableHeaderMessage } from '../domain/header
 import { isReservedType } from '../domain/operational-events';
 import { deliveryIdFor, verifySignature } from '../domain/provider-signatures';
 import { parseTraceparent } from '../domain/trace-context';
+import { orderingKeyAt } from '../domain/ordering';
+import { parseJsonPayload } from '../domain/payload-filter';
 import { appendLogKeys, log } from '../shared/log';
 import { newTrace } from '../shared/secrets';
 import { recordVerificationRejected } from '../shared/metrics';
@@ -10,7 +12,6 @@ import { findSourceByToken } from '../sources/record';
 import { acceptEvent } from './accept';
 import { hashSubject } from './subject-index';
 import { subjectAt } from '../domain/erasure';
-import { parseJsonPayload } from '../domain/payload-filter';
 import { servedOnHost } from '../custom-domains/host-binding';
 import { acceptedOutcome, refused, type Accepted, type Refused } from '../pipeline/outcomes';
 import { noticeFanoutLimited } from '../pipeline/delivery-notices';
@@ -70,12 +71,15 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
     return refused(invalid(`the delivery id header must be at most ${MAX_EXTERNAL_ID_LENGTH} characters`));
   }
 
+  // Parsed only for a source that orders its events: others never pay for it.
+  const parsed = source.ordering_key_pointer ? parseJsonPayload(request.body) : undefined;
   const result = await acceptEvent({
     accountId: source.account_id,
     direction: 'inbound',
     sourceId: source.source_id,
     eventType,
     customer: null,
+    orderingKey: parsed && source.ordering_key_pointer ? orderingKeyAt(parsed.json, source.ordering_key_pointer) : null,
     externalEventId,
     body: request.body,
     contentType: request.headers['content-type'] ?? null,

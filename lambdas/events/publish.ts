@@ -11,6 +11,8 @@ export interface PublishInput {
   customer?: string;
   /** The data subject the payload is about, for erasure; stored only as its HMAC. */
   subject?: string;
+  /** Its ordering key: at a `per_key` destination, delivered after every earlier event of the key. */
+  ordering_key?: string;
 }
 
 /**
@@ -32,6 +34,7 @@ export async function publishEvent(
     eventType: input.event_type ?? null,
     customer: input.customer ?? null,
     ...(input.subject !== undefined && { subjectHash: await hashSubject(accountId, input.subject) }),
+    orderingKey: input.ordering_key ?? null,
     externalEventId: input.external_event_id ?? null,
     body: Buffer.from(input.payload, 'utf8'),
     contentType: 'application/json',

@@ -20,7 +20,8 @@ const deliveryState = z.object({
   next_attempt_at: z.nullable(timestamp),
   claimed_at: z.nullable(timestamp),
   end_reason: z.optional(z.nullable(z.enum(END_REASONS))),
-  waiting: z.optional(z.nullable(z.object({ reason: z.enum(WAIT_REASONS), until: z.nullable(timestamp) }))),
+  /** `behind`: the event an `ordering` wait is behind. */
+  waiting: z.optional(z.nullable(z.object({ reason: z.enum(WAIT_REASONS), until: z.nullable(timestamp), behind: z.optional(z.string()) }))),
 });
 
 const attemptRecord = z.object({
@@ -71,6 +72,10 @@ export const eventRecord = z.object({
   /** The bulk replay (lambdas/store/replay-jobs.ts) that replayed this event, if one did. */
   replay_job: z.optional(z.nullable(z.string())),
   dedupe_key: z.nullable(z.string()),
+  /** Its ordering key (lambdas/domain/ordering.ts); absent or null: none. */
+  ordering_key: z.optional(z.nullable(z.string())),
+  /** Its place in each ordering line it joined when accepted, by destination (`linesToJoin`): each of those deliveries leaves its line when it ends. */
+  lines: z.optional(z.record(z.string(), z.int())),
   /**
    * First tries written with the outcome that settled the event (an only delivery, tried once without
    * a claim: `settleOnlyDelivery`), where no delivery item holds them.

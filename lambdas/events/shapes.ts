@@ -74,6 +74,7 @@ export const eventDetailResponse = named(
       'What its deliveries carry as `X-Webhook-Id` (and `webhook-id`): the first event of its replay chain, so a replayed copy keeps its original’s; the event’s own `id` when it is no copy.',
     ),
     replayed_by: uuid.nullable(),
+    ordering_key: z.string().nullable().describe('Its ordering key (a published `ordering_key`, or read with its source’s `ordering_key_pointer`); null: none.'),
     trace_id: z
       .string()
       .regex(/^[0-9a-f]{32}$/)
@@ -93,10 +94,14 @@ export const eventDetailResponse = named(
             'Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise.',
           ),
         waiting: z
-          .strictObject({ reason: z.enum(WAIT_REASONS), until: nullableTimestamp })
+          .strictObject({
+            reason: z.enum(WAIT_REASONS),
+            until: nullableTimestamp,
+            behind: uuid.optional().describe('With `ordering`: the earlier event of its `ordering_key` it waits for.'),
+          })
           .nullable()
           .describe(
-            'While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now.',
+            'While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot), `ordering` (an earlier event of its `ordering_key`, `behind`, has not ended at this `per_key` destination: it goes as soon as that one ends). null while it is in flight, settled, or due now.',
           ),
       }),
     ),
@@ -216,6 +221,7 @@ export function presentEventDetail(event: EventRecord, stored: EventBodyRecord, 
     replay_of: event.replay_of,
     webhook_id: webhookIdOf(event),
     replayed_by: event.replayed_by,
+    ordering_key: event.ordering_key ?? null,
     trace_id: traceOf(stored.trace, event.id).id,
     deliveries: Object.entries(event.deliveries).map(([destination_id, d]) => ({
       destination_id,
@@ -311,6 +317,7 @@ export const exampleInboundDetail = {
   replay_of: null,
   webhook_id: exampleInboundListItem.id,
   replayed_by: null,
+  ordering_key: null,
   trace_id: '4bf92f3577b34da6a3ce929d0e0e4736',
   deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null, waiting: null }],
 } satisfies EventDetailResponse;
@@ -329,6 +336,7 @@ export const exampleOutboundDetail = {
   replay_of: null,
   webhook_id: exampleOutboundListItem.id,
   replayed_by: null,
+  ordering_key: null,
   trace_id: '0af7651916cd43dd8448eb211c80319c',
   deliveries: [{ destination_id: ids.destination, status: 'delivered', attempts: 1, next_attempt_at: null, end_reason: null, waiting: null }],
 } satisfies EventDetailResponse;

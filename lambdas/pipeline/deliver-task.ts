@@ -33,6 +33,8 @@ import { changeDelivery, findAttempt, findDeliveryContext, insertAttempt, settle
 import type { DestinationRecord } from '../destinations/record';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from '../events/record';
 import { destinationRouting } from '../store/routing-table';
+import { orderedWait } from '../domain/ordering';
+import { lineCheck, releaseNext } from './ordering';
 
 /** What the queue should do with the task's message afterwards: drop it, or bring it back (as `queueWait` decides). */
 export type TaskResult = { kind: 'done' } | ({ kind: 'wait' } & TaskWait);
@@ -188,11 +190,17 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed:
   const arrival = checkArrival({ delivery, ...timing });
   if (arrival.kind === 'skip') {
     // An ended delivery of an unsettled event: the worker that ended it may have died before settling it.
-    if (delivery && isTerminalDelivery(delivery.status)) await settleEventIfDone(loaded.event);
-    else if (delivery) handed.places = undefined; // in flight: a duplicate of this task has it, with the same places
+    if (delivery && isTerminalDelivery(delivery.status)) {
+      await settleEventIfDone(loaded.event);
+      // Its worker may have died before it released the next of its line: released again (a duplicate is ignored).
+      await releaseNext(loaded.event, destinationId);
+    } else if (delivery) handed.places = undefined; // in flight: a duplicate of this task has it, with the same places
     return { kind: 'done' };
   }
   if (arrival.kind === 'wait') return { kind: 'wait', until: arrival.until }; // its due time is stored already
+  // Before anything else is read: a delivery behind an earlier one of its key waits for that one, whatever its destination's state.
+  const line = await lineCheck(loaded.event, destinationId, now);
+  if (line.kind === 'wait' && stored) return waitInLine(task, loaded.event, stored, line, now);
   let { destination, breaker } = await destinationRouting(accountId, destinationId);
   // Another function may have created it after this one cached its absence: only a fresh read may say it is gone.
   if (!destination) ({ destination, breaker } = await destinationRouting(accountId, destinationId, { fresh: true }));
@@ -247,7 +255,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed:
       });
       // A delivery let go from parked keeps to the slots whatever its destination's health: each try that
       // ends hands its slot on to the next held one, and the slots bound how many go at once.
-      const released = task.flight_slot !== undefined || (Boolean(stored.state.waiting) && stored.state.waiting?.reason !== 'rate_limit');
+      const released = task.flight_slot !== undefined || (Boolean(stored.state.waiting) && stored.state.waiting?.reason !== 'rate_limit' && stored.state.waiting?.reason !== 'ordering');
       const capped = released || capNeeded(maxInFlight(destination), breaker, now);
       // Nobody has tried, held or ended it (no item of its own), at a destination that needs no cap: it
       // goes unclaimed, and its outcome is its one write (a duplicate message may send it twice).
@@ -383,10 +391,21 @@ async function hold(task: DeliveryTask, held: Hold, clock: () => Date): Promise<
   return { kind: 'done' };
 }
 
+/**
+ * Waits behind the earlier delivery of its ordering key (`behind`): shown in the event, with no message,
+ * timer or held item; that delivery's end sends its task (`releaseNext`), and its message is done.
+ * Behind an event not written yet, its message comes back at `recheckAt` (`lineCheck`).
+ */
+async function waitInLine(task: DeliveryTask, event: EventRecord, delivery: StoredDelivery, { behind, recheckAt }: { behind: string; recheckAt?: Date }, now: Date): Promise<TaskResult> {
+  await changeDelivery(event, task.destination_id, (current) => orderedWait(current, behind, now, LEASE_MS), delivery);
+  return recheckAt ? { kind: 'wait', until: recheckAt } : { kind: 'done' };
+}
+
 async function endDelivery(task: DeliveryTask, event: EventRecord, delivery: StoredDelivery, reason: EndReason): Promise<void> {
   const ended = await changeDelivery(event, task.destination_id, (current) => endedDelivery(current, reason), delivery);
   if (!ended?.changed) return;
   await settleEventIfDone(event);
+  await releaseNext(event, task.destination_id);
   recordDeliveryEnded(reason);
   log.info('delivery ended without a try', { account_id: task.account_id, event_id: task.event_id, destination_id: task.destination_id, reason });
 }
@@ -450,6 +469,7 @@ async function send({ destination, event, body: stored, sendAt, attemptNumber }:
       eventId: event.id,
       eventType: event.event_type,
       receivedAt: event.received_at,
+      orderingKey: event.ordering_key ?? null,
     },
     listen: destination.listen_session === null ? null : { accountId: event.account_id, destinationId: destination.id, eventId: event.id, eventType: event.event_type, attempt: attemptNumber },
   });
@@ -563,6 +583,7 @@ async function recordUnclaimedTry({ event, delivery }: Claimed, attempt: Attempt
     ? await settleOnlyDelivery(event, attempt.destination_id, (current) => settledFirstTry(current, next), attempt)
     : await writeSettlement(event, attempt.destination_id, delivery, null, next, attempt);
   if (!written?.changed) await insertAttempt(event.account_id, attempt, event.retention_days);
+  else if (only) await releaseNext(event, attempt.destination_id);
   return written;
 }
 
@@ -573,7 +594,10 @@ async function recordUnclaimedTry({ event, delivery }: Claimed, attempt: Attempt
 async function writeSettlement(event: EventRecord, destinationId: string, delivery: StoredDelivery, claimedAt: Date | null, next: DeliveryState, attempt?: AttemptRecord) {
   const decide = (current: DeliveryState) => (claimedAt === null ? settledFirstTry(current, next) : settledDelivery(current, claimedAt, next));
   const settled = await changeDelivery(event, destinationId, decide, delivery, attempt);
-  if (settled?.changed && isTerminalDelivery(next.status)) await settleEventIfDone(event);
+  if (settled?.changed && isTerminalDelivery(next.status)) {
+    await settleEventIfDone(event);
+    await releaseNext(event, destinationId);
+  }
   return settled;
 }
 

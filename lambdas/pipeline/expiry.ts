@@ -2,6 +2,7 @@ import { deliveriesToExpire, EXPIRED, expiredDelivery, lastTryOf } from '../doma
 import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { log } from '../shared/log';
 import { recordDeliveryEnded } from '../shared/metrics';
+import { releaseNext } from './ordering';
 import { changeDelivery, findEventDeliveries, settleEventIfDone, type EventRecord } from '../events/record';
 import type { LastAttempt } from '../domain/operational-events';
 import type { EndReason } from '../domain/progress';
@@ -34,6 +35,7 @@ export async function expireEvent(accountId: string, eventId: string, now: Date)
     ended.push(destinationId);
     // Once per ended delivery, as every end does: a wide event counts its ends on a tally.
     if (await settleEventIfDone(event)) settled = true;
+    await releaseNext(event, destinationId);
   }
   // Ending nothing, it may still settle: nothing planned, or a pass that ended them all stopped before settling.
   if (ended.length === 0) return { ended: 0, settled: await settleEventIfDone(event) };

@@ -1,9 +1,11 @@
 import { endedDelivery } from '../domain/delivery-phases';
+import { isTerminalDelivery } from '../domain/event-status';
 import { lastTryOf } from '../domain/expiry';
 import { strandedTaskAction, type StrandedTaskInput } from '../domain/stranded-tasks';
 import { deleteStranded, enqueueDeliveries, receiveStranded, type DeliveryTask, type StrandedMessage } from '../adapters/delivery-queue';
 import { log } from '../shared/log';
 import { recordDeliveryEnded } from '../shared/metrics';
+import { releaseNext } from './ordering';
 import { changeDelivery, findEventDeliveries, settleEventIfDone } from '../events/record';
 import { announceEnd } from './expiry';
 
@@ -67,6 +69,8 @@ async function handle(message: StrandedMessage, report: StrandedReport): Promise
   }
   switch (action.kind) {
     case 'drop':
+      // An ended delivery whose task kept failing may have been the one to release the next of its ordering line.
+      if (found && stored && isTerminalDelivery(stored.state.status)) await releaseNext(found.event, task.destination_id);
       report.dropped++;
       return true;
     case 'rearm':
@@ -80,6 +84,8 @@ async function handle(message: StrandedMessage, report: StrandedReport): Promise
       const ended = await changeDelivery(found.event, task.destination_id, (current) => endedDelivery(current, action.reason), stored);
       if (ended?.changed) {
         await settleEventIfDone(found.event);
+        // Thrown, the message stays in the DLQ; the next sweep finds the delivery ended and releases it then (below).
+        await releaseNext(found.event, task.destination_id);
         report.ended++;
         recordDeliveryEnded(action.reason);
         log.warn('delivery ended: its task failed again after it was taken back from the DLQ', { account_id: task.account_id, event_id: task.event_id, destination_id: task.destination_id });

@@ -76,6 +76,8 @@ export async function copyEvent(
     sourceId: event.source_id,
     eventType: event.event_type,
     customer: event.customer,
+    // A copy joins the end of its key's line, behind everything accepted before it.
+    orderingKey: event.ordering_key ?? null,
     externalEventId: event.external_event_id,
     body: Buffer.alloc(0),
     contentType: body.content_type,

@@ -15,7 +15,7 @@ export interface ShownSource {
   ingestHost: string | null;
 }
 
-export type SourceInput = Partial<Pick<SourceRecord, 'name' | 'verification' | 'custom_domain_id' | 'subject_pointer'>>;
+export type SourceInput = Partial<Pick<SourceRecord, 'name' | 'verification' | 'custom_domain_id' | 'subject_pointer' | 'ordering_key_pointer'>>;
 
 /** A source may be tied to any of the account's domains that has not failed nor been deleted; it serves once verified. */
 async function domainRefusal(accountId: string, domainId: string | null | undefined): Promise<Refused | undefined> {
@@ -59,6 +59,7 @@ export async function createSource(accountId: string, request: SourceInput & { n
     verification: request.verification ?? null,
     custom_domain_id: request.custom_domain_id ?? null,
     subject_pointer: request.subject_pointer ?? null,
+    ordering_key_pointer: request.ordering_key_pointer ?? null,
     created_at: at,
     updated_at: at,
   };
@@ -76,7 +77,7 @@ export async function showSource(accountId: string, sourceId: string): Promise<S
   return source && shownOne(accountId, source);
 }
 
-const CHANGEABLE = ['name', 'verification', 'custom_domain_id', 'subject_pointer'] as const;
+const CHANGEABLE = ['name', 'verification', 'custom_domain_id', 'subject_pointer', 'ordering_key_pointer'] as const;
 
 export async function changeSource(accountId: string, sourceId: string, request: SourceInput, now: Date): Promise<{ kind: 'changed'; source: ShownSource } | NotFound | Refused> {
   const current = await findSource(accountId, sourceId);

@@ -27,6 +27,8 @@ const sourceRecord = z.object({
   custom_domain_id: z.nullable(z.string()),
   /** Where ingest finds an event's data subject in its JSON payload (RFC 6901); null: inbound events get none. */
   subject_pointer: z._default(z.nullable(z.string()), null),
+  /** An RFC 6901 pointer to its events' ordering key in their JSON payload (lambdas/domain/ordering.ts); null: unordered. */
+  ordering_key_pointer: z._default(z.nullable(z.string()), null),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -38,6 +40,7 @@ const sourceLookupRecord = z.object({
   source_id: z.string(),
   verification: z._default(z.nullable(verificationConfig), null),
   subject_pointer: z._default(z.nullable(z.string()), null),
+  ordering_key_pointer: z._default(z.nullable(z.string()), null),
 });
 type SourceLookupRecord = z.infer<typeof sourceLookupRecord>;
 
@@ -59,7 +62,7 @@ const sourceLookupEntity = defineEntity({
 
 /** The token lookup is written first and conditionally, so a path token can never point at two sources. */
 export async function insertSource(record: SourceRecord): Promise<void> {
-  const lookup = { account_id: record.account_id, source_id: record.id, verification: record.verification, subject_pointer: record.subject_pointer };
+  const lookup = { account_id: record.account_id, source_id: record.id, verification: record.verification, subject_pointer: record.subject_pointer, ordering_key_pointer: record.ordering_key_pointer };
   if (!(await sourceLookupEntity.create(lookup, sourceLookupEntity.key(record.path_token)))) throw new Error('path token collision');
   await sourceEntity.create(record);
 }
@@ -81,11 +84,12 @@ export const listSources = (accountId: string) => sourceEntity.list(accountId);
  */
 export async function updateSource(
   current: SourceRecord,
-  changes: Partial<Pick<SourceRecord, 'name' | 'verification' | 'custom_domain_id' | 'subject_pointer' | 'updated_at'>>,
+  changes: Partial<Pick<SourceRecord, 'name' | 'verification' | 'custom_domain_id' | 'subject_pointer' | 'ordering_key_pointer' | 'updated_at'>>,
 ): Promise<SourceRecord | undefined> {
-  if (changes.verification !== undefined || changes.subject_pointer !== undefined) {
-    const read = { verification: changes.verification, subject_pointer: changes.subject_pointer };
-    await sourceLookupEntity.update([current.path_token], Object.fromEntries(Object.entries(read).filter(([, value]) => value !== undefined)));
+  const read = { verification: changes.verification, subject_pointer: changes.subject_pointer, ordering_key_pointer: changes.ordering_key_pointer };
+  const lookupChanges = Object.fromEntries(Object.entries(read).filter(([, value]) => value !== undefined));
+  if (Object.keys(lookupChanges).length > 0) {
+    await sourceLookupEntity.update([current.path_token], lookupChanges);
     lookups.forget(current.path_token);
   }
   return sourceEntity.update([current.account_id, current.id], changes);

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { isJsonPointer } from '../domain/erasure';
+import { isJsonPointer } from '../domain/json-pointer';
 import { PROVIDERS } from '../domain/vocabulary';
 import { isStandardWebhooksSecret } from '../domain/signing-secret';
 import { at, ids } from '../api/examples';
@@ -69,6 +69,18 @@ const subjectPointer = z
     'Where an inbound event’s data subject is in its JSON payload (RFC 6901), e.g. `/data/object/customer`: a string or number found there is the event’s `subject`, which `POST /v1/erasures` erases by. null: none.',
   );
 
+export const ORDERING_POINTER_MESSAGE = 'ordering_key_pointer must be a JSON pointer (RFC 6901) such as /customer/id';
+
+const orderingKeyPointer = z
+  .string()
+  .max(512)
+  .refine(isJsonPointer, { error: () => ORDERING_POINTER_MESSAGE })
+  .nullable()
+  .optional()
+  .describe(
+    'An RFC 6901 JSON pointer (e.g. `/customer/id`) to its events’ `ordering_key` in their JSON payload: a string or number there that is a valid key (1-128 visible characters) is the event’s key; anything else (no JSON, nothing there, an object) leaves it unordered rather than refused. null unsets it.',
+  );
+
 export const createSourceBody = named(
   'CreateSourceRequest',
   z.strictObject({
@@ -76,6 +88,7 @@ export const createSourceBody = named(
     verification: verificationInput.optional(),
     custom_domain_id: customDomainId,
     subject_pointer: subjectPointer,
+    ordering_key_pointer: orderingKeyPointer,
   }),
 );
 
@@ -86,6 +99,7 @@ export const updateSourceBody = named(
     verification: verificationInput.optional(),
     custom_domain_id: customDomainId,
     subject_pointer: subjectPointer,
+    ordering_key_pointer: orderingKeyPointer,
   }),
 );
 
@@ -114,6 +128,7 @@ export const sourceResponse = named(
       .describe('The provider check, if any; the secret is write-only.'),
     custom_domain_id: uuid.nullable(),
     subject_pointer: z.string().nullable(),
+    ordering_key_pointer: z.string().nullable().describe('Where its events’ ordering key is read from their JSON payload; null: they are unordered.'),
     created_at: timestamp,
   }),
 );
@@ -129,6 +144,7 @@ export const presentSource = (s: SourceRecord, ingestBaseUrl: string): SourceRes
   verification: s.verification ? { provider: s.verification.provider, configured: true } : null,
   custom_domain_id: s.custom_domain_id,
   subject_pointer: s.subject_pointer,
+  ordering_key_pointer: s.ordering_key_pointer,
   created_at: s.created_at,
 });
 
@@ -143,5 +159,6 @@ export const exampleSource = {
   verification: { provider: 'stripe', configured: true },
   custom_domain_id: null,
   subject_pointer: null,
+  ordering_key_pointer: null,
   created_at: at,
 } satisfies SourceResponse;

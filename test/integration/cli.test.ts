@@ -232,12 +232,12 @@ describe('publish and portal-link', () => {
     const file = join(scratch, 'payload.json');
     const payload = '{ "invoice": "in_7",\n  "total": 4200 }\n';
     await writeFile(file, payload);
-    const fromFile = await cli(['publish', 'invoice.paid', '--data-file', file, '--customer', 'cus_cli', '--json']);
+    const fromFile = await cli(['publish', 'invoice.paid', '--data-file', file, '--customer', 'cus_cli', '--ordering-key', 'in_7', '--json']);
     expect(fromFile.code, fromFile.stderr).toBe(0);
     const published = json(fromFile) as { id: string; status: string };
     expect(published.status).toBe('queued');
     const { event } = await hookgate.outboundEvents.get(published.id);
-    expect(event).toMatchObject({ event_type: 'invoice.paid', customer: 'cus_cli', body: payload });
+    expect(event).toMatchObject({ event_type: 'invoice.paid', customer: 'cus_cli', ordering_key: 'in_7', body: payload });
 
     const fromStdin = await cli(['publish', 'invoice.voided'], {}, '{"invoice":"in_8"}');
     expect(fromStdin.code, fromStdin.stderr).toBe(0);

@@ -37,6 +37,7 @@ describe('sources', () => {
       verification: null,
       custom_domain_id: null,
       subject_pointer: null,
+      ordering_key_pointer: null,
       created_at: expect.stringMatching(ISO),
     });
     expect(await hookgate.sources.get(source.id)).toEqual(source);
@@ -95,6 +96,7 @@ describe('destinations', () => {
       auto_disable_after_hours: 120,
       rate_limit_per_second: null,
       max_in_flight: 10,
+      ordering: 'none',
       signing_secret: expect.stringMatching(/^whsec_[A-Za-z0-9+/]{43}=$/),
       created_at: expect.stringMatching(ISO),
       updated_at: expect.stringMatching(ISO),

@@ -78,6 +78,15 @@ describe('each type’s request', () => {
     expect(sqs.commandCalls(SendMessageCommand)[0]?.args[0].input).toMatchObject({ MessageGroupId: 'dest-1', MessageDeduplicationId: EVENT_ID });
   });
 
+  it('SQS and SNS FIFO: a keyed event is grouped by its ordering key', async () => {
+    sqs.on(SendMessageCommand).resolves(OK);
+    sns.on(PublishCommand).resolves(OK);
+    await send({ type: 'aws_sqs', queue_url: `${QUEUE}.fifo` }, { orderingKey: 'cus_42' });
+    await send({ type: 'aws_sns', topic_arn: `arn:aws:sns:eu-west-1:${ACCOUNT}:orders.fifo` }, { orderingKey: 'cus_42' });
+    expect(sqs.commandCalls(SendMessageCommand)[0]?.args[0].input).toMatchObject({ MessageGroupId: 'cus_42', MessageDeduplicationId: EVENT_ID });
+    expect(sns.commandCalls(PublishCommand)[0]?.args[0].input).toMatchObject({ MessageGroupId: 'cus_42', MessageDeduplicationId: EVENT_ID });
+  });
+
   it('SQS: a binary body goes base64, and says so', async () => {
     sqs.on(SendMessageCommand).resolves(OK);
     const body = Buffer.from([0xff, 0x00, 0x10]);

@@ -76,6 +76,7 @@ describe('what `events get` and `events tail` print', () => {
     event_type: 'order.paid\n\u001b[32mstatus: delivered',
     external_event_id: 'ext\u001b]8;;https://x\u0007',
     customer: 'cus\u009b2J',
+    ordering_key: 'key\u001b[31m',
     body: hostile,
     content_type: 'text/plain\u202E',
     status: 'retry_scheduled',
@@ -91,6 +92,7 @@ describe('what `events get` and `events tail` print', () => {
     expect(lines[0]).toBe(`${event.id}  outbound  order.paid\\x0a\\x1b[32mstatus: delivered  retry_scheduled`);
     expect(text).toContain('  external id  ext\\x1b]8;;https://x\\x07');
     expect(text).toContain('  customer     cus\\x9b2J');
+    expect(text).toContain('  ordering key key\\x1b[31m');
     expect(text).toContain(`  orders\\x1b[8m api (${destination})  retry_scheduled  1 attempt(s), waiting (retry) until 2026-11-28T12:05:00.000Z`);
     expect(text).toContain(`local: \\x1b[2J\\x1b[1;31mFAKE: all deliveries OK  12 ms`);
     // The body keeps its own line break, and says that it was escaped.
@@ -143,6 +145,7 @@ describe('replay: what an event in flight still waits for', () => {
     ['a retry', deliveryAnswer({ destination_id: 'd1', status: 'retry_scheduled', attempts: 2, next_attempt_at: '2026-11-28T12:10:00Z', waiting: { reason: 'retry', until: '2026-11-28T12:10:00Z' } }), 'orders-api (d1) retry_scheduled after 2 attempt(s), waiting (retry) until 2026-11-28T12:10:00Z'],
     ['an open breaker', deliveryAnswer({ destination_id: 'd2', status: 'retry_scheduled', attempts: 5, waiting: { reason: 'breaker_open', until: '2026-11-28T12:00:30Z' } }), 'd2 retry_scheduled after 5 attempt(s), waiting (breaker_open) until 2026-11-28T12:00:30Z'],
     ['a paused destination', deliveryAnswer({ destination_id: 'd1', status: 'queued', attempts: 0, waiting: { reason: 'paused', until: null } }), 'orders-api (d1) queued after 0 attempt(s), waiting (paused)'],
+    ['an earlier event of its ordering key', deliveryAnswer({ destination_id: 'd1', status: 'queued', attempts: 0, waiting: { reason: 'ordering', until: null, behind: 'e0' } }), 'orders-api (d1) queued after 0 attempt(s), waiting (ordering) behind e0'],
     ['a next try without a wait', deliveryAnswer({ destination_id: 'd1', status: 'retry_scheduled', attempts: 1, next_attempt_at: '2026-11-28T12:01:00Z' }), 'orders-api (d1) retry_scheduled after 1 attempt(s), next try at 2026-11-28T12:01:00Z'],
     ['a try under way', deliveryAnswer({ destination_id: 'd1', status: 'delivering', attempts: 0 }), 'orders-api (d1) delivering after 0 attempt(s), a try due or under way'],
   ])('%s', (_label, delivery, phrase) => {

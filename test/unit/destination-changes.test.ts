@@ -197,6 +197,8 @@ describe('a change', () => {
     ['the account moves it to another customer', {}, { customer: 'cus_b' }, ACCOUNT_ACTOR, { customer: 'cus_b' }, false, 'cus_b'],
     ['the account keeps its customer', {}, { customer: 'cus_a' }, ACCOUNT_ACTOR, { customer: 'cus_a' }, false, null],
     ['the account takes it back', {}, { customer: null }, ACCOUNT_ACTOR, { customer: null }, false, null],
+    ['the account orders it per key', {}, { ordering: 'per_key' }, ACCOUNT_ACTOR, { ordering: 'per_key' }, false, null],
+    ['a customer tries to order it', {}, { ordering: 'per_key' }, CUSTOMER, {}, false, null],
     ['a new secret', {}, { signing_secret: 'new-secret' }, ACCOUNT_ACTOR, rotated, false, null],
     ['the same secret', {}, { signing_secret: 'old-secret' }, ACCOUNT_ACTOR, {}, false, null],
     [

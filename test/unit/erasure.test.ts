@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { addCounts, erasedAttempt, erasureCountsOf, exportsWrittenBefore, isJsonPointer, isSubject, NO_ERASURES, subjectAt } from '../../lambdas/domain/erasure';
+import { addCounts, erasedAttempt, erasureCountsOf, exportsWrittenBefore, isSubject, NO_ERASURES, subjectAt } from '../../lambdas/domain/erasure';
+import { isJsonPointer } from '../../lambdas/domain/json-pointer';
 
 const payload = { customer: { id: 'cus_1', n: 42, big: Number.POSITIVE_INFINITY, nested: [{ 'a/b': 'slash', 'm~n': 'tilde' }] }, empty: '', long: 'x'.repeat(257), flag: true };
 

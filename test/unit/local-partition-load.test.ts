@@ -168,6 +168,7 @@ describe('what a partition is', () => {
     [undefined, 'ACCT#a#HELD#d#5', 'held deliveries of a destination (a shard)'],
     [undefined, 'ACCT#a#HELD#d', 'held chain mark of a destination'],
     [undefined, 'ACCT#a#FLIGHT#d#3', 'concurrency slot of a destination'],
+    [undefined, 'ACCT#a#LINE#d#cus_42', 'ordering line of a destination and key'],
     [undefined, 'SOURCETOKEN#t', 'source lookup'],
     ['gsi1', 'ACCT#a#EVENTS#inbound#2', 'list index shard (gsi1)'],
     ['gsi2', 'ACCOUNTS', 'work index: accounts (gsi2)'],

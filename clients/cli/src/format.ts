@@ -27,19 +27,26 @@ function attemptLine(attempt: Attempt, names: DestinationNames): string {
   return `  #${attempt.attempt_number}  ${text(attempt.attempted_at)}  ${destinationLabel(attempt.destination_id, names)}  ${answer}  ${attempt.duration_ms} ms`;
 }
 
+type Waiting = NonNullable<EventDetail['deliveries'][number]['waiting']>;
+
+/** What a wait is for, when it says: the earlier event of its ordering key it is behind, or its time. */
+const waitsFor = (waiting: Waiting): string | undefined =>
+  waiting.behind ? `behind ${text(waiting.behind)}` : waiting.until ? `until ${text(waiting.until)}` : undefined;
+
 /** `events get` for a person: the event, its deliveries and attempts, then the body when it is text, escaped. */
 export function eventDetailLines(event: EventDetail, attempts: readonly Attempt[], names: DestinationNames = new Map()): string[] {
   const lines = [`${text(event.id)}  ${text(event.direction)}  ${text(event.event_type, '(no type)')}  ${text(event.status)}`, `  created      ${text(event.created_at)}`];
   if (event.source_id) lines.push(`  source       ${text(event.source_id)}`);
   if (event.customer) lines.push(`  customer     ${text(event.customer)}`);
   if (event.external_event_id) lines.push(`  external id  ${text(event.external_event_id)}`);
+  if (event.ordering_key) lines.push(`  ordering key ${text(event.ordering_key)}`);
   if (event.webhook_id !== event.id) lines.push(`  webhook id   ${text(event.webhook_id)}`);
   if (event.replay_of) lines.push(`  replay of    ${text(event.replay_of)}`);
   if (event.replayed_by) lines.push(`  replayed by  ${text(event.replayed_by)}`);
   lines.push(`  body         ${event.body_size} bytes${event.content_type ? `, ${text(event.content_type)}` : ''}`);
   lines.push(event.deliveries.length === 0 ? 'deliveries: none (no route matched)' : 'deliveries:');
   for (const delivery of event.deliveries) {
-    const waiting = delivery.waiting ? `, waiting (${text(delivery.waiting.reason)}) until ${text(delivery.waiting.until, 'unknown')}` : '';
+    const waiting = delivery.waiting ? `, waiting (${text(delivery.waiting.reason)}) ${waitsFor(delivery.waiting) ?? 'until unknown'}` : '';
     const ended = delivery.end_reason ? `, ${text(delivery.end_reason)}` : '';
     lines.push(`  ${destinationLabel(delivery.destination_id, names)}  ${text(delivery.status)}  ${delivery.attempts} attempt(s)${ended}${waiting}`);
   }
@@ -60,8 +67,9 @@ export function pendingDeliveries(event: EventDetail, names: DestinationNames): 
     .filter((delivery) => delivery.status !== 'delivered' && delivery.status !== 'dead_letter')
     .map((delivery) => {
       const until = delivery.waiting?.until ?? delivery.next_attempt_at;
+      const waitingFor = delivery.waiting && (waitsFor(delivery.waiting) ?? (until ? `until ${text(until)}` : undefined));
       const when = delivery.waiting
-        ? `waiting (${text(delivery.waiting.reason)})${until ? ` until ${text(until)}` : ''}`
+        ? `waiting (${text(delivery.waiting.reason)})${waitingFor ? ` ${waitingFor}` : ''}`
         : until
           ? `next try at ${text(until)}`
           : 'a try due or under way';

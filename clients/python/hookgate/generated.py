@@ -174,6 +174,8 @@ class CreateDestinationRequest(TypedDict):
     """Deliveries per second to this destination, across every deliver function: deliveries over the rate wait for their turn (never dropped, no try spent). null or absent: no limit."""
     max_in_flight: NotRequired[int]
     """Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10."""
+    ordering: NotRequired[Literal['none', 'per_key']]
+    """`per_key`: the deliveries of each `ordering_key` are tried one after the other, in the order their events were accepted: one is not tried before every earlier one of its key has ended (delivered, dead-lettered or ended), and the next goes as soon as it has. Other keys and unkeyed events never wait for them. Default `none`."""
     type: NotRequired[Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']]
     """Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role."""
 
@@ -272,6 +274,8 @@ class CreateSourceRequest(TypedDict):
     """One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it."""
     subject_pointer: NotRequired[str | None]
     """Where an inbound event’s data subject is in its JSON payload (RFC 6901), e.g. `/data/object/customer`: a string or number found there is the event’s `subject`, which `POST /v1/erasures` erases by. null: none."""
+    ordering_key_pointer: NotRequired[str | None]
+    """An RFC 6901 JSON pointer (e.g. `/customer/id`) to its events’ `ordering_key` in their JSON payload: a string or number there that is a valid key (1-128 visible characters) is the event’s key; anything else (no JSON, nothing there, an object) leaves it unordered rather than refused. null unsets it."""
 
 
 class CustomDomain_VerificationRecord(TypedDict):
@@ -345,6 +349,8 @@ class Destination(TypedDict):
     """Deliveries per second at most; null: no limit."""
     max_in_flight: int
     """Tries in flight at once at most."""
+    ordering: Literal['none', 'per_key']
+    """`per_key`: each ordering key’s deliveries go one after the other; `none`: no order."""
     created_at: str
     updated_at: str
 
@@ -418,6 +424,8 @@ class DestinationWithSecret(TypedDict):
     """Deliveries per second at most; null: no limit."""
     max_in_flight: int
     """Tries in flight at once at most."""
+    ordering: Literal['none', 'per_key']
+    """`per_key`: each ordering key’s deliveries go one after the other; `none`: no order."""
     created_at: str
     updated_at: str
     signing_secret: str
@@ -467,8 +475,10 @@ class EventBridgeDestinationConfig(TypedDict):
 
 
 class EventDetail_Deliveries_Item_Waiting(TypedDict):
-    reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused']
+    reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused', 'ordering']
     until: str | None
+    behind: NotRequired[str]
+    """With `ordering`: the earlier event of its `ordering_key` it waits for."""
 
 
 class EventDetail_Deliveries_Item(TypedDict):
@@ -479,7 +489,7 @@ class EventDetail_Deliveries_Item(TypedDict):
     end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'task_failed', 'payload_erased'] | None
     """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise."""
     waiting: EventDetail_Deliveries_Item_Waiting | None
-    """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now."""
+    """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot), `ordering` (an earlier event of its `ordering_key`, `behind`, has not ended at this `per_key` destination: it goes as soon as that one ends). null while it is in flight, settled, or due now."""
 
 
 class EventDetail(TypedDict):
@@ -517,6 +527,8 @@ class EventDetail(TypedDict):
     webhook_id: str
     """What its deliveries carry as `X-Webhook-Id` (and `webhook-id`): the first event of its replay chain, so a replayed copy keeps its original’s; the event’s own `id` when it is no copy."""
     replayed_by: str | None
+    ordering_key: str | None
+    """Its ordering key (a published `ordering_key`, or read with its source’s `ordering_key_pointer`); null: none."""
     trace_id: str
     """The W3C trace id its deliveries carry in `traceparent` (each try a new span id): the `traceparent` it was ingested or published with, when valid; else one Hookgate started. A replayed copy keeps its original’s."""
     deliveries: list[EventDetail_Deliveries_Item]
@@ -718,8 +730,10 @@ class PortalEndpointWithSecret(TypedDict):
 
 
 class PortalEvent_Deliveries_Item_Waiting(TypedDict):
-    reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused']
+    reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused', 'ordering']
     until: str | None
+    behind: NotRequired[str]
+    """With `ordering`: the earlier event of its `ordering_key` it waits for."""
 
 
 class PortalEvent_Deliveries_Item(TypedDict):
@@ -730,7 +744,7 @@ class PortalEvent_Deliveries_Item(TypedDict):
     end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'task_failed', 'payload_erased'] | None
     """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise."""
     waiting: PortalEvent_Deliveries_Item_Waiting | None
-    """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now."""
+    """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot), `ordering` (an earlier event of its `ordering_key`, `behind`, has not ended at this `per_key` destination: it goes as soon as that one ends). null while it is in flight, settled, or due now."""
     request_headers: dict[str, str] | None
     """The headers each try to this endpoint carries; per-try values are described and credentials hidden. `null` once the endpoint is deleted."""
 
@@ -829,6 +843,8 @@ class PublishOutboundEventRequest(TypedDict):
     """The customer it is for (your own id, as on its destinations): only destinations with this `customer` receive it, and only its portal shows it. Absent: only destinations without a `customer`."""
     subject: NotRequired[str]
     """The data subject the payload is about (your own id for the person): `POST /v1/erasures` with it erases this event’s payload. Stored only as an HMAC; never delivered."""
+    ordering_key: NotRequired[str]
+    """1-128 visible characters (no spaces). At a destination with `ordering: "per_key"`, events with the same key are delivered one after the other, in the order they were accepted (a batch's in its order); an AWS FIFO queue or topic gets it as `MessageGroupId`."""
 
 
 class ReplayDryRun(TypedDict):
@@ -942,6 +958,8 @@ class Source(TypedDict):
     """The provider check, if any; the secret is write-only."""
     custom_domain_id: str | None
     subject_pointer: str | None
+    ordering_key_pointer: str | None
+    """Where its events’ ordering key is read from their JSON payload; null: they are unordered."""
     created_at: str
 
 
@@ -1033,6 +1051,8 @@ class UpdateDestinationRequest(TypedDict):
     """Deliveries per second to this destination, across every deliver function: deliveries over the rate wait for their turn (never dropped, no try spent). null or absent: no limit."""
     max_in_flight: NotRequired[int]
     """Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10."""
+    ordering: NotRequired[Literal['none', 'per_key']]
+    """`per_key`: the deliveries of each `ordering_key` are tried one after the other, in the order their events were accepted: one is not tried before every earlier one of its key has ended (delivered, dead-lettered or ended), and the next goes as soon as it has. Other keys and unkeyed events never wait for them. Default `none`."""
 
 
 class UpdatePortalEndpointRequest(TypedDict):
@@ -1064,6 +1084,8 @@ class UpdateSourceRequest(TypedDict):
     """One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it."""
     subject_pointer: NotRequired[str | None]
     """Where an inbound event’s data subject is in its JSON payload (RFC 6901), e.g. `/data/object/customer`: a string or number found there is the event’s `subject`, which `POST /v1/erasures` erases by. null: none."""
+    ordering_key_pointer: NotRequired[str | None]
+    """An RFC 6901 JSON pointer (e.g. `/customer/id`) to its events’ `ordering_key` in their JSON payload: a string or number there that is a valid key (1-128 visible characters) is the event’s key; anything else (no JSON, nothing there, an object) leaves it unordered rather than refused. null unsets it."""
 
 
 AwsConnectionTemplate: TypeAlias = "dict[str, Any]"

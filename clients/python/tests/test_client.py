@@ -158,6 +158,15 @@ class AgainstTheGateway(unittest.TestCase):
         self.assertEqual([e["id"] for e in page.data], [published["id"]])
         self.assertIsNone(page.next_cursor)
 
+    def test_publishes_with_an_ordering_key_to_a_per_key_destination(self):
+        destination = self.hookgate.destinations.create({"name": "py-ordered", "url": f"{self.sink.url}/ordered", "ordering": "per_key"})
+        self.assertEqual(destination["ordering"], "per_key")
+        self.hookgate.routes.create({"destination_id": destination["id"], "event_type_pattern": "py.ordered"})
+        published = self.hookgate.outbound_events.publish({"payload": {"n": 1}, "event_type": "py.ordered", "ordering_key": "py-key"})
+        self.sink.wait_for("/ordered")
+        detail = eventually(lambda: self.hookgate.outbound_events.get(published["id"]), lambda d: d["event"]["status"] == "delivered")
+        self.assertEqual((detail["event"]["status"], detail["event"]["ordering_key"]), ("delivered", "py-key"))
+
     def test_signs_standard_webhooks_deliveries_that_verify(self):
         destination = self.hookgate.destinations.create(
             {"name": "py-standard", "url": f"{self.sink.url}/standard", "signature_scheme": "standard_webhooks"}

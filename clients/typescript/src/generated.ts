@@ -168,6 +168,8 @@ export type CreateDestinationRequest = {
   rate_limit_per_second?: number | null;
   /** Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10. */
   max_in_flight?: number;
+  /** `per_key`: the deliveries of each `ordering_key` are tried one after the other, in the order their events were accepted: one is not tried before every earlier one of its key has ended (delivered, dead-lettered or ended), and the next goes as soon as it has. Other keys and unkeyed events never wait for them. Default `none`. */
+  ordering?: 'none' | 'per_key';
   /** Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role. */
   type?: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
 };
@@ -263,6 +265,8 @@ export type CreateSourceRequest = {
   custom_domain_id?: string | null;
   /** Where an inbound event’s data subject is in its JSON payload (RFC 6901), e.g. `/data/object/customer`: a string or number found there is the event’s `subject`, which `POST /v1/erasures` erases by. null: none. */
   subject_pointer?: string | null;
+  /** An RFC 6901 JSON pointer (e.g. `/customer/id`) to its events’ `ordering_key` in their JSON payload: a string or number there that is a valid key (1-128 visible characters) is the event’s key; anything else (no JSON, nothing there, an object) leaves it unordered rather than refused. null unsets it. */
+  ordering_key_pointer?: string | null;
 };
 
 export type CustomDomain = {
@@ -328,6 +332,8 @@ export type Destination = {
   rate_limit_per_second: number | null;
   /** Tries in flight at once at most. */
   max_in_flight: number;
+  /** `per_key`: each ordering key’s deliveries go one after the other; `none`: no order. */
+  ordering: 'none' | 'per_key';
   created_at: string;
   updated_at: string;
 };
@@ -396,6 +402,8 @@ export type DestinationWithSecret = {
   rate_limit_per_second: number | null;
   /** Tries in flight at once at most. */
   max_in_flight: number;
+  /** `per_key`: each ordering key’s deliveries go one after the other; `none`: no order. */
+  ordering: 'none' | 'per_key';
   created_at: string;
   updated_at: string;
   /** Signs every delivery (`Webhook-Signature`). */
@@ -482,6 +490,8 @@ export type EventDetail = {
   /** What its deliveries carry as `X-Webhook-Id` (and `webhook-id`): the first event of its replay chain, so a replayed copy keeps its original’s; the event’s own `id` when it is no copy. */
   webhook_id: string;
   replayed_by: string | null;
+  /** Its ordering key (a published `ordering_key`, or read with its source’s `ordering_key_pointer`); null: none. */
+  ordering_key: string | null;
   /** The W3C trace id its deliveries carry in `traceparent` (each try a new span id): the `traceparent` it was ingested or published with, when valid; else one Hookgate started. A replayed copy keeps its original’s. */
   trace_id: string;
   deliveries: Array<{
@@ -491,10 +501,12 @@ export type EventDetail = {
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise. */
     end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | 'payload_erased' | null;
-    /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
+    /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot), `ordering` (an earlier event of its `ordering_key`, `behind`, has not ended at this `per_key` destination: it goes as soon as that one ends). null while it is in flight, settled, or due now. */
     waiting: {
-      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
+      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused' | 'ordering';
       until: string | null;
+      /** With `ordering`: the earlier event of its `ordering_key` it waits for. */
+      behind?: string;
     } | null;
   }>;
 };
@@ -720,10 +732,12 @@ export type PortalEvent = {
     next_attempt_at: string | null;
     /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise. */
     end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | 'payload_erased' | null;
-    /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
+    /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot), `ordering` (an earlier event of its `ordering_key`, `behind`, has not ended at this `per_key` destination: it goes as soon as that one ends). null while it is in flight, settled, or due now. */
     waiting: {
-      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
+      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused' | 'ordering';
       until: string | null;
+      /** With `ordering`: the earlier event of its `ordering_key` it waits for. */
+      behind?: string;
     } | null;
     /** The headers each try to this endpoint carries; per-try values are described and credentials hidden. `null` once the endpoint is deleted. */
     request_headers: Record<string, string> | null;
@@ -799,6 +813,8 @@ export type PublishOutboundEventRequest = {
   customer?: string;
   /** The data subject the payload is about (your own id for the person): `POST /v1/erasures` with it erases this event’s payload. Stored only as an HMAC; never delivered. */
   subject?: string;
+  /** 1-128 visible characters (no spaces). At a destination with `ordering: "per_key"`, events with the same key are delivered one after the other, in the order they were accepted (a batch's in its order); an AWS FIFO queue or topic gets it as `MessageGroupId`. */
+  ordering_key?: string;
 };
 
 export type ReplayDryRun = {
@@ -908,6 +924,8 @@ export type Source = {
   } | null;
   custom_domain_id: string | null;
   subject_pointer: string | null;
+  /** Where its events’ ordering key is read from their JSON payload; null: they are unordered. */
+  ordering_key_pointer: string | null;
   created_at: string;
 };
 
@@ -990,6 +1008,8 @@ export type UpdateDestinationRequest = {
   rate_limit_per_second?: number | null;
   /** Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10. */
   max_in_flight?: number;
+  /** `per_key`: the deliveries of each `ordering_key` are tried one after the other, in the order their events were accepted: one is not tried before every earlier one of its key has ended (delivered, dead-lettered or ended), and the next goes as soon as it has. Other keys and unkeyed events never wait for them. Default `none`. */
+  ordering?: 'none' | 'per_key';
 };
 
 export type UpdatePortalEndpointRequest = {
@@ -1021,6 +1041,8 @@ export type UpdateSourceRequest = {
   custom_domain_id?: string | null;
   /** Where an inbound event’s data subject is in its JSON payload (RFC 6901), e.g. `/data/object/customer`: a string or number found there is the event’s `subject`, which `POST /v1/erasures` erases by. null: none. */
   subject_pointer?: string | null;
+  /** An RFC 6901 JSON pointer (e.g. `/customer/id`) to its events’ `ordering_key` in their JSON payload: a string or number there that is a valid key (1-128 visible characters) is the event’s key; anything else (no JSON, nothing there, an object) leaves it unordered rather than refused. null unsets it. */
+  ordering_key_pointer?: string | null;
 };
 
 /** Every operation: its parameters, body and successful answers (errors throw `HookgateError`). */

@@ -10,6 +10,8 @@ export interface AwsMessage {
   eventId: string;
   eventType: string | null;
   receivedAt: string;
+  /** The event's ordering key, if it has one: a FIFO message's group instead of the destination. */
+  orderingKey?: string | null;
   credentials: AwsCredentials;
   /** Ends the call (and the SDK's own retries) at the destination's timeout. */
   signal: AbortSignal;
@@ -47,8 +49,9 @@ export const answered = (output: { $metadata: { requestId?: string; httpStatusCo
 
 /**
  * An SQS or SNS message: the body as its text, the signed headers as String attributes, and on a FIFO
- * queue or topic the destination as its group and the event as its de-duplication id. Measured as
- * both services count it, and refused over their limit.
+ * queue or topic the event's ordering key (else the destination) as its group and the event as its
+ * de-duplication id: a keyed event's group keeps the key's order there too, while other keys' groups
+ * are not held behind it. Measured as both services count it, and refused over their limit.
  */
 export function attributedMessage(target: Extract<AwsTarget, { type: 'aws_sqs' | 'aws_sns' }>, message: AwsMessage) {
   const text = messageText(message.body);
@@ -57,6 +60,6 @@ export function attributedMessage(target: Extract<AwsTarget, { type: 'aws_sqs' |
   return {
     text: text.text,
     MessageAttributes: Object.fromEntries(Object.entries(attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }])),
-    ...(isFifo(target) && { MessageGroupId: message.destinationId, MessageDeduplicationId: message.eventId }),
+    ...(isFifo(target) && { MessageGroupId: message.orderingKey || message.destinationId, MessageDeduplicationId: message.eventId }),
   };
 }

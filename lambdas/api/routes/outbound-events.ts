@@ -1,5 +1,6 @@
 import * as z from 'zod';
 import { Refusal } from '../../domain/errors';
+import { ORDERING_KEY_MAX, orderingKeyIssue } from '../../domain/ordering';
 import { isReservedType } from '../../domain/operational-events';
 import { parseTraceparent, type Trace } from '../../domain/trace-context';
 import { unsendableHeaderMessage } from '../../domain/header-values';
@@ -35,6 +36,17 @@ const payload = z
   .refine((value) => value !== '', { error: () => PAYLOAD_REQUIRED })
   .transform((value) => (typeof value === 'string' ? value : JSON.stringify(value)));
 
+const orderingKeyField = z
+  .string()
+  .superRefine((key, ctx) => {
+    const issue = orderingKeyIssue(key);
+    if (issue) ctx.addIssue({ code: 'custom', message: issue });
+  })
+  .optional()
+  .describe(
+    `1-${ORDERING_KEY_MAX} visible characters (no spaces). At a destination with \`ordering: "per_key"\`, events with the same key are delivered one after the other, in the order they were accepted (a batch's in its order); an AWS FIFO queue or topic gets it as \`MessageGroupId\`.`,
+  );
+
 const RESERVED_TYPE_MESSAGE = 'event_type must not start with hookgate. (reserved for operational events)';
 
 const publishBody = named(
@@ -57,6 +69,7 @@ const publishBody = named(
     subject: subjectField
       .optional()
       .describe('The data subject the payload is about (your own id for the person): `POST /v1/erasures` with it erases this event’s payload. Stored only as an HMAC; never delivered.'),
+    ordering_key: orderingKeyField,
   }),
 );
 
@@ -76,6 +89,9 @@ const publishErrors = [
   'external_event_id must be at most 256 characters',
   CUSTOMER_MESSAGE,
   SUBJECT_MESSAGE,
+  'ordering_key must be a string',
+  `ordering_key must be 1 to ${ORDERING_KEY_MAX} characters`,
+  'ordering_key must be visible characters only (no spaces or control characters)',
   'unknown field: eventtype',
   'the event reaches 1500 destinations; one event may reach at most 1000',
 ];
@@ -93,6 +109,26 @@ async function publishItem(accountId: string, raw: unknown, now: Date, options: 
     if (error instanceof Refusal && error.kind === 'invalid') return { status: REFUSAL_STATUS.invalid, error: error.message };
     throw error;
   }
+}
+
+/**
+ * The indexes of a batch's events in lanes: events with the same ordering key in one lane, in their
+ * order, so each is accepted (joins its key's line) only after the one before it; others one each.
+ */
+function orderingLanes(events: readonly unknown[], indexes: readonly number[]): number[][] {
+  const byKey = new Map<string, number[]>();
+  const lanes: number[][] = [];
+  for (const index of indexes) {
+    const key = (events[index] as { ordering_key?: unknown } | null)?.ordering_key;
+    const lane = typeof key === 'string' ? byKey.get(key) : undefined;
+    if (lane) lane.push(index);
+    else {
+      const fresh = [index];
+      lanes.push(fresh);
+      if (typeof key === 'string') byKey.set(key, fresh);
+    }
+  }
+  return lanes;
 }
 
 function splitRepeats(events: readonly unknown[]): { firsts: number[]; repeats: number[] } {
@@ -196,8 +232,9 @@ export const outboundEventRoutes: Route[] = [
       const { firsts, repeats } = splitRepeats(body.events);
       const results = new Array<BatchItemResponse>(body.events.length);
       for (const phase of [firsts, repeats]) {
-        const answers = await mapLimited(phase, BATCH_CONCURRENCY, publish);
-        phase.forEach((index, i) => (results[index] = answers[i] as BatchItemResponse));
+        await mapLimited(orderingLanes(body.events, phase), BATCH_CONCURRENCY, async (lane) => {
+          for (const index of lane) results[index] = await publish(index);
+        });
       }
       return { status: 200, data: results };
     },

@@ -1,6 +1,6 @@
 import { notFound } from '../../domain/errors';
 import { changeSource, createSource, listSources, removeSource, showSource, type ShownSource } from '../../sources';
-import { createSourceBody, domainErrors, exampleSource, presentSource, sourceResponse, SUBJECT_POINTER_MESSAGE, updateSourceBody, verificationErrors } from '../../sources/shapes';
+import { createSourceBody, domainErrors, exampleSource, ORDERING_POINTER_MESSAGE, presentSource, sourceResponse, SUBJECT_POINTER_MESSAGE, updateSourceBody, verificationErrors } from '../../sources/shapes';
 import type { ApiRequest } from '../http';
 import { settled } from '../outcomes';
 import { publicBaseUrl } from '../public-url';
@@ -26,7 +26,7 @@ export const sourceRoutes: Route[] = [
       body: jsonBody(createSourceBody, { name: 'stripe', verification: { provider: 'stripe', secret: 'whsec_from_the_stripe_dashboard' } }),
       responses: { 201: json('The source, with its ingest URL.', sourceResponse, exampleSource) },
       errors: {
-        400: ['name is required', 'name must be a string', 'name must be at most 200 characters', ...verificationErrors, ...domainErrors, SUBJECT_POINTER_MESSAGE, 'unknown field: nmae'],
+        400: ['name is required', 'name must be a string', 'name must be at most 200 characters', ...verificationErrors, ...domainErrors, SUBJECT_POINTER_MESSAGE, ORDERING_POINTER_MESSAGE, 'unknown field: nmae'],
       },
     },
     handle: async ({ request, principal, now }) => {
@@ -61,7 +61,7 @@ export const sourceRoutes: Route[] = [
       tag: 'Sources',
       body: jsonBody(updateSourceBody, { verification: null }),
       responses: { 200: json('The updated source.', sourceResponse, { ...exampleSource, verification: null }) },
-      errors: { 400: ['name is required', 'name must be at most 200 characters', ...verificationErrors, ...domainErrors, SUBJECT_POINTER_MESSAGE, 'unknown field: nmae'] },
+      errors: { 400: ['name is required', 'name must be at most 200 characters', ...verificationErrors, ...domainErrors, SUBJECT_POINTER_MESSAGE, ORDERING_POINTER_MESSAGE, 'unknown field: nmae'] },
     },
     handle: async ({ request, params, principal, now }) => {
       const id = parsePathId(params.id);

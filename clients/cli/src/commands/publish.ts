@@ -10,6 +10,7 @@ interface PublishOptions {
   dataFile?: string;
   customer?: string;
   externalId?: string;
+  orderingKey?: string;
 }
 
 async function readStdin(): Promise<Buffer> {
@@ -55,12 +56,13 @@ export function publish(program: Command, output: Output): void {
     .option('--data-file <path>', 'a file holding the payload as JSON (- for stdin); without --data or --data-file, stdin is read when it is not a terminal')
     .option('--customer <id>', 'the customer it is for: only that customer\'s endpoints receive it')
     .option('--external-id <id>', 'your id for the event: publishing the same one again answers the first event instead of a new one')
+    .option('--ordering-key <key>', 'at destinations that order per key, delivered only after every earlier event with this key has ended')
     .option('--json', 'print the API\'s answer ({id, status} or, for a repeated --external-id, {id, status, duplicate: true}) as JSON')
     .action(async (eventType: string, options: PublishOptions) => {
       const body = await payload(options);
       const hookgate = await connect(output);
       const answer = await hookgate.request('publishOutboundEvent', {
-        body: { event_type: eventType, payload: body, customer: options.customer, external_event_id: options.externalId },
+        body: { event_type: eventType, payload: body, customer: options.customer, external_event_id: options.externalId, ordering_key: options.orderingKey },
       });
       const event = (answer.body as { data: Data<'publishOutboundEvent'> }).data;
       const duplicate = 'duplicate' in event && event.duplicate;

@@ -1,0 +1,72 @@
+import { lineVerdict, unwrittenHead } from '../domain/ordering';
+import { sideItemExpiresAt } from '../domain/retention';
+import { enqueueDeliveries } from '../adapters/delivery-queue';
+import { config } from '../shared/config';
+import { log } from '../shared/log';
+import { joinLine, leaveLine, lineHead, type LinePlace } from '../store/ordering-lines';
+import { findEvent, type EventRecord } from '../events/record';
+
+/**
+ * The pipeline's side of ordered delivery (lambdas/domain/ordering.ts). A lined delivery that is not
+ * its line's head waits with no message, no timer and no held item: the delivery ahead of it, when it
+ * ends, leaves the line and sends the next one's task (a release, not a wait for a timer). Nothing
+ * here reads or writes for an event that joined no line.
+ */
+
+type Lined = Pick<EventRecord, 'account_id' | 'id' | 'ordering_key' | 'lines'>;
+
+function placeOf(event: Lined, destinationId: string): LinePlace | undefined {
+  const place = event.lines?.[destinationId];
+  return event.ordering_key && place !== undefined ? { accountId: event.account_id, destinationId, key: event.ordering_key, place } : undefined;
+}
+
+/**
+ * Joins the end of each line an accepted event's plan names (`destinations`), before its tasks are
+ * sent (a task finds its place there); returns its places, which the event records.
+ */
+export async function joinLines(event: Pick<EventRecord, 'account_id' | 'id' | 'received_at' | 'retention_days'>, key: string, destinations: readonly string[]): Promise<Record<string, number>> {
+  const expiresAt = sideItemExpiresAt(event.received_at, event.retention_days);
+  const joinedAt = Date.now();
+  const places = await Promise.all(destinations.map((destinationId) => joinLine(event.account_id, destinationId, key, event.id, joinedAt, expiresAt)));
+  return Object.fromEntries(destinations.map((destinationId, i) => [destinationId, places[i] as number]));
+}
+
+/** Gives up the places of an event that was not accepted after all (best effort: see `unwrittenHead` for a place left behind). */
+export async function leaveLines(event: Lined): Promise<void> {
+  await Promise.allSettled(Object.keys(event.lines ?? {}).map((destinationId) => placeOf(event, destinationId)).map((place) => place && leaveLine(place)));
+}
+
+/**
+ * Whether a delivery may be tried now (`go`), or waits behind an earlier delivery of its key; `go`
+ * without a read when it is in no line. A head whose event is not written (its accept still under
+ * way, or dead) is looked at again at `recheckAt` (the task's message comes back then), and once it
+ * can no longer be written its place is given up and the line read again.
+ */
+export async function lineCheck(event: Lined, destinationId: string, now: Date): Promise<{ kind: 'go' } | { kind: 'wait'; behind: string; recheckAt?: Date }> {
+  const place = placeOf(event, destinationId);
+  if (!place) return { kind: 'go' };
+  for (;;) {
+    const head = await lineHead(place.accountId, destinationId, place.key);
+    const verdict = lineVerdict(head?.eventId, event.id);
+    if (verdict.kind === 'go' || !head) return verdict;
+    if (await findEvent(event.account_id, head.eventId)) return verdict;
+    const unwritten = unwrittenHead(head.joinedAt, now, config().missingEventGraceSeconds);
+    if (unwritten.kind === 'recheck') return { ...verdict, recheckAt: unwritten.at };
+    log.warn('ordering line place of an event never written given up', { account_id: event.account_id, destination_id: destinationId, event_id: head.eventId });
+    await leaveLine(head.place);
+  }
+}
+
+/**
+ * A lined delivery ended (delivered, dead-lettered, ended without a try): it leaves its line and the
+ * next one's task is sent at once. Throws when either fails, so the task that ended it comes back
+ * (its arrival finds the delivery ended and calls this again) until the release has been sent; a
+ * release sent twice is a duplicate message the claim ignores.
+ */
+export async function releaseNext(event: Lined, destinationId: string): Promise<void> {
+  const place = placeOf(event, destinationId);
+  if (!place) return;
+  await leaveLine(place);
+  const next = await lineHead(place.accountId, destinationId, place.key);
+  if (next) await enqueueDeliveries([{ v: 1, account_id: place.accountId, event_id: next.eventId, destination_id: destinationId }], 0);
+}
