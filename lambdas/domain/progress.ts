@@ -26,9 +26,10 @@ export type EndReason = (typeof END_REASONS)[number];
 /**
  * Why a delivery that is not settled waits (the API's `waiting.reason`): `retry`, its next try's due
  * time; `breaker_open`, its destination's breaker holds it (parked: no message, timer or read until the
- * breaker closes); `rate_limit`, its destination's send slot.
+ * breaker closes); `rate_limit`, its destination's send slot; `unverified`, its destination's
+ * endpoint has not yet proved its ownership (parked as for `paused`).
  */
-export const WAIT_REASONS = ['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused'] as const;
+export const WAIT_REASONS = ['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused', 'unverified'] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
 export interface DeliveryState {

@@ -82,7 +82,7 @@ type Hold = {
   | /** Back in the queue at its send slot. */ { reason: 'rate_limit'; wait: TaskWait }
   | /** Parked until the breaker lets it through (`until`: the earliest it may). */ { reason: 'breaker_open'; until: Date }
   | /** Parked until a slot is let go; its destination keeps to its slots a while (`markedCapped`). */ { reason: 'concurrency'; cap: number; breaker: Versioned }
-  | /** Parked until its destination is switched back on. */ { reason: 'paused' }
+  | /** Parked until its destination is switched back on, or its endpoint proves its ownership. */ { reason: 'paused' | 'unverified' }
 );
 
 /** Over its account's share: back in the queue until `until`, keeping its send slot (if it took one), with no concurrency slot to hand on. */
@@ -212,7 +212,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed:
     case 'wait':
       return stored ? { kind: 'hold', reason: 'breaker_open', until: decision.until, event: loaded.event, delivery: stored, now } : { kind: 'done' };
     case 'paused':
-      return stored ? { kind: 'hold', reason: 'paused', event: loaded.event, delivery: stored, now } : { kind: 'done' };
+      return stored ? { kind: 'hold', reason: decision.reason, event: loaded.event, delivery: stored, now } : { kind: 'done' };
     case 'claim': {
       if (!destination || !stored) return { kind: 'done' };
       let sendAt: number | undefined;

@@ -23,3 +23,6 @@ export const newTrace = (): Trace => startedTrace(randomBytes(16));
 
 /** The random bytes of one delivery try's span id. */
 export const newSpanBytes = (): Buffer => randomBytes(8);
+
+/** An endpoint's ownership challenge: 32 random bytes, base64url, unguessable by anyone who did not receive it. */
+export const newChallenge = (): string => randomBytes(32).toString('base64url');

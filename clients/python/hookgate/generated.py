@@ -164,6 +164,8 @@ class CreateDestinationRequest(TypedDict):
     """Deliveries per second to this destination, across every deliver function: deliveries over the rate wait for their turn (never dropped, no try spent). null or absent: no limit."""
     max_in_flight: NotRequired[int]
     """Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10."""
+    verify_ownership: NotRequired[bool]
+    """http only. true: the destination starts `pending_verification`; Hookgate POSTs one signed `hookgate.endpoint.verification` event with a random `challenge`, and sends nothing else until the endpoint answers 2xx echoing it (or you post it to `POST /v1/destinations/{id}/verify`). A new `url` starts over. Default false; always true where the deployment requires it (`requireEndpointVerification`) and for endpoints customers make in the portal."""
     type: NotRequired[Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']]
     """Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role."""
 
@@ -317,6 +319,12 @@ class Destination(TypedDict):
     signature_scheme: Literal['hookgate', 'standard_webhooks']
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
+    status: Literal['active', 'paused', 'pending_verification']
+    """`paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has."""
+    verify_ownership: bool
+    """Its endpoint must prove ownership of its URL before it is sent anything (see `status`)."""
+    verified_at: str | None
+    """When its endpoint proved ownership of its current URL; null: not (yet), or not asked."""
     health: DestinationHealth
     customer: str | None
     """Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none."""
@@ -390,6 +398,12 @@ class DestinationWithSecret(TypedDict):
     signature_scheme: Literal['hookgate', 'standard_webhooks']
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
+    status: Literal['active', 'paused', 'pending_verification']
+    """`paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has."""
+    verify_ownership: bool
+    """Its endpoint must prove ownership of its URL before it is sent anything (see `status`)."""
+    verified_at: str | None
+    """When its endpoint proved ownership of its current URL; null: not (yet), or not asked."""
     health: DestinationHealth
     customer: str | None
     """Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none."""
@@ -432,7 +446,7 @@ class EventBridgeDestinationConfig(TypedDict):
 
 
 class EventDetail_Deliveries_Item_Waiting(TypedDict):
-    reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused']
+    reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused', 'unverified']
     until: str | None
 
 
@@ -628,6 +642,10 @@ class PortalEndpoint(TypedDict):
     active: bool
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
+    status: Literal['active', 'paused', 'pending_verification']
+    """`paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has."""
+    verified_at: str | None
+    """When its endpoint proved ownership of its current URL; null: not (yet), or not asked."""
     health: DestinationHealth
     signature_scheme: Literal['hookgate', 'standard_webhooks']
     max_in_flight: int
@@ -652,6 +670,10 @@ class PortalEndpointWithSecret(TypedDict):
     active: bool
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
+    status: Literal['active', 'paused', 'pending_verification']
+    """`paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has."""
+    verified_at: str | None
+    """When its endpoint proved ownership of its current URL; null: not (yet), or not asked."""
     health: DestinationHealth
     signature_scheme: Literal['hookgate', 'standard_webhooks']
     max_in_flight: int
@@ -666,7 +688,7 @@ class PortalEndpointWithSecret(TypedDict):
 
 
 class PortalEvent_Deliveries_Item_Waiting(TypedDict):
-    reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused']
+    reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused', 'unverified']
     until: str | None
 
 
@@ -958,6 +980,8 @@ class UpdateDestinationRequest(TypedDict):
     """Deliveries per second to this destination, across every deliver function: deliveries over the rate wait for their turn (never dropped, no try spent). null or absent: no limit."""
     max_in_flight: NotRequired[int]
     """Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10."""
+    verify_ownership: NotRequired[bool]
+    """http only. true: the destination starts `pending_verification`; Hookgate POSTs one signed `hookgate.endpoint.verification` event with a random `challenge`, and sends nothing else until the endpoint answers 2xx echoing it (or you post it to `POST /v1/destinations/{id}/verify`). A new `url` starts over. Default false; always true where the deployment requires it (`requireEndpointVerification`) and for endpoints customers make in the portal."""
 
 
 class UpdatePortalEndpointRequest(TypedDict):
@@ -987,6 +1011,11 @@ class UpdateSourceRequest(TypedDict):
     verification: NotRequired[SourceVerification]
     custom_domain_id: NotRequired[str | None]
     """One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it."""
+
+
+class VerifyDestinationRequest(TypedDict):
+    challenge: str
+    """The `challenge` of the `hookgate.endpoint.verification` event your endpoint received (from its logs)."""
 
 
 AwsConnectionTemplate: TypeAlias = "dict[str, Any]"
@@ -1033,6 +1062,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "getDestination": ("GET", "/v1/destinations/{id}"),
     "updateDestination": ("PATCH", "/v1/destinations/{id}"),
     "deleteDestination": ("DELETE", "/v1/destinations/{id}"),
+    "verifyDestination": ("POST", "/v1/destinations/{id}/verify"),
+    "resendDestinationVerification": ("POST", "/v1/destinations/{id}/verification/resend"),
     "createAwsConnection": ("POST", "/v1/aws-connections"),
     "listAwsConnections": ("GET", "/v1/aws-connections"),
     "getAwsConnection": ("GET", "/v1/aws-connections/{id}"),

@@ -158,6 +158,8 @@ export type CreateDestinationRequest = {
   rate_limit_per_second?: number | null;
   /** Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10. */
   max_in_flight?: number;
+  /** http only. true: the destination starts `pending_verification`; Hookgate POSTs one signed `hookgate.endpoint.verification` event with a random `challenge`, and sends nothing else until the endpoint answers 2xx echoing it (or you post it to `POST /v1/destinations/{id}/verify`). A new `url` starts over. Default false; always true where the deployment requires it (`requireEndpointVerification`) and for endpoints customers make in the portal. */
+  verify_ownership?: boolean;
   /** Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role. */
   type?: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
 };
@@ -300,6 +302,12 @@ export type Destination = {
   signature_scheme: 'hookgate' | 'standard_webhooks';
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
   disabled_reason: string | null;
+  /** `paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has. */
+  status: 'active' | 'paused' | 'pending_verification';
+  /** Its endpoint must prove ownership of its URL before it is sent anything (see `status`). */
+  verify_ownership: boolean;
+  /** When its endpoint proved ownership of its current URL; null: not (yet), or not asked. */
+  verified_at: string | null;
   health: DestinationHealth;
   /** Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none. */
   customer: string | null;
@@ -368,6 +376,12 @@ export type DestinationWithSecret = {
   signature_scheme: 'hookgate' | 'standard_webhooks';
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
   disabled_reason: string | null;
+  /** `paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has. */
+  status: 'active' | 'paused' | 'pending_verification';
+  /** Its endpoint must prove ownership of its URL before it is sent anything (see `status`). */
+  verify_ownership: boolean;
+  /** When its endpoint proved ownership of its current URL; null: not (yet), or not asked. */
+  verified_at: string | null;
   health: DestinationHealth;
   /** Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none. */
   customer: string | null;
@@ -455,7 +469,7 @@ export type EventDetail = {
     end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
     waiting: {
-      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
+      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused' | 'unverified';
       until: string | null;
     } | null;
   }>;
@@ -606,6 +620,10 @@ export type PortalEndpoint = {
   active: boolean;
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
   disabled_reason: string | null;
+  /** `paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has. */
+  status: 'active' | 'paused' | 'pending_verification';
+  /** When its endpoint proved ownership of its current URL; null: not (yet), or not asked. */
+  verified_at: string | null;
   health: DestinationHealth;
   signature_scheme: 'hookgate' | 'standard_webhooks';
   /** Tries in flight at once at most. */
@@ -630,6 +648,10 @@ export type PortalEndpointWithSecret = {
   active: boolean;
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
   disabled_reason: string | null;
+  /** `paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has. */
+  status: 'active' | 'paused' | 'pending_verification';
+  /** When its endpoint proved ownership of its current URL; null: not (yet), or not asked. */
+  verified_at: string | null;
   health: DestinationHealth;
   signature_scheme: 'hookgate' | 'standard_webhooks';
   /** Tries in flight at once at most. */
@@ -670,7 +692,7 @@ export type PortalEvent = {
     end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot). null while it is in flight, settled, or due now. */
     waiting: {
-      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused';
+      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused' | 'unverified';
       until: string | null;
     } | null;
     /** The headers each try to this endpoint carries; per-try values are described and credentials hidden. `null` once the endpoint is deleted. */
@@ -917,6 +939,8 @@ export type UpdateDestinationRequest = {
   rate_limit_per_second?: number | null;
   /** Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10. */
   max_in_flight?: number;
+  /** http only. true: the destination starts `pending_verification`; Hookgate POSTs one signed `hookgate.endpoint.verification` event with a random `challenge`, and sends nothing else until the endpoint answers 2xx echoing it (or you post it to `POST /v1/destinations/{id}/verify`). A new `url` starts over. Default false; always true where the deployment requires it (`requireEndpointVerification`) and for endpoints customers make in the portal. */
+  verify_ownership?: boolean;
 };
 
 export type UpdatePortalEndpointRequest = {
@@ -946,6 +970,11 @@ export type UpdateSourceRequest = {
   verification?: SourceVerification;
   /** One of the account’s custom domains that has not failed; the ingest URL uses it once verified. null unties it. */
   custom_domain_id?: string | null;
+};
+
+export type VerifyDestinationRequest = {
+  /** The `challenge` of the `hookgate.endpoint.verification` event your endpoint received (from its logs). */
+  challenge: string;
 };
 
 /** Every operation: its parameters, body and successful answers (errors throw `HookgateError`). */
@@ -1193,6 +1222,36 @@ export interface Operations {
     body: undefined;
     responses: {
       204: null;
+    };
+  };
+  verifyDestination: {
+    method: 'POST';
+    path: '/v1/destinations/{id}/verify';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: VerifyDestinationRequest;
+    responses: {
+      200: {
+        data: Destination;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  resendDestinationVerification: {
+    method: 'POST';
+    path: '/v1/destinations/{id}/verification/resend';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      202: {
+        data: Destination;
+        duration_ms: DurationMs;
+      };
     };
   };
   createAwsConnection: {
@@ -2116,6 +2175,8 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   getDestination: { method: 'GET', path: '/v1/destinations/{id}' },
   updateDestination: { method: 'PATCH', path: '/v1/destinations/{id}' },
   deleteDestination: { method: 'DELETE', path: '/v1/destinations/{id}' },
+  verifyDestination: { method: 'POST', path: '/v1/destinations/{id}/verify' },
+  resendDestinationVerification: { method: 'POST', path: '/v1/destinations/{id}/verification/resend' },
   createAwsConnection: { method: 'POST', path: '/v1/aws-connections' },
   listAwsConnections: { method: 'GET', path: '/v1/aws-connections' },
   getAwsConnection: { method: 'GET', path: '/v1/aws-connections/{id}' },
