@@ -618,7 +618,7 @@ async function endpointScreen(id: string) {
     h('h1', {}, e.name),
     h('p', { class: 'url' }, http ? null : h('span', { class: 'badge idle kind' }, KINDS[e.type]?.label ?? e.type), ' ', e.url, copyButton(http ? 'URL' : 'target', () => e.url)),
     h('p', { class: 'muted' }, 'Endpoint id ', ...copyable('endpoint id', e.id, 'endpoint-id')),
-    ...(e.status === 'pending_verification' ? [verificationHelp()] : []),
+    ...(e.status === 'pending_verification' ? [verificationHelp(e.id)] : []),
     h(
       'section',
       { id: 'overview' },
@@ -657,7 +657,29 @@ async function endpointScreen(id: string) {
  * What a customer does about an endpoint that waits for verification: echo the challenge. Said in the
  * customer's words, with the answer to give, since nothing else reaches the endpoint until then.
  */
-function verificationHelp(): HTMLElement {
+function verificationHelp(endpointId: string): HTMLElement {
+  const act = async (path: string, body: unknown, message: string) => {
+    try {
+      await api('POST', `/endpoints/${endpointId}${path}`, body);
+      await render();
+      say(message);
+    } catch (error) {
+      fail(error);
+    }
+  };
+  const challenge = h('input', { name: 'challenge', required: true, autocomplete: 'off', spellcheck: 'false' });
+  const byHand = h(
+    'form',
+    { id: 'verify-by-hand' },
+    h('label', {}, 'Or paste the challenge from your endpoint’s log ', challenge),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Verify')),
+  );
+  byHand.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void act('/verify', { challenge: challenge.value.trim() }, 'Endpoint verified.');
+  });
+  const resend = h('button', { type: 'button', id: 'resend-challenge', class: 'secondary' }, 'Send a new challenge');
+  resend.addEventListener('click', () => void act('/verification/resend', undefined, 'A new challenge was sent to your endpoint.'));
   return h(
     'section',
     { id: 'verification', class: 'card', role: 'status' },
@@ -671,6 +693,8 @@ function verificationHelp(): HTMLElement {
     ),
     codeBlock('answer', '{"challenge": "<the challenge you received>"}'),
     h('p', {}, 'We send it again a few times if your endpoint does not answer it yet. Events wait meanwhile, and are sent once the endpoint is verified. Changing the URL starts over.'),
+    byHand,
+    h('div', { class: 'actions' }, resend),
   );
 }
 

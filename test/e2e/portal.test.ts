@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGatewayWithSink } from '../fixtures/gateway';
 import { createAccount, type Call } from '../fixtures/http-client';
 import { addEventTypes, openPortalSession } from '../fixtures/portal';
-import { proveOwnership } from '../fixtures/setup';
+import { challengeReceived } from '../fixtures/setup';
 import { eventually, type ReceivedRequest, type Sink } from '../fixtures/sink';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { brandPalette, contrast } from '../../lambdas/domain/brand-palette';
@@ -179,11 +179,12 @@ describe('consumer portal in a browser', () => {
     await browserPage.locator('#verification', { hasText: 'Waiting for verification' }).waitFor();
     expect(await browserPage.textContent('#health')).toContain('waiting for verification');
     await shot(browserPage, '2-endpoint-waiting-for-verification');
-    // This receiver echoes nothing: the challenge it logged verifies it, and the page no longer asks.
-    await proveOwnership(call, key, sink, endpointId, '/cus1');
-    await browserPage.reload();
-    await browserPage.locator('h1', { hasText: 'Billing sink' }).waitFor();
+    // This receiver echoes nothing: its customer pastes the challenge from the endpoint's log.
+    await browserPage.fill('#verify-by-hand input[name=challenge]', await challengeReceived(sink, '/cus1'));
+    await browserPage.click('#verify-by-hand button[type=submit]');
+    await browserPage.locator('#notice', { hasText: 'Endpoint verified.' }).waitFor();
     expect(await browserPage.locator('#verification').count()).toBe(0);
+    expect(await browserPage.textContent('#health')).toContain('healthy');
 
     // Subscribe it to a type: a published event of that type reaches it, one of another type does not.
     await browserPage.check('#types input[value="invoice.paid"]');

@@ -400,8 +400,13 @@ describe('real answers match their documented schemas', () => {
     const endpoint = await api('POST', '/v1/portal/endpoints', { ...portal, body: { url: `${env.sink.url}/portal`, event_types: ['invoice.paid'] } });
     expect(endpoint.status).toBe(201);
     const id = endpoint.json.data.id as string;
-    // A customer's endpoint proves its ownership before it is sent its test event.
-    expect((await api('POST', '/v1/destinations/{id}/verify', { key, params: { id }, body: { challenge: await challengeReceived(env.sink, '/portal') } })).status).toBe(200);
+    // A customer's endpoint proves its ownership before it is sent its test event: here its customer
+    // asks for a new challenge and pastes it from the endpoint's log.
+    const firstChallenge = await challengeReceived(env.sink, '/portal');
+    expect((await api('POST', '/v1/portal/endpoints/{id}/verification/resend', { ...portal, params: { id } })).json.data.status).toBe('pending_verification');
+    const portalChallenge = await eventually(() => challengeReceived(env.sink, '/portal'), (challenge) => challenge !== firstChallenge);
+    expect((await api('POST', '/v1/portal/endpoints/{id}/verify', { ...portal, params: { id }, body: { challenge: firstChallenge } })).status).toBe(400);
+    expect((await api('POST', '/v1/portal/endpoints/{id}/verify', { ...portal, params: { id }, body: { challenge: portalChallenge } })).json.data.status).toBe('active');
     expect((await api('POST', '/v1/portal/endpoints', { ...portal, body: { url: 'ftp://x' } })).status).toBe(400);
     expect((await api('GET', '/v1/portal/endpoints', portal)).json.data.length).toBe(1);
     expect((await api('GET', '/v1/portal/endpoints/{id}', { ...portal, params: { id } })).status).toBe(200);

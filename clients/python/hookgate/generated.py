@@ -1112,6 +1112,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "updatePortalEndpoint": ("PATCH", "/v1/portal/endpoints/{id}"),
     "deletePortalEndpoint": ("DELETE", "/v1/portal/endpoints/{id}"),
     "rotatePortalEndpointSecret": ("POST", "/v1/portal/endpoints/{id}/rotate-secret"),
+    "verifyPortalEndpoint": ("POST", "/v1/portal/endpoints/{id}/verify"),
+    "resendPortalEndpointVerification": ("POST", "/v1/portal/endpoints/{id}/verification/resend"),
     "sendPortalTestEvent": ("POST", "/v1/portal/endpoints/{id}/test"),
     "listPortalEvents": ("GET", "/v1/portal/events"),
     "getPortalEvent": ("GET", "/v1/portal/events/{id}"),

@@ -1948,6 +1948,36 @@ export interface Operations {
       };
     };
   };
+  verifyPortalEndpoint: {
+    method: 'POST';
+    path: '/v1/portal/endpoints/{id}/verify';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: VerifyDestinationRequest;
+    responses: {
+      200: {
+        data: PortalEndpointWithSecret;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  resendPortalEndpointVerification: {
+    method: 'POST';
+    path: '/v1/portal/endpoints/{id}/verification/resend';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      202: {
+        data: PortalEndpointWithSecret;
+        duration_ms: DurationMs;
+      };
+    };
+  };
   sendPortalTestEvent: {
     method: 'POST';
     path: '/v1/portal/endpoints/{id}/test';
@@ -2225,6 +2255,8 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   updatePortalEndpoint: { method: 'PATCH', path: '/v1/portal/endpoints/{id}' },
   deletePortalEndpoint: { method: 'DELETE', path: '/v1/portal/endpoints/{id}' },
   rotatePortalEndpointSecret: { method: 'POST', path: '/v1/portal/endpoints/{id}/rotate-secret' },
+  verifyPortalEndpoint: { method: 'POST', path: '/v1/portal/endpoints/{id}/verify' },
+  resendPortalEndpointVerification: { method: 'POST', path: '/v1/portal/endpoints/{id}/verification/resend' },
   sendPortalTestEvent: { method: 'POST', path: '/v1/portal/endpoints/{id}/test' },
   listPortalEvents: { method: 'GET', path: '/v1/portal/events' },
   getPortalEvent: { method: 'GET', path: '/v1/portal/events/{id}' },
