@@ -53,6 +53,8 @@ export interface BuildAppOptions {
   readonly deliverAccountSharePercent?: number;
   /** `closed` refuses `POST /v1/accounts`; an operator then creates accounts with `npm run create-account`. @default 'open' */
   readonly signup?: 'open' | 'closed';
+  /** Every http destination, the account's own too, proves its endpoint's ownership before it is sent anything. @default false: customers' endpoints only */
+  readonly requireEndpointVerification?: boolean;
   /** Most endpoints one customer of an account may have. @default 20 */
   readonly maxEndpointsPerCustomer?: number;
   /** Most endpoints one account may have. @default 10,000 */
@@ -135,6 +137,7 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     deliverBatchingWindowSeconds: opts.deliverBatchingWindowSeconds,
     deliverAccountSharePercent: opts.deliverAccountSharePercent,
     signup: opts.signup,
+    requireEndpointVerification: opts.requireEndpointVerification,
     maxEndpointsPerCustomer: opts.maxEndpointsPerCustomer,
     maxEndpointsPerAccount: opts.maxEndpointsPerAccount,
     tracingSampleRate: opts.tracingSampleRate,

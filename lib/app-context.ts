@@ -22,6 +22,8 @@ export function optionsFromContext(app: App): BuildAppOptions {
     deliverAccountSharePercent: context.wholeNumber('deliverAccountSharePercent'),
     // -c signup=closed: no open sign-up; accounts come from `npm run create-account`
     signup: context.oneOf('signup', ['open', 'closed'] as const),
+    // -c requireEndpointVerification=true: the account's own http destinations prove their endpoint's ownership too, not only customers'
+    requireEndpointVerification: context.flag('requireEndpointVerification'),
     // e.g. -c maxEndpointsPerCustomer=50 -c maxEndpointsPerAccount=50000
     maxEndpointsPerCustomer: context.wholeNumber('maxEndpointsPerCustomer'),
     maxEndpointsPerAccount: context.wholeNumber('maxEndpointsPerAccount'),
@@ -86,6 +88,13 @@ function contextReader(app: App) {
       const items = typeof value === 'string' ? value.split(',').map((item) => item.trim()).filter(Boolean) : value;
       if (!Array.isArray(items) || !items.every((item) => typeof item === 'string')) throw new Error(`context "${key}" must be a list of strings`);
       return items;
+    },
+    /** true or false: a JSON boolean in cdk.json, or `-c key=true`. */
+    flag(key: string): boolean | undefined {
+      const value = read(key);
+      if (value === undefined || typeof value === 'boolean') return value;
+      if (value === 'true' || value === 'false') return value === 'true';
+      throw new Error(`context "${key}" must be true or false, got ${JSON.stringify(value)}`);
     },
     oneOf<const T extends string>(key: string, allowed: readonly T[]): T | undefined {
       const value = this.string(key);

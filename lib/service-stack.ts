@@ -46,6 +46,8 @@ export interface ServiceStackProps extends StackProps {
   readonly deliverAccountSharePercent?: number;
   /** `closed`: `POST /v1/accounts` answers 403 and an operator creates accounts (`npm run create-account`). @default 'open' */
   readonly signup?: 'open' | 'closed';
+  /** Every http destination, the account's own too, proves its endpoint's ownership before it is sent anything. @default false: customers' endpoints only */
+  readonly requireEndpointVerification?: boolean;
   /** Most endpoints (destinations) one customer of an account may have. @default unset: the handlers' default, 20 */
   readonly maxEndpointsPerCustomer?: number;
   /** Most endpoints (destinations) one account may have. @default unset: the handlers' default, 10,000 */
@@ -243,6 +245,8 @@ export class ServiceStack extends Stack {
     grantObjects(this.apiFunction, payloadBucket, ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
 
     this.apiFunction.fn.addEnvironment(ENV.signup, props.signup ?? 'open');
+    // Destinations are created and changed by the api function alone (the API and the portal).
+    if (props.requireEndpointVerification) this.apiFunction.fn.addEnvironment(ENV.requireEndpointVerification, 'true');
     if (props.maxEndpointsPerCustomer !== undefined) {
       this.apiFunction.fn.addEnvironment(ENV.maxEndpointsPerCustomer, endpointCap('maxEndpointsPerCustomer', props.maxEndpointsPerCustomer));
     }

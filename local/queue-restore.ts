@@ -9,6 +9,8 @@ import { isTerminalDelivery, SETTLED_STATUSES } from '../lambdas/domain/event-st
 import { isExpired } from '../lambdas/domain/retention';
 import { assembleEvent, eventItemKind, eventPartition, eventRecord, type EventRecord } from '../lambdas/events/record';
 import { DELIVERY_QUEUE } from '../lambdas/shared/resource-definitions';
+import { destinationRecord } from '../lambdas/destinations/record';
+import { pendingVerification } from '../lambdas/domain/endpoint-verification';
 
 /**
  * SQS keeps every message it accepted; the local queue (local-aws-sqs) keeps them in memory only, so
@@ -17,7 +19,8 @@ import { DELIVERY_QUEUE } from '../lambdas/shared/resource-definitions';
  * when its lease ends, as its message would have in SQS. Nothing in AWS does this: there nothing is
  * lost. It scans the whole table and sends with the gateway's own clients (the handlers' clients and
  * settings belong to the gateway that first loaded them). An open breaker gets its wakes back too (its
- * parked deliveries wait for them). Returns how many messages it sent.
+ * parked deliveries wait for them), and a destination waiting for its endpoint's proof the next try of
+ * its challenge (sent at once, its resends counted afresh). Returns how many messages it sent.
  */
 export async function restoreQueue(
   clients: { dynamodb: DynamoDBClient; sqs: SQSClient },
@@ -53,6 +56,13 @@ export async function restoreQueue(
         const accountId = String(item.pk).slice(accountPartition('').length);
         for (const at of [breaker.open_until, breaker.probe_until]) {
           if (at) later({ v: 1, kind: 'wake', account_id: accountId, destination_id: breaker.destination_id, at }, Date.parse(at));
+        }
+      }
+      if (item.entity === 'destination') {
+        const destination = destinationRecord.parse(item);
+        if (destination.active && pendingVerification(destination) && destination.verification_challenge) {
+          const { account_id, id, verification_challenge: challenge } = destination;
+          later({ v: 1, kind: 'verify', account_id, destination_id: id, challenge, attempt: 1 }, now.getTime());
         }
       }
       const kind = eventItemKind(item);

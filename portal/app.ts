@@ -86,8 +86,8 @@ const badge = (status: string, text = statusWords(status), tone: string = TONES[
   h('span', { class: `badge ${tone} s-${status.replace(/[^a-z_]/g, '')}` }, text);
 
 /** An endpoint's health in the customer's words; the class keeps the state (s-open) for styling and tests. */
-const healthBadge = (e: Pick<PortalEndpoint, 'active' | 'health'>) => {
-  const words = healthWords(e.health.state, e.active);
+const healthBadge = (e: Pick<PortalEndpoint, 'active' | 'health' | 'status'>) => {
+  const words = healthWords(e.health.state, e.active, e.status === 'pending_verification');
   return badge(words.key, words.text, words.tone);
 };
 
@@ -618,6 +618,7 @@ async function endpointScreen(id: string) {
     h('h1', {}, e.name),
     h('p', { class: 'url' }, http ? null : h('span', { class: 'badge idle kind' }, KINDS[e.type]?.label ?? e.type), ' ', e.url, copyButton(http ? 'URL' : 'target', () => e.url)),
     h('p', { class: 'muted' }, 'Endpoint id ', ...copyable('endpoint id', e.id, 'endpoint-id')),
+    ...(e.status === 'pending_verification' ? [verificationHelp(e.id)] : []),
     h(
       'section',
       { id: 'overview' },
@@ -649,6 +650,51 @@ async function endpointScreen(id: string) {
     ),
     types,
     h('section', {}, h('h2', {}, 'Settings'), settings),
+  );
+}
+
+/**
+ * What a customer does about an endpoint that waits for verification: echo the challenge. Said in the
+ * customer's words, with the answer to give, since nothing else reaches the endpoint until then.
+ */
+function verificationHelp(endpointId: string): HTMLElement {
+  const act = async (path: string, body: unknown, message: string) => {
+    try {
+      await api('POST', `/endpoints/${endpointId}${path}`, body);
+      await render();
+      say(message);
+    } catch (error) {
+      fail(error);
+    }
+  };
+  const challenge = h('input', { name: 'challenge', required: true, autocomplete: 'off', spellcheck: 'false' });
+  const byHand = h(
+    'form',
+    { id: 'verify-by-hand' },
+    h('label', {}, 'Or paste the challenge from your endpoint’s log ', challenge),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Verify')),
+  );
+  byHand.addEventListener('submit', (event) => {
+    event.preventDefault();
+    void act('/verify', { challenge: challenge.value.trim() }, 'Endpoint verified.');
+  });
+  const resend = h('button', { type: 'button', id: 'resend-challenge', class: 'secondary' }, 'Send a new challenge');
+  resend.addEventListener('click', () => void act('/verification/resend', undefined, 'A new challenge was sent to your endpoint.'));
+  return h(
+    'section',
+    { id: 'verification', class: 'card', role: 'status' },
+    h('h2', {}, 'Waiting for verification'),
+    h(
+      'p',
+      {},
+      'Before we send this endpoint any event, it must show that it is yours. We sent it one POST whose JSON body has a ',
+      h('code', {}, 'challenge'),
+      ' field. Answer that request with status 200 and the challenge in the body, as JSON or as the bare value:',
+    ),
+    codeBlock('answer', '{"challenge": "<the challenge you received>"}'),
+    h('p', {}, 'We send it again a few times if your endpoint does not answer it yet. Events wait meanwhile, and are sent once the endpoint is verified. Changing the URL starts over.'),
+    byHand,
+    h('div', { class: 'actions' }, resend),
   );
 }
 
@@ -718,6 +764,7 @@ const WAITING: Record<NonNullable<Delivery['waiting']>['reason'], string> = {
   rate_limit: 'held by the rate limit; next try',
   paused: 'held: the endpoint is paused',
   ordering: 'waiting for an earlier event with the same ordering key',
+  unverified: 'held: waiting for the endpoint to be verified',
 };
 
 /** Why a delivery waits, in words (— when it does not). */

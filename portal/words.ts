@@ -10,8 +10,10 @@ export type Tone = 'good' | 'bad' | 'warn' | 'idle';
  * An endpoint's health as its owner would say it. `failing` still gets every try on schedule; `open`
  * holds deliveries until the next try; `disabled` was paused by the gateway after days of failures.
  */
-export function healthWords(state: 'healthy' | 'failing' | 'open' | 'disabled', active: boolean): { text: string; tone: Tone; key: string } {
+export function healthWords(state: 'healthy' | 'failing' | 'open' | 'disabled', active: boolean, pendingVerification = false): { text: string; tone: Tone; key: string } {
   if (!active && state !== 'disabled') return { text: 'paused', tone: 'idle', key: 'paused' };
+  // Nothing has been sent to it but its challenge: it has no health to speak of yet.
+  if (active && pendingVerification) return { text: 'waiting for verification', tone: 'warn', key: 'pending_verification' };
   switch (state) {
     case 'healthy':
       return { text: 'healthy', tone: 'good', key: 'healthy' };

@@ -53,9 +53,26 @@ const destinationTask = z.object({
 });
 export type DestinationTask = z.infer<typeof destinationTask>;
 
-/** Either kind of message on the delivery queue. */
-export const queueTask = z.union([destinationTask, deliveryTask]);
-export type QueueTask = DeliveryTask | DestinationTask;
+/**
+ * One try of a destination's ownership challenge (lambdas/destinations/verification.ts): `attempt`
+ * counts its tries; `challenge` is the one it sends, so a task for a challenge since replaced (the URL
+ * changed, or a resend) finds it gone and sends nothing.
+ */
+const verificationTask = z.object({
+  v: z.literal(1),
+  kind: z.literal('verify'),
+  account_id: z.string(),
+  destination_id: z.string(),
+  challenge: z.string(),
+  attempt: z.int().check(z.gte(1)),
+  /** Taken back from the delivery DLQ once by the sweeper, as a destination's own task is. */
+  rearmed: z.optional(z.literal(true)),
+});
+export type VerificationTask = z.infer<typeof verificationTask>;
+
+/** Any message on the delivery queue. */
+export const queueTask = z.union([verificationTask, destinationTask, deliveryTask]);
+export type QueueTask = DeliveryTask | DestinationTask | VerificationTask;
 
 /** SQS caps a message's visibility timeout at 12 hours. */
 const MAX_VISIBILITY_SECONDS = 43_200;
@@ -124,7 +141,7 @@ export async function postponeMessage(receiptHandle: string, seconds: number): P
 export interface StrandedMessage {
   receiptHandle: string;
   /** The message as read: a delivery task, a destination's own task, or nothing readable. */
-  task: { kind: 'delivery'; task: DeliveryTask } | { kind: 'destination'; task: DestinationTask } | { kind: 'unreadable' };
+  task: { kind: 'delivery'; task: DeliveryTask } | { kind: 'destination'; task: DestinationTask | VerificationTask } | { kind: 'unreadable' };
 }
 
 function readStranded(body: string | undefined): StrandedMessage['task'] {

@@ -3,6 +3,7 @@ import { invalid, type Refusal } from '../domain/errors';
 import { DEFAULT_MAX_IN_FLIGHT } from '../domain/max-in-flight';
 import { isStandardWebhooksSecret, SECRET_ROTATION_OVERLAP_MS } from '../domain/signing-secret';
 import { targetAddress } from '../domain/aws-targets';
+import { pendingVerification } from '../domain/endpoint-verification';
 import type { DestinationRecord } from './record';
 
 /**
@@ -34,6 +35,7 @@ const SETTABLE = [
   'max_in_flight',
   'ordering',
   'signature_scheme',
+  'verify_ownership',
 ] as const satisfies ReadonlyArray<keyof DestinationSettings>;
 
 /**
@@ -78,6 +80,19 @@ function allowedInput(input: DestinationInput, actor: DestinationActor): Destina
   return Object.fromEntries(CUSTOMER_SETTABLE.map((field) => [field, input[field]]));
 }
 
+export const VERIFY_HTTP_ONLY_MESSAGE = 'verify_ownership is only for http destinations';
+export const VERIFY_REQUIRED_MESSAGE = 'verify_ownership cannot be false: this deployment requires every endpoint to prove its ownership';
+
+/**
+ * How endpoint verification applies to a create or a change: `challenge`, a fresh one, sent if the
+ * destination starts (or starts over) waiting for proof; `required`, the deployment's
+ * `requireEndpointVerification`, which makes it the rule for the account's own http destinations too.
+ */
+export interface Ownership {
+  challenge: string;
+  required: boolean;
+}
+
 /** A standard_webhooks destination signs with a `whsec_` key of the size that scheme requires. */
 function schemeRefusal(d: Pick<DestinationSettings, 'signature_scheme' | 'signing_secret'>): Refusal | undefined {
   if (d.signature_scheme === 'standard_webhooks' && !isStandardWebhooksSecret(d.signing_secret)) {
@@ -95,11 +110,17 @@ export function newDestinationSettings(
   request: DestinationInput & { url: string; listen_session?: string | null },
   actor: DestinationActor,
   generatedSecret: string,
+  ownership: Ownership,
 ): DestinationSettings | Refusal {
   const input = allowedInput(request, actor);
   const target = input.aws_target ?? null;
   // A `hookgate listen` destination is made for the account's own key only (lambdas/listen/).
   const listenSession = actor.kind === 'account' ? (request.listen_session ?? null) : null;
+  const http = target === null && listenSession === null;
+  if (!http && input.verify_ownership) return invalid(VERIFY_HTTP_ONLY_MESSAGE);
+  if (http && ownership.required && input.verify_ownership === false) return invalid(VERIFY_REQUIRED_MESSAGE);
+  // A customer's URL is the customer's word alone: its endpoint proves it before it is sent anything.
+  const verifies = http && (actor.kind === 'customer' || ownership.required || input.verify_ownership === true);
   const settings: DestinationSettings = {
     name: input.name ?? (target ? target.type : new URL(request.url).host),
     url: target ? targetAddress(target) : listenSession ? `listen:${listenSession}` : request.url,
@@ -123,6 +144,9 @@ export function newDestinationSettings(
     max_in_flight: input.max_in_flight ?? DEFAULT_MAX_IN_FLIGHT,
     // Stored only when asked for: absent is `none`, as on destinations made before ordering existed.
     ...(input.ordering && { ordering: input.ordering }),
+    verify_ownership: verifies,
+    verification_challenge: verifies ? ownership.challenge : null,
+    verified_at: null,
   };
   return schemeRefusal(settings) ?? customerAccessRefusal(settings, actor) ?? settings;
 }
@@ -142,11 +166,19 @@ export interface PlannedChange {
   resetBreaker: boolean;
   /** The customer the destination moves to (whose endpoint cap applies), or null. */
   joinsCustomer: string | null;
+  /**
+   * `start`: it waits for its endpoint's proof from now (a new challenge is sent); `release`: it
+   * waited, and no longer does (what it held goes); null: neither.
+   */
+  verification: 'start' | 'release' | null;
 }
 
 /** What a change request does to a destination, or why it is refused. */
-export function planDestinationChange(current: DestinationSettings, request: DestinationInput, actor: DestinationActor, now: Date): PlannedChange | Refusal {
+export function planDestinationChange(current: DestinationSettings, request: DestinationInput, actor: DestinationActor, now: Date, ownership: Ownership): PlannedChange | Refusal {
   const input = allowedInput(request, actor);
+  const http = current.aws_target === null && current.listen_session === null;
+  if (!http && input.verify_ownership) return invalid(VERIFY_HTTP_ONLY_MESSAGE);
+  if (http && ownership.required && input.verify_ownership === false) return invalid(VERIFY_REQUIRED_MESSAGE);
   if (input.url !== undefined && current.aws_target !== null) return invalid(`url is only for http destinations; ${current.aws_target.type} takes config`);
   if (input.url !== undefined && current.listen_session !== null) return invalid('url is only for http destinations; a cli destination delivers to its hookgate listen');
   if (input.aws_target && input.aws_target.type !== current.aws_target?.type) return invalid('type cannot change: create a destination of the new type');
@@ -162,12 +194,28 @@ export function planDestinationChange(current: DestinationSettings, request: Des
   // The account's auth is a credential for the URL the account knew: a customer who points its endpoint
   // elsewhere must not carry it there.
   if (actor.kind === 'customer' && input.url !== undefined && input.url !== current.url && current.auth !== null) changes.auth = null;
+  // A URL a customer (or anyone, where the deployment requires it) points an endpoint at proves itself, as a new one would.
+  if (http && input.url !== undefined && input.url !== current.url && (actor.kind === 'customer' || ownership.required)) changes.verify_ownership = true;
   // An AWS endpoint the account set up otherwise may still be renamed or paused by its customer.
   const movesTarget = changes.aws_target !== undefined || changes.connection_id !== undefined;
   const refusal = schemeRefusal({ ...current, ...changes }) ?? (movesTarget ? customerAccessRefusal({ ...current, ...changes }, actor) : undefined);
   if (refusal) return refusal;
   const joinsCustomer = changes.customer !== undefined && changes.customer !== null && changes.customer !== current.customer ? changes.customer : null;
-  return { changes, resetBreaker: reenabled, joinsCustomer };
+  return { changes: { ...changes, ...verificationChanges(current, changes, ownership) }, resetBreaker: reenabled, joinsCustomer, verification: verificationStep(current, changes) };
+}
+
+/** Whether a change starts the wait for proof over (a proof is of one URL) or ends it; see `PlannedChange.verification`. */
+function verificationStep(current: DestinationSettings, changes: Partial<DestinationSettings>): PlannedChange['verification'] {
+  const verifies = changes.verify_ownership ?? current.verify_ownership;
+  const moved = changes.url !== undefined && changes.url !== current.url;
+  if (verifies && (moved || !current.verify_ownership)) return 'start';
+  return pendingVerification(current) && !verifies ? 'release' : null;
+}
+
+function verificationChanges(current: DestinationSettings, changes: Partial<DestinationSettings>, ownership: Ownership): Partial<DestinationSettings> {
+  const step = verificationStep(current, changes);
+  if (step === 'start') return { verification_challenge: ownership.challenge, verified_at: null };
+  return step === 'release' ? { verification_challenge: null } : {};
 }
 
 // ------------------------------------------------------------------ endpoint caps

@@ -4,7 +4,8 @@ import { awsTargetRefusal, isOwnQueue, mayUseOwnRole, OWN_QUEUE_REFUSAL, OWN_ROL
 import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
-import { newId, newSigningSecret } from '../shared/secrets';
+import { newChallenge, newId, newSigningSecret } from '../shared/secrets';
+import { pendingVerification } from '../domain/endpoint-verification';
 import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
 import { headerFacts, shownDeliveryHeaders } from '../domain/delivery-headers';
 import { subscribedTypes } from '../domain/portal';
@@ -30,6 +31,7 @@ import { ensureSigningKeys } from '../signing-keys';
 import { deleteDestination, destinationOwners, findDestination, insertDestination, listDestinations, updateDestination, type DestinationRecord } from './record';
 import { endpointRoutes, subscribeEndpoint } from './subscriptions';
 import { destinationUrlRefusal } from './url';
+import { sendChallenge } from './verification';
 
 /**
  * A destination's whole life: create, change (rename, move, pause, re-enable), rotate its secret,
@@ -113,6 +115,9 @@ export async function shownRequestHeaders(
   return new Map(shown);
 }
 
+/** A fresh challenge for a destination that starts waiting for proof, and whether the deployment makes proof the rule. */
+const ownership = () => ({ challenge: newChallenge(), required: config().requireEndpointVerification });
+
 const urlRefusal = (url: string) => destinationUrlRefusal(url, config().allowPrivateDestinations, resolveHost);
 
 async function catalogRefusal(accountId: string, types: readonly string[] | undefined): Promise<Refusal | undefined> {
@@ -193,7 +198,7 @@ export async function createDestination(accountId: string, asked: DestinationReq
   const request = { ...asked, ...access };
   const checked = (await whereRefusal(accountId, request, actor)) ?? (await catalogRefusal(accountId, request.event_types));
   if (checked) return refused(checked);
-  const settings = newDestinationSettings({ ...request, url: request.url ?? '' }, actor, newSigningSecret());
+  const settings = newDestinationSettings({ ...request, url: request.url ?? '' }, actor, newSigningSecret(), ownership());
   if (settings instanceof Refusal) return refused(settings);
   const capped = await capRefusal(accountId, { customer: settings.customer, newDestination: true });
   if (capped) return refused(capped);
@@ -203,6 +208,7 @@ export async function createDestination(accountId: string, asked: DestinationReq
   const destination: DestinationRecord = { id: newId(), account_id: accountId, ...settings, created_at: at, updated_at: at };
   await insertDestination(destination);
   if (request.event_types) await subscribeEndpoint(accountId, destination.id, request.event_types, now);
+  if (pendingVerification(destination) && destination.active) await sendChallenge(destination);
   return { kind: 'created', destination };
 }
 
@@ -215,19 +221,22 @@ export async function changeDestination(current: DestinationRecord, asked: Desti
   const request = { ...asked, ...access };
   const checked = (await whereRefusal(accountId, request, actor, current)) ?? (await catalogRefusal(accountId, request.event_types));
   if (checked) return refused(checked);
-  const plan = planDestinationChange(current, request, actor, now);
+  const plan = planDestinationChange(current, request, actor, now, ownership());
   if (plan instanceof Refusal) return refused(plan);
   const capped = plan.joinsCustomer === null ? undefined : await capRefusal(accountId, { customer: plan.joinsCustomer, newDestination: false });
   if (capped) return refused(capped);
   // Switched back on: what it held (paused, or by its breaker) goes now, as after a successful probe;
   // the backstop, sent before the change, lets it go should the release sent after it be lost.
-  const switchesOn = plan.changes.active === true && !current.active;
+  // No longer waiting for its endpoint's proof lets them go the same way.
+  const switchesOn = (plan.changes.active === true && !current.active) || plan.verification === 'release';
   if (switchesOn) await sendReleaseBackstop(accountId, current.id);
   if (plan.changes.signature_scheme === 'ed25519') await ensureSigningKeys(accountId, now);
   const destination = await updateDestination(accountId, current.id, { ...plan.changes, updated_at: now.toISOString() });
   if (!destination) return { kind: 'not_found' };
   if (plan.resetBreaker) await resetBreaker(accountId, current.id);
   if (switchesOn) await startReleaseOrLeaveItToBackstop(accountId, current.id);
+  // A new wait for proof sends its challenge; so does switching a waiting destination back on, which was sent nothing while off.
+  if (destination.active && pendingVerification(destination) && (plan.verification === 'start' || plan.resetBreaker)) await sendChallenge(destination);
   if (request.event_types) await subscribeEndpoint(accountId, current.id, request.event_types, now);
   return { kind: 'changed', destination };
 }

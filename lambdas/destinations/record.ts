@@ -66,6 +66,12 @@ export const destinationRecord = z.object({
   max_in_flight: z.optional(z.int()),
   /** `per_key`: each ordering key's deliveries are tried one after the other (lambdas/domain/ordering.ts); absent: `none`. */
   ordering: z.optional(z.enum(ORDERING_MODES)),
+  /** Its endpoint must prove it is its owner's before anything else is sent to it (lambdas/domain/endpoint-verification.ts); absent on older records: no. */
+  verify_ownership: z._default(z.boolean(), false),
+  /** The challenge last sent, while it waits for proof; null otherwise. Never shown by the API: only the endpoint receives it. */
+  verification_challenge: z._default(z.nullable(z.string()), null),
+  /** When its endpoint proved ownership of its current URL; null: not (yet). */
+  verified_at: z._default(z.nullable(z.string()), null),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -115,6 +121,19 @@ export async function updateDestination(accountId: string, destinationId: string
   const updated = await destinationEntity.update([accountId, destinationId], changes);
   await markRoutingChanged(accountId, { kind: 'destination', id: destinationId });
   return updated;
+}
+
+/**
+ * Its endpoint proved ownership: written only while `challenge` is still the one waited for, so a
+ * proof of a URL since replaced verifies nothing. False when it no longer was.
+ */
+export async function markVerified(accountId: string, destinationId: string, challenge: string, at: Date): Promise<boolean> {
+  const updated = await destinationEntity.update([accountId, destinationId], { verification_challenge: null, verified_at: at.toISOString(), updated_at: at.toISOString() }, [], {
+    verification_challenge: challenge,
+  });
+  if (!updated) return false;
+  await markRoutingChanged(accountId, { kind: 'destination', id: destinationId });
+  return true;
 }
 
 /** Hookgate switches a destination off by itself (its endpoint answered 410 Gone). */

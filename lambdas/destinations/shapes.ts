@@ -9,11 +9,22 @@ import { exampleSigningSecret, ids, at } from '../api/examples';
 import { eventTypeName } from '../api/portal-schemas';
 import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
 import { hasControlChars, isHeaderName, issueMessage, sendableHeaderRule, textField } from '../api/validation';
-import { accountCapMessage, CUSTOMER_CONNECTION_MESSAGE, customerCapMessage, DEFAULT_ENDPOINT_CAPS, TIMEOUT_MS_RANGE, UNKNOWN_CONNECTION_MESSAGE, UNKNOWN_OWN_CONNECTION_MESSAGE } from './changes';
+import {
+  accountCapMessage,
+  CUSTOMER_CONNECTION_MESSAGE,
+  customerCapMessage,
+  DEFAULT_ENDPOINT_CAPS,
+  TIMEOUT_MS_RANGE,
+  UNKNOWN_CONNECTION_MESSAGE,
+  UNKNOWN_OWN_CONNECTION_MESSAGE,
+  VERIFY_HTTP_ONLY_MESSAGE,
+  VERIFY_REQUIRED_MESSAGE,
+} from './changes';
 import type { DestinationRecord } from './record';
 import { AWS_SECRET_MESSAGE } from '../aws-connections/shapes';
 import { SIGNATURE_SCHEMES } from '../domain/vocabulary';
 import { ORDERING_MODES } from '../domain/ordering';
+import { DESTINATION_STATUSES, destinationStatus, MISMATCH_MESSAGE, NOT_PENDING_MESSAGE } from '../domain/endpoint-verification';
 import { AWS_MESSAGE_LIMITS, OWN_ROLE_REFUSAL, DEFAULT_EVENTBRIDGE_SOURCE, DEFAULT_KEY_TEMPLATE, DEFAULT_PARTITION_KEY, DESTINATION_TYPES, externalIdOf, type AwsDestinationType, type AwsTarget } from '../domain/aws-targets';
 
 /**
@@ -288,6 +299,12 @@ const requestFields = {
   rate_limit_per_second: rateLimitInput,
   max_in_flight: maxInFlightInput,
   ordering: orderingInput,
+  verify_ownership: z
+    .boolean()
+    .optional()
+    .describe(
+      'http only. true: the destination starts `pending_verification`; Hookgate POSTs one signed `hookgate.endpoint.verification` event with a random `challenge`, and sends nothing else until the endpoint answers 2xx echoing it (or you post it to `POST /v1/destinations/{id}/verify`). A new `url` starts over. Default false; always true where the deployment requires it (`requireEndpointVerification`) and for endpoints customers make in the portal.',
+    ),
 };
 
 export const listDestinationsQuery = z.object({ customer: customerField.optional().describe('Only the destinations of this customer.') });
@@ -398,7 +415,18 @@ export const destinationErrors = [
   'unknown field: nmae',
   ...AWS_TARGET_ERRORS,
   ...AWS_ACCESS_ERRORS,
+  VERIFY_HTTP_ONLY_MESSAGE,
+  VERIFY_REQUIRED_MESSAGE,
 ];
+
+export const verifyDestinationBody = named(
+  'VerifyDestinationRequest',
+  z.strictObject({
+    challenge: z.string().min(1).max(256).describe('The `challenge` of the `hookgate.endpoint.verification` event your endpoint received (from its logs).'),
+  }),
+);
+
+export const VERIFICATION_ERRORS = { mismatch: MISMATCH_MESSAGE, notPending: NOT_PENDING_MESSAGE };
 
 /** Over an endpoint cap, as the OpenAPI document shows it (with the default caps). */
 export const CAP_ERRORS = {
@@ -469,6 +497,13 @@ const responseFields = {
     .string()
     .nullable()
     .describe('Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it.'),
+  status: z
+    .enum(DESTINATION_STATUSES)
+    .describe(
+      '`paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has.',
+    ),
+  verify_ownership: z.boolean().describe('Its endpoint must prove ownership of its URL before it is sent anything (see `status`).'),
+  verified_at: nullableTimestamp.describe('When its endpoint proved ownership of its current URL; null: not (yet), or not asked.'),
   health: destinationHealthResponse,
   customer: z
     .string()
@@ -511,6 +546,9 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState &
     timeout_ms: d.timeout_ms,
     signature_scheme: d.signature_scheme,
     disabled_reason: d.disabled_reason,
+    status: destinationStatus(d),
+    verify_ownership: d.verify_ownership,
+    verified_at: d.verified_at,
     health: {
       state: healthState(breaker, d.active),
       consecutive_failures: breaker.consecutive_failures,
@@ -554,6 +592,8 @@ const ENDPOINT_FIELDS = {
   url: true,
   active: true,
   disabled_reason: true,
+  status: true,
+  verified_at: true,
   health: true,
   signature_scheme: true,
   max_in_flight: true,
@@ -663,6 +703,9 @@ export const exampleDestination = {
   timeout_ms: 15000,
   signature_scheme: 'hookgate',
   disabled_reason: null,
+  status: 'active',
+  verify_ownership: false,
+  verified_at: null,
   health: { state: 'healthy', consecutive_failures: 0, last_success_at: at, last_failure_at: null, open_until: null, held: 0 },
   customer: 'cus_42',
   retry_schedule: [0, 30, 120, 600, 3600],

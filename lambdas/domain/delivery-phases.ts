@@ -4,6 +4,7 @@ import { truncateUtf8 } from './listen';
 import { isTerminalDelivery } from './event-status';
 import type { DeliveryState, EndReason, WaitReason } from './progress';
 import { reachesCustomer } from './routing';
+import { pendingVerification, type OwnershipFacts } from './endpoint-verification';
 import type { AttemptOutcome } from './vocabulary';
 
 /**
@@ -20,8 +21,11 @@ export type ClaimDecision =
   | { kind: 'end'; reason: EndReason }
   /** Not yet: no try is spent. `not_due` needs no write (the due time is stored already). */
   | { kind: 'wait'; until: Date; reason: 'not_due' | 'breaker_open' | 'probe_in_flight' }
-  /** Its destination is switched off (by its owner, or by Hookgate): it waits, no try spent, until it is switched back on. */
-  | { kind: 'paused' }
+  /**
+   * Its destination is switched off (by its owner, or by Hookgate: `paused`) or waits for its
+   * endpoint's proof of ownership (`unverified`): it waits, no try spent, until that is over.
+   */
+  | { kind: 'paused'; reason: 'paused' | 'unverified' }
   | { kind: 'claim'; probe: boolean };
 
 export interface ArrivalInput {
@@ -35,7 +39,7 @@ export interface ArrivalInput {
 
 export interface ClaimInput extends ArrivalInput {
   /** Undefined only when a fresh, consistent read found no such destination. */
-  destination: { active: boolean; customer: string | null } | undefined;
+  destination: ({ active: boolean; customer: string | null } & OwnershipFacts) | undefined;
   /** The customer the event is addressed to (null: none). */
   customer: string | null;
   gate: BreakerGate;
@@ -99,7 +103,8 @@ export function decideClaim(input: ClaimInput): ClaimDecision {
   const { destination, gate } = input;
   if (!destination) return { kind: 'end', reason: 'destination_deleted' };
   if (input.payloadErased) return { kind: 'end', reason: 'payload_erased' };
-  if (!destination.active) return { kind: 'paused' };
+  if (!destination.active) return { kind: 'paused', reason: 'paused' };
+  if (pendingVerification(destination)) return { kind: 'paused', reason: 'unverified' };
   if (!reachesCustomer(destination.customer, input.customer)) return { kind: 'end', reason: 'customer_changed' };
   if (gate.kind === 'wait') return { kind: 'wait', until: gate.until, reason: gate.reason };
   return { kind: 'claim', probe: gate.kind === 'probe' };

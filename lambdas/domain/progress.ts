@@ -29,9 +29,10 @@ export type EndReason = (typeof END_REASONS)[number];
  * Why a delivery that is not settled waits (the API's `waiting.reason`): `retry`, its next try's due
  * time; `breaker_open`, its destination's breaker holds it (parked: no message, timer or read until the
  * breaker closes); `rate_limit`, its destination's send slot; `ordering`, an earlier delivery of its
- * ordering key to a `per_key` destination (`behind`), which releases it when it ends.
+ * ordering key to a `per_key` destination (`behind`), which releases it when it ends; `unverified`, its
+ * destination's endpoint has not yet proved its ownership (parked as for `paused`).
  */
-export const WAIT_REASONS = ['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused', 'ordering'] as const;
+export const WAIT_REASONS = ['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused', 'ordering', 'unverified'] as const;
 export type WaitReason = (typeof WAIT_REASONS)[number];
 
 export interface DeliveryState {

@@ -8,6 +8,7 @@ import { createHttpSender } from '../adapters/http-sender';
 import { createDeliverySender, type DeliverySender } from '../adapters/delivery-sender';
 import { deliverTask } from '../pipeline/deliver-task';
 import { destinationTaskArrived } from '../pipeline/held-deliveries';
+import { verificationTaskArrived } from '../destinations/verification';
 import { log, withLogKeys } from '../shared/log';
 import { invocationScoped, observability } from '../shared/observability';
 
@@ -48,7 +49,10 @@ async function parseTask(record: SQSRecord) {
 async function handleRecord(record: SQSRecord, send: DeliverySender): Promise<void> {
   const task = await parseTask(record);
   // Records run concurrently: each one's lines carry its own account.
-  if ('kind' in task) return withLogKeys({ account_id: task.account_id }, () => destinationTaskArrived(task, new Date()));
+  if ('kind' in task) {
+    if (task.kind === 'verify') return withLogKeys({ account_id: task.account_id }, () => verificationTaskArrived(task, { send, now: () => new Date() }));
+    return withLogKeys({ account_id: task.account_id }, () => destinationTaskArrived(task, new Date()));
+  }
   const result = await withLogKeys({ account_id: task.account_id }, () => deliverTask(task, { send, now: () => new Date() }));
   if (result.kind === 'done') return;
   const wait = queueWait(result, new Date(), Number(record.attributes.ApproximateReceiveCount));

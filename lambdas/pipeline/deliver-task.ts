@@ -9,8 +9,7 @@ import type { DeliveryState, EndReason } from '../domain/progress';
 import { isTerminalDelivery } from '../domain/event-status';
 import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
 import { activeSecrets } from '../domain/signing';
-import { liveKeys, signerKey, type SignerKey } from '../domain/signing-keys';
-import { findSigningKeys } from '../signing-keys';
+import { signerKeysOf } from '../signing-keys';
 import type { DeliveryTask } from '../adapters/delivery-queue';
 import { longestTryMs, type DeliveryResult } from '../adapters/http-sender';
 import type { DeliverySender } from '../adapters/delivery-sender';
@@ -86,7 +85,7 @@ type Hold = {
   | /** Back in the queue at its send slot. */ { reason: 'rate_limit'; wait: TaskWait }
   | /** Parked until the breaker lets it through (`until`: the earliest it may). */ { reason: 'breaker_open'; until: Date }
   | /** Parked until a slot is let go; its destination keeps to its slots a while (`markedCapped`). */ { reason: 'concurrency'; cap: number; breaker: Versioned }
-  | /** Parked until its destination is switched back on. */ { reason: 'paused' }
+  | /** Parked until its destination is switched back on, or its endpoint proves its ownership. */ { reason: 'paused' | 'unverified' }
 );
 
 /** Over its account's share: back in the queue until `until`, keeping its send slot (if it took one), with no concurrency slot to hand on. */
@@ -229,7 +228,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed:
     case 'wait':
       return stored ? { kind: 'hold', reason: 'breaker_open', until: decision.until, event: loaded.event, delivery: stored, now } : { kind: 'done' };
     case 'paused':
-      return stored ? { kind: 'hold', reason: 'paused', event: loaded.event, delivery: stored, now } : { kind: 'done' };
+      return stored ? { kind: 'hold', reason: decision.reason, event: loaded.event, delivery: stored, now } : { kind: 'done' };
     case 'claim': {
       if (!destination || !stored) return { kind: 'done' };
       let sendAt: number | undefined;
@@ -472,25 +471,6 @@ async function send({ destination, event, body: stored, sendAt, attemptNumber }:
       orderingKey: event.ordering_key ?? null,
     },
     listen: destination.listen_session === null ? null : { accountId: event.account_id, destinationId: destination.id, eventId: event.id, eventType: event.event_type, attempt: attemptNumber },
-  });
-}
-
-/** Key objects by kid, for the container's life: a kid names one key pair forever, so a cached one never goes stale. */
-const signerCache = new Map<string, SignerKey>();
-
-/**
- * The account's live keys, current first. Its keys item is read each try (eventually consistent: a
- * try that just misses a rotation signs with the old key, which the JWKS still lists), so every
- * container signs with both keys right after a rotation.
- */
-async function signerKeysOf(accountId: string, now: Date): Promise<SignerKey[]> {
-  const set = await findSigningKeys(accountId, false);
-  // Saving an ed25519 destination makes the account's keys; none means the item was removed by hand.
-  if (!set) throw new Error(`account ${accountId} has an ed25519 destination and no signing keys`);
-  return liveKeys(set, now).map((key) => {
-    let signer = signerCache.get(key.kid);
-    if (!signer) signerCache.set(key.kid, (signer = signerKey(key)));
-    return signer;
   });
 }
 

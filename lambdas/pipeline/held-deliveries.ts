@@ -9,6 +9,11 @@ import { chainEnded, chainMarked, claimRelease, eachHeld, HELD_SHARDS, heldPage,
 import { destinationRouting } from '../store/routing-table';
 import { findDestination } from '../destinations/record';
 import { handSharePlace, letSharePlaceGo, type SharePlace } from './account-share';
+import { pendingVerification } from '../domain/endpoint-verification';
+import type { DestinationRecord } from '../destinations/record';
+
+/** Switched off, or waiting for its endpoint's proof of ownership: it keeps every delivery until that is over. */
+const holdsAll = (destination: DestinationRecord) => !destination.active || pendingVerification(destination);
 
 /**
  * Held deliveries sleep. A delivery its destination's breaker holds is parked against the destination
@@ -54,7 +59,7 @@ export async function park(task: DeliveryTask, how: Park): Promise<void> {
 
 /** How a delivery is parked: why, its due time (the release order), when its held item expires, and whether it waited parked before (a released delivery parking again). */
 export interface Park {
-  reason: 'breaker_open' | 'paused' | 'concurrency';
+  reason: 'breaker_open' | 'paused' | 'unverified' | 'concurrency';
   due: string;
   expiresAt: number;
   again: boolean;
@@ -78,7 +83,7 @@ async function parkAndSay(task: DeliveryTask, { reason, due, expiresAt, again }:
  */
 async function isPaused(accountId: string, destinationId: string): Promise<boolean> {
   const destination = await findDestination(accountId, destinationId);
-  if (destination !== undefined && !destination.active) return true;
+  if (destination !== undefined && holdsAll(destination)) return true;
   await destinationRouting(accountId, destinationId, { fresh: true });
   return false;
 }
@@ -344,11 +349,11 @@ export async function destinationTaskArrived(task: DestinationTask, now: Date): 
 /**
  * One page of held deliveries, while the breaker lets them through, or whatever it says once the
  * destination is deleted (each released delivery then ends), then a follow-up page (`releasePlan`).
- * A switched-off destination keeps them until it is switched back on.
+ * A switched-off destination keeps them until it is switched back on, one waiting for its endpoint's proof until it has it.
  */
 async function releasePageOf(accountId: string, destinationId: string, breaker: BreakerState, now: Date): Promise<void> {
   const { destination } = await destinationRouting(accountId, destinationId, { fresh: true });
-  if (destination && !destination.active) return;
+  if (destination && holdsAll(destination)) return;
   if (destination && breakerGate(breaker, now).kind !== 'pass') return; // open again: its wake lets the next probe through
   const plan = releasePlan(destination && { rate_limit_per_second: destination.rate_limit_per_second, max_in_flight: maxInFlight(destination) });
   const page = await heldPage(accountId, destinationId, plan.size);

@@ -39,6 +39,8 @@ const configSchema = z.object({
   httpApiId: z.optional(z.string()),
   dnsTxtOverridesFile: z.optional(z.string()),
   signupOpen: z.boolean(),
+  /** Every http destination proves its endpoint's ownership, not only customers' (ENV.requireEndpointVerification). */
+  requireEndpointVerification: z.boolean(),
   /** What an AWS connection's role trusts (ENV.awsPrincipals); empty: connections cannot be created. */
   awsPrincipals: z.array(z.string()),
   /** Who may deliver with the deliver role itself (ENV.ownRoleAccounts). */
@@ -84,6 +86,7 @@ export function config(): Config {
     httpApiId: process.env[ENV.httpApiId] || undefined,
     dnsTxtOverridesFile: process.env[ENV.dnsTxtOverrides] || undefined,
     signupOpen: process.env[ENV.signup] !== 'closed',
+    requireEndpointVerification: process.env[ENV.requireEndpointVerification] === 'true',
     awsPrincipals: (process.env[ENV.awsPrincipals] ?? '').split(',').map((arn) => arn.trim()).filter(Boolean),
     ownRoleAccounts: (process.env[ENV.ownRoleAccounts] ?? '').split(',').map((id) => id.trim()).filter(Boolean),
     endpointCaps: {

@@ -124,6 +124,8 @@ export const ENV = {
   stage: 'HOOKGATE_STAGE',
   /** `closed`: `POST /v1/accounts` is refused and an operator creates accounts (`npm run create-account`). */
   signup: 'HOOKGATE_SIGNUP',
+  /** `true`: every http destination, the account's own too, proves its endpoint's ownership before it is sent anything (context `requireEndpointVerification`). */
+  requireEndpointVerification: 'HOOKGATE_REQUIRE_ENDPOINT_VERIFICATION',
   /** Most endpoints (destinations) one customer of an account may have. */
   maxEndpointsPerCustomer: 'HOOKGATE_MAX_ENDPOINTS_PER_CUSTOMER',
   /** Most endpoints (destinations) one account may have. */

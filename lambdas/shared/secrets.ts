@@ -37,3 +37,6 @@ export const newSubjectKey = (): string => randomBytes(32).toString('base64');
 
 /** A data subject as it is stored and indexed: HMAC-SHA256 under the account's subject key, hex. */
 export const subjectHmac = (key: string, subject: string): string => createHmac('sha256', Buffer.from(key, 'base64')).update(subject, 'utf8').digest('hex');
+
+/** An endpoint's ownership challenge: 32 random bytes, base64url, unguessable by anyone who did not receive it. */
+export const newChallenge = (): string => randomBytes(32).toString('base64url');

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootGatewayWithSink } from '../fixtures/gateway';
 import { createAccount, type Call } from '../fixtures/http-client';
 import { addEventTypes, openPortalSession } from '../fixtures/portal';
+import { challengeReceived } from '../fixtures/setup';
 import { eventually, type ReceivedRequest, type Sink } from '../fixtures/sink';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { brandPalette, contrast } from '../../lambdas/domain/brand-palette';
@@ -174,6 +175,17 @@ describe('consumer portal in a browser', () => {
     endpointId = browserPage.url().split('/').at(-1) as string;
     await browserPage.locator('h1', { hasText: 'Billing sink' }).waitFor();
 
+    // It waits for verification: the page says so in the customer's words, with the answer to give.
+    await browserPage.locator('#verification', { hasText: 'Waiting for verification' }).waitFor();
+    expect(await browserPage.textContent('#health')).toContain('waiting for verification');
+    await shot(browserPage, '2-endpoint-waiting-for-verification');
+    // This receiver echoes nothing: its customer pastes the challenge from the endpoint's log.
+    await browserPage.fill('#verify-by-hand input[name=challenge]', await challengeReceived(sink, '/cus1'));
+    await browserPage.click('#verify-by-hand button[type=submit]');
+    await browserPage.locator('#notice', { hasText: 'Endpoint verified.' }).waitFor();
+    expect(await browserPage.locator('#verification').count()).toBe(0);
+    expect(await browserPage.textContent('#health')).toContain('healthy');
+
     // Subscribe it to a type: a published event of that type reaches it, one of another type does not.
     await browserPage.check('#types input[value="invoice.paid"]');
     await browserPage.click('#types button[type=submit]');
@@ -189,7 +201,8 @@ describe('consumer portal in a browser', () => {
       body: { event_type: 'invoice.paid', payload: JSON.stringify({ note: '<img src=x onerror="window.__pwned=1">' }), customer: 'cus_1' },
     });
     firstEventId = published.json.data.id;
-    const paid = await sink.waitForPath('/cus1', 1);
+    const events = () => sink.received.filter((r) => r.path === '/cus1' && r.headers['x-event-type'] !== 'hookgate.endpoint.verification');
+    const paid = await eventually(async () => events(), (received) => received.length >= 1);
     expect(paid.map((r) => r.headers['x-event-type'])).toEqual(['invoice.paid']);
 
     // Send a test event and watch its attempt appear; the delivery verifies with the revealed secret.

@@ -129,3 +129,18 @@ describe('AWS destination targets from context', () => {
     expect(listed({ awsOwnRoleAccounts: 'acct-1, *' })).toEqual(['acct-1,*', 'acct-1,*']);
   });
 });
+
+describe('endpoint verification from context', () => {
+  const required = (context: Record<string, unknown>) => {
+    const { stacks, template } = synthFrom(context);
+    return (template.toJSON().Resources[logicalId(stacks.service.apiFunction.fn)].Properties.Environment.Variables as Record<string, string>)[ENV.requireEndpointVerification];
+  };
+
+  it('off by default (customers’ endpoints only); a JSON boolean or -c requireEndpointVerification=true makes it the rule for the api function', () => {
+    expect(required({})).toBeUndefined();
+    expect(required({ requireEndpointVerification: true })).toBe('true');
+    expect(required({ requireEndpointVerification: 'true' })).toBe('true');
+    expect(required({ requireEndpointVerification: 'false' })).toBeUndefined();
+    expect(() => synthFrom({ requireEndpointVerification: 'yes' })).toThrow('context "requireEndpointVerification" must be true or false, got "yes"');
+  });
+});

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { createAccount, typedClient } from '../fixtures/http-client';
 import { addEventTypes, openPortalSession } from '../fixtures/portal';
-import { addDestination, addRoute, eventDetail } from '../fixtures/setup';
+import { addDestination, addRoute, eventDetail, proveOwnership } from '../fixtures/setup';
 import { eventually } from '../fixtures/sink';
 
 /**
@@ -32,12 +32,18 @@ async function twoCustomers(label: string) {
     const path = `/${label}/${customer}`;
     const res = await call('POST', '/v1/portal/endpoints', { ...portal(secret), body: { url: `${sink.url}${path}`, event_types: ['invoice.paid'] } });
     expect(res.status, res.text).toBe(201);
+    await proveOwnership(call, key, sink, res.json.data.id, path);
     customers[customer] = { secret, endpoint: res.json.data.id, path };
   }
   return { key, A: customers.cus_A!, B: customers.cus_B! };
 }
 
-const receivedBy = (path: string) => sink.received.filter((r) => r.path === path).map((r) => JSON.parse(r.body.toString('utf8')) as Record<string, string>);
+/** What the endpoint was delivered: its ownership challenge aside. */
+const receivedBy = (path: string) =>
+  sink.received
+    .filter((r) => r.path === path)
+    .map((r) => JSON.parse(r.body.toString('utf8')) as Record<string, string>)
+    .filter((body) => body.type !== 'hookgate.endpoint.verification');
 
 async function portalLog(secret: string): Promise<string[]> {
   const res = await call('GET', '/v1/portal/events', portal(secret));

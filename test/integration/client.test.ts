@@ -123,6 +123,20 @@ describe('the client against the gateway', () => {
     expect(verifyWebhook(delivery.body, delivery.headers, 'whsec_neither')).toBe(false);
   });
 
+  it('proves a destination’s endpoint: a signed challenge, a new one on request, then verify with what the receiver logged', async () => {
+    const destination = await hookgate.destinations.create({ name: 'proving', url: `${env.sink.url}/proving`, verify_ownership: true });
+    expect(destination.status).toBe('pending_verification');
+    const [first] = await env.sink.waitForPath('/proving', 1);
+    if (!first) throw new Error('no challenge');
+    expect(verifyWebhook(first.body, first.headers, destination.signing_secret)).toBe(true);
+    const old = (JSON.parse(first.body.toString()) as { challenge: string }).challenge;
+    expect((await hookgate.destinations.resendVerification(destination.id)).status).toBe('pending_verification');
+    const [, second] = await env.sink.waitForPath('/proving', 2);
+    const challenge = (JSON.parse(second!.body.toString()) as { challenge: string }).challenge;
+    await expect(hookgate.destinations.verify(destination.id, old)).rejects.toMatchObject({ status: 400, message: 'challenge does not match the one last sent to the endpoint' });
+    expect((await hookgate.destinations.verify(destination.id, challenge)).status).toBe('active');
+  });
+
   it('verifies Standard Webhooks deliveries with the scheme standard_webhooks', async () => {
     const destination = await hookgate.destinations.create({ name: 'standard', url: `${env.sink.url}/standard`, signature_scheme: 'standard_webhooks' });
     await hookgate.routes.create({ destination_id: destination.id, event_type_pattern: 'standard.test' });

@@ -3,7 +3,7 @@ import type { DestinationAuth } from '../../clients/typescript/src/index';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { createAccount, typedClient } from '../fixtures/http-client';
 import { addEventTypes, openPortalSession } from '../fixtures/portal';
-import { addDestination, eventDetail } from '../fixtures/setup';
+import { addDestination, eventDetail, proveOwnership } from '../fixtures/setup';
 import { eventually } from '../fixtures/sink';
 
 /**
@@ -61,9 +61,11 @@ describe('a new URL drops the auth the account set', () => {
     const [first] = await sink.waitForPath(before, 1);
     expect(first!.headers[header]).toBe(value);
 
+    // The URL is the customer's word: its endpoint proves it (the challenge, then the event).
     await patchEndpoint(secret, endpoint.id, { url: `${sink.url}${after}` });
+    await proveOwnership(call, key, sink, endpoint.id, after);
     await publish(key, customer);
-    const [second] = await sink.waitForPath(after, 1);
+    const second = (await sink.waitForPath(after, 2)).at(-1);
     expect(second!.headers.authorization).toBeUndefined();
     expect(second!.headers['x-api-key']).toBeUndefined();
     expect((await typedClient(call, key).destinations.get(endpoint.id)).auth).toBeNull();
@@ -88,6 +90,7 @@ describe('re-enabling from the portal', () => {
     const created = await call('POST', '/v1/portal/endpoints', { ...portal(secret), body: { url: `${sink.url}/down/breaker`, event_types: ['invoice.paid'] } });
     expect(created.status, created.text).toBe(201);
     const id = created.json.data.id as string;
+    await proveOwnership(call, key, sink, id, '/down/breaker');
     const events = [await publish(key, customer), await publish(key, customer)];
     const opened = await eventually(() => health(secret, id), (e) => e.health.state === 'open');
     expect(opened.health.consecutive_failures).toBeGreaterThanOrEqual(2);
@@ -109,6 +112,7 @@ describe('re-enabling from the portal', () => {
     const { key, secret, customer } = await accountWithPortal('auto-disable');
     const created = await call('POST', '/v1/portal/endpoints', { ...portal(secret), body: { url: `${sink.url}/down/auto`, event_types: ['invoice.paid'] } });
     const id = created.json.data.id as string;
+    await proveOwnership(call, key, sink, id, '/down/auto');
     // 3.6 seconds of nothing but failures disable it.
     expect((await call('PATCH', `/v1/destinations/${id}`, { key, body: { auto_disable_after_hours: 0.001 } })).status).toBe(200);
     const first = await publish(key, customer);

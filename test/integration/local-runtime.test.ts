@@ -20,6 +20,9 @@ import { createLocalClients, type LocalClients } from '../../local/aws-clients';
 import { startGateway, type ApiHandler, type Gateway, type SqsHandler } from '../../local/gateway';
 import { LOCAL_MAX_RECEIVE_COUNT } from '../../local/resources';
 import { DELIVERY_TEST_ENV } from '../fixtures/gateway';
+import { destinationRecord } from '../fixtures/records';
+import { destinationKey } from '../../lambdas/destinations/record';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { httpClient } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, ingest } from '../fixtures/setup';
 import { startSink } from '../fixtures/sink';
@@ -380,6 +383,36 @@ describe('local gateway restarts', () => {
       expect(Item?.name).toEqual({ S: 'kept' });
       expect(payload).toBe('payload');
       expect(Attributes?.ApproximateNumberOfMessages).toBe('0');
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives a destination waiting for its endpoint’s proof the next try of its challenge back, and a verified one none', async () => {
+    const dataDir = await tempDir();
+    const bodies: unknown[] = [];
+    const deliver: SqsHandler = async (event) => {
+      for (const record of event.Records) bodies.push(JSON.parse(record.body));
+    };
+    const pending = destinationRecord({ verify_ownership: true, verification_challenge: 'challenge-1' });
+    const verified = destinationRecord({ verify_ownership: true, verified_at: new Date().toISOString() });
+    const paused = destinationRecord({ verify_ownership: true, verification_challenge: 'challenge-2', active: false });
+    try {
+      const first = await startGateway({ port: 0, dataDir, log: () => undefined, handlers: {} });
+      const clients = createLocalClients(first.endpoints);
+      const table = DynamoDBDocumentClient.from(clients.dynamodb);
+      for (const d of [pending, verified, paused]) await table.send(new PutCommand({ TableName: TABLE.logicalName, Item: { ...destinationKey(d.account_id, d.id), entity: 'destination', ...d } }));
+      clients.destroy();
+      await first.close();
+
+      const second = await startGateway({ port: 0, dataDir, log: () => undefined, handlers: { deliver } });
+      try {
+        await waitFor(() => (bodies.length > 0 ? true : undefined));
+      } finally {
+        await second.close();
+      }
+
+      expect(bodies).toEqual([{ v: 1, kind: 'verify', account_id: pending.account_id, destination_id: pending.id, challenge: 'challenge-1', attempt: 1 }]);
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

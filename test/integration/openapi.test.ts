@@ -8,6 +8,7 @@ import { bootGatewayWithSink } from '../fixtures/gateway';
 import type { CallOptions, CallResult } from '../fixtures/http-client';
 import { committedOpenApi, documentedMessages, operationsOf, schemaValidator, type OperationObject } from '../fixtures/openapi';
 import { eventually } from '../fixtures/sink';
+import { challengeReceived } from '../fixtures/setup';
 
 /**
  * Real answers of a real local gateway, each checked against the committed OpenAPI document: the
@@ -218,6 +219,15 @@ describe('real answers match their documented schemas', () => {
     expect((await api('GET', '/v1/destinations', { key })).status).toBe(200);
     expect((await api('GET', '/v1/destinations/{id}', { key, params: { id: saved('destination') } })).json.data.signing_secret).toMatch(/^whsec_/);
     expect((await api('PATCH', '/v1/destinations/{id}', { key, params: { id: saved('destination') }, body: { timeout_ms: 5000 } })).status).toBe(200);
+    const verifying = await api('POST', '/v1/destinations', { key, body: { name: 'proves', url: `${env.sink.url}/proves`, verify_ownership: true } });
+    expect(verifying.json.data.status).toBe('pending_verification');
+    const proving = { key, params: { id: verifying.json.data.id as string } };
+    const first = await challengeReceived(env.sink, '/proves');
+    expect((await api('POST', '/v1/destinations/{id}/verification/resend', proving)).status).toBe(202);
+    const resent = await eventually(() => challengeReceived(env.sink, '/proves'), (challenge) => challenge !== first);
+    expect((await api('POST', '/v1/destinations/{id}/verify', { ...proving, body: { challenge: first } })).status).toBe(400);
+    expect((await api('POST', '/v1/destinations/{id}/verify', { ...proving, body: { challenge: resent } })).json.data.status).toBe('active');
+    expect((await api('POST', '/v1/destinations/{id}/verification/resend', proving)).status).toBe(400);
 
     const route = await api('POST', '/v1/routes', { key, body: { destination_id: saved('destination') } });
     expect(route.status).toBe(201);
@@ -394,6 +404,13 @@ describe('real answers match their documented schemas', () => {
     const endpoint = await api('POST', '/v1/portal/endpoints', { ...portal, body: { url: `${env.sink.url}/portal`, event_types: ['invoice.paid'] } });
     expect(endpoint.status).toBe(201);
     const id = endpoint.json.data.id as string;
+    // A customer's endpoint proves its ownership before it is sent its test event: here its customer
+    // asks for a new challenge and pastes it from the endpoint's log.
+    const firstChallenge = await challengeReceived(env.sink, '/portal');
+    expect((await api('POST', '/v1/portal/endpoints/{id}/verification/resend', { ...portal, params: { id } })).json.data.status).toBe('pending_verification');
+    const portalChallenge = await eventually(() => challengeReceived(env.sink, '/portal'), (challenge) => challenge !== firstChallenge);
+    expect((await api('POST', '/v1/portal/endpoints/{id}/verify', { ...portal, params: { id }, body: { challenge: firstChallenge } })).status).toBe(400);
+    expect((await api('POST', '/v1/portal/endpoints/{id}/verify', { ...portal, params: { id }, body: { challenge: portalChallenge } })).json.data.status).toBe('active');
     expect((await api('POST', '/v1/portal/endpoints', { ...portal, body: { url: 'ftp://x' } })).status).toBe(400);
     expect((await api('GET', '/v1/portal/endpoints', portal)).json.data.length).toBe(1);
     expect((await api('GET', '/v1/portal/endpoints/{id}', { ...portal, params: { id } })).status).toBe(200);

@@ -288,6 +288,8 @@ const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/v1/destinations', auth: true },
   { method: 'GET', path: '/v1/destinations/:id', auth: true },
   { method: 'PATCH', path: '/v1/destinations/:id', auth: true, body: () => ({ name: 'x', timeout_ms: 1000, auth: { type: 'bearer', token: 't' }, max_in_flight: 5 }) },
+  { method: 'POST', path: '/v1/destinations/:id/verify', auth: true, body: () => ({ challenge: 'not-the-challenge' }) },
+  { method: 'POST', path: '/v1/destinations/:id/verification/resend', auth: true },
   {
     method: 'POST',
     path: '/v1/routes',
@@ -379,6 +381,8 @@ const OPERATIONS: Operation[] = [
   { method: 'PATCH', path: '/v1/portal/endpoints/:id', auth: 'portal', body: () => ({ active: true, event_types: ['fuzz.created'] }) },
   { method: 'DELETE', path: '/v1/portal/endpoints/:id', auth: 'portal' },
   { method: 'POST', path: '/v1/portal/endpoints/:id/rotate-secret', auth: 'portal' },
+  { method: 'POST', path: '/v1/portal/endpoints/:id/verify', auth: 'portal', body: () => ({ challenge: 'not-the-challenge' }) },
+  { method: 'POST', path: '/v1/portal/endpoints/:id/verification/resend', auth: 'portal' },
   { method: 'POST', path: '/v1/portal/endpoints/:id/test', auth: 'portal' },
   { method: 'GET', path: '/v1/portal/events', auth: 'portal', query: true },
   { method: 'GET', path: '/v1/portal/events/:id', auth: 'portal' },

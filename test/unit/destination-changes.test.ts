@@ -23,6 +23,11 @@ const QUEUE = { type: 'aws_sqs' as const, queue_url: 'https://sqs.eu-west-1.amaz
 const OTHER_QUEUE = { type: 'aws_sqs' as const, queue_url: 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders-2' };
 const BUCKET = { type: 'aws_s3' as const, bucket: 'events-archive', key_template: 'hooks/{event_id}', region: null };
 const CONNECTION_ROLE = 'arn:aws:iam::123456789012:role/HookgateDelivery-0123456789ab';
+const CHALLENGE = 'challenge-1';
+const OWNERSHIP = { challenge: CHALLENGE, required: false };
+const REQUIRED = { challenge: CHALLENGE, required: true };
+/** A new http endpoint that waits for its proof. */
+const VERIFYING = { verify_ownership: true, verification_challenge: CHALLENGE, verified_at: null };
 const SCHEME_MESSAGE = 'signing_secret must be whsec_ followed by base64 of 24 to 64 bytes for standard_webhooks';
 
 const destination = (overrides: Partial<DestinationSettings> = {}): DestinationSettings => ({
@@ -46,6 +51,9 @@ const destination = (overrides: Partial<DestinationSettings> = {}): DestinationS
   auto_disable_after_hours: 120,
   rate_limit_per_second: null,
   max_in_flight: 10,
+  verify_ownership: false,
+  verification_challenge: null,
+  verified_at: null,
   ...overrides,
 });
 
@@ -83,6 +91,9 @@ describe('a new destination', () => {
     auto_disable_after_hours: 120,
     rate_limit_per_second: null,
     max_in_flight: 10,
+    verify_ownership: false,
+    verification_challenge: null,
+    verified_at: null,
   };
 
   it.each<[string, Parameters<typeof newDestinationSettings>[0], DestinationActor, DestinationSettings]>([
@@ -102,13 +113,13 @@ describe('a new destination', () => {
       'from a customer: its own, named after the host',
       { url: 'https://a.example.com:8443/h' },
       CUSTOMER,
-      { ...DEFAULTS, name: 'a.example.com:8443', url: 'https://a.example.com:8443/h', customer: 'cus_a' } as DestinationSettings,
+      { ...DEFAULTS, ...VERIFYING, name: 'a.example.com:8443', url: 'https://a.example.com:8443/h', customer: 'cus_a' } as DestinationSettings,
     ],
     [
       'from a customer that tries what only the account may set',
       { url: 'https://a.example.com/h', name: 'mine', customer: 'cus_b', auth: BEARER, signing_secret: 'chosen-secret', timeout_ms: 100, max_in_flight: 500 },
       CUSTOMER,
-      { ...DEFAULTS, name: 'mine', url: 'https://a.example.com/h', customer: 'cus_a' } as DestinationSettings,
+      { ...DEFAULTS, ...VERIFYING, name: 'mine', url: 'https://a.example.com/h', customer: 'cus_a' } as DestinationSettings,
     ],
     [
       'an AWS destination: its url shows its target, its name defaults to its type',
@@ -132,7 +143,7 @@ describe('a new destination', () => {
       'a customer cannot make one',
       { url: 'https://a.example.com/h', listen_session: 'session-1' },
       CUSTOMER,
-      { ...DEFAULTS, name: 'a.example.com', url: 'https://a.example.com/h', customer: 'cus_a' } as DestinationSettings,
+      { ...DEFAULTS, ...VERIFYING, name: 'a.example.com', url: 'https://a.example.com/h', customer: 'cus_a' } as DestinationSettings,
     ],
     [
       'a customer’s AWS endpoint, through its connection (role and external id copied from it)',
@@ -140,7 +151,26 @@ describe('a new destination', () => {
       CUSTOMER,
       { ...DEFAULTS, aws_target: QUEUE, name: 'aws_sqs', url: QUEUE.queue_url, connection_id: 'conn-1', role_arn: CONNECTION_ROLE, external_id: 'hookgate-x', customer: 'cus_a' } as DestinationSettings,
     ],
-  ])('%s', (_label, input, actor, expected) => expect(newDestinationSettings(input, actor, GENERATED)).toEqual(expected));
+    [
+      'from the account, asking for proof',
+      { name: 'orders', url: 'https://a.example.com/h', verify_ownership: true },
+      ACCOUNT_ACTOR,
+      { ...DEFAULTS, ...VERIFYING, name: 'orders', url: 'https://a.example.com/h', customer: null } as DestinationSettings,
+    ],
+  ])('%s', (_label, input, actor, expected) => expect(newDestinationSettings(input, actor, GENERATED, OWNERSHIP)).toEqual(expected));
+
+  it.each<[string, Parameters<typeof newDestinationSettings>[0], DestinationActor, typeof OWNERSHIP, boolean | string]>([
+    ['the account’s own, by default', { url: 'https://a.example.com/h' }, ACCOUNT_ACTOR, OWNERSHIP, false],
+    ['the account’s own where the deployment requires proof', { url: 'https://a.example.com/h' }, ACCOUNT_ACTOR, REQUIRED, true],
+    ['the account declines proof where it is required', { url: 'https://a.example.com/h', verify_ownership: false }, ACCOUNT_ACTOR, REQUIRED, 'verify_ownership cannot be false: this deployment requires every endpoint to prove its ownership'],
+    ['a customer cannot decline it', { url: 'https://a.example.com/h', verify_ownership: false }, CUSTOMER, OWNERSHIP, true],
+    ['an AWS destination asking for it', { url: '', aws_target: QUEUE, verify_ownership: true }, ACCOUNT_ACTOR, OWNERSHIP, 'verify_ownership is only for http destinations'],
+    ['an AWS destination where it is required: nothing to prove', { url: '', aws_target: QUEUE }, ACCOUNT_ACTOR, REQUIRED, false],
+    ['a cli destination where it is required: nothing to prove', { name: 'hookgate listen', url: '', listen_session: 'session-1' }, ACCOUNT_ACTOR, REQUIRED, false],
+  ])('proof of ownership: %s', (_label, input, actor, ownership, expected) => {
+    const result = newDestinationSettings(input, actor, GENERATED, ownership);
+    expect(result instanceof Refusal ? result.message : result.verify_ownership).toBe(expected);
+  });
 
   it.each<[string, Parameters<typeof newDestinationSettings>[0], DestinationActor, string | null]>([
     ['a customer’s AWS endpoint without a connection', { url: '', aws_target: QUEUE }, CUSTOMER, CUSTOMER_CONNECTION_MESSAGE],
@@ -148,7 +178,7 @@ describe('a new destination', () => {
     ['the account’s AWS destination without a connection (its own role)', { url: '', aws_target: QUEUE }, ACCOUNT_ACTOR, null],
     ['a customer’s http endpoint', { url: 'https://a.example.com/h' }, CUSTOMER, null],
   ])('%s', (_label, input, actor, message) => {
-    const result = newDestinationSettings(input, actor, GENERATED);
+    const result = newDestinationSettings(input, actor, GENERATED, OWNERSHIP);
     expect(result instanceof Refusal ? result.message : null).toBe(message);
   });
 
@@ -156,7 +186,7 @@ describe('a new destination', () => {
     ['a secret that is no whsec_ key', { signing_secret: 'plain-secret' }, SCHEME_MESSAGE],
     ['the generated secret', {}, null],
   ])('standard_webhooks with %s', (_label, extra, message) => {
-    const result = newDestinationSettings({ name: 'n', url: 'https://a.example.com/', signature_scheme: 'standard_webhooks', ...extra }, ACCOUNT_ACTOR, GENERATED);
+    const result = newDestinationSettings({ name: 'n', url: 'https://a.example.com/', signature_scheme: 'standard_webhooks', ...extra }, ACCOUNT_ACTOR, GENERATED, OWNERSHIP);
     expect(result instanceof Refusal ? result.message : null).toBe(message);
   });
 });
@@ -173,6 +203,8 @@ describe('the concurrency cap in force', () => {
 describe('a change', () => {
   const off = { active: false };
   const autoDisabled = { active: false, disabled_reason: 'every delivery failed for 120 hours (since 2025-12-27T00:00:00.000Z)' };
+  /** A customer's new URL waits for its endpoint's proof. */
+  const PROVES = { verify_ownership: true, verification_challenge: CHALLENGE, verified_at: null };
   const rotated = { signing_secret: 'new-secret', previous_signing_secret: 'old-secret', previous_secret_expires_at: DAY_LATER };
 
   it.each<[string, Partial<DestinationSettings>, DestinationInput, DestinationActor, Partial<DestinationSettings>, boolean, string | null]>([
@@ -184,11 +216,11 @@ describe('a change', () => {
     ['re-enable from the portal', autoDisabled, { active: true }, CUSTOMER, { active: true, disabled_reason: null }, true, null],
     ['active: true on an active one', {}, { active: true }, CUSTOMER, { active: true }, false, null],
     ['still off', off, { active: false, name: 'x' }, ACCOUNT_ACTOR, { active: false, name: 'x' }, false, null],
-    ['a customer moves it: bearer auth dropped', { auth: BEARER }, { url: 'https://new.example.com/' }, CUSTOMER, { url: 'https://new.example.com/', auth: null }, false, null],
-    ['a customer moves it: header auth dropped', { auth: HEADER }, { url: 'https://new.example.com/' }, CUSTOMER, { url: 'https://new.example.com/', auth: null }, false, null],
+    ['a customer moves it: bearer auth dropped', { auth: BEARER }, { url: 'https://new.example.com/' }, CUSTOMER, { url: 'https://new.example.com/', auth: null, ...PROVES }, false, null],
+    ['a customer moves it: header auth dropped', { auth: HEADER }, { url: 'https://new.example.com/' }, CUSTOMER, { url: 'https://new.example.com/', auth: null, ...PROVES }, false, null],
     ['a customer sends the same URL: auth kept', { auth: BEARER }, { url: 'https://old.example.com/hooks' }, CUSTOMER, { url: 'https://old.example.com/hooks' }, false, null],
     ['a customer renames it: auth kept', { auth: BEARER }, { name: 'renamed' }, CUSTOMER, { name: 'renamed' }, false, null],
-    ['a customer moves one without auth', {}, { url: 'https://new.example.com/' }, CUSTOMER, { url: 'https://new.example.com/' }, false, null],
+    ['a customer moves one without auth', {}, { url: 'https://new.example.com/' }, CUSTOMER, { url: 'https://new.example.com/', ...PROVES }, false, null],
     ['the account moves it: its auth kept', { auth: BEARER }, { url: 'https://new.example.com/' }, ACCOUNT_ACTOR, { url: 'https://new.example.com/' }, false, null],
     ['the account moves it with new auth', { auth: BEARER }, { url: 'https://new.example.com/', auth: HEADER }, ACCOUNT_ACTOR, { url: 'https://new.example.com/', auth: HEADER }, false, null],
     ['the account removes auth', { auth: BEARER }, { auth: null }, ACCOUNT_ACTOR, { auth: null }, false, null],
@@ -222,7 +254,36 @@ describe('a change', () => {
     ],
     ['a customer renames an AWS endpoint the account made without a connection', { aws_target: QUEUE, url: QUEUE.queue_url }, { name: 'mine' }, CUSTOMER, { name: 'mine' }, false, null],
   ])('%s', (_label, current, request, actor, changes, resetBreaker, joinsCustomer) => {
-    expect(planDestinationChange(destination(current), request, actor, NOW)).toEqual({ changes, resetBreaker, joinsCustomer });
+    // A URL its customer gives it proves itself; nothing else here touches proof of ownership.
+    const verification = 'verification_challenge' in changes ? 'start' : null;
+    expect(planDestinationChange(destination(current), request, actor, NOW, OWNERSHIP)).toEqual({ changes, resetBreaker, joinsCustomer, verification });
+  });
+
+  const pending = { verify_ownership: true, verification_challenge: 'old-challenge', verified_at: null };
+  const verified = { verify_ownership: true, verification_challenge: null, verified_at: '2025-12-31T00:00:00.000Z' };
+  const restart = { verification_challenge: CHALLENGE, verified_at: null };
+  it.each<[string, Partial<DestinationSettings>, DestinationInput, DestinationActor, typeof OWNERSHIP, Partial<DestinationSettings>, 'start' | 'release' | null]>([
+    // label, current, request, actor, ownership → changes, verification step
+    ['a verified endpoint moved: it proves the new URL', verified, { url: 'https://new.example.com/' }, ACCOUNT_ACTOR, OWNERSHIP, { url: 'https://new.example.com/', ...restart }, 'start'],
+    ['a pending endpoint moved: a new challenge', pending, { url: 'https://new.example.com/' }, ACCOUNT_ACTOR, OWNERSHIP, { url: 'https://new.example.com/', ...restart }, 'start'],
+    ['a verified endpoint renamed: still verified', verified, { name: 'x' }, ACCOUNT_ACTOR, OWNERSHIP, { name: 'x' }, null],
+    ['the same URL sent again: still verified', verified, { url: 'https://old.example.com/hooks' }, ACCOUNT_ACTOR, OWNERSHIP, { url: 'https://old.example.com/hooks' }, null],
+    ['the account asks for proof', {}, { verify_ownership: true }, ACCOUNT_ACTOR, OWNERSHIP, { verify_ownership: true, ...restart }, 'start'],
+    ['the account stops waiting for proof: held deliveries go', pending, { verify_ownership: false }, ACCOUNT_ACTOR, OWNERSHIP, { verify_ownership: false, verification_challenge: null }, 'release'],
+    ['a customer moves an endpoint the account made without proof', {}, { url: 'https://new.example.com/' }, CUSTOMER, OWNERSHIP, { url: 'https://new.example.com/', verify_ownership: true, ...restart }, 'start'],
+    ['the account moves its own where proof is required', {}, { url: 'https://new.example.com/' }, ACCOUNT_ACTOR, REQUIRED, { url: 'https://new.example.com/', verify_ownership: true, ...restart }, 'start'],
+    ['a customer cannot stop the wait', pending, { verify_ownership: false } as DestinationInput, CUSTOMER, OWNERSHIP, {}, null],
+  ])('proof of ownership: %s', (_label, current, request, actor, ownership, changes, verification) => {
+    const plan = planDestinationChange(destination(current), request, actor, NOW, ownership);
+    expect(plan instanceof Refusal ? plan.message : { changes: plan.changes, verification: plan.verification }).toEqual({ changes, verification });
+  });
+
+  it.each<[string, Partial<DestinationSettings>, DestinationInput, string]>([
+    ['proof for an AWS destination', { aws_target: QUEUE }, { verify_ownership: true }, 'verify_ownership is only for http destinations'],
+    ['no proof where it is required', {}, { verify_ownership: false }, 'verify_ownership cannot be false: this deployment requires every endpoint to prove its ownership'],
+  ])('refused: %s', (_label, current, request, message) => {
+    const result = planDestinationChange(destination(current), request, ACCOUNT_ACTOR, NOW, REQUIRED);
+    expect(result instanceof Refusal ? result.message : null).toBe(message);
   });
 
   it.each<[string, Partial<DestinationSettings>, DestinationInput, string | null]>([
@@ -234,7 +295,7 @@ describe('a change', () => {
     ['another type for an AWS destination', { aws_target: QUEUE }, { aws_target: BUCKET }, 'type cannot change: create a destination of the new type'],
     ['an AWS target for an http destination', {}, { aws_target: QUEUE }, 'type cannot change: create a destination of the new type'],
   ])('%s', (_label, current, request, message) => {
-    const result = planDestinationChange(destination(current), request, ACCOUNT_ACTOR, NOW);
+    const result = planDestinationChange(destination(current), request, ACCOUNT_ACTOR, NOW, OWNERSHIP);
     expect(result instanceof Refusal ? result.message : null).toBe(message);
   });
 
@@ -242,7 +303,7 @@ describe('a change', () => {
     ['retargets an AWS endpoint that has no connection', { aws_target: QUEUE }, { aws_target: OTHER_QUEUE }],
     ['drops its endpoint’s connection', { aws_target: QUEUE, connection_id: 'conn-1' }, { connection_id: null }],
   ])('a customer never %s', (_label, current, request) => {
-    const result = planDestinationChange(destination({ ...current, customer: 'cus_a' }), request, CUSTOMER, NOW);
+    const result = planDestinationChange(destination({ ...current, customer: 'cus_a' }), request, CUSTOMER, NOW, OWNERSHIP);
     expect(result instanceof Refusal ? result.message : null).toBe(CUSTOMER_CONNECTION_MESSAGE);
   });
 });

@@ -175,6 +175,14 @@ describe('the portal’s words', () => {
   });
 
   it.each([
+    [true, 'waiting for verification', 'warn'],
+    [false, 'paused', 'idle'],
+  ] as const)('an endpoint waiting for verification, active %s → %j (%s)', (active, text, tone) => {
+    const words = healthWords('healthy', active, true);
+    expect([words.text, words.tone]).toEqual([text, tone]);
+  });
+
+  it.each([
     ['dead_letter', 'failed'],
     ['retry_scheduled', 'retrying'],
     ['delivering', 'sending'],

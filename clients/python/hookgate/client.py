@@ -217,6 +217,14 @@ class _Destinations(_Resource):
     def update(self, id: str, body: api.UpdateDestinationRequest) -> api.Destination:
         return cast(api.Destination, self._client._data("updateDestination", params={"id": id}, body=body))
 
+    def verify(self, id: str, challenge: str) -> api.Destination:
+        """Verifies its endpoint with the challenge the endpoint received (a receiver that cannot echo it)."""
+        return cast(api.Destination, self._client._data("verifyDestination", params={"id": id}, body={"challenge": challenge}))
+
+    def resend_verification(self, id: str) -> api.Destination:
+        """Sends its endpoint a new ownership challenge, while it is ``pending_verification``."""
+        return cast(api.Destination, self._client._data("resendDestinationVerification", params={"id": id}))
+
     def delete(self, id: str) -> None:
         self._client.request("deleteDestination", params={"id": id})
 

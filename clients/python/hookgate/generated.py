@@ -176,6 +176,8 @@ class CreateDestinationRequest(TypedDict):
     """Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10."""
     ordering: NotRequired[Literal['none', 'per_key']]
     """`per_key`: the deliveries of each `ordering_key` are tried one after the other, in the order their events were accepted: one is not tried before every earlier one of its key has ended (delivered, dead-lettered or ended), and the next goes as soon as it has. Other keys and unkeyed events never wait for them. Default `none`."""
+    verify_ownership: NotRequired[bool]
+    """http only. true: the destination starts `pending_verification`; Hookgate POSTs one signed `hookgate.endpoint.verification` event with a random `challenge`, and sends nothing else until the endpoint answers 2xx echoing it (or you post it to `POST /v1/destinations/{id}/verify`). A new `url` starts over. Default false; always true where the deployment requires it (`requireEndpointVerification`) and for endpoints customers make in the portal."""
     type: NotRequired[Literal['http', 'aws_sqs', 'aws_sns', 'aws_eventbridge', 'aws_kinesis', 'aws_lambda', 'aws_s3']]
     """Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role."""
 
@@ -338,6 +340,12 @@ class Destination(TypedDict):
     signature_scheme: Literal['hookgate', 'standard_webhooks', 'ed25519']
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
+    status: Literal['active', 'paused', 'pending_verification']
+    """`paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has."""
+    verify_ownership: bool
+    """Its endpoint must prove ownership of its URL before it is sent anything (see `status`)."""
+    verified_at: str | None
+    """When its endpoint proved ownership of its current URL; null: not (yet), or not asked."""
     health: DestinationHealth
     customer: str | None
     """Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none."""
@@ -413,6 +421,12 @@ class DestinationWithSecret(TypedDict):
     signature_scheme: Literal['hookgate', 'standard_webhooks', 'ed25519']
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
+    status: Literal['active', 'paused', 'pending_verification']
+    """`paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has."""
+    verify_ownership: bool
+    """Its endpoint must prove ownership of its URL before it is sent anything (see `status`)."""
+    verified_at: str | None
+    """When its endpoint proved ownership of its current URL; null: not (yet), or not asked."""
     health: DestinationHealth
     customer: str | None
     """Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none."""
@@ -475,7 +489,7 @@ class EventBridgeDestinationConfig(TypedDict):
 
 
 class EventDetail_Deliveries_Item_Waiting(TypedDict):
-    reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused', 'ordering']
+    reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused', 'ordering', 'unverified']
     until: str | None
     behind: NotRequired[str]
     """With `ordering`: the earlier event of its `ordering_key` it waits for."""
@@ -692,6 +706,10 @@ class PortalEndpoint(TypedDict):
     active: bool
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
+    status: Literal['active', 'paused', 'pending_verification']
+    """`paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has."""
+    verified_at: str | None
+    """When its endpoint proved ownership of its current URL; null: not (yet), or not asked."""
     health: DestinationHealth
     signature_scheme: Literal['hookgate', 'standard_webhooks', 'ed25519']
     max_in_flight: int
@@ -716,6 +734,10 @@ class PortalEndpointWithSecret(TypedDict):
     active: bool
     disabled_reason: str | None
     """Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it."""
+    status: Literal['active', 'paused', 'pending_verification']
+    """`paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has."""
+    verified_at: str | None
+    """When its endpoint proved ownership of its current URL; null: not (yet), or not asked."""
     health: DestinationHealth
     signature_scheme: Literal['hookgate', 'standard_webhooks', 'ed25519']
     max_in_flight: int
@@ -730,7 +752,7 @@ class PortalEndpointWithSecret(TypedDict):
 
 
 class PortalEvent_Deliveries_Item_Waiting(TypedDict):
-    reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused', 'ordering']
+    reason: Literal['retry', 'breaker_open', 'concurrency', 'rate_limit', 'paused', 'ordering', 'unverified']
     until: str | None
     behind: NotRequired[str]
     """With `ordering`: the earlier event of its `ordering_key` it waits for."""
@@ -1053,6 +1075,8 @@ class UpdateDestinationRequest(TypedDict):
     """Tries in flight at once to this destination, across every deliver function: a delivery over the cap waits for a place (never dropped, no try spent), so a hanging endpoint holds at most this many. Default 10."""
     ordering: NotRequired[Literal['none', 'per_key']]
     """`per_key`: the deliveries of each `ordering_key` are tried one after the other, in the order their events were accepted: one is not tried before every earlier one of its key has ended (delivered, dead-lettered or ended), and the next goes as soon as it has. Other keys and unkeyed events never wait for them. Default `none`."""
+    verify_ownership: NotRequired[bool]
+    """http only. true: the destination starts `pending_verification`; Hookgate POSTs one signed `hookgate.endpoint.verification` event with a random `challenge`, and sends nothing else until the endpoint answers 2xx echoing it (or you post it to `POST /v1/destinations/{id}/verify`). A new `url` starts over. Default false; always true where the deployment requires it (`requireEndpointVerification`) and for endpoints customers make in the portal."""
 
 
 class UpdatePortalEndpointRequest(TypedDict):
@@ -1086,6 +1110,11 @@ class UpdateSourceRequest(TypedDict):
     """Where an inbound event’s data subject is in its JSON payload (RFC 6901), e.g. `/data/object/customer`: a string or number found there is the event’s `subject`, which `POST /v1/erasures` erases by. null: none."""
     ordering_key_pointer: NotRequired[str | None]
     """An RFC 6901 JSON pointer (e.g. `/customer/id`) to its events’ `ordering_key` in their JSON payload: a string or number there that is a valid key (1-128 visible characters) is the event’s key; anything else (no JSON, nothing there, an object) leaves it unordered rather than refused. null unsets it."""
+
+
+class VerifyDestinationRequest(TypedDict):
+    challenge: str
+    """The `challenge` of the `hookgate.endpoint.verification` event your endpoint received (from its logs)."""
 
 
 AwsConnectionTemplate: TypeAlias = "dict[str, Any]"
@@ -1134,6 +1163,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "getDestination": ("GET", "/v1/destinations/{id}"),
     "updateDestination": ("PATCH", "/v1/destinations/{id}"),
     "deleteDestination": ("DELETE", "/v1/destinations/{id}"),
+    "verifyDestination": ("POST", "/v1/destinations/{id}/verify"),
+    "resendDestinationVerification": ("POST", "/v1/destinations/{id}/verification/resend"),
     "createAwsConnection": ("POST", "/v1/aws-connections"),
     "listAwsConnections": ("GET", "/v1/aws-connections"),
     "getAwsConnection": ("GET", "/v1/aws-connections/{id}"),
@@ -1184,6 +1215,8 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "updatePortalEndpoint": ("PATCH", "/v1/portal/endpoints/{id}"),
     "deletePortalEndpoint": ("DELETE", "/v1/portal/endpoints/{id}"),
     "rotatePortalEndpointSecret": ("POST", "/v1/portal/endpoints/{id}/rotate-secret"),
+    "verifyPortalEndpoint": ("POST", "/v1/portal/endpoints/{id}/verify"),
+    "resendPortalEndpointVerification": ("POST", "/v1/portal/endpoints/{id}/verification/resend"),
     "sendPortalTestEvent": ("POST", "/v1/portal/endpoints/{id}/test"),
     "listPortalEvents": ("GET", "/v1/portal/events"),
     "getPortalEvent": ("GET", "/v1/portal/events/{id}"),

@@ -239,6 +239,21 @@ class AgainstTheGateway(unittest.TestCase):
         self.assertEqual((refused.exception.status, refused.exception.message), (409, "payload erased"))
         self.assertEqual(self.hookgate.outbound_events.get(kept["id"])["event"]["body"], '{"email":"py-kept@example.com"}')
 
+    def test_proves_a_destinations_endpoint_with_the_challenge_it_received(self):
+        destination = self.hookgate.destinations.create({"name": "py-proving", "url": f"{self.sink.url}/proving", "verify_ownership": True})
+        self.assertEqual(destination["status"], "pending_verification")
+        headers, body = self.sink.wait_for("/proving")
+        self.assertTrue(verify_webhook(body, headers, destination["signing_secret"]))
+        challenge = json.loads(body)["challenge"]
+        self.assertNotIn(challenge, json.dumps(self.hookgate.destinations.get(destination["id"])))
+        with self.assertRaises(HookgateError) as wrong:
+            self.hookgate.destinations.verify(destination["id"], "not-the-challenge")
+        self.assertEqual((wrong.exception.status, wrong.exception.message), (400, "challenge does not match the one last sent to the endpoint"))
+        self.assertEqual(self.hookgate.destinations.verify(destination["id"], challenge)["status"], "active")
+        with self.assertRaises(HookgateError) as done:
+            self.hookgate.destinations.resend_verification(destination["id"])
+        self.assertEqual(done.exception.message, "the destination is not waiting for verification")
+
     def test_raises_hookgate_error_with_the_status_and_exact_message(self):
         with self.assertRaises(HookgateError) as anonymous:
             Hookgate(GATEWAY_URL).sources.list()

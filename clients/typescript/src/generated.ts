@@ -170,6 +170,8 @@ export type CreateDestinationRequest = {
   max_in_flight?: number;
   /** `per_key`: the deliveries of each `ordering_key` are tried one after the other, in the order their events were accepted: one is not tried before every earlier one of its key has ended (delivered, dead-lettered or ended), and the next goes as soon as it has. Other keys and unkeyed events never wait for them. Default `none`. */
   ordering?: 'none' | 'per_key';
+  /** http only. true: the destination starts `pending_verification`; Hookgate POSTs one signed `hookgate.endpoint.verification` event with a random `challenge`, and sends nothing else until the endpoint answers 2xx echoing it (or you post it to `POST /v1/destinations/{id}/verify`). A new `url` starts over. Default false; always true where the deployment requires it (`requireEndpointVerification`) and for endpoints customers make in the portal. */
+  verify_ownership?: boolean;
   /** Default `http` (a POST to `url`). An AWS type delivers through the AWS API to the target in `config`, signed with the deliver function’s own role. */
   type?: 'http' | 'aws_sqs' | 'aws_sns' | 'aws_eventbridge' | 'aws_kinesis' | 'aws_lambda' | 'aws_s3';
 };
@@ -321,6 +323,12 @@ export type Destination = {
   signature_scheme: 'hookgate' | 'standard_webhooks' | 'ed25519';
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
   disabled_reason: string | null;
+  /** `paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has. */
+  status: 'active' | 'paused' | 'pending_verification';
+  /** Its endpoint must prove ownership of its URL before it is sent anything (see `status`). */
+  verify_ownership: boolean;
+  /** When its endpoint proved ownership of its current URL; null: not (yet), or not asked. */
+  verified_at: string | null;
   health: DestinationHealth;
   /** Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none. */
   customer: string | null;
@@ -391,6 +399,12 @@ export type DestinationWithSecret = {
   signature_scheme: 'hookgate' | 'standard_webhooks' | 'ed25519';
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
   disabled_reason: string | null;
+  /** `paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has. */
+  status: 'active' | 'paused' | 'pending_verification';
+  /** Its endpoint must prove ownership of its URL before it is sent anything (see `status`). */
+  verify_ownership: boolean;
+  /** When its endpoint proved ownership of its current URL; null: not (yet), or not asked. */
+  verified_at: string | null;
   health: DestinationHealth;
   /** Your own id for the customer this endpoint belongs to; a portal session for that customer manages it. null: none. */
   customer: string | null;
@@ -503,7 +517,7 @@ export type EventDetail = {
     end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | 'payload_erased' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot), `ordering` (an earlier event of its `ordering_key`, `behind`, has not ended at this `per_key` destination: it goes as soon as that one ends). null while it is in flight, settled, or due now. */
     waiting: {
-      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused' | 'ordering';
+      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused' | 'ordering' | 'unverified';
       until: string | null;
       /** With `ordering`: the earlier event of its `ordering_key` it waits for. */
       behind?: string;
@@ -668,6 +682,10 @@ export type PortalEndpoint = {
   active: boolean;
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
   disabled_reason: string | null;
+  /** `paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has. */
+  status: 'active' | 'paused' | 'pending_verification';
+  /** When its endpoint proved ownership of its current URL; null: not (yet), or not asked. */
+  verified_at: string | null;
   health: DestinationHealth;
   signature_scheme: 'hookgate' | 'standard_webhooks' | 'ed25519';
   /** Tries in flight at once at most. */
@@ -692,6 +710,10 @@ export type PortalEndpointWithSecret = {
   active: boolean;
   /** Why Hookgate switched the destination off by itself (its endpoint answered 410 Gone); null otherwise. `PATCH active: true` clears it. */
   disabled_reason: string | null;
+  /** `paused`: `active` is false. `pending_verification`: its endpoint has not yet echoed the challenge Hookgate POSTed to it; its deliveries wait (`waiting.reason: unverified`) and go, in due order, once it has. */
+  status: 'active' | 'paused' | 'pending_verification';
+  /** When its endpoint proved ownership of its current URL; null: not (yet), or not asked. */
+  verified_at: string | null;
   health: DestinationHealth;
   signature_scheme: 'hookgate' | 'standard_webhooks' | 'ed25519';
   /** Tries in flight at once at most. */
@@ -734,7 +756,7 @@ export type PortalEvent = {
     end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | 'payload_erased' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot), `ordering` (an earlier event of its `ordering_key`, `behind`, has not ended at this `per_key` destination: it goes as soon as that one ends). null while it is in flight, settled, or due now. */
     waiting: {
-      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused' | 'ordering';
+      reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused' | 'ordering' | 'unverified';
       until: string | null;
       /** With `ordering`: the earlier event of its `ordering_key` it waits for. */
       behind?: string;
@@ -1010,6 +1032,8 @@ export type UpdateDestinationRequest = {
   max_in_flight?: number;
   /** `per_key`: the deliveries of each `ordering_key` are tried one after the other, in the order their events were accepted: one is not tried before every earlier one of its key has ended (delivered, dead-lettered or ended), and the next goes as soon as it has. Other keys and unkeyed events never wait for them. Default `none`. */
   ordering?: 'none' | 'per_key';
+  /** http only. true: the destination starts `pending_verification`; Hookgate POSTs one signed `hookgate.endpoint.verification` event with a random `challenge`, and sends nothing else until the endpoint answers 2xx echoing it (or you post it to `POST /v1/destinations/{id}/verify`). A new `url` starts over. Default false; always true where the deployment requires it (`requireEndpointVerification`) and for endpoints customers make in the portal. */
+  verify_ownership?: boolean;
 };
 
 export type UpdatePortalEndpointRequest = {
@@ -1043,6 +1067,11 @@ export type UpdateSourceRequest = {
   subject_pointer?: string | null;
   /** An RFC 6901 JSON pointer (e.g. `/customer/id`) to its events’ `ordering_key` in their JSON payload: a string or number there that is a valid key (1-128 visible characters) is the event’s key; anything else (no JSON, nothing there, an object) leaves it unordered rather than refused. null unsets it. */
   ordering_key_pointer?: string | null;
+};
+
+export type VerifyDestinationRequest = {
+  /** The `challenge` of the `hookgate.endpoint.verification` event your endpoint received (from its logs). */
+  challenge: string;
 };
 
 /** Every operation: its parameters, body and successful answers (errors throw `HookgateError`). */
@@ -1315,6 +1344,36 @@ export interface Operations {
     body: undefined;
     responses: {
       204: null;
+    };
+  };
+  verifyDestination: {
+    method: 'POST';
+    path: '/v1/destinations/{id}/verify';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: VerifyDestinationRequest;
+    responses: {
+      200: {
+        data: Destination;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  resendDestinationVerification: {
+    method: 'POST';
+    path: '/v1/destinations/{id}/verification/resend';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      202: {
+        data: Destination;
+        duration_ms: DurationMs;
+      };
     };
   };
   createAwsConnection: {
@@ -2039,6 +2098,36 @@ export interface Operations {
       };
     };
   };
+  verifyPortalEndpoint: {
+    method: 'POST';
+    path: '/v1/portal/endpoints/{id}/verify';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: VerifyDestinationRequest;
+    responses: {
+      200: {
+        data: PortalEndpointWithSecret;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  resendPortalEndpointVerification: {
+    method: 'POST';
+    path: '/v1/portal/endpoints/{id}/verification/resend';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      202: {
+        data: PortalEndpointWithSecret;
+        duration_ms: DurationMs;
+      };
+    };
+  };
   sendPortalTestEvent: {
     method: 'POST';
     path: '/v1/portal/endpoints/{id}/test';
@@ -2268,6 +2357,8 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   getDestination: { method: 'GET', path: '/v1/destinations/{id}' },
   updateDestination: { method: 'PATCH', path: '/v1/destinations/{id}' },
   deleteDestination: { method: 'DELETE', path: '/v1/destinations/{id}' },
+  verifyDestination: { method: 'POST', path: '/v1/destinations/{id}/verify' },
+  resendDestinationVerification: { method: 'POST', path: '/v1/destinations/{id}/verification/resend' },
   createAwsConnection: { method: 'POST', path: '/v1/aws-connections' },
   listAwsConnections: { method: 'GET', path: '/v1/aws-connections' },
   getAwsConnection: { method: 'GET', path: '/v1/aws-connections/{id}' },
@@ -2318,6 +2409,8 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   updatePortalEndpoint: { method: 'PATCH', path: '/v1/portal/endpoints/{id}' },
   deletePortalEndpoint: { method: 'DELETE', path: '/v1/portal/endpoints/{id}' },
   rotatePortalEndpointSecret: { method: 'POST', path: '/v1/portal/endpoints/{id}/rotate-secret' },
+  verifyPortalEndpoint: { method: 'POST', path: '/v1/portal/endpoints/{id}/verify' },
+  resendPortalEndpointVerification: { method: 'POST', path: '/v1/portal/endpoints/{id}/verification/resend' },
   sendPortalTestEvent: { method: 'POST', path: '/v1/portal/endpoints/{id}/test' },
   listPortalEvents: { method: 'GET', path: '/v1/portal/events' },
   getPortalEvent: { method: 'GET', path: '/v1/portal/events/{id}' },

@@ -224,6 +224,10 @@ export class Hookgate {
     /** With its signing secret. */
     get: (id: string) => this.#data('getDestination', { params: { id } }),
     update: (id: string, body: UpdateDestinationRequest) => this.#data('updateDestination', { params: { id }, body }),
+    /** Verifies its endpoint with the challenge the endpoint received (a receiver that cannot echo it). */
+    verify: (id: string, challenge: string) => this.#data('verifyDestination', { params: { id }, body: { challenge } }),
+    /** Sends its endpoint a new ownership challenge, while it is `pending_verification`. */
+    resendVerification: (id: string) => this.#data('resendDestinationVerification', { params: { id } }),
   };
 
   readonly routes = {

@@ -15,7 +15,10 @@ import {
   presentDestinationWithSecret,
   requestedTarget,
   updateDestinationBody,
+  VERIFICATION_ERRORS,
+  verifyDestinationBody,
 } from '../../destinations/shapes';
+import { resendChallenge, verifyByHand } from '../../destinations/verification';
 import { CLOSED_BREAKER } from '../../domain/breaker';
 import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
@@ -108,6 +111,51 @@ export const destinationRoutes: Route[] = [
       const { destination } = settled(await changeDestination(current, { ...body, aws_target: target }, ACCOUNT_ACTOR, now));
       const shown = await withHealth(destination);
       return { status: 200, data: presentDestination(shown.destination, shown.breaker) };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/destinations/:id/verify',
+    auth: 'api_key',
+    doc: {
+      operationId: 'verifyDestination',
+      summary: 'Verify a destination’s endpoint with the challenge it received',
+      description:
+        'For a receiver that cannot echo the challenge: post the `challenge` of the `hookgate.endpoint.verification` event it received (read from its logs). Hookgate never returns the challenge itself, so only whoever sees the endpoint’s traffic can. The destination becomes `active` and the deliveries it held go, in due order.',
+      tag: 'Destinations',
+      body: jsonBody(verifyDestinationBody, { challenge: 'q3J8Zr0bQn1x7bYw0kq6d3m5Vb1TgH2y9Qe4sLr8uXo' }),
+      responses: { 200: json('The destination, now verified (no signing secret).', destinationResponse, { ...exampleDestination, verify_ownership: true, verified_at: exampleDestination.updated_at }) },
+      errors: { 400: [VERIFICATION_ERRORS.mismatch, VERIFICATION_ERRORS.notPending, 'challenge is required'] },
+    },
+    handle: async ({ request, params, principal, now }) => {
+      const id = parsePathId(params.id);
+      const { challenge } = parseKeylessBody(request, verifyDestinationBody);
+      const current = await findManagedDestination(principal.accountId, id, ACCOUNT_ACTOR);
+      if (!current) throw notFound();
+      const { destination } = settled(await verifyByHand(current, challenge, ACCOUNT_ACTOR, now));
+      const shown = await withHealth(destination);
+      return { status: 200, data: presentDestination(shown.destination, shown.breaker) };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/destinations/:id/verification/resend',
+    auth: 'api_key',
+    doc: {
+      operationId: 'resendDestinationVerification',
+      summary: 'Send a destination’s endpoint a new challenge',
+      description:
+        'While it is `pending_verification`: a new challenge replaces the last (which no longer verifies) and is POSTed at once, with a fresh round of resends should the endpoint not echo it. For an endpoint that was down through every resend, or whose challenge was lost.',
+      tag: 'Destinations',
+      responses: { 202: json('The destination, still pending (no signing secret).', destinationResponse, { ...exampleDestination, verify_ownership: true, status: 'pending_verification' }) },
+      errors: { 400: [VERIFICATION_ERRORS.notPending] },
+    },
+    handle: async ({ params, principal, now }) => {
+      const current = await findManagedDestination(principal.accountId, parsePathId(params.id), ACCOUNT_ACTOR);
+      if (!current) throw notFound();
+      const { destination } = settled(await resendChallenge(current, ACCOUNT_ACTOR, now));
+      const shown = await withHealth(destination);
+      return { status: 202, data: presentDestination(shown.destination, shown.breaker) };
     },
   }),
   defineRoute({

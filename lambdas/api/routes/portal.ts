@@ -25,8 +25,11 @@ import {
   presentEndpoint,
   presentEndpointWithSecret,
   updatePortalEndpointBody,
+  VERIFICATION_ERRORS,
+  verifyDestinationBody,
   type PortalEndpointWithSecretResponse,
 } from '../../destinations/shapes';
+import { resendChallenge, verifyByHand } from '../../destinations/verification';
 import { resendToEndpoint, sendTestEvent } from '../../pipeline/portal-delivery';
 import { showBrandSettings } from '../../brand';
 import { jwksUrl } from '../../accounts/shapes';
@@ -248,6 +251,45 @@ export const portalApiRoutes: Route[] = [
       const current = await endpointOf(portal, parsePathId(params.id));
       const { destination } = settled(await rotateSigningSecret(current, portalActor(portal), now));
       return { status: 200, data: await endpointDetail(destination) };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/portal/endpoints/:id/verify',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'verifyPortalEndpoint',
+      summary: 'Verify an endpoint with the challenge it received',
+      description:
+        'For a receiver that cannot echo the challenge: the `challenge` of the verification POST the endpoint received, read from its logs. The endpoint is verified and the events held meanwhile go to it.',
+      tag: 'Portal',
+      body: jsonBody(verifyDestinationBody, { challenge: 'q3J8Zr0bQn1x7bYw0kq6d3m5Vb1TgH2y9Qe4sLr8uXo' }),
+      responses: { 200: json('The endpoint, now verified, with its secret.', portalEndpointWithSecretResponse, exampleEndpointWithSecret) },
+      errors: { 400: [VERIFICATION_ERRORS.mismatch, VERIFICATION_ERRORS.notPending, 'challenge is required'] },
+    },
+    handle: async ({ request, params, portal, now }) => {
+      const { challenge } = parseKeylessBody(request, verifyDestinationBody);
+      const current = await endpointOf(portal, parsePathId(params.id));
+      const { destination } = settled(await verifyByHand(current, challenge, portalActor(portal), now));
+      return { status: 200, data: await endpointDetail(destination) };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/portal/endpoints/:id/verification/resend',
+    auth: 'portal_session',
+    doc: {
+      operationId: 'resendPortalEndpointVerification',
+      summary: 'Send an endpoint a new challenge',
+      description: 'While it waits for verification: a new challenge replaces the last and is POSTed to it at once.',
+      tag: 'Portal',
+      responses: { 202: json('The endpoint, still waiting, with its secret.', portalEndpointWithSecretResponse, { ...exampleEndpointWithSecret, status: 'pending_verification' }) },
+      errors: { 400: [VERIFICATION_ERRORS.notPending] },
+    },
+    handle: async ({ params, portal, now }) => {
+      const current = await endpointOf(portal, parsePathId(params.id));
+      const { destination } = settled(await resendChallenge(current, portalActor(portal), now));
+      return { status: 202, data: await endpointDetail(destination) };
     },
   }),
   defineRoute({
