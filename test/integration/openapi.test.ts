@@ -344,6 +344,19 @@ describe('real answers match their documented schemas', () => {
     expect((await api('POST', '/v1/outbound-events/{id}/replay', { key, params: { id: published.json.data.id } })).status).toBe(202);
   });
 
+  it('erasures: start one for a subject, follow it to done', async () => {
+    expect((await api('POST', '/v1/outbound-events', { key, body: { payload: '{"email":"a@example.com"}', subject: 'user-openapi' } })).status).toBe(201);
+    const started = await api('POST', '/v1/erasures', { key, body: { subject: 'user-openapi' } });
+    expect(started.status).toBe(202);
+    expect((await api('POST', '/v1/erasures', { key, body: { subject: '' } })).status).toBe(400);
+    const done = await eventually(
+      async () => (await api('GET', '/v1/erasures/{id}', { key, params: { id: started.json.data.id } })).json.data,
+      (erasure) => erasure.status === 'done',
+    );
+    expect(done.events).toBe(1);
+    expect((await api('GET', '/v1/erasures/{id}', { key, params: { id: unknownId } })).status).toBe(404);
+  });
+
   it('exports: create, list, detail, download', async () => {
     const created = await api('POST', '/v1/exports', { key, body: { format: 'csv', filters: { direction: 'inbound' } } });
     expect(created.status).toBe(201);
