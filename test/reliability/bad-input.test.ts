@@ -24,7 +24,7 @@ let key: string;
 /** A consumer-portal session's secret (`ps_…`), for the /v1/portal operations. */
 let portalKey: string;
 const verifiedTokens = new Map<string, string>();
-const ids = { listenSession: 'fuzz-listen-session', awsConnection: '', portalAwsConnection: '', source: '', ingestToken: '', destination: '', route: '', event: '', outbound: '', exportJob: '', replayJob: '', domain: '', apiKey: '', portalEndpoint: '', portalEvent: '' };
+const ids = { listenSession: 'fuzz-listen-session', awsConnection: '', portalAwsConnection: '', source: '', ingestToken: '', destination: '', route: '', event: '', outbound: '', exportJob: '', replayJob: '', erasure: '', domain: '', apiKey: '', portalEndpoint: '', portalEvent: '' };
 const tally = { tried: 0, fiveHundreds: 0 };
 const failures: string[] = [];
 // A client that hangs up mid-body is logged by the local gateway; the raw-socket cases do that on purpose.
@@ -58,6 +58,7 @@ beforeAll(async () => {
   ids.outbound = (await must('POST', '/v1/outbound-events', { payload: '{"a":1}' })).id;
   ids.exportJob = (await must('POST', '/v1/exports', {})).id;
   ids.replayJob = (await must('POST', '/v1/replays', { direction: 'outbound' })).id;
+  ids.erasure = (await must('POST', '/v1/erasures', { subject: 'fuzz-subject' })).id;
   ids.domain = (await must('POST', '/v1/custom-domains', { domain: 'hooks.fuzz.example' })).id;
   ids.apiKey = (await must('POST', '/v1/api-keys', { name: 'spare' })).id;
   ids.awsConnection = (await must('POST', '/v1/aws-connections', { aws_account_id: '123456789012' })).id;
@@ -225,6 +226,8 @@ const OPERATIONS: Operation[] = [
   { method: 'GET', path: '/readyz', auth: false },
   { method: 'GET', path: '/openapi.json', auth: false },
   { method: 'POST', path: '/v1/accounts', auth: false, body: () => ({ name: 'Acme', plan: 'free', retention_days: 1 }) },
+  { method: 'POST', path: '/v1/signing-keys/rotate', auth: true },
+  { method: 'GET', path: '/.well-known/jwks/:account_id.json', auth: false },
   { method: 'GET', path: '/v1/account', auth: true },
   { method: 'PATCH', path: '/v1/account', auth: true, body: () => ({ name: 'Renamed' }) },
   { method: 'POST', path: '/v1/api-keys', auth: true, body: () => ({ name: 'ci' }) },
@@ -319,6 +322,8 @@ const OPERATIONS: Operation[] = [
   },
   { method: 'GET', path: '/v1/outbound-events', auth: true, query: true },
   { method: 'GET', path: '/v1/outbound-events/:id', auth: true },
+  { method: 'POST', path: '/v1/erasures', auth: true, body: () => ({ subject: 'fuzz-subject' }) },
+  { method: 'GET', path: '/v1/erasures/:id', auth: true },
   { method: 'POST', path: '/v1/outbound-events/:id/replay', auth: true },
   {
     method: 'POST',
@@ -417,6 +422,7 @@ function ownId(path: string): string {
   if (path.startsWith('/v1/events')) return ids.event;
   if (path.startsWith('/v1/exports')) return ids.exportJob;
   if (path.startsWith('/v1/replays')) return ids.replayJob;
+  if (path.startsWith('/v1/erasures')) return ids.erasure;
   if (path.startsWith('/v1/custom-domains')) return ids.domain;
   if (path.startsWith('/v1/aws-connections')) return ids.awsConnection;
   return ids.apiKey;
