@@ -11,6 +11,7 @@ import * as xray from 'aws-cdk-lib/aws-xray';
 import type { Construct } from 'constructs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../lambdas/domain/backoff';
 import { MAX_MESSAGE_DELAY_SECONDS } from '../lambdas/domain/queue-wait';
 import { accountTries, DEFAULT_ACCOUNT_SHARE_PERCENT } from '../lambdas/domain/max-in-flight';
@@ -175,6 +176,12 @@ function grantObjects(fn: HookgateFunction, bucket: IBucket, actions: ReadonlyAr
   iam.Grant.addToPrincipal({ grantee: fn.fn, actions: [...actions], resourceArns: [bucket.arnForObjects('*')] });
 }
 
+/** One use of the signing keys' KMS key, never both: who makes keys cannot read them back, who signs cannot make them. */
+function grantSigningKeys(fn: HookgateFunction, key: IKey, action: 'kms:Encrypt' | 'kms:Decrypt'): void {
+  iam.Grant.addToPrincipal({ grantee: fn.fn, actions: [action], resourceArns: [key.keyArn] });
+  fn.fn.addEnvironment(ENV.signingKeysKmsKey, key.keyArn);
+}
+
 export class ServiceStack extends Stack {
   readonly httpApi: apigw.HttpApi;
   readonly apiFunction: HookgateFunction;
@@ -209,7 +216,7 @@ export class ServiceStack extends Stack {
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
-    const { table, deliveryQueue, deliveryDlq, payloadBucket, exportBucket } = props.stateful;
+    const { table, deliveryQueue, deliveryDlq, payloadBucket, exportBucket, signingKeysKey } = props.stateful;
     // Fails the synth, not every function's first invocation, on a malformed schedule.
     const retrySchedule =
       props.retrySchedule === undefined ? [...DEFAULT_RETRY_SCHEDULE] : parseRetrySchedule(props.retrySchedule);
@@ -253,6 +260,9 @@ export class ServiceStack extends Stack {
     if (props.maxEndpointsPerAccount !== undefined) {
       this.apiFunction.fn.addEnvironment(ENV.maxEndpointsPerAccount, endpointCap('maxEndpointsPerAccount', props.maxEndpointsPerAccount));
     }
+    // Saving an ed25519 destination and rotating keys make key pairs: their private halves are
+    // encrypted here and decrypted by the deliver function alone (lambdas/signing-keys/sealing.ts).
+    grantSigningKeys(this.apiFunction, signingKeysKey, 'kms:Encrypt');
     const apiIntegration = new HttpLambdaIntegration('ApiIntegration', this.apiFunction.fn);
     this.addRoutes('Api', ['/', '/{proxy+}'], [apigw.HttpMethod.ANY], apiIntegration);
     // A route of its own only so that sign-up gets a throttle of its own.
@@ -293,6 +303,8 @@ export class ServiceStack extends Stack {
     deliveryQueue.grantSendMessages(this.deliverFunction.fn);
     // GetObject only: the operational events it publishes are small bodies, always stored inline.
     grantObjects(this.deliverFunction, payloadBucket, ['s3:GetObject']);
+    // Signs ed25519 tries and ownership challenges: decrypts a key's private half once per container.
+    grantSigningKeys(this.deliverFunction, signingKeysKey, 'kms:Decrypt');
     // AWS destinations in other accounts: their roles, assumed with an external id.
     const assumeRoles = assumeCustomerRoles();
     this.assumeRolesPolicy = new iam.Policy(this, 'AssumeCustomerRolesPolicy', { statements: [assumeRoles] });

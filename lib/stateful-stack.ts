@@ -1,5 +1,6 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -36,6 +37,7 @@ export interface StatefulResources {
   readonly deliveryDlq: sqs.IQueue;
   readonly payloadBucket: s3.IBucket;
   readonly exportBucket: s3.IBucket;
+  readonly signingKeysKey: kms.IKey;
 }
 
 /** Export files are short-lived: clients download them through a pre-signed URL soon after creation. */
@@ -63,11 +65,18 @@ export class StatefulStack extends Stack implements StatefulResources {
   readonly payloadBucket: s3.Bucket;
   readonly exportBucket: s3.Bucket;
   readonly accessLogsBucket: s3.Bucket;
+  readonly signingKeysKey: kms.Key;
 
   constructor(scope: Construct, id: string, props?: StatefulStackProps) {
     super(scope, id, props);
 
     this.table = createTable(this, props?.capacity ?? { mode: 'on-demand' });
+    // Accounts' Ed25519 private keys are stored encrypted with it: deleting it would make every one unusable.
+    this.signingKeysKey = new kms.Key(this, 'SigningKeysKey', {
+      description: 'Hookgate: encrypts accounts\' Ed25519 signing keys (the private halves in the table)',
+      enableKeyRotation: true,
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
     [this.deliveryQueue, this.deliveryDlq] = createDeliveryQueues(this);
     // What the runbooks (docs/operations.md) need: inspecting the DLQ and redriving it.
     new CfnOutput(this, 'DeliveryQueueArn', { value: this.deliveryQueue.queueArn, description: 'Delivery queue (redrive destination)' });

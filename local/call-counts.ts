@@ -2,6 +2,7 @@
  * Counts the DynamoDB and SQS requests a thread of the local gateway makes (its handlers' clients and
  * the SQS poller's), by service, operation and the account each request is about, so the benchmark
  * (bench/storm.ts) can tell what one account's held deliveries cost while another's run beside them.
+ * And the functions' KMS calls, whose account is their encryption context's `account_id`.
  * Off unless HOOKGATE_LOCAL_CALL_COUNTS=1: without it nothing is added to any client.
  *
  * The account is read from the request itself: a tenant key (`ACCT#<id>`, the partition of every
@@ -15,12 +16,13 @@ import { BroadcastChannel } from 'node:worker_threads';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { sqsClient } from '../lambdas/adapters/aws-clients';
 import { documentClient } from '../lambdas/store/client';
+import { beforeFunctionCalls } from './sdk-hooks';
 import { readThreads } from './thread-readings';
 
 export const CALL_COUNTS_ENV = 'HOOKGATE_LOCAL_CALL_COUNTS';
 const CHANNEL = 'hookgate-local-call-counts';
 
-type Service = 'dynamodb' | 'sqs';
+type Service = 'dynamodb' | 'sqs' | 'kms';
 
 export interface CallCount {
   thread: string;
@@ -65,6 +67,10 @@ export class AccountAttribution {
     if (service === 'dynamodb') {
       const accounts = new Set([...JSON.stringify(input).matchAll(TENANT_KEY)].map((m) => m[1] ?? ''));
       return shareByEntries([...accounts]);
+    }
+    if (service === 'kms') {
+      const context = (input.EncryptionContext ?? {}) as Json;
+      return shareByEntries(typeof context.account_id === 'string' ? [context.account_id] : []);
     }
     const entries = (input.Entries as Json[] | undefined) ?? [];
     switch (op) {
@@ -149,6 +155,10 @@ export function countCallsIfEnabled(thread: string, pollerClient?: SQSClient): v
       { step: 'initialize', name: 'localCallCounts' },
     );
   }
+  // The KMS client is made on first use, inside the functions' code: counted where every SDK call passes.
+  beforeFunctionCalls('call-counts', (client, command) => {
+    if (client.config.serviceId === 'KMS') count('kms', command.constructor.name.replace(/Command$/, ''), command.input, undefined);
+  });
   const channel = new BroadcastChannel(CHANNEL);
   channel.unref();
   channel.onmessage = (event) => {

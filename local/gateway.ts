@@ -26,6 +26,7 @@ import { startDeliverThread } from './deliver-thread';
 import { niceThisThread } from './thread-priority';
 import { countCallsIfEnabled } from './call-counts';
 import { enforceIam } from './iam/enforce';
+import { startLocalKms, type LocalKms } from './kms';
 import { runAs } from './sdk-hooks';
 import { applyThrottles, throttleRulesFromEnv, THROTTLES_ENV, type ThrottleRule } from './throttles';
 import { meterPartitionLoadIfEnabled } from './partition-load';
@@ -237,10 +238,10 @@ function startSchedules(handlers: GatewayHandlers): Schedule[] {
 }
 
 /** The functions' roles on the local resources. */
-async function loadIam(resources: LocalResources, stack: SynthOptions | undefined): Promise<LocalIam> {
+async function loadIam(resources: LocalResources, signingKeysKeyArn: string, stack: SynthOptions | undefined): Promise<LocalIam> {
   const account = resources.deliveryQueueArn.split(':')[4];
   if (account !== LOCAL_ACCOUNT_ID) throw new Error(`the local queue's ARN names account ${account}, not ${LOCAL_ACCOUNT_ID}: ${resources.deliveryQueueArn}`);
-  return localIam(await synthesiseStacks(stack), { account, region: LOCAL_REGION, ...resources });
+  return localIam(await synthesiseStacks(stack), { account, region: LOCAL_REGION, ...resources, signingKeysKeyArn });
 }
 
 /**
@@ -276,6 +277,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
   });
   const background: Background = { schedules: [] };
   let invoke: LambdaInvokeEmulator | undefined;
+  let kms: LocalKms | undefined;
   let listenServer: ListenServer | undefined;
 
   const close = async (): Promise<void> => {
@@ -285,6 +287,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       background.poller?.stop(),
       ...background.schedules.map((schedule) => schedule.stop()),
       invoke?.close(),
+      kms?.close(),
       listenServer?.close(),
     ]);
     clients.destroy();
@@ -300,6 +303,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       if (repaired > 0) console.warn(`[hookgate local] the last gateway on ${dataDir} did not stop cleanly; repaired ${repaired} index entries`);
     }
     invoke = await startLambdaInvokeEmulator(() => ({ [EXPORT_FUNCTION]: state.handlers?.exportWorker }));
+    kms = await startLocalKms(dataDir);
     const asked = opts.port ?? DEFAULT_PORT;
     const port = await listen(server, asked);
     const url = `http://${HOST}:${port}`;
@@ -310,6 +314,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       [ENV.listenUrl]: listenServer.url,
       [ENV.listenEndpoint]: listenServer.endpoint,
       AWS_ENDPOINT_URL_LAMBDA: invoke.endpoint,
+      AWS_ENDPOINT_URL_KMS: kms.endpoint,
+      [ENV.signingKeysKmsKey]: kms.keyArn,
       [ENV.exportFunctionName]: EXPORT_FUNCTION,
       // An account's share of this gateway's deliver batches, as the stack derives it from the mapping's.
       [ENV.accountTries]: String(accountTries(opts.deliverConcurrency ?? DELIVERY_QUEUE.maxConcurrency)),
@@ -318,7 +324,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       ...(opts.throttles ? { [THROTTLES_ENV]: JSON.stringify(opts.throttles) } : {}),
     });
     applyThrottles(throttleRulesFromEnv());
-    const iam = await loadIam(resources, opts.stack);
+    const iam = await loadIam(resources, kms.keyArn, opts.stack);
     enforceIam(iam);
     const restored = await restoreQueue(clients, resources, new Date());
     if (restored > 0) (opts.log ?? console.log)(`[hookgate local] gave ${restored} unsettled deliveries their queue messages back (the local queue keeps none across restarts)`);

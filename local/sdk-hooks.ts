@@ -5,6 +5,7 @@ import { ApiGatewayV2Client } from '@aws-sdk/client-apigatewayv2';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { KinesisClient } from '@aws-sdk/client-kinesis';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SNSClient } from '@aws-sdk/client-sns';
@@ -59,6 +60,7 @@ const CLIENT_CLASSES = [
   DynamoDBDocumentClient,
   EventBridgeClient,
   KinesisClient,
+  KMSClient,
   LambdaClient,
   S3Client,
   SNSClient,

@@ -1,20 +1,24 @@
 import { createPrivateKey, sign, type KeyObject } from 'node:crypto';
 
-/**
- * An account's Ed25519 key pair as the signing side knows it: `public_key` is the JWK `x` and
- * `private_key` the JWK `d` (RFC 8037), both base64url of 32 bytes.
- */
-export interface SigningKey {
+/** What is known of a key without its private half: `public_key` is the JWK `x` (RFC 8037), base64url of 32 bytes. */
+export interface KeyIdentity {
   kid: string;
   public_key: string;
-  private_key: string;
   created_at: string;
 }
 
-/** The current key, and the one a rotation replaced until it retires. */
-export interface SigningKeySet {
-  current: SigningKey;
-  previous: (SigningKey & { retires_at: string }) | null;
+/** An account's Ed25519 key pair as the signing side knows it: `private_key` is the JWK `d`, base64url of 32 bytes. */
+export interface SigningKey extends KeyIdentity {
+  private_key: string;
+}
+
+/**
+ * The current key, and the one a rotation replaced until it retires. `K` is how the keys are held:
+ * with their private half in clear, or as stored (sealed, lambdas/signing-keys/sealing.ts).
+ */
+export interface SigningKeySet<K extends KeyIdentity = SigningKey> {
+  current: K;
+  previous: (K & { retires_at: string }) | null;
 }
 
 /** A public key as JWKS documents list it (RFC 8037): never `d`. */
@@ -31,17 +35,17 @@ export interface PublicJwk {
 export const KEY_ROTATION_OVERLAP_MS = 24 * 3600 * 1000;
 
 /** The keys that sign and verify now, current first: the previous one only until it retires. */
-export function liveKeys(set: SigningKeySet, now: Date): SigningKey[] {
+export function liveKeys<K extends KeyIdentity>(set: SigningKeySet<K>, now: Date): K[] {
   const { current, previous } = set;
   return previous !== null && Date.parse(previous.retires_at) > now.getTime() ? [current, previous] : [current];
 }
 
 /** The set after a rotation to `fresh`: the current key becomes the previous one for the overlap; an earlier previous key is gone. */
-export function rotatedKeys(set: SigningKeySet, fresh: SigningKey, now: Date): SigningKeySet {
+export function rotatedKeys<K extends KeyIdentity>(set: SigningKeySet<K>, fresh: K, now: Date): SigningKeySet<K> {
   return { current: fresh, previous: { ...set.current, retires_at: new Date(now.getTime() + KEY_ROTATION_OVERLAP_MS).toISOString() } };
 }
 
-const publicJwk = (key: Pick<SigningKey, 'kid' | 'public_key'>): PublicJwk => ({
+const publicJwk = (key: Pick<KeyIdentity, 'kid' | 'public_key'>): PublicJwk => ({
   kty: 'OKP',
   crv: 'Ed25519',
   x: key.public_key,
@@ -51,7 +55,7 @@ const publicJwk = (key: Pick<SigningKey, 'kid' | 'public_key'>): PublicJwk => ({
 });
 
 /** The JWKS document of an account: its live keys, or none before it has any. */
-export const jwksOf = (set: SigningKeySet | undefined, now: Date): { keys: PublicJwk[] } => ({
+export const jwksOf = (set: SigningKeySet<KeyIdentity> | undefined, now: Date): { keys: PublicJwk[] } => ({
   keys: set === undefined ? [] : liveKeys(set, now).map(publicJwk),
 });
 

@@ -33,6 +33,8 @@ const configSchema = z.object({
     successStampSeconds: z.number(),
   }),
   exportFunctionName: z.optional(z.string()),
+  /** Set on the functions that make or use Ed25519 keys (ENV.signingKeysKmsKey). */
+  signingKeysKmsKey: z.optional(z.string()),
   replayLeaseSeconds: z.number().check(z.gte(1)),
   missingEventGraceSeconds: z.number().check(z.gte(0)),
   maxFanout: z.int().check(z.gte(1)),
@@ -80,6 +82,7 @@ export function config(): Config {
       maxCooldownSeconds: Math.max(DEFAULT_BREAKER.maxCooldownSeconds, numberOr(process.env[ENV.breakerCooldownSeconds], 0)),
     },
     exportFunctionName: process.env[ENV.exportFunctionName] || undefined,
+    signingKeysKmsKey: process.env[ENV.signingKeysKmsKey] || undefined,
     replayLeaseSeconds: numberOr(process.env[ENV.replayLeaseSeconds], 120),
     missingEventGraceSeconds: numberOr(process.env[ENV.missingEventGraceSeconds], MISSING_EVENT_GRACE_SECONDS),
     maxFanout: numberOr(process.env[ENV.maxFanout], DEFAULT_MAX_FANOUT),

@@ -110,6 +110,8 @@ export const ENV = {
   /** How long a newly opened breaker holds a destination's deliveries before the first probe. */
   breakerCooldownSeconds: 'HOOKGATE_BREAKER_COOLDOWN_SECONDS',
   exportFunctionName: 'EXPORT_FUNCTION_NAME',
+  /** The KMS key (ARN) accounts' Ed25519 private keys are sealed with: the api function encrypts, the deliver function decrypts. */
+  signingKeysKmsKey: 'HOOKGATE_SIGNING_KEYS_KMS_KEY',
   /** How long a delivery task's first message waits for its event to be written before it is dropped. */
   missingEventGraceSeconds: 'HOOKGATE_MISSING_EVENT_GRACE_SECONDS',
   /** How many destinations one event may reach (lambdas/domain/delivery-plan.ts DEFAULT_MAX_FANOUT). */

@@ -3,10 +3,13 @@ import type { SigningKeySet } from '../domain/signing-keys';
 import { defineEntity } from '../store/entity';
 import { accountPartition } from '../store/keys';
 import { getItem, putItem } from '../store/table';
+import type { SealedSigningKey } from './sealing';
 
-const signingKey = z.object({ kid: z.string(), public_key: z.string(), private_key: z.string(), created_at: z.string() });
+export type SealedKeySet = SigningKeySet<SealedSigningKey>;
 
-/** An account's Ed25519 keys as stored; `version` counts rotations, so two at once cannot both win. */
+const signingKey = z.object({ kid: z.string(), public_key: z.string(), sealed_private_key: z.string(), created_at: z.string() });
+
+/** An account's Ed25519 keys as stored, private halves sealed (./sealing.ts); `version` counts rotations, so two at once cannot both win. */
 const signingKeysRecord = z.object({
   account_id: z.string(),
   current: signingKey,
@@ -24,16 +27,16 @@ const signingKeysEntity = defineEntity({
 });
 
 /** `consistent: false` for readers a just-made rotation may miss for a moment (a try still signs with a key the JWKS lists). */
-export function findSigningKeys(accountId: string, consistent = true): Promise<(SigningKeySet & { version: number }) | undefined> {
+export function findSigningKeys(accountId: string, consistent = true): Promise<(SealedKeySet & { version: number }) | undefined> {
   return getItem(signingKeysEntity.key(accountId), signingKeysEntity.schema, consistent);
 }
 
 /** The account's first keys; false when it already had some (a concurrent first use). */
-export const insertSigningKeys = (accountId: string, set: SigningKeySet): Promise<boolean> =>
+export const insertSigningKeys = (accountId: string, set: SealedKeySet): Promise<boolean> =>
   signingKeysEntity.create({ account_id: accountId, ...set, version: 1 });
 
 /** Replaces the keys read at `version`; false when another rotation came first. */
-export const replaceSigningKeys = (accountId: string, set: SigningKeySet, version: number): Promise<boolean> =>
+export const replaceSigningKeys = (accountId: string, set: SealedKeySet, version: number): Promise<boolean> =>
   putItem(signingKeysEntity.item({ account_id: accountId, ...set, version: version + 1 }), {
     expression: '#version = :version',
     values: { ':version': version },

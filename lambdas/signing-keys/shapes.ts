@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { liveKeys, type SigningKeySet } from '../domain/signing-keys';
+import { liveKeys, type KeyIdentity, type SigningKeySet } from '../domain/signing-keys';
 import { at, ids } from '../api/examples';
 import { named } from '../api/schemas';
 
@@ -40,7 +40,7 @@ export const jwksDocument = named(
   }),
 );
 
-export const presentSigningKeys = (set: SigningKeySet, jwksUrl: string, now: Date): SigningKeysResponse => ({
+export const presentSigningKeys = (set: SigningKeySet<KeyIdentity>, jwksUrl: string, now: Date): SigningKeysResponse => ({
   jwks_url: jwksUrl,
   keys: liveKeys(set, now).map((key) => ({
     kid: key.kid,

@@ -17,6 +17,7 @@ const DENIALS: Readonly<Record<string, { name: string; status: number }>> = {
   EventBridge: { name: 'AccessDeniedException', status: 400 },
   SNS: { name: 'AuthorizationError', status: 403 },
   Kinesis: { name: 'AccessDeniedException', status: 400 },
+  KMS: { name: 'AccessDeniedException', status: 400 },
 };
 
 class LocalAccessDenied extends Error {

@@ -58,6 +58,16 @@ const lambdaFunction = (input: Input, site: CallSite): string => {
   return name.startsWith('arn:') ? name : `arn:aws:lambda:${site.region}:${site.account}:function:${name}`;
 };
 
+/** A KMS call is authorised on the key it names (an ARN, or an id in the caller's account and region); its encryption context is in the request's condition keys. */
+const onKey = (action: string): Mapper => one(
+  `kms:${action}`,
+  (input, site) => {
+    const key = str(input, 'KeyId');
+    return key.startsWith('arn:') ? key : `arn:aws:kms:${site.region}:${site.account}:key/${key}`;
+  },
+  (input) => Object.fromEntries(Object.entries((input.EncryptionContext ?? {}) as Record<string, string>).map(([k, v]) => [`kms:EncryptionContext:${k}`, v])),
+);
+
 /**
  * The IAM actions and resources of every call the functions make, by the client's service id and the
  * command's name (DynamoDB's document client commands under their own names). A call missing here is
@@ -150,6 +160,10 @@ const CALLS: Readonly<Record<string, Readonly<Record<string, Mapper>>>> = {
   },
   SNS: {
     Publish: one('sns:Publish', (input) => str(input, 'TopicArn')),
+  },
+  KMS: {
+    Encrypt: onKey('Encrypt'),
+    Decrypt: onKey('Decrypt'),
   },
   Kinesis: {
     PutRecord: one('kinesis:PutRecord', (input, site) =>

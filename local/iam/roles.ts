@@ -27,7 +27,7 @@ export interface SynthesisedStacks {
   readonly stateful: Template;
   readonly service: ServiceTemplate;
   /** Logical ids in the stateful template. */
-  readonly statefulIds: { table: string; deliveryQueue: string; deliveryDlq: string; payloadBucket: string; exportBucket: string };
+  readonly statefulIds: { table: string; deliveryQueue: string; deliveryDlq: string; payloadBucket: string; exportBucket: string; signingKeysKey: string };
 }
 
 interface Template {
@@ -45,6 +45,8 @@ export interface LocalNames {
   readonly deliveryDlqUrl: string;
   readonly payloadBucket: string;
   readonly exportBucket: string;
+  /** The local KMS key (local/kms.ts) that stands in for the stateful stack's signing keys key. */
+  readonly signingKeysKeyArn: string;
 }
 
 /** The service of the ARN a reference the runtime does not emulate resolves to: it matches no request. */
@@ -129,6 +131,7 @@ export async function synthesiseInProcess(awsDestinationTargets: readonly string
       deliveryDlq: id(stateful.deliveryDlq),
       payloadBucket: id(stateful.payloadBucket),
       exportBucket: id(stateful.exportBucket),
+      signingKeysKey: id(stateful.signingKeysKey),
     },
   };
 }
@@ -150,6 +153,7 @@ export function localIam(stacks: SynthesisedStacks, names: LocalNames): LocalIam
     [ids.deliveryDlq]: { Ref: names.deliveryDlqUrl, Arn: `arn:aws:sqs:${region}:${account}:${queueName(names.deliveryDlqUrl)}`, QueueName: queueName(names.deliveryDlqUrl) },
     [ids.payloadBucket]: { Ref: names.payloadBucket, Arn: `arn:aws:s3:::${names.payloadBucket}` },
     [ids.exportBucket]: { Ref: names.exportBucket, Arn: `arn:aws:s3:::${names.exportBucket}` },
+    [ids.signingKeysKey]: { Ref: names.signingKeysKeyArn.split('/').at(-1) ?? names.signingKeysKeyArn, Arn: names.signingKeysKeyArn },
   };
   const service = stacks.service.Resources;
   const functions = Object.entries(service).filter(([, r]) => r.Type === 'AWS::Lambda::Function');

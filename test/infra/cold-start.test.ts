@@ -52,10 +52,10 @@ describe('what a cold start loads', () => {
     expect(builtinsAtStart.has('node:http')).toBe(false);
   });
 
-  it('deliver: the clients of AWS destination types (and of hookgate listen) wait for a delivery of their type', async () => {
+  it('deliver: the clients of AWS destination types (and of hookgate listen, and KMS for Ed25519 keys) wait for a delivery of their type', async () => {
     const { atStart, all } = await startSet('deliver');
     const clients = (files: Set<string>, service: string) => [...files].filter((file) => file.includes(`@aws-sdk/client-${service}/`)).length;
-    for (const service of ['sns', 'eventbridge', 'kinesis', 'lambda', 's3', 'apigatewaymanagementapi']) {
+    for (const service of ['sns', 'eventbridge', 'kinesis', 'lambda', 's3', 'apigatewaymanagementapi', 'kms']) {
       expect(clients(all, service), service).toBeGreaterThan(0);
       expect(clients(atStart, service), service).toBe(0);
     }

@@ -127,10 +127,17 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
     },
     // No account may use the deliver role's own grants unless context awsOwnRoleAccounts lists it.
     [ENV.ownRoleAccounts]: '',
+    [ENV.signingKeysKmsKey]: inService(stacks.stateful.signingKeysKey.keyArn),
   },
   ingest: { [ENV.serviceName]: 'hookgate-ingest' },
   // Its account share: 25% of the mapping's 100 batches.
-  deliver: { [ENV.serviceName]: 'hookgate-deliver', [ENV.listenEndpoint]: listenStageUrl('https'), [ENV.ownRoleAccounts]: '', [ENV.accountTries]: '25' },
+  deliver: {
+    [ENV.serviceName]: 'hookgate-deliver',
+    [ENV.listenEndpoint]: listenStageUrl('https'),
+    [ENV.ownRoleAccounts]: '',
+    [ENV.accountTries]: '25',
+    [ENV.signingKeysKmsKey]: inService(stacks.stateful.signingKeysKey.keyArn),
+  },
   listen: { [ENV.serviceName]: 'hookgate-listen' },
   export: { [ENV.serviceName]: 'hookgate-export' },
   sweeper: { [ENV.serviceName]: 'hookgate-sweeper', [ENV.deliveryDlqUrl]: inService(stacks.stateful.deliveryDlq.queueUrl) },
@@ -463,6 +470,16 @@ describe('AWS destination targets (context awsDestinationTargets)', () => {
   );
 });
 
+describe('signing keys KMS key', () => {
+  it('the api function (makes and rotates keys) may only encrypt with it, the deliver function (signs) only decrypt, no other function either', () => {
+    const uses = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, actionsFor(functionsById()[name], 'kms:')]));
+    expect(uses).toEqual({ api: ['kms:Encrypt'], ingest: [], deliver: ['kms:Decrypt'], export: [], sweeper: [], domainProvisioner: [], listen: [] });
+    for (const name of ['api', 'deliver'] as const) expect(resourcesFor(functionsById()[name], 'kms:')).toEqual([inService(stacks.stateful.signingKeysKey.keyArn)]);
+    expect(canDo(functionsById().api, 'kms:Decrypt')).toBe(false);
+    expect(canDo(functionsById().deliver, 'kms:Encrypt')).toBe(false);
+  });
+});
+
 describe('delivery worker', () => {
   it('consumes the delivery queue in batches of 10, reporting failures per item, without waiting to fill a batch', () => {
     const mappings = Object.values(template.findResources('AWS::Lambda::EventSourceMapping'));
@@ -784,9 +801,9 @@ describe('function permissions', () => {
   });
 
   it.each([
-    ['api', 'logs|xray|dynamodb|sqs|s3|lambda'],
+    ['api', 'logs|xray|dynamodb|sqs|s3|lambda|kms'],
     ['ingest', 'logs|xray|dynamodb|sqs|s3'],
-    ['deliver', 'logs|xray|dynamodb|sqs|s3'],
+    ['deliver', 'logs|xray|dynamodb|sqs|s3|kms'],
     ['export', 'logs|xray|dynamodb|sqs|s3'],
     ['sweeper', 'logs|xray|dynamodb|sqs|s3'],
     ['domainProvisioner', 'logs|xray|dynamodb'],

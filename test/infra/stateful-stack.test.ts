@@ -203,6 +203,15 @@ describe('delivery queues', () => {
   });
 });
 
+describe('signing keys KMS key', () => {
+  it('is the stack’s only KMS key: symmetric, rotated yearly, kept when the stack is deleted (the table’s keys are sealed with it)', () => {
+    template.resourceCountIs('AWS::KMS::Key', 1);
+    const key = template.toJSON().Resources[logicalId(stack.signingKeysKey)];
+    expect(key).toMatchObject({ Type: 'AWS::KMS::Key', DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: { EnableKeyRotation: true } });
+    expect(key.Properties.KeySpec ?? 'SYMMETRIC_DEFAULT').toBe('SYMMETRIC_DEFAULT');
+  });
+});
+
 describe('buckets', () => {
   const buckets = [
     ['payloads', () => stack.payloadBucket],

@@ -1,10 +1,14 @@
-import { createPublicKey, verify } from 'node:crypto';
+import { createPrivateKey, createPublicKey, verify } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { verifyWebhook, verifyWebhookWithJwks } from '../../clients/typescript/src/index';
 import { findSigningKeys } from '../../lambdas/signing-keys';
+import { openSigningKey } from '../../lambdas/signing-keys/sealing';
+import { documentClient } from '../../lambdas/store/client';
+import { readCallCounts } from '../../local/call-counts';
 import { bootGatewayWithSink } from '../fixtures/gateway';
 import { createAccount, typedClient, type Call, type CallResult } from '../fixtures/http-client';
 import type { ReceivedRequest, Sink } from '../fixtures/sink';
@@ -31,7 +35,7 @@ beforeAll(async () => {
   dnsFile = join(dnsDir, 'txt.json');
   await publishTxt({});
   // The retention sweeper must not run while the clock is moved a day on.
-  env = await bootGatewayWithSink({ HOOKGATE_DNS_TXT_OVERRIDES: dnsFile, SCHEDULER_RETENTION_INTERVAL: '3600' });
+  env = await bootGatewayWithSink({ HOOKGATE_DNS_TXT_OVERRIDES: dnsFile, SCHEDULER_RETENTION_INTERVAL: '3600', HOOKGATE_LOCAL_CALL_COUNTS: '1' });
   ({ sink } = env);
   call = async (method, path, options) => {
     const res: CallResult = await env.call(method, path, options);
@@ -187,16 +191,47 @@ describe('ed25519 signatures', () => {
     expect(session.json.data.jwks_url).toBe(jwksUrl);
   });
 
-  it('never answers a private key', async () => {
+  it('stores no private key in clear, only KMS ciphertexts bound to the account and the key, and never answers one', async () => {
     const { key, accountId } = await account('private');
     const destination = await call('POST', '/v1/destinations', { key, body: { name: 'p', url: `${sink.url}/p`, signature_scheme: 'ed25519' } });
     expect(destination.status).toBe(201);
     await call('POST', '/v1/signing-keys/rotate', { key });
     await call('GET', `/v1/destinations/${destination.json.data.id}`, { key });
     await call('GET', '/v1/account', { key });
+
+    const item = (await documentClient().send(new GetCommand({ TableName: env.gateway.resources.tableName, Key: { pk: `ACCT#${accountId}`, sk: 'SIGNING_KEYS' }, ConsistentRead: true }))).Item;
     const stored = await findSigningKeys(accountId);
-    const privateKeys = [stored?.current.private_key, stored?.previous?.private_key];
-    expect(privateKeys.every((d) => typeof d === 'string' && d.length === 43)).toBe(true);
-    for (const answer of answers) for (const d of privateKeys) expect(answer).not.toContain(d);
+    if (!item || !stored?.previous) throw new Error('no rotated signing keys stored');
+    expect(Object.keys(item.current).sort()).toEqual(['created_at', 'kid', 'public_key', 'sealed_private_key']);
+    // Opened as the operator would (the local KMS key of this data dir): each is the key pair its `x` names.
+    const opened = await Promise.all([stored.current, stored.previous].map((sealed) => openSigningKey(accountId, sealed)));
+    for (const pair of opened) {
+      const fromD = createPublicKey(createPrivateKey({ key: { kty: 'OKP', crv: 'Ed25519', x: pair.public_key, d: pair.private_key }, format: 'jwk' }));
+      expect(fromD.export({ format: 'jwk' }).x).toBe(pair.public_key);
+      const d = Buffer.from(pair.private_key, 'base64url');
+      for (const encoding of ['base64url', 'base64', 'hex'] as const) expect(JSON.stringify(item)).not.toContain(d.toString(encoding).replace(/=+$/, ''));
+      for (const answer of answers) expect(answer).not.toContain(pair.private_key);
+    }
+    // A ciphertext moved to another account's item, or to another key's place, does not decrypt.
+    const other = await account('private-other');
+    await expect(openSigningKey(other.accountId, stored.current)).rejects.toMatchObject({ name: 'InvalidCiphertextException' });
+    await expect(openSigningKey(accountId, { ...stored.current, kid: stored.previous.kid })).rejects.toMatchObject({ name: 'InvalidCiphertextException' });
   });
+
+  it('the deliver function decrypts a key once per container: the first try with each kid, never again', async () => {
+    const { key, accountId } = await account('decrypts');
+    const hookgate = typedClient(env.call, key);
+    const destination = await hookgate.destinations.create({ name: 'dec', url: `${sink.url}/dec`, signature_scheme: 'ed25519' });
+    await hookgate.routes.create({ destination_id: destination.id, event_type_pattern: 'dec.*' });
+    const kmsCalls = async () =>
+      Object.fromEntries((await readCallCounts(['main'])).filter((c) => c.service === 'kms' && c.account === accountId).map((c) => [`${c.thread}:${c.op}`, c.requests]));
+
+    for (const type of ['dec.one', 'dec.two', 'dec.three']) await deliverOne(key, '/dec', type);
+    expect(await kmsCalls()).toEqual({ 'main:Encrypt': 1, 'main:Decrypt': 1 });
+    await call('POST', '/v1/signing-keys/rotate', { key });
+    for (const type of ['dec.four', 'dec.five']) await deliverOne(key, '/dec', type);
+    // Both keys sign now; only the new one was not yet decrypted.
+    expect(await kmsCalls()).toEqual({ 'main:Encrypt': 2, 'main:Decrypt': 2 });
+  });
+
 });

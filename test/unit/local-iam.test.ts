@@ -58,6 +58,8 @@ describe('what AWS authorises for each call', () => {
     ['ApiGatewayManagementApi', 'DeleteConnectionCommand', { ConnectionId: 'c1' }, [{ action: 'execute-api:ManageConnections', resource: `arn:aws:execute-api:us-east-1:${ACCOUNT}:abc123/live/DELETE/@connections/c1` }]],
     ['ApiGatewayV2', 'DeleteApiMappingCommand', { DomainName: 'hooks.example.com', ApiMappingId: 'm1' }, [{ action: 'apigateway:DELETE', resource: 'arn:aws:apigateway:us-east-1::/domainnames/hooks.example.com/apimappings/m1' }]],
     ['Lambda', 'InvokeCommand', { FunctionName: 'hookgate-export' }, [{ action: 'lambda:InvokeFunction', resource: `arn:aws:lambda:us-east-1:${ACCOUNT}:function:hookgate-export` }]],
+    ['KMS', 'DecryptCommand', { KeyId: 'k-1', CiphertextBlob: new Uint8Array(1), EncryptionContext: { account_id: 'a' } }, [{ action: 'kms:Decrypt', resource: `arn:aws:kms:us-east-1:${ACCOUNT}:key/k-1`, context: { 'kms:EncryptionContext:account_id': 'a' } }]],
+    ['KMS', 'EncryptCommand', { KeyId: 'arn:aws:kms:eu-west-1:1:key/k-2' }, [{ action: 'kms:Encrypt', resource: 'arn:aws:kms:eu-west-1:1:key/k-2', context: {} }]],
     ['EventBridge', 'PutEventsCommand', { Entries: [{}, { EventBusName: 'arn:aws:events:eu-west-1:1:event-bus/b' }] }, [{ action: 'events:PutEvents', resource: `arn:aws:events:us-east-1:${ACCOUNT}:event-bus/default` }, { action: 'events:PutEvents', resource: 'arn:aws:events:eu-west-1:1:event-bus/b' }]],
   ];
   it.each(cases)('%s %s', (service, command, input, requests) => {
@@ -78,6 +80,7 @@ describe('the functions’ roles, from the synthesised stack', () => {
     deliveryDlqUrl: 'http://127.0.0.1:1/000000000000/hookgate-deliveries-dlq',
     payloadBucket: 'payloads',
     exportBucket: 'exports',
+    signingKeysKeyArn: 'arn:aws:kms:us-east-1:000000000000:key/1234abcd-12ab-34cd-56ef-1234567890ab',
   };
   const site = (iam: LocalIam): CallSite => ({ region: iam.region, account: iam.account, listenApi: iam.listenApi });
   const decide = (iam: LocalIam, fn: string, service: string, command: string, input: Record<string, unknown>) =>
@@ -112,13 +115,24 @@ describe('the functions’ roles, from the synthesised stack', () => {
     expect(decide(iam, 'hookgate-api', 'Lambda', 'InvokeCommand', { FunctionName: 'hookgate-sweeper' })).toEqual(['implicitly-denied']);
   });
 
+  it('the signing keys KMS key: the api function encrypts only, the deliver function decrypts only, no other function either', () => {
+    const use = (fn: string, command: 'EncryptCommand' | 'DecryptCommand') => decide(iam, fn, 'KMS', command, { KeyId: names.signingKeysKeyArn, EncryptionContext: { account_id: 'a', kid: 'k' } })[0];
+    const grants = Object.keys(iam.roles).map((fn) => [fn, use(fn, 'EncryptCommand'), use(fn, 'DecryptCommand')]);
+    expect(grants.filter(([, encrypt, decrypt]) => encrypt === 'allowed' || decrypt === 'allowed')).toEqual([
+      ['hookgate-api', 'allowed', 'implicitly-denied'],
+      ['hookgate-deliver', 'implicitly-denied', 'allowed'],
+    ]);
+    // Another key of the account is not the grant's.
+    expect(decide(iam, 'hookgate-deliver', 'KMS', 'DecryptCommand', { KeyId: 'arn:aws:kms:us-east-1:000000000000:key/other' })).toEqual(['implicitly-denied']);
+  });
+
   it('refuses a reference it cannot resolve where it would fail open: in a Deny', () => {
     const fn = { Type: 'AWS::Lambda::Function', Properties: { Role: { 'Fn::GetAtt': ['Role', 'Arn'] }, Environment: { Variables: { POWERTOOLS_SERVICE_NAME: 'hookgate-api' } } } };
     const policy = (statement: Record<string, unknown>) => ({ Type: 'AWS::IAM::Policy', Properties: { Roles: [{ Ref: 'Role' }], PolicyDocument: { Statement: [statement] } } });
     const stacks = (statement: Record<string, unknown>) => ({
       stateful: { Resources: {} },
       service: { Resources: { Fn: fn, Role: { Type: 'AWS::IAM::Role' }, Policy: policy(statement) } },
-      statefulIds: { table: 'T', deliveryQueue: 'Q', deliveryDlq: 'D', payloadBucket: 'P', exportBucket: 'E' },
+      statefulIds: { table: 'T', deliveryQueue: 'Q', deliveryDlq: 'D', payloadBucket: 'P', exportBucket: 'E', signingKeysKey: 'K' },
     });
     const elsewhere = { 'Fn::GetAtt': ['SomethingElse', 'Arn'] };
     expect(() => localIam(stacks({ Effect: 'Deny', Action: 's3:*', Resource: elsewhere }), names)).toThrow(/cannot resolve a reference/);
