@@ -42,8 +42,8 @@ const sameSecret = (a: string, b: string): boolean => {
 };
 
 /**
- * Whether an answer's body gives the challenge back: `{"challenge": "…"}`, the JSON string, or the
- * bare challenge (surrounding whitespace aside). Anything else, however close, is not proof.
+ * Whether an answer's body gives the challenge back: `{"challenge": "…"}` and nothing else, the JSON
+ * string, or the bare challenge (surrounding whitespace aside). Anything else, however close, is not proof.
  */
 export function echoesChallenge(body: string, challenge: string): boolean {
   const text = body.trim();
@@ -55,7 +55,9 @@ export function echoesChallenge(body: string, challenge: string): boolean {
     return false;
   }
   if (typeof parsed === 'string') return sameSecret(parsed, challenge);
-  if (parsed !== null && typeof parsed === 'object' && 'challenge' in parsed) {
+  // Only the challenge: an endpoint that answers with what it was sent (an echo service, a third
+  // party's "create" API) gives back the whole challenge event, and that proves nothing.
+  if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) && Object.keys(parsed).length === 1 && 'challenge' in parsed) {
     const echoed = (parsed as { challenge: unknown }).challenge;
     return typeof echoed === 'string' && sameSecret(echoed, challenge);
   }

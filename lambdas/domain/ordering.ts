@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { heldDelivery } from './delivery-phases';
 import { isTerminalDelivery } from './event-status';
 import type { DeliveryState } from './progress';
@@ -18,6 +19,19 @@ export const ORDERING_KEY_MAX = 128;
 
 /** Letters, marks, digits, punctuation and symbols: no spaces, no control or invisible characters. */
 const VISIBLE = /^[\p{L}\p{M}\p{N}\p{P}\p{S}]+$/u;
+
+/** What SQS and SNS take as a FIFO `MessageGroupId`: 1-128 ASCII letters, digits and punctuation. */
+const FIFO_GROUP = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * A FIFO target's message group for a try: the event's ordering key as it is when the services take
+ * it, else a digest of it (a key may be any visible Unicode, which they refuse, and every try of such
+ * an event would fail); the destination when the event has no key.
+ */
+export function fifoMessageGroup(orderingKey: string | null | undefined, destinationId: string): string {
+  if (!orderingKey) return destinationId;
+  return FIFO_GROUP.test(orderingKey) ? orderingKey : `k_${createHash('sha256').update(orderingKey, 'utf8').digest('base64url')}`;
+}
 
 /** Why a string is no ordering key (1-128 visible characters, counted as code points), or undefined when it is one. */
 export function orderingKeyIssue(key: string, field = 'ordering_key'): string | undefined {

@@ -27,8 +27,15 @@ function placeOf(event: Lined, destinationId: string): LinePlace | undefined {
 export async function joinLines(event: Pick<EventRecord, 'account_id' | 'id' | 'received_at' | 'retention_days'>, key: string, destinations: readonly string[]): Promise<Record<string, number>> {
   const expiresAt = sideItemExpiresAt(event.received_at, event.retention_days);
   const joinedAt = Date.now();
-  const places = await Promise.all(destinations.map((destinationId) => joinLine(event.account_id, destinationId, key, event.id, joinedAt, expiresAt)));
-  return Object.fromEntries(destinations.map((destinationId, i) => [destinationId, places[i] as number]));
+  const joined = await Promise.allSettled(destinations.map((destinationId) => joinLine(event.account_id, destinationId, key, event.id, joinedAt, expiresAt)));
+  const places = Object.fromEntries(joined.flatMap((result, i) => (result.status === 'fulfilled' ? [[destinations[i] as string, result.value]] : [])));
+  const failed = joined.find((result) => result.status === 'rejected');
+  if (failed) {
+    // The accept fails and records no place: the ones taken must go now, or each would block its key.
+    await leaveLines({ account_id: event.account_id, id: event.id, ordering_key: key, lines: places });
+    throw failed.reason;
+  }
+  return places;
 }
 
 /** Gives up the places of an event that was not accepted after all (best effort: see `unwrittenHead` for a place left behind). */

@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { lineVerdict, linesToJoin, orderedWait, orderingKeyAt, orderingKeyIssue, unwrittenHead, type OrderingMode } from '../../lambdas/domain/ordering';
+import { fifoMessageGroup, lineVerdict, linesToJoin, orderedWait, orderingKeyAt, orderingKeyIssue, unwrittenHead, type OrderingMode } from '../../lambdas/domain/ordering';
 import { pointerTokens } from '../../lambdas/domain/json-pointer';
 import type { DeliveryState } from '../../lambdas/domain/progress';
 import { deliveryState } from '../fixtures/records';
@@ -20,6 +21,23 @@ describe('orderingKeyIssue', () => {
     ['a\u200bb', 'ordering_key must be visible characters only (no spaces or control characters)'],
   ])('%j → %s', (key, issue) => {
     expect(orderingKeyIssue(key)).toBe(issue);
+  });
+});
+
+describe('fifoMessageGroup', () => {
+  const digest = (key: string) => `k_${createHash('sha256').update(key, 'utf8').digest('base64url')}`;
+  it.each<[string, string | null, string]>([
+    ['no key: the destination', null, 'dest-1'],
+    ['an ASCII key as it is', 'cus_42', 'cus_42'],
+    ['ASCII punctuation kept', 'order#7/line~1', 'order#7/line~1'],
+    ['a key of 128 ASCII characters as it is', 'k'.repeat(128), 'k'.repeat(128)],
+    ['a non-ASCII key as its digest (the services refuse it)', 'café', digest('café')],
+    ['a Japanese key as its digest', 'ユーザー42', digest('ユーザー42')],
+  ])('%s', (_label, key, group) => expect(fifoMessageGroup(key, 'dest-1')).toBe(group));
+
+  it('gives two keys two groups and a digest the services take', () => {
+    expect(fifoMessageGroup('café', 'd')).not.toBe(fifoMessageGroup('cafe\u0301', 'd'));
+    expect(fifoMessageGroup('ユーザー42', 'd')).toMatch(/^[\x21-\x7e]{1,128}$/);
   });
 });
 

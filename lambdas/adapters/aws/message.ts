@@ -1,5 +1,6 @@
 import { attributedMessageBytes, messageAttributes, messageText } from '../../domain/aws-messages';
 import { AWS_MESSAGE_LIMITS, isFifo, type AwsDestinationType, type AwsTarget } from '../../domain/aws-targets';
+import { fifoMessageGroup } from '../../domain/ordering';
 import type { AwsCredentials } from '../aws-credentials';
 
 /** One try as a service's module gets it. */
@@ -60,6 +61,6 @@ export function attributedMessage(target: Extract<AwsTarget, { type: 'aws_sqs' |
   return {
     text: text.text,
     MessageAttributes: Object.fromEntries(Object.entries(attributes).map(([name, value]) => [name, { DataType: 'String', StringValue: value }])),
-    ...(isFifo(target) && { MessageGroupId: message.orderingKey || message.destinationId, MessageDeduplicationId: message.eventId }),
+    ...(isFifo(target) && { MessageGroupId: fifoMessageGroup(message.orderingKey, message.destinationId), MessageDeduplicationId: message.eventId }),
   };
 }
