@@ -616,6 +616,9 @@ export async function planEventErasure(accountId: string, eventId: string): Prom
  * write cannot put a body back.
  */
 export async function eraseEventParts(accountId: string, eventId: string, deleteObject: (key: string) => Promise<void>): Promise<void> {
+  // Marked first: a delivery that reads the event from here on ends untried (payload_erased) instead of
+  // sending the body this is about to empty, signed and recorded as delivered.
+  await changeEvent(accountId, eventId, (current) => (current.payload_erased ? undefined : { ...current, payload_erased: true }));
   const items = await readEventPartition(accountId, eventId);
   const { body } = partsOf(items);
   if (body?.body_ref) await deleteObject(body.body_ref);
@@ -632,9 +635,9 @@ export async function eraseEventParts(accountId: string, eventId: string, delete
   }
   for (const item of items.filter((item) => eventItemKind(item) === 'delivery')) await eraseDeliveryFirstAttempt({ pk: String(item.pk), sk: String(item.sk) });
   await changeEvent(accountId, eventId, (current) =>
-    current.payload_erased
-      ? undefined
-      : { ...current, payload_erased: true, ...(current.first_attempts && { first_attempts: current.first_attempts.map((a) => erasedAttempt(a).attempt) }) },
+    current.first_attempts?.some((attempt) => erasedAttempt(attempt).erased)
+      ? { ...current, first_attempts: current.first_attempts.map((attempt) => erasedAttempt(attempt).attempt) }
+      : undefined,
   );
 }
 
