@@ -3,7 +3,7 @@ import { sideItemExpiresAt } from '../domain/retention';
 import { enqueueDeliveries } from '../adapters/delivery-queue';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
-import { joinLine, leaveLine, lineHead, type LinePlace } from '../store/ordering-lines';
+import { joinLine, leaveLine, lineFront, lineHead, type LinePlace } from '../store/ordering-lines';
 import { findEvent, type EventRecord } from '../events/record';
 
 /**
@@ -68,12 +68,32 @@ export async function lineCheck(event: Lined, destinationId: string, now: Date):
  * A lined delivery ended (delivered, dead-lettered, ended without a try): it leaves its line and the
  * next one's task is sent at once. Throws when either fails, so the task that ended it comes back
  * (its arrival finds the delivery ended and calls this again) until the release has been sent; a
- * release sent twice is a duplicate message the claim ignores.
+ * release sent twice is a duplicate message the claim ignores. A next place whose event is not
+ * written (an accept that died after joining) has no task to send: it is given up once it can no
+ * longer be written, and until then the delivery behind it is sent for when it will be, so its own
+ * check gives the place up then (or finds the event written, and waits behind it as any).
  */
-export async function releaseNext(event: Lined, destinationId: string): Promise<void> {
+export async function releaseNext(event: Lined, destinationId: string, now: Date = new Date()): Promise<void> {
   const place = placeOf(event, destinationId);
   if (!place) return;
   await leaveLine(place);
-  const next = await lineHead(place.accountId, destinationId, place.key);
-  if (next) await enqueueDeliveries([{ v: 1, account_id: place.accountId, event_id: next.eventId, destination_id: destinationId }], 0);
+  for (;;) {
+    const [next, after] = await lineFront(place.accountId, destinationId, place.key, 2);
+    if (!next) return;
+    if (await findEvent(place.accountId, next.eventId)) return sendTask(place.accountId, next.eventId, destinationId, 0);
+    const unwritten = unwrittenHead(next.joinedAt, now, config().missingEventGraceSeconds);
+    if (unwritten.kind === 'orphan') {
+      log.warn('ordering line place of an event never written given up', { account_id: place.accountId, destination_id: destinationId, event_id: next.eventId });
+      await leaveLine(next.place);
+      continue;
+    }
+    if (after) await sendTask(place.accountId, after.eventId, destinationId, Math.min(MAX_DELAY_SECONDS, Math.ceil((unwritten.at.getTime() - now.getTime()) / 1000)));
+    return;
+  }
 }
+
+/** SQS's longest message delay: a later recheck is made by the check itself (it waits again with `recheckAt`). */
+const MAX_DELAY_SECONDS = 900;
+
+const sendTask = (accountId: string, eventId: string, destinationId: string, delaySeconds: number) =>
+  enqueueDeliveries([{ v: 1, account_id: accountId, event_id: eventId, destination_id: destinationId }], delaySeconds);

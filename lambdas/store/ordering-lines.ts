@@ -58,18 +58,25 @@ export interface LineHead {
   joinedAt: number;
 }
 
-/** The head of a line, read consistently; undefined when the line is empty. */
-export async function lineHead(accountId: string, destinationId: string, key: string): Promise<LineHead | undefined> {
+/** The first `count` places of a line, head first, read consistently; empty when the line is. */
+export async function lineFront(accountId: string, destinationId: string, key: string, count: number): Promise<LineHead[]> {
   const { items } = await queryPage(
     {
       KeyConditionExpression: 'pk = :pk AND begins_with(sk, :places)',
       ExpressionAttributeValues: { ':pk': linePartition(accountId, destinationId, key), ':places': PLACE_PREFIX },
       ConsistentRead: true,
     },
-    { limit: 1 },
+    { limit: count },
   );
-  const head = items[0];
-  if (!head || typeof head.event_id !== 'string') return undefined;
-  const place = Number(String(head.sk).slice(PLACE_PREFIX.length));
-  return { eventId: head.event_id, place: { accountId, destinationId, key, place }, joinedAt: Number(head.joined_at ?? 0) };
+  return items
+    .filter((item) => typeof item.event_id === 'string')
+    .map((item) => ({
+      eventId: String(item.event_id),
+      place: { accountId, destinationId, key, place: Number(String(item.sk).slice(PLACE_PREFIX.length)) },
+      joinedAt: Number(item.joined_at ?? 0),
+    }));
 }
+
+/** The head of a line, read consistently; undefined when the line is empty. */
+export const lineHead = async (accountId: string, destinationId: string, key: string): Promise<LineHead | undefined> =>
+  (await lineFront(accountId, destinationId, key, 1))[0];

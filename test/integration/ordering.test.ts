@@ -243,4 +243,25 @@ describe('ordered delivery per key', () => {
     const delivered = await eventually(() => detail(key, o1), (d) => d.event.status === 'delivered', 4 * GRACE_SECONDS * 1000);
     expect(delivered.event.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1, waiting: null });
   });
+
+  it('releases past a place whose accept died behind the head: the delivery after it goes once that place is given up', async () => {
+    const path = '/ordered-orphan-behind';
+    const { key, accountId, destination } = await orderedDestination(call, path, [0, 1]);
+    let firstTries = 0;
+    sink.respondWith((request, res) => {
+      // The head's first try fails, so the dead accept's place joins behind it while it waits.
+      if (request.path === path && payloadOf(request).n === 1 && ++firstTries === 1) return res.writeHead(503).end('not yet');
+      res.writeHead(200).end('ok');
+    });
+    const p1 = await published(key, { test: 'orphan-behind', n: 1 }, 'p');
+    await eventually(() => detail(key, p1), (d) => d.event.deliveries[0]?.waiting?.reason === 'retry');
+    const orphan = newId();
+    await joinLine(accountId, destination.id, 'p', orphan, Date.now(), Math.floor(Date.now() / 1000) + 3600);
+    const p2 = await published(key, { test: 'orphan-behind', n: 2 }, 'p');
+    await eventually(() => detail(key, p1), (d) => d.event.status === 'delivered');
+    // p1's release found the dead accept's place next: p2 goes once that place is given up, not never.
+    const delivered = await eventually(() => detail(key, p2), (d) => d.event.status === 'delivered', 4 * GRACE_SECONDS * 1000);
+    expect(delivered.event.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1, waiting: null });
+    expect(sink.received.filter((r) => r.path === path).map((r) => payloadOf(r).n)).toEqual([1, 1, 2]);
+  });
 });
