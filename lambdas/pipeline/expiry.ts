@@ -1,4 +1,5 @@
 import { deliveriesToExpire, EXPIRED, expiredDelivery, lastTryOf } from '../domain/expiry';
+import { isTerminalDelivery } from '../domain/event-status';
 import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { log } from '../shared/log';
 import { recordDeliveryEnded } from '../shared/metrics';
@@ -33,12 +34,21 @@ export async function expireEvent(accountId: string, eventId: string, now: Date)
     const written = await changeDelivery(event, destinationId, (current) => expiredDelivery(current, now, LEASE_MS), stored);
     if (!written?.changed) continue;
     ended.push(destinationId);
+    // Released before the event settles: a release that throws leaves it unsettled, so the next pass comes back.
+    await releaseNext(event, destinationId);
     // Once per ended delivery, as every end does: a wide event counts its ends on a tally.
     if (await settleEventIfDone(event)) settled = true;
-    await releaseNext(event, destinationId);
   }
-  // Ending nothing, it may still settle: nothing planned, or a pass that ended them all stopped before settling.
-  if (ended.length === 0) return { ended: 0, settled: await settleEventIfDone(event) };
+  if (ended.length === 0) {
+    // A pass that ended a lined delivery may have stopped before its release was sent, and nothing else
+    // sends it: each ended one's release is made again (idempotent; a duplicate task is one the claim ignores).
+    for (const destinationId of Object.keys(event.lines ?? {})) {
+      const state = states[destinationId];
+      if (state && isTerminalDelivery(state.status)) await releaseNext(event, destinationId);
+    }
+    // Ending nothing, it may still settle: nothing planned, or a pass that ended them all stopped before settling.
+    return { ended: 0, settled: await settleEventIfDone(event) };
+  }
 
   for (const destinationId of ended) {
     recordDeliveryEnded(EXPIRED);
