@@ -71,8 +71,8 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
     return refused(invalid(`the delivery id header must be at most ${MAX_EXTERNAL_ID_LENGTH} characters`));
   }
 
-  // Parsed only for a source that orders its events: others never pay for it.
-  const parsed = source.ordering_key_pointer ? parseJsonPayload(request.body) : undefined;
+  // Parsed once, and only for a source that reads its events (an ordering key, a subject): others never pay for it.
+  const parsed = source.ordering_key_pointer || source.subject_pointer ? parseJsonPayload(request.body) : undefined;
   const result = await acceptEvent({
     accountId: source.account_id,
     direction: 'inbound',
@@ -86,7 +86,7 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
     headers: storedHeaders(request.headers),
     trace,
     createdBy: 'ingest',
-    ...(source.subject_pointer && (await subjectHashAt(source.account_id, request.body, source.subject_pointer))),
+    ...(parsed && source.subject_pointer && (await subjectHashAt(source.account_id, parsed.json, source.subject_pointer))),
     now,
   });
   if (!result.duplicate && result.beyondLimit.length > 0) {
@@ -97,9 +97,8 @@ export async function ingestWebhook(request: IncomingWebhook, now: Date): Promis
 }
 
 /** The event's subject, hashed, when its JSON payload has one at the source's pointer; nothing otherwise (never a refusal). */
-async function subjectHashAt(accountId: string, body: Buffer, pointer: string): Promise<{ subjectHash?: string }> {
-  const parsed = parseJsonPayload(body);
-  const subject = parsed && subjectAt(parsed.json, pointer);
+async function subjectHashAt(accountId: string, json: unknown, pointer: string): Promise<{ subjectHash?: string }> {
+  const subject = subjectAt(json, pointer);
   return subject === undefined ? {} : { subjectHash: await hashSubject(accountId, subject) };
 }
 

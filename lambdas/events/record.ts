@@ -610,9 +610,9 @@ export async function planEventErasure(accountId: string, eventId: string): Prom
 /**
  * Turns one event into a tombstone: its body item keeps its size-free facts (content type, trace)
  * without the bytes, the headers or their hash (a hash of a short payload gives the payload away);
- * every stored response body is emptied; the status item says `payload_erased`. The payload object,
- * if any, is deleted first and the status item written last, so a run that stops part-way is
- * repeated whole by the next. Versioned items are written under their version, so a worker's late
+ * every stored response body is emptied; the status item says `payload_erased`, written first so no
+ * try starts from an emptied body, and its first tries' bodies are emptied last, so a run that stops
+ * part-way is repeated whole by the next. Versioned items are written under their version, so a worker's late
  * write cannot put a body back.
  */
 export async function eraseEventParts(accountId: string, eventId: string, deleteObject: (key: string) => Promise<void>): Promise<void> {

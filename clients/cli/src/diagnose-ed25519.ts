@@ -1,5 +1,5 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
-import type { Diagnosis } from './diagnose.js';
+import { diagnosisOf, type Diagnosis } from './diagnose.js';
 
 /** A JWKS as `GET /.well-known/jwks/{account_id}.json` serves it; keys of other types are ignored. */
 export interface Jwks {
@@ -43,17 +43,7 @@ function timeFinding(timestamp: number, now: Date, tolerance: number): { finding
  */
 export function diagnoseEd25519(input: Ed25519Input): Diagnosis {
   const { headers, body, jwks, now, toleranceSeconds } = input;
-  const result = (reason: Diagnosis['reason'], findings: string[], rest: Partial<Diagnosis> = {}): Diagnosis => ({
-    valid: reason === null,
-    scheme: 'ed25519',
-    reason,
-    findings,
-    likely_cause: null,
-    timestamp: null,
-    signatures: 0,
-    tolerance_seconds: toleranceSeconds,
-    ...rest,
-  });
+  const result = diagnosisOf('ed25519', toleranceSeconds);
   const value = headers['webhook-signature'];
   if (!value) return result('malformed_header', ["There is no signature: pass --header 'webhook-signature: v1a,…'."]);
   const id = headers['webhook-id'];

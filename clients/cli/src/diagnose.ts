@@ -212,17 +212,10 @@ function describeTimestamp(timestamp: number, now: Date, tolerance: number): { f
   return { reason: null, finding: `It was signed at ${at}, ${age >= 0 ? `${age} s ago` : `${-age} s ahead`}, within the ${tolerance} s tolerance.` };
 }
 
-/**
- * Checks a delivery's signature as a consumer would, and says why it fails. What an HMAC can tell is
- * only "these exact bytes, signed with this key, give this signature" or not: a mismatch never says
- * whether the secret or the body (or a signed header value) differs. So this tries the usual accidents
- * (a line ending added to the body, JSON re-indented, a secret copied with a space or without its
- * prefix, the other scheme), and a variant that verifies is a fact; when none does, it says both are
- * possible and, separately, which one the inputs make more likely.
- */
-export function diagnose(input: VerifyInput, crossCheck = true): Diagnosis {
-  const { scheme, secret, headers, body, now, toleranceSeconds } = input;
-  const result = (reason: Reason | null, findings: string[], rest: Partial<Diagnosis> = {}): Diagnosis => ({
+/** A diagnosis of one scheme's check: valid exactly when there is no reason, nothing found until `rest` says. */
+export const diagnosisOf =
+  (scheme: Diagnosis['scheme'], toleranceSeconds: number) =>
+  (reason: Reason | null, findings: string[], rest: Partial<Diagnosis> = {}): Diagnosis => ({
     valid: reason === null,
     scheme,
     reason,
@@ -233,6 +226,18 @@ export function diagnose(input: VerifyInput, crossCheck = true): Diagnosis {
     tolerance_seconds: toleranceSeconds,
     ...rest,
   });
+
+/**
+ * Checks a delivery's signature as a consumer would, and says why it fails. What an HMAC can tell is
+ * only "these exact bytes, signed with this key, give this signature" or not: a mismatch never says
+ * whether the secret or the body (or a signed header value) differs. So this tries the usual accidents
+ * (a line ending added to the body, JSON re-indented, a secret copied with a space or without its
+ * prefix, the other scheme), and a variant that verifies is a fact; when none does, it says both are
+ * possible and, separately, which one the inputs make more likely.
+ */
+export function diagnose(input: VerifyInput, crossCheck = true): Diagnosis {
+  const { scheme, secret, headers, body, now, toleranceSeconds } = input;
+  const result = diagnosisOf(scheme, toleranceSeconds);
 
   const parsed = parse(scheme, headers);
   if ('problem' in parsed) {
