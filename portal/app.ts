@@ -11,7 +11,7 @@ import type {
 } from '../clients/typescript/src/generated';
 import { brandPalette } from '../lambdas/domain/brand-palette';
 import { SIGNATURE_SNIPPETS, STANDARD_WEBHOOKS_SNIPPETS } from './snippets';
-import { failureWords, healthWords, relativeTime, statusWords, verifyWords } from './words';
+import { failureWords, healthWords, heldWords, relativeTime, statusWords, verifyWords } from './words';
 
 /**
  * The consumer portal: a single page with no framework. Every value from the API is put in the page
@@ -633,6 +633,9 @@ async function endpointScreen(id: string) {
         h('dd', {}, ago(e.health.last_success_at)),
         h('dt', {}, 'Last failure'),
         h('dd', {}, ago(e.health.last_failure_at)),
+        // Held deliveries wait as long as what holds them lasts (retention never ends them): say how many, and for how long.
+        h('dt', {}, 'Waiting'),
+        h('dd', { id: 'held' }, heldWords(e.health.held), ...(e.health.oldest_held_since ? [', the oldest due ', ago(e.health.oldest_held_since)] : [])),
         h('dt', {}, 'Signature'),
         h('dd', {}, SCHEME_NAMES[e.signature_scheme]),
         // Set by the account, not the customer: shown so a customer sizing its receiver knows the most it gets at once.

@@ -59,6 +59,9 @@ export function relativeTime(then: number, now: number): { value: number; unit: 
   return { value: 0, unit: 'second' };
 }
 
+/** How many deliveries an endpoint holds back (paused, unverified, failing, at its limit), as a count a customer reads. */
+export const heldWords = (held: number): string => (held === 0 ? 'nothing waiting' : held === 1 ? '1 delivery waiting' : `${held} deliveries waiting`);
+
 /** A failure as the page met it: no answer at all, or the API's status and message. */
 export type Failure = { kind: 'network' } | { kind: 'http'; status: number; error?: string | undefined };
 

@@ -10,8 +10,9 @@ import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
 import { headerFacts, shownDeliveryHeaders } from '../domain/delivery-headers';
 import { subscribedTypes } from '../domain/portal';
 import { findBreaker, listBreakers, resetBreaker } from '../store/breakers';
-import { heldCount } from '../store/held-deliveries';
+import { heldCount, heldPage } from '../store/held-deliveries';
 import { sendReleaseBackstop, startRelease } from '../pipeline/held-deliveries';
+import { endHeldDeliveries } from '../pipeline/end-held';
 import { listEventTypes } from '../event-types/record';
 import { findConnection } from '../aws-connections/record';
 import { connectionUseRefusal } from '../domain/aws-connections';
@@ -54,16 +55,23 @@ export async function findManagedDestination(accountId: string, destinationId: s
   return destination && mayManage(actor, destination) ? destination : undefined;
 }
 
-/** A destination with its breaker and how many deliveries it holds: what the API and the portal show of it. */
+/** A destination with its breaker, how many deliveries it holds and since when the first waits: what the API and the portal show of it. */
 export interface ShownDestination {
   destination: DestinationRecord;
-  breaker: BreakerState & { held: number };
+  breaker: BreakerState & HeldSummary;
 }
 
-/** The breaker and the held count of one destination (two small reads, side by side). */
+interface HeldSummary {
+  held: number;
+  /** The due time of the delivery held longest (the oldest by the order they are released in); null when none is held. */
+  oldest_held_since: string | null;
+}
+
+/** The breaker and what one destination holds (small reads side by side; the oldest is read only when something is held). */
 async function healthOf(accountId: string, destinationId: string, known?: BreakerState): Promise<ShownDestination['breaker']> {
   const [breaker, held] = await Promise.all([known ?? findBreaker(accountId, destinationId), heldCount(accountId, destinationId)]);
-  return { ...breaker, held };
+  const oldest = held > 0 ? (await heldPage(accountId, destinationId, 1))[0] : undefined;
+  return { ...breaker, held, oldest_held_since: oldest?.due ?? null };
 }
 
 export const withHealth = async (destination: DestinationRecord): Promise<ShownDestination> => ({
@@ -260,6 +268,21 @@ export async function removeDestination(current: DestinationRecord, actor: Desti
   await deleteDestination(current.account_id, current.id);
   await startReleaseOrLeaveItToBackstop(current.account_id, current.id);
   return { kind: 'deleted' };
+}
+
+/** At most this many held deliveries end per request, so that one call fits well inside the API's time. */
+export const END_HELD_PAGE = 200;
+
+/**
+ * Ends what the destination holds (paused, waiting for its endpoint's proof, behind its open breaker or
+ * its cap): the account's explicit end for deliveries that would otherwise wait for ever, since
+ * retention never ends one (the specification's rule 5). Each ends `dead_letter` (`held_ended`) and is
+ * announced; `held` is what it still holds after this call (more than a page: call again).
+ */
+export async function endHeld(current: DestinationRecord, actor: DestinationActor, now: Date): Promise<{ kind: 'ended'; ended: number; held: number } | NotFound> {
+  if (!mayManage(actor, current)) return { kind: 'not_found' };
+  const { ended } = await endHeldDeliveries(current.account_id, current.id, now, END_HELD_PAGE);
+  return { kind: 'ended', ended, held: await heldCount(current.account_id, current.id) };
 }
 
 /** The change is written and its backstop sent: a release that fails now only delays what it lets go by the backstop's few seconds. */

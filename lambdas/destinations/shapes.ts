@@ -459,12 +459,24 @@ const destinationHealthResponse = named(
     held: z
       .int()
       .min(0)
-      .describe('Deliveries its open breaker holds, parked until it closes (a probe succeeds, a manual action succeeds, or it is switched back on), then released in due order.'),
+      .describe(
+        'Deliveries it holds, parked until what holds them lets go (its open breaker closes, it is switched back on, its endpoint is verified, a place under its cap frees up), then released in due order. Retention never ends them (they wait as long as it takes); `POST /v1/destinations/{id}/end-held` does.',
+      ),
+    oldest_held_since: nullableTimestamp.describe('When the delivery it has held longest was due: how long its oldest has waited. null when it holds none.'),
   }),
   'How the destination’s endpoint has been answering, from its circuit breaker.',
 );
 
 /** A `cli` destination's config: made by `hookgate listen` through `POST /v1/listen-sessions`, never by a create. */
+export const endHeldResponse = named(
+  'EndedHeld',
+  z.strictObject({
+    ended: z.int().min(0).describe('Deliveries this call ended `dead_letter` (`end_reason: held_ended`), each announced as `hookgate.delivery.dead_lettered`.'),
+    held: z.int().min(0).describe('What the destination still holds: more than one call ends (call again), or deliveries parked since.'),
+  }),
+  'What ending a destination’s held deliveries did.',
+);
+
 const cliConfigResponse = named(
   'CliDestinationConfig',
   z.strictObject({
@@ -530,7 +542,7 @@ export type DestinationResponse = z.output<typeof destinationResponse>;
 export type DestinationWithSecretResponse = z.output<typeof destinationWithSecretResponse>;
 
 /** A destination as lists and PATCH show it: no signing secret. */
-export function presentDestination(d: DestinationRecord, breaker: BreakerState & { held?: number }): DestinationResponse {
+export function presentDestination(d: DestinationRecord, breaker: BreakerState & { held?: number; oldest_held_since?: string | null }): DestinationResponse {
   return {
     id: d.id,
     account_id: d.account_id,
@@ -556,6 +568,7 @@ export function presentDestination(d: DestinationRecord, breaker: BreakerState &
       last_failure_at: breaker.last_failure_at,
       open_until: breaker.state === 'open' ? breaker.open_until : null,
       held: breaker.held ?? 0,
+      oldest_held_since: breaker.oldest_held_since ?? null,
     },
     customer: d.customer,
     retry_schedule: [...scheduleFor(d, config().retrySchedule)],
@@ -671,7 +684,7 @@ export const endpointErrors = [
 ];
 
 /** An endpoint as its customer sees it, with the event types it receives. */
-export function presentEndpoint(d: DestinationRecord, breaker: BreakerState & { held?: number }, types: string[]): PortalEndpointResponse {
+export function presentEndpoint(d: DestinationRecord, breaker: BreakerState & { held?: number; oldest_held_since?: string | null }, types: string[]): PortalEndpointResponse {
   return { ...endpointPart(presentDestination(d, breaker)), event_types: types };
 }
 
@@ -706,7 +719,7 @@ export const exampleDestination = {
   status: 'active',
   verify_ownership: false,
   verified_at: null,
-  health: { state: 'healthy', consecutive_failures: 0, last_success_at: at, last_failure_at: null, open_until: null, held: 0 },
+  health: { state: 'healthy', consecutive_failures: 0, last_success_at: at, last_failure_at: null, open_until: null, held: 0, oldest_held_since: null },
   customer: 'cus_42',
   retry_schedule: [0, 30, 120, 600, 3600],
   auto_disable_after_hours: 120,

@@ -11,10 +11,12 @@ export const END_REASONS = [
   /** The body is larger than its AWS destination's service takes in one message (lambdas/domain/aws-targets.ts): never sent. */
   'payload_too_large',
   /**
-   * Still waiting (held, or a retry scheduled) when its event's retention window ended: ended by the
-   * retention sweeper before its body and its own item expire, so no delivery outlives its data.
+   * Set by versions before 0.5 only, whose retention sweeper ended a delivery still waiting when its
+   * event's window ended. Retention no longer ends what waits (rule 5); kept so such records still read.
    */
   'expired',
+  /** Held by its destination (paused, unverified, an open breaker, its cap) when the account ended what it held (`POST /v1/destinations/{id}/end-held`). */
+  'held_ended',
   /**
    * Its queue task landed in the delivery DLQ (received `maxReceiveCount` times without being done:
    * crashes, throttles, a bug), was sent once more by the sweeper, and landed there again.

@@ -44,6 +44,41 @@ export const isExpired = (expiresAt: unknown, now: Date) => typeof expiresAt ===
 export const sweepCutoffBound = (now: Date, retentionDays: number, lagSeconds: number) =>
   cutoffBound(new Date(now.getTime() - lagSeconds * 1000), retentionDays);
 
+// ---------------------------------------------------------------------------------------------------
+// Events that still wait past their window (rule 5: never deleted by retention)
+
+/**
+ * An event's items get their TTLs when they are written, counted from its receipt (or an attempt's
+ * time), so that no try of the happy path writes one again. One that still waits when they fall due
+ * (a destination paused and forgotten, a long retry schedule) is kept by the retention sweeper, which
+ * passes every event past its window each hour: an item due within KEEP_AHEAD_DAYS of the sweep gets
+ * KEEP_FOR_DAYS from it. One write per item every few days while it waits, and days of slack should
+ * the sweeper miss runs; TTL's own lag (up to two days) only ever adds to that.
+ */
+export const KEEP_AHEAD_DAYS = 4;
+export const KEEP_FOR_DAYS = 8;
+
+/** The TTL a waiting event's item is pushed out to, or undefined when it is not due yet (or has none, and so never expires). */
+export function keptExpiresAt(expiresAt: number | undefined, now: Date): number | undefined {
+  if (expiresAt === undefined) return undefined;
+  const nowSeconds = Math.floor(now.getTime() / 1000);
+  return expiresAt >= nowSeconds + KEEP_AHEAD_DAYS * DAY_SECONDS ? undefined : nowSeconds + KEEP_FOR_DAYS * DAY_SECONDS;
+}
+
+/**
+ * TTL of an item rewritten while its event may still wait (a delivery's item, the settlement tally):
+ * never earlier than a kept item's, so a write after a long wait does not hand back a TTL already due.
+ * The same write as ever on the happy path, only with this number.
+ */
+export const liveItemExpiresAt = (receivedAtIso: string, retentionDays: number, now: Date): number =>
+  Math.max(sideItemExpiresAt(receivedAtIso, retentionDays), Math.floor(now.getTime() / 1000) + KEEP_FOR_DAYS * DAY_SECONDS);
+
+/**
+ * An item's TTL for a window that changed: `target`, except that a waiting event's item is never given
+ * one that would fall due before the sweeper's next keep (a shorter window must not delete what waits).
+ */
+export const retimedExpiresAt = (target: number, waiting: boolean, now: Date): number => (waiting ? (keptExpiresAt(target, now) ?? target) : target);
+
 /** TTL of a body, attempt or de-duplication item: its own time plus the window plus the margin. */
 export const sideItemExpiresAt = (atIso: string, retentionDays: number) =>
   epochSeconds(atIso) + (retentionDays + TTL_MARGIN_DAYS) * DAY_SECONDS;

@@ -5,7 +5,7 @@ import { defineEntity } from '../store/entity';
 import { eventEntity } from './record';
 import { accountPartition } from '../store/keys';
 import { eventRecord, withDeliveryStates, type EventRecord } from './record';
-import { batchGet, putItem, queryPage, type Query, type StartKey } from '../store/table';
+import { batchGet, ITEM_EXISTS, putItem, queryPage, updateItem, type Query, type StartKey } from '../store/table';
 import type { EventStatus } from '../domain/vocabulary';
 
 /**
@@ -63,6 +63,11 @@ export async function logCustomerEvent(event: EventRecord, customerOf: (destinat
       return putItem({ ...customerEventEntity.item(entry, customerEventEntity.key(event.account_id, customer, event.id)), expires_at: expiresAt });
     }),
   );
+}
+
+/** Re-times a customer's log entry of an event (retention keeps a waiting event's), never creating one. */
+export async function setCustomerEntryExpiry(accountId: string, customer: string, eventId: string, expiresAt: number): Promise<void> {
+  await updateItem(customerEventEntity.key(accountId, customer, eventId), { set: { expires_at: expiresAt } }, { condition: ITEM_EXISTS });
 }
 
 export const findCustomerEvent = (accountId: string, customer: string, eventId: string) =>

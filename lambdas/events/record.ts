@@ -4,7 +4,7 @@ import { statusAfter } from '../domain/delivery-plan';
 import type { DeliveryState } from '../domain/progress';
 import { END_REASONS, WAIT_REASONS } from '../domain/progress';
 import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES } from '../domain/vocabulary';
-import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
+import { isExpired, liveItemExpiresAt, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
 import { erasedAttempt } from '../domain/erasure';
 import { defineEntity, type Key } from '../store/entity';
 import { accountPartition } from '../store/keys';
@@ -448,7 +448,7 @@ export async function changeDelivery(
     const stored: StoredDelivery = { state: next, version: current.version + 1, ...(first && { first_attempt: first }) };
     const item = {
       ...deliveryEntity.item({ ...next, destination_id: destinationId, version: stored.version, first_attempt: first }, deliveryEntity.key(event.account_id, event.id, destinationId)),
-      expires_at: sideItemExpiresAt(event.received_at, event.retention_days),
+      expires_at: liveItemExpiresAt(event.received_at, event.retention_days, new Date()),
     };
     // The item an only delivery's first write creates: another copy's try may have settled the event in
     // its status item already (`settleOnlyDelivery`), which then decides.
@@ -503,7 +503,7 @@ export async function settleEventIfDone(stored: EventRecord): Promise<boolean> {
   if (settleCheck(planned.length) === 'count') {
     const tally = await updateItem(
       { pk, sk: TALLY_SK },
-      { add: { done: 1 }, set: { expires_at: sideItemExpiresAt(stored.received_at, stored.retention_days) } },
+      { add: { done: 1 }, set: { expires_at: liveItemExpiresAt(stored.received_at, stored.retention_days, new Date()) } },
       { returnValues: 'UPDATED_NEW' },
     );
     if (tally === false || Number(tally?.done ?? 0) < planned.length) return false;

@@ -91,7 +91,7 @@ export const eventDetailResponse = named(
           .enum(END_REASONS)
           .nullable()
           .describe(
-            'Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise.',
+            'Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; the account ended what its destination held (`held_ended`, `POST /v1/destinations/{id}/end-held`); versions before 0.5 only: it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise.',
           ),
         waiting: z
           .strictObject({

@@ -18,7 +18,7 @@ export function sweepClock(event: { time?: unknown } | undefined, fallback: () =
 /**
  * Retention sweeper: hourly (EventBridge) and once at deploy (the local runtime: at start-up). Takes
  * stranded delivery tasks back from the DLQ, deletes settled events older than their account's window
- * (ending the deliveries of unsettled ones), and re-times TTLs after a retention change; stops in time
+ * (keeping unsettled ones whole: rule 5), and re-times TTLs after a retention change; stops in time
  * and resumes from a checkpoint on the next run.
  */
 async function sweep(

@@ -25,7 +25,6 @@ import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } f
 import { freeSlots, handedPlacesOf, keepHanded, letSlotGo, park, parkOverCap, passOn, scheduleWakes, startRelease, takeSlot, type Park, type Places } from './held-deliveries';
 import { accountShareWait, capNeeded, markedCapped, maxInFlight, SLOW_TRY_MS } from '../domain/max-in-flight';
 import { letSharePlaceGo, takeSharePlace } from './account-share';
-import { sideItemExpiresAt } from '../domain/retention';
 import { traceOf, traceparentOf } from '../domain/trace-context';
 import { disableDestination } from '../destinations/record';
 import { changeDelivery, findAttempt, findDeliveryContext, insertAttempt, settleEventIfDone, settleOnlyDelivery, type StoredDelivery } from '../events/record';
@@ -380,7 +379,6 @@ async function hold(task: DeliveryTask, held: Hold, clock: () => Date): Promise<
   const how: Park = {
     reason: held.reason,
     due: changed.delivery.state.next_attempt_at ?? now.toISOString(),
-    expiresAt: sideItemExpiresAt(event.received_at, event.retention_days),
     again: Boolean(delivery.state.waiting),
   };
   if (held.reason === 'concurrency') {

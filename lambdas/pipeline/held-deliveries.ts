@@ -57,11 +57,10 @@ export async function park(task: DeliveryTask, how: Park): Promise<void> {
   await parkAndSay(task, how);
 }
 
-/** How a delivery is parked: why, its due time (the release order), when its held item expires, and whether it waited parked before (a released delivery parking again). */
+/** How a delivery is parked: why, its due time (the release order), and whether it waited parked before (a released delivery parking again). */
 export interface Park {
   reason: 'breaker_open' | 'paused' | 'unverified' | 'concurrency';
   due: string;
-  expiresAt: number;
   again: boolean;
 }
 
@@ -69,8 +68,8 @@ export interface Park {
  * Parks a delivery and logs it: the line the per-destination held alarm counts (a Contributor Insights
  * rule on `destination_id`), once per delivery parked, not each time a released one parks again.
  */
-async function parkAndSay(task: DeliveryTask, { reason, due, expiresAt, again }: Park): Promise<HeldDelivery> {
-  const held = await parkDelivery(task.account_id, task.destination_id, { event_id: task.event_id, due }, expiresAt);
+async function parkAndSay(task: DeliveryTask, { reason, due, again }: Park): Promise<HeldDelivery> {
+  const held = await parkDelivery(task.account_id, task.destination_id, { event_id: task.event_id, due });
   if (!again) log.info('delivery parked', { account_id: task.account_id, destination_id: task.destination_id, event_id: task.event_id, reason });
   return held;
 }

@@ -3,7 +3,7 @@ import { sideItemExpiresAt } from '../domain/retention';
 import { enqueueDeliveries } from '../adapters/delivery-queue';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
-import { joinLine, leaveLine, lineFront, lineHead, type LinePlace } from '../store/ordering-lines';
+import { joinLine, keepPlace, leaveLine, lineFront, lineHead, type LinePlace } from '../store/ordering-lines';
 import { findEvent, type EventRecord } from '../events/record';
 
 /**
@@ -36,6 +36,14 @@ export async function joinLines(event: Pick<EventRecord, 'account_id' | 'id' | '
     throw failed.reason;
   }
   return places;
+}
+
+/** Keeps the places of an event that still waits past its window, with its other items (pipeline/retention.ts). */
+export async function keepLines(event: Lined, expiresAt: number): Promise<void> {
+  for (const destinationId of Object.keys(event.lines ?? {})) {
+    const place = placeOf(event, destinationId);
+    if (place) await keepPlace(place, expiresAt);
+  }
 }
 
 /** Gives up the places of an event that was not accepted after all (best effort: see `unwrittenHead` for a place left behind). */

@@ -1,11 +1,13 @@
-import { isSweepable, payloadKeyClass, payloadRetentionClass, sideItemExpiresAt, sweepCutoffBound } from '../domain/retention';
+import { isSweepable, keptExpiresAt, payloadKeyClass, payloadRetentionClass, retimedExpiresAt, sideItemExpiresAt, sweepCutoffBound } from '../domain/retention';
 import { copyPayload, deletePayload, payloadKey } from '../adapters/payloads';
 import { log } from '../shared/log';
 import { accountIdsAfter, readAccountRetention, recordTtlWindow } from '../accounts/record';
 import { deleteDedupeIfOwned, setDedupeExpiry } from '../events/dedupe';
 import { setSubjectEntryExpiry } from '../events/subject-index';
-import { changeEvent, deleteSettledStatusItem } from '../events/record';
-import { expireEvent } from './expiry';
+import { setCustomerEntryExpiry } from '../events/customer-index';
+import { changeEvent, deleteSettledStatusItem, type EventRecord } from '../events/record';
+import { keepParked } from '../store/held-deliveries';
+import { keepLines } from './ordering';
 import { takeBackStranded } from './stranded-tasks';
 import {
   clearCheckpoint,
@@ -17,6 +19,7 @@ import {
   setSideItemExpiry,
   writeCheckpoint,
   type SideItem,
+  type StoredEventParts,
   type SweepCursor,
 } from '../store/retention';
 import type { Direction } from '../domain/vocabulary';
@@ -59,11 +62,13 @@ export interface SweepReport {
   deleted_attempts: number;
   deleted_payloads: number;
   /**
-   * Deliveries of unsettled events past their window that this pass ended (`end_reason: expired`); their
-   * events settle and go on the next pass.
+   * Events past their window that still wait (queued, delivering, a retry scheduled, held): never
+   * deleted (the specification's rule 5); once settled, the next pass deletes them.
    */
-  expired_deliveries: number;
-  /** Unsettled events past their window left unsettled: a try in flight, or a status item that cannot be read. */
+  kept_waiting: number;
+  /** Items of those events whose TTL this pass pushed out, so that nothing of an event expires while it waits. */
+  ttl_kept: number;
+  /** Events past their window left alone: a status item that cannot be read, or one that is no whole event. */
   skipped_unsettled: number;
   /** Events whose items got a new `expires_at` after their account's retention changed. */
   ttl_resynced: number;
@@ -91,8 +96,8 @@ interface Run {
 
 /**
  * Deletes settled events that are older than their account's retention, with their body, attempts,
- * payload object and de-duplication item; ends the deliveries of unsettled ones (expiry.ts), which the
- * next pass then deletes; and re-times TTLs of accounts whose retention changed.
+ * payload object and de-duplication item; keeps those that still wait (their TTLs pushed out, never an
+ * end: the specification's rule 5); and re-times TTLs of accounts whose retention changed.
  * Account by account (in id order, from the work index), with key queries only, in pages; it stops
  * starting new work at the deadline and leaves a checkpoint that the next run resumes from.
  */
@@ -108,7 +113,8 @@ export async function sweepRetention(options: SweepOptions): Promise<SweepReport
       deleted_events: 0,
       deleted_attempts: 0,
       deleted_payloads: 0,
-      expired_deliveries: 0,
+      kept_waiting: 0,
+      ttl_kept: 0,
       skipped_unsettled: 0,
       ttl_resynced: 0,
       dlq_rearmed: 0,
@@ -191,7 +197,7 @@ async function sweepAccount(accountId: string, start: SweepCursor | null, run: R
       for (const listed of page.items) {
         if (run.outOfTime()) return { account_id: accountId, phase, direction, after, retention_days: days };
         if (phase === 'delete') await sweepEvent(accountId, listed.id, run);
-        else if (await resyncEvent(accountId, listed.id, days)) run.report.ttl_resynced++;
+        else if (await resyncEvent(accountId, listed.id, days, run.now)) run.report.ttl_resynced++;
         after = listed.id;
       }
       if (!page.next) break;
@@ -203,7 +209,7 @@ async function sweepAccount(accountId: string, start: SweepCursor | null, run: R
 }
 
 /**
- * Deletes one settled event (an unsettled one has its deliveries ended instead, `expireEvent`): its
+ * Deletes one settled event (one that still waits is kept instead, `keepWaitingEvent`): its
  * body item, then the payload object that item points at, then the de-duplication item and attempts,
  * the status item last. A crash part-way leaves the event listed (its
  * status item is the list entry), so the next run finds it and finishes the job.
@@ -228,11 +234,8 @@ async function sweepEvent(accountId: string, eventId: string, run: Run): Promise
       report.skipped_unsettled++;
       return;
     }
-    // Its window is over (by the sweep's clock): its deliveries end now (the wall clock's, which their
-    // claims, the event's writes and the notices' own events count by), and the next pass deletes it.
-    const expired = await expireEvent(accountId, eventId, new Date());
-    report.expired_deliveries += expired.ended;
-    if (!expired.settled) report.skipped_unsettled++;
+    report.kept_waiting++;
+    report.ttl_kept += await keepWaitingEvent({ ...parts, event: parts.event }, run.now);
     return;
   }
   let sideItems = parts.sideItems;
@@ -249,6 +252,36 @@ async function sweepEvent(accountId: string, eventId: string, run: Run): Promise
 }
 
 /**
+ * Keeps an event that still waits past its window (rule 5): every item of its partition whose TTL
+ * falls due soon (`keptExpiresAt`) is pushed out, and with them what it owns elsewhere (its
+ * de-duplication item, subject and customer entries, ordering places, held items), which were written
+ * with the same TTLs; nothing is written while none is due. Returns how many of its own items it kept.
+ */
+async function keepWaitingEvent({ event, sideItems, waits }: StoredEventParts & { event: EventRecord }, now: Date): Promise<number> {
+  let expiresAt: number | undefined;
+  let kept = 0;
+  for (const item of sideItems) {
+    const pushed = keptExpiresAt(item.expiresAt, now);
+    if (pushed === undefined) continue;
+    expiresAt = pushed;
+    if (await setSideItemExpiry(item, pushed)) kept++;
+  }
+  if (expiresAt === undefined) return 0;
+  const at = expiresAt;
+  if (event.dedupe_key) await setDedupeExpiry(event.account_id, event.dedupe_key, event.id, at);
+  if (event.subject_hash) await setSubjectEntryExpiry(event.account_id, event.subject_hash, event.id, at);
+  if (event.customer) await setCustomerEntryExpiry(event.account_id, event.customer, event.id, at);
+  await keepLines(event, at);
+  for (const { destinationId, reason, due } of waits) {
+    if (PARKED.has(reason) && due) await keepParked(event.account_id, destinationId, { event_id: event.id, due });
+  }
+  return kept;
+}
+
+/** Waits whose delivery has a held item (lambdas/store/held-deliveries.ts). */
+const PARKED: ReadonlySet<string> = new Set(['breaker_open', 'paused', 'unverified', 'concurrency']);
+
+/**
  * Re-times one event's TTLs for the account's window: the status item through the usual optimistic
  * write (so a concurrent transition is not lost), which also records the window on the event so later
  * transitions keep it; body, attempts, replay claims, de-duplication item and subject index entry with a conditional update
@@ -256,10 +289,12 @@ async function sweepEvent(accountId: string, eventId: string, run: Run): Promise
  * status item's base is its latest attempt (or its creation), which is never earlier than its creation:
  * TTL never takes an event before the sweeper would. Returns whether anything was rewritten.
  */
-async function resyncEvent(accountId: string, eventId: string, days: number): Promise<boolean> {
+async function resyncEvent(accountId: string, eventId: string, days: number, now: Date): Promise<boolean> {
   const { event, sideItems, body, payloadRef } = await readEventParts(accountId, eventId);
   if (!event) return false;
   let changed = false;
+  // A shorter window re-times what still waits no earlier than its keep would: nothing of it expires.
+  const retimed = (target: number) => retimedExpiresAt(target, !isSweepable(event.status), now);
 
   if (event.retention_days !== days) {
     // The status item's TTL follows from its receipt and window, so writing the window re-times it.
@@ -270,15 +305,15 @@ async function resyncEvent(accountId: string, eventId: string, days: number): Pr
   }
 
   for (const item of sideItems) {
-    const expiresAt = sideItemExpiresAt(item.countsFrom ?? event.received_at, days);
+    const expiresAt = retimed(sideItemExpiresAt(item.countsFrom ?? event.received_at, days));
     if (item.expiresAt === expiresAt) continue;
     if (await setSideItemExpiry(item, expiresAt)) changed = true;
   }
   if (event.dedupe_key) {
     // Only while it still names this event; not compared first (that would cost a read per event).
-    await setDedupeExpiry(accountId, event.dedupe_key, eventId, sideItemExpiresAt(event.received_at, days));
+    await setDedupeExpiry(accountId, event.dedupe_key, eventId, retimed(sideItemExpiresAt(event.received_at, days)));
   }
-  if (event.subject_hash) await setSubjectEntryExpiry(accountId, event.subject_hash, eventId, sideItemExpiresAt(event.received_at, days));
+  if (event.subject_hash) await setSubjectEntryExpiry(accountId, event.subject_hash, eventId, retimed(sideItemExpiresAt(event.received_at, days)));
   if (body && payloadRef && payloadKeyClass(payloadRef) !== payloadRetentionClass(days)) {
     await movePayload(payloadRef, payloadKey(accountId, eventId, days), body);
     changed = true;

@@ -1,13 +1,13 @@
 import { endedDelivery } from '../domain/delivery-phases';
 import { isTerminalDelivery } from '../domain/event-status';
-import { lastTryOf } from '../domain/expiry';
+import { lastTryOf } from '../domain/held-end';
 import { strandedTaskAction, type StrandedTaskInput } from '../domain/stranded-tasks';
 import { deleteStranded, enqueueDeliveries, receiveStranded, type DeliveryTask, type StrandedMessage } from '../adapters/delivery-queue';
 import { log } from '../shared/log';
 import { recordDeliveryEnded } from '../shared/metrics';
 import { releaseNext } from './ordering';
 import { changeDelivery, findEventDeliveries, settleEventIfDone } from '../events/record';
-import { announceEnd } from './expiry';
+import { announceEnd } from './end-held';
 
 /** How long a message this pass leaves in the DLQ (for the operator) stays hidden from its next reads. */
 const LEAVE_HIDDEN_SECONDS = 600;

@@ -57,14 +57,24 @@ const heldKey = (accountId: string, destinationId: string, held: Pick<HeldDelive
 });
 
 /**
- * Parks a delivery (again, if it is parked: a new nonce, and a claim on the old park dropped).
- * `expiresAt`: when its event's items expire (the held item goes with them if it is never released).
+ * Parks a delivery (again, if it is parked: a new nonce, and a claim on the old park dropped). A held
+ * item has no TTL: its event is kept as long as it waits (retention's rule 5), and the item goes when
+ * a release lets it go or the account ends what the destination holds (`endHeldDeliveries`).
  * Returns the park as written.
  */
-export async function parkDelivery(accountId: string, destinationId: string, park: Omit<HeldDelivery, 'nonce'>, expiresAt: number): Promise<HeldDelivery> {
+export async function parkDelivery(accountId: string, destinationId: string, park: Omit<HeldDelivery, 'nonce'>): Promise<HeldDelivery> {
   const held = { ...park, nonce: newId() };
-  await putItem({ ...heldKey(accountId, destinationId, held), entity: 'held_delivery', ...held, expires_at: expiresAt });
+  await putItem({ ...heldKey(accountId, destinationId, held), entity: 'held_delivery', ...held });
   return held;
+}
+
+/**
+ * Takes the TTL off a held item that versions before 0.5 parked with its event's: the sweeper's keep of
+ * a waiting event calls it for each parked delivery (`due` is the delivery's due time when parked).
+ * False when there is no such item.
+ */
+export async function keepParked(accountId: string, destinationId: string, held: Pick<HeldDelivery, 'due' | 'event_id'>): Promise<boolean> {
+  return (await updateItem(heldKey(accountId, destinationId, held), { remove: ['expires_at'] }, { condition: { expression: 'attribute_exists(expires_at)' } })) !== false;
 }
 
 const shardQuery = (accountId: string, destinationId: string, shard: number) => ({

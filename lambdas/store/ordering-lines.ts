@@ -1,5 +1,5 @@
 import { accountPartition } from './keys';
-import { deleteItem, putItem, queryPage, updateItem } from './table';
+import { deleteItem, ITEM_EXISTS, putItem, queryPage, updateItem } from './table';
 
 /**
  * Ordering lines (lambdas/domain/ordering.ts): one partition per (destination, ordering key), holding
@@ -11,7 +11,7 @@ import { deleteItem, putItem, queryPage, updateItem } from './table';
  * A line takes a key's deliveries one at a time, so its partition sees three writes per delivery of
  * that key (count, join, leave) and a consistent one-item query per try and per release: far below a
  * partition's ~1,000 WCU/s and ~3,000 RCU/s, whatever the rate of all keys together. Every item
- * expires with its event's items; a place whose event was never written (its accept died after the
+ * expires with its event's items (kept with them while the event waits: `keepPlace`); a place whose event was never written (its accept died after the
  * join) is given up by the delivery behind it (lambdas/pipeline/ordering.ts `lineCheck`).
  */
 
@@ -43,6 +43,19 @@ export async function joinLine(accountId: string, destinationId: string, key: st
   if (!Number.isSafeInteger(place)) throw new Error('ordering line counter gave no place');
   await putItem({ ...placeKey({ accountId, destinationId, key, place }), entity: 'ordering_line_place', event_id: eventId, joined_at: joinedAt, expires_at: expiresAt });
   return place;
+}
+
+/**
+ * Pushes out the TTL of a waiting event's place, and of its line's counter unless a later join gave
+ * that a later one: a counter gone while places wait would number the next join from 1 again.
+ */
+export async function keepPlace(place: LinePlace, expiresAt: number): Promise<void> {
+  await updateItem(placeKey(place), { set: { expires_at: expiresAt } }, { condition: ITEM_EXISTS });
+  await updateItem(
+    { pk: linePartition(place.accountId, place.destinationId, place.key), sk: COUNTER_SK },
+    { set: { expires_at: expiresAt } },
+    { condition: { expression: 'attribute_exists(pk) AND expires_at < :at', values: { ':at': expiresAt } } },
+  );
 }
 
 /** Leaves its line (nothing when it left already). */

@@ -68,6 +68,8 @@ export interface StoredEventParts {
   attempts: number;
   /** Everything but the status item: body, deliveries, attempts, replay claims. */
   sideItems: SideItem[];
+  /** Its deliveries that wait, from their own items where they have one (else as the status item plans them). */
+  waits: Array<{ destinationId: string; reason: string; due: string | null }>;
 }
 
 const sweptStatus = z.object({ status: z.enum(EVENT_STATUSES), dedupe_key: z.optional(z.nullable(z.string())) });
@@ -79,6 +81,9 @@ const storedSide = z.object({
   expires_at: z.optional(z.number()),
   /** A delivery's item holds its first try. */
   first_attempt: z.optional(z.unknown()),
+  destination_id: z.optional(z.string()),
+  next_attempt_at: z.optional(z.nullable(z.string())),
+  waiting: z.optional(z.nullable(z.object({ reason: z.string() }))),
 });
 
 export async function readEventParts(accountId: string, eventId: string): Promise<StoredEventParts> {
@@ -92,7 +97,14 @@ export async function readEventParts(accountId: string, eventId: string): Promis
     countsFrom: eventItemKind(item) === 'attempt' ? (item.attempted_at ?? null) : null,
     expiresAt: item.expires_at,
   }));
+  const planned = event?.success ? event.data.deliveries : {};
+  const deliveryItems = new Map(sides.filter((item) => eventItemKind(item) === 'delivery' && item.destination_id).map((item) => [item.destination_id as string, item]));
+  const waits = Object.entries(planned).flatMap(([destinationId, state]) => {
+    const stored = deliveryItems.get(destinationId) ?? state;
+    return stored.waiting ? [{ destinationId, reason: stored.waiting.reason, due: stored.next_attempt_at ?? null }] : [];
+  });
   return {
+    waits,
     status: loose === undefined ? undefined : loose.success ? { status: loose.data.status, dedupe_key: loose.data.dedupe_key ?? null } : 'unreadable',
     event: event?.success ? event.data : undefined,
     payloadRef: sides.find((item) => eventItemKind(item) === 'body')?.body_ref,

@@ -749,3 +749,37 @@ describe('AWS endpoints in the portal, at 1280 and 390 px', () => {
     });
   }
 });
+
+describe('what an endpoint holds back, at 1280 and 390 px', () => {
+  let heldKey = '';
+  let pausedId = '';
+  beforeAll(async () => {
+    heldKey = (await createAccount(call, { name: 'Held' })).key;
+    await addEventTypes(call, heldKey, 'invoice.paid');
+    const made = await call('POST', '/v1/destinations', { key: heldKey, body: { name: 'Paused receiver', url: `${sink.url}/paused-portal`, customer: 'cus_held', active: false } });
+    expect(made.status).toBe(201);
+    pausedId = made.json.data.id as string;
+    const { secret } = await openPortalSession(call, heldKey, 'cus_held');
+    expect((await call('PATCH', `/v1/portal/endpoints/${pausedId}`, { key: secret, body: { event_types: ['invoice.paid'] } })).status).toBe(200);
+    for (const n of [1, 2]) await call('POST', '/v1/outbound-events', { key: heldKey, body: { event_type: 'invoice.paid', payload: { n }, customer: 'cus_held' } });
+    await eventually(async () => (await call('GET', `/v1/destinations/${pausedId}`, { key: heldKey })).json.data.health.held as number, (held) => held === 2, 20_000);
+  });
+
+  for (const width of [1280, 390] as const) {
+    it(`a paused endpoint says how many deliveries wait, and since when the oldest waits (${width} px)`, async () => {
+      const context = await browser.newContext({ viewport: { width, height: width > 600 ? 900 : 844 } });
+      const page = await context.newPage();
+      try {
+        await page.goto((await openPortalSession(call, heldKey, 'cus_held')).url);
+        await page.locator('#endpoints a', { hasText: 'Paused receiver' }).click();
+        await page.locator('#held').waitFor();
+        expect(await page.textContent('#held')).toMatch(/^2 deliveries waiting, the oldest due (now|\d+ seconds? ago|1 minute ago)$/);
+        expect(await page.getAttribute('#held time', 'datetime')).toMatch(/^\d{4}-\d{2}-\d{2}T/);
+        if (width < 600) expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+        await shot(page, `endpoint-held-${width}`);
+      } finally {
+        await context.close();
+      }
+    });
+  }
+});

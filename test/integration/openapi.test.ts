@@ -228,6 +228,8 @@ describe('real answers match their documented schemas', () => {
     expect((await api('POST', '/v1/destinations/{id}/verify', { ...proving, body: { challenge: first } })).status).toBe(400);
     expect((await api('POST', '/v1/destinations/{id}/verify', { ...proving, body: { challenge: resent } })).json.data.status).toBe('active');
     expect((await api('POST', '/v1/destinations/{id}/verification/resend', proving)).status).toBe(400);
+    expect((await api('POST', '/v1/destinations/{id}/end-held', { key, params: { id: saved('destination') } })).json.data).toEqual({ ended: 0, held: 0 });
+    expect((await api('POST', '/v1/destinations/{id}/end-held', { key, params: { id: unknownId } })).status).toBe(404);
 
     const route = await api('POST', '/v1/routes', { key, body: { destination_id: saved('destination') } });
     expect(route.status).toBe(201);

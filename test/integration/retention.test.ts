@@ -200,7 +200,7 @@ describe('retention sweep (injected clock)', () => {
   const free = {} as { accountId: string; key: string; ids: Record<string, string> };
   const pro = {} as { accountId: string; key: string; ids: Record<string, string> };
 
-  it('deletes old settled events with their attempts, body, payload and de-duplication item; ends old unsettled ones’ deliveries; keeps young ones', async () => {
+  it('deletes old settled events with their attempts, body, payload and de-duplication item; keeps old unsettled ones whole (rule 5) and young ones', async () => {
     const account = await createAccount(call, { name: 'free plan' });
     expect(account.res.json.data.account).toMatchObject({ plan: 'free', retention_days: 1 });
     Object.assign(free, account);
@@ -236,8 +236,9 @@ describe('retention sweep (injected clock)', () => {
       deleted_events: 5,
       deleted_attempts: 5,
       deleted_payloads: 1,
-      // The old unsettled events' deliveries end (`expired`); the one with nothing planned settles `accepted`.
-      expired_deliveries: 3,
+      // The old unsettled events are kept whole (rule 5); their TTLs, 5 days out, are not due for a keep yet.
+      kept_waiting: 4,
+      ttl_kept: 0,
       skipped_unsettled: 0,
       ttl_resynced: 0,
       // The delivery DLQ is empty: nothing taken back.
@@ -260,25 +261,24 @@ describe('retention sweep (injected clock)', () => {
 
     expect(await statusOf(key, ids.young!)).toBe(200);
     expect(await statusOf(key, ids.outboundYoung!, 'outbound')).toBe(200);
-    // The expired ones settled past their window, so they are gone for readers at once; their items
-    // (the ended delivery's beside the attempt) stay for the next pass.
-    for (const name of ['retryScheduled', 'queued', 'delivering', 'received']) expect(await statusOf(key, ids[name]!), name).toBe(404);
-    expect((await partition(accountId, ids.received!)).find((item) => item.sk === 'EVENT')).toMatchObject({ status: 'accepted' });
-    for (const name of ['retryScheduled', 'queued', 'delivering']) {
+    // The unsettled ones are still there for every reader, as they were, nothing ended.
+    for (const name of ['retryScheduled', 'queued', 'delivering', 'received']) expect(await statusOf(key, ids[name]!), name).toBe(200);
+    for (const name of ['retryScheduled', 'queued', 'delivering', 'received']) {
       const stored = await partition(accountId, ids[name]!);
-      expect(stored.find((item) => item.sk === 'EVENT'), name).toMatchObject({ status: 'dead_letter', deliveries: { [DESTINATION_ID]: { status: 'dead_letter', end_reason: 'expired' } } });
+      expect(stored.find((item) => item.sk === 'EVENT'), name).toMatchObject({ status: name === 'retryScheduled' ? 'retry_scheduled' : name });
+      expect(stored.find((item) => item.sk === 'EVENT')?.expires_at, name).toBeUndefined();
     }
-    expect((await partition(accountId, ids.retryScheduled!)).map((item) => String(item.sk).slice(0, 4)).sort()).toEqual(['ATT#', 'BODY', 'DLV#', 'EVEN']);
+    expect((await partition(accountId, ids.retryScheduled!)).map((item) => String(item.sk).slice(0, 4)).sort()).toEqual(['ATT#', 'BODY', 'EVEN']);
 
     const listed = await listedIds(key);
-    expect(listed).toEqual([ids.young]);
+    expect(listed.sort()).toEqual([ids.young, ids.retryScheduled, ids.queued, ids.delivering, ids.received].sort());
     expect(await listedIds(key, 'outbound')).toEqual([ids.outboundYoung]);
     // A finished pass leaves no checkpoint behind.
     expect(await rawItem('SWEEPER', 'CHECKPOINT')).toBeUndefined();
 
-    // The next pass deletes the expired events like any settled one.
-    expect(await runSweeper(NOW)).toMatchObject({ deleted_events: 4, deleted_attempts: 2, expired_deliveries: 0, skipped_unsettled: 0, complete: true });
-    for (const name of ['retryScheduled', 'queued', 'delivering', 'received']) expect(await partition(accountId, ids[name]!), name).toEqual([]);
+    // The next pass keeps them again, and deletes nothing of them.
+    expect(await runSweeper(NOW)).toMatchObject({ deleted_events: 0, kept_waiting: 4, skipped_unsettled: 0, complete: true });
+    for (const name of ['retryScheduled', 'queued', 'delivering', 'received']) expect(await statusOf(key, ids[name]!), name).toBe(200);
   });
 
   it('a pro account keeps 30 days: a two-day-old settled event survives, a 31-day-old one does not', async () => {
@@ -385,7 +385,6 @@ describe('start-up', () => {
   it('a gateway started on existing data runs the clean-up once at start', async () => {
     const { accountId, key } = await createAccount(call, { name: 'restart' });
     const oldSettled = await writeEvent(accountId, { ageMs: 3 * DAY_MS, retentionDays: 1, status: 'delivered', attempts: 1, payload: true });
-    const oldWaiting = await writeEvent(accountId, { ageMs: 3 * DAY_MS, retentionDays: 1, status: 'retry_scheduled', attempts: 1 });
     const young = await writeEvent(accountId, { ageMs: HOUR_MS, retentionDays: 1, status: 'delivered', attempts: 1 });
     expect(await payloadExists(payloadKey(accountId, oldSettled, 1))).toBe(true);
     const payloadFile = async () => (await readdir(join(dataDir, 's3'), { recursive: true })).some((path) => path.includes(oldSettled));
@@ -398,8 +397,6 @@ describe('start-up', () => {
     // Its payload object is deleted with it: only the sweeper does that.
     await eventually(payloadFile, (exists) => !exists, 20_000);
     expect(await statusOf(key, oldSettled, 'inbound', childCall)).toBe(404);
-    // Still waiting past its window, its delivery ended (`expired`): settled, the event is out of its window too.
-    await eventually(() => statusOf(key, oldWaiting, 'inbound', childCall), (status) => status === 404);
     expect(await statusOf(key, young, 'inbound', childCall)).toBe(200);
   });
 });

@@ -93,7 +93,7 @@ describe('destinations', () => {
       status: 'active',
       verify_ownership: false,
       verified_at: null,
-      health: { state: 'healthy', consecutive_failures: 0, last_success_at: null, last_failure_at: null, open_until: null, held: 0 },
+      health: { state: 'healthy', consecutive_failures: 0, last_success_at: null, last_failure_at: null, open_until: null, held: 0, oldest_held_since: null },
       customer: null,
       retry_schedule: [0, 30, 120, 600, 3600],
       auto_disable_after_hours: 120,

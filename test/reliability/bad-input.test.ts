@@ -293,6 +293,7 @@ const OPERATIONS: Operation[] = [
   { method: 'PATCH', path: '/v1/destinations/:id', auth: true, body: () => ({ name: 'x', timeout_ms: 1000, auth: { type: 'bearer', token: 't' }, max_in_flight: 5 }) },
   { method: 'POST', path: '/v1/destinations/:id/verify', auth: true, body: () => ({ challenge: 'not-the-challenge' }) },
   { method: 'POST', path: '/v1/destinations/:id/verification/resend', auth: true },
+  { method: 'POST', path: '/v1/destinations/:id/end-held', auth: true },
   {
     method: 'POST',
     path: '/v1/routes',

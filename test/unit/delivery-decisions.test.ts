@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGate, breakerTransition, healthState, releasePlan, takeProbe, type BreakerState, wakeTimes, wakeVerdict } from '../../lambdas/domain/breaker';
 import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, firstLookPause, heldDelivery, inFlight, inProcessLooks, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
-import { deliveriesToExpire, deliveryExpiry, expiredDelivery, lastTryOf } from '../../lambdas/domain/expiry';
+import { heldEndedDelivery, heldEnding, lastTryOf } from '../../lambdas/domain/held-end';
 import { strandedTaskAction, type StrandedTaskInput } from '../../lambdas/domain/stranded-tasks';
 import { accountShareWait, accountTries, capNeeded, handedLeaseCovers, markedCapped, maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
 import { carriedWait, faultWaitSeconds, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
@@ -418,30 +418,19 @@ describe('concurrency slots a delivery tries', () => {
   });
 });
 
-describe('a delivery past its event’s retention window (the sweeper’s expiry)', () => {
-  const expired = (attempts: number) => deliveryState({ status: 'dead_letter', attempts, end_reason: 'expired' });
-  it.each<[string, ReturnType<typeof deliveryState>, ReturnType<typeof deliveryExpiry>, ReturnType<typeof expiredDelivery>]>([
-    ['queued, never tried (held by a paused destination) ends expired', deliveryState({ waiting: { reason: 'paused', until: null } }), { kind: 'expire', reason: 'expired' }, expired(0)],
-    ['a retry scheduled far out ends expired, its tries kept', deliveryState({ status: 'retry_scheduled', attempts: 3, next_attempt_at: iso(30 * 86_400) }), { kind: 'expire', reason: 'expired' }, expired(3)],
-    ['parked by an open breaker ends expired', deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: iso(-60), waiting: { reason: 'breaker_open', until: iso(60) } }), { kind: 'expire', reason: 'expired' }, expired(1)],
-    ['a claim past its lease (its worker is gone) ends expired', deliveryState({ status: 'delivering', attempts: 1, claimed_at: iso(-61) }), { kind: 'expire', reason: 'expired' }, expired(1)],
-    ['a try in flight under a live claim is left to its outcome', deliveryState({ status: 'delivering', attempts: 1, claimed_at: iso(-10) }), { kind: 'in_flight' }, undefined],
+describe('a held delivery the account ends (POST /v1/destinations/{id}/end-held)', () => {
+  const ended = (attempts: number) => deliveryState({ status: 'dead_letter', attempts, end_reason: 'held_ended' });
+  it.each<[string, ReturnType<typeof deliveryState>, ReturnType<typeof heldEnding>, ReturnType<typeof heldEndedDelivery>]>([
+    ['queued, never tried (held by a paused destination) ends held_ended', deliveryState({ waiting: { reason: 'paused', until: null } }), { kind: 'end', reason: 'held_ended' }, ended(0)],
+    ['parked by an open breaker ends held_ended, its tries kept', deliveryState({ status: 'retry_scheduled', attempts: 1, next_attempt_at: iso(-60), waiting: { reason: 'breaker_open', until: iso(60) } }), { kind: 'end', reason: 'held_ended' }, ended(1)],
+    ['waiting for its endpoint’s proof ends held_ended', deliveryState({ waiting: { reason: 'unverified', until: null } }), { kind: 'end', reason: 'held_ended' }, ended(0)],
+    ['a claim past its lease (its worker is gone) ends held_ended', deliveryState({ status: 'delivering', attempts: 1, claimed_at: iso(-61) }), { kind: 'end', reason: 'held_ended' }, ended(1)],
+    ['a try in flight under a live claim (a release let it go) is left to its outcome', deliveryState({ status: 'delivering', attempts: 1, claimed_at: iso(-10) }), { kind: 'in_flight' }, undefined],
     ['a delivered one is left as it is', deliveryState({ status: 'delivered', attempts: 1 }), { kind: 'ended' }, undefined],
     ['a dead letter keeps its own reason', deliveryState({ status: 'dead_letter', attempts: 1, end_reason: 'endpoint_gone' }), { kind: 'ended' }, undefined],
   ])('%s', (_, delivery, decision, written) => {
-    expect(deliveryExpiry(delivery, NOW, LEASE_MS)).toEqual(decision);
-    expect(expiredDelivery(delivery, NOW, LEASE_MS)).toEqual(written);
-  });
-
-  it('picks the open deliveries of an event, in plan order', () => {
-    const deliveries = {
-      d1: deliveryState({ status: 'delivered', attempts: 1 }),
-      d2: deliveryState({ waiting: { reason: 'paused', until: null } }),
-      d3: deliveryState({ status: 'delivering', attempts: 1, claimed_at: iso(-10) }),
-      d4: deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: iso(86_400) }),
-    };
-    expect(deliveriesToExpire(deliveries, NOW, LEASE_MS)).toEqual(['d2', 'd4']);
-    expect(deliveriesToExpire({}, NOW, LEASE_MS)).toEqual([]);
+    expect(heldEnding(delivery, NOW, LEASE_MS)).toEqual(decision);
+    expect(heldEndedDelivery(delivery, NOW, LEASE_MS)).toEqual(written);
   });
 
   it.each<[string, Array<{ destination_id: string; attempt_number: number }>, number | undefined]>([

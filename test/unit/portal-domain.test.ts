@@ -15,7 +15,7 @@ import {
 } from '../../lambdas/domain/portal';
 import { PORTAL_SCRIPT } from '../../lambdas/portal/assets.generated';
 import { PORTAL_ASSETS_FILE, renderPortalAssets } from '../../scripts/build-portal';
-import { failureWords, healthWords, relativeTime, statusWords, verifyWords } from '../../portal/words';
+import { failureWords, healthWords, heldWords, relativeTime, statusWords, verifyWords } from '../../portal/words';
 import { deliveryState } from '../fixtures/records';
 
 describe('customer and event type ids', () => {
@@ -181,6 +181,12 @@ describe('the portal’s words', () => {
     const words = healthWords('healthy', active, true);
     expect([words.text, words.tone]).toEqual([text, tone]);
   });
+
+  it.each([
+    [0, 'nothing waiting'],
+    [1, '1 delivery waiting'],
+    [1200, '1200 deliveries waiting'],
+  ])('held %i → %j', (held, words) => expect(heldWords(held)).toBe(words));
 
   it.each([
     ['dead_letter', 'failed'],

@@ -15,7 +15,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { uuidv7 } from '../../lambdas/domain/ids';
 import { sweepClock } from '../../lambdas/handlers/sweeper';
-import { cutoffBound, DAY_MS, isSweepable } from '../../lambdas/domain/retention';
+import { cutoffBound, DAY_MS, isSweepable, KEEP_AHEAD_DAYS, KEEP_FOR_DAYS, keptExpiresAt, liveItemExpiresAt, retimedExpiresAt, sideItemExpiresAt } from '../../lambdas/domain/retention';
 import { sweepRetention } from '../../lambdas/pipeline/retention';
 import { resetConfigForTests } from '../../lambdas/shared/config';
 import { listShard } from '../../lambdas/events/record';
@@ -63,6 +63,42 @@ describe('retention rules', () => {
     const swept = EVENT_STATUSES.filter(isSweepable);
     expect(swept.sort()).toEqual(['accepted', 'dead_letter', 'delivered', 'replayed']);
     for (const status of ['received', 'queued', 'delivering', 'retry_scheduled'] as const) expect(isSweepable(status)).toBe(false);
+  });
+
+  const nowS = NOW.getTime() / 1000;
+  const dayS = 86_400;
+  it.each<[string, number | undefined, number | undefined]>([
+    ['no TTL (a held item): never expires, nothing to keep', undefined, undefined],
+    ['due well after the keep horizon: no write', nowS + 5 * dayS, undefined],
+    ['due exactly at the horizon: no write yet', nowS + KEEP_AHEAD_DAYS * dayS, undefined],
+    ['due just inside the horizon: pushed out from the sweep', nowS + KEEP_AHEAD_DAYS * dayS - 1, nowS + KEEP_FOR_DAYS * dayS],
+    ['already due (TTL may not have taken it yet): pushed out', nowS - dayS, nowS + KEEP_FOR_DAYS * dayS],
+  ])('a waiting event’s item: %s', (_, expiresAt, kept) => {
+    expect(keptExpiresAt(expiresAt, NOW)).toBe(kept);
+  });
+
+  it('a kept item is next due only after another sweep has had days to keep it again', () => {
+    const kept = keptExpiresAt(nowS, NOW) as number;
+    expect(keptExpiresAt(kept, NOW)).toBeUndefined();
+    const nextKeep = new Date((kept - KEEP_AHEAD_DAYS * dayS + 1) * 1000);
+    expect(nextKeep.getTime() - NOW.getTime()).toBeGreaterThanOrEqual(3 * DAY_MS);
+    expect(keptExpiresAt(kept, nextKeep)).toBeGreaterThan(kept);
+  });
+
+  it.each<[string, string, number]>([
+    ['a young event: its receipt’s TTL, as ever', new Date(NOW.getTime() - 60_000).toISOString(), sideItemExpiresAt(new Date(NOW.getTime() - 60_000).toISOString(), 1)],
+    ['an event past its window and margin: never a TTL already due', new Date(NOW.getTime() - 30 * DAY_MS).toISOString(), nowS + KEEP_FOR_DAYS * dayS],
+  ])('a rewritten delivery item or tally: %s', (_, receivedAt, expected) => {
+    expect(liveItemExpiresAt(receivedAt, 1, NOW)).toBe(Math.max(expected, nowS + KEEP_FOR_DAYS * dayS));
+    expect(liveItemExpiresAt(receivedAt, 1, NOW)).toBeGreaterThanOrEqual(nowS + KEEP_FOR_DAYS * dayS);
+  });
+
+  it.each<[string, number, boolean, number]>([
+    ['a settled event takes the new window’s TTL, even one due', nowS - dayS, false, nowS - dayS],
+    ['a waiting event never gets one due before its next keep', nowS - dayS, true, nowS + KEEP_FOR_DAYS * dayS],
+    ['a waiting event takes a later one as it is', nowS + 20 * dayS, true, nowS + 20 * dayS],
+  ])('a window that changed: %s', (_, target, waiting, expected) => {
+    expect(retimedExpiresAt(target, waiting, NOW)).toBe(expected);
   });
 
   it('takes "now" from the scheduled event, else the wall clock', () => {
@@ -251,11 +287,12 @@ describe('deleting one event', () => {
     ]);
   });
 
-  it('ends the open deliveries of unsettled events past their window, leaves a try in flight, deletes nothing of them', async () => {
+  it('keeps unsettled events past their window (rule 5): ends nothing, deletes nothing, pushes out only TTLs falling due', async () => {
     const [a, b, c] = [oldId(4), oldId(3), oldId(2)].sort() as [string, string, string];
     const pkOf = (id: string) => `ACCT#acct-a#EVT#${id}`;
+    const nowS = NOW.getTime() / 1000;
     const stored = (id: string, deliveries: Record<string, ReturnType<typeof deliveryState>>) => ({
-      ...eventRecord({ id, account_id: 'acct-a', status: 'queued', retention_days: 1, received_at: NOW.toISOString(), deliveries }),
+      ...eventRecord({ id, account_id: 'acct-a', status: 'queued', retention_days: 1, received_at: new Date(NOW.getTime() - 9 * DAY_MS).toISOString(), deliveries }),
       pk: pkOf(id),
       sk: 'EVENT',
     });
@@ -263,27 +300,31 @@ describe('deleting one event', () => {
       accounts: ['acct-a'],
       lists: { 'ACCT#acct-a#EVENTS#outbound': [{ id: a }, { id: b }, { id: c }] },
       partitions: {
-        [pkOf(a)]: [stored(a, { 'dst-1': deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: NOW.toISOString() }) })],
-        // Claimed a moment ago by the wall clock the ends are written on: its try's outcome settles it.
-        [pkOf(b)]: [stored(b, { 'dst-2': deliveryState({ status: 'delivering', attempts: 1, claimed_at: new Date().toISOString() }) })],
-        // A status item that is no whole event: nothing is ended on a guess.
+        // Its body and first attempt fall due within the keep horizon; its later attempt is far enough out.
+        [pkOf(a)]: [
+          stored(a, { 'dst-1': deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: NOW.toISOString() }) }),
+          { pk: pkOf(a), sk: 'BODY', expires_at: nowS - 60 },
+          { pk: pkOf(a), sk: 'ATT#1', attempted_at: NOW.toISOString(), expires_at: nowS + 86_400 },
+          { pk: pkOf(a), sk: 'ATT#2', attempted_at: NOW.toISOString(), expires_at: nowS + 30 * 86_400 },
+        ],
+        // Claimed a moment ago, its items far out: nothing to write.
+        [pkOf(b)]: [stored(b, { 'dst-2': deliveryState({ status: 'delivering', attempts: 1, claimed_at: new Date().toISOString() }) }), { pk: pkOf(b), sk: 'BODY', expires_at: nowS + 6 * 86_400 }],
+        // A status item that is no whole event: left alone.
         [pkOf(c)]: [{ pk: pkOf(c), sk: 'EVENT', status: 'queued' }],
       },
     });
     const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0 });
-    // The account item here is no whole account, so its destination cannot be looked up for the notice:
-    // that costs the notice (logged), never the end or the sweep.
-    expect(report).toMatchObject({ deleted_events: 0, expired_deliveries: 1, failed_accounts: 0, complete: true });
-    const deliveryWrites = ddb
-      .commandCalls(PutCommand)
+    expect(report).toMatchObject({ deleted_events: 0, kept_waiting: 2, ttl_kept: 2, skipped_unsettled: 1, failed_accounts: 0, complete: true });
+    const retimed = ddb
+      .commandCalls(UpdateCommand)
       .map((call) => call.args[0].input)
-      .filter((input) => String(input.Item?.sk).startsWith('DLV#'));
-    expect(deliveryWrites).toEqual([
-      expect.objectContaining({
-        Item: expect.objectContaining({ pk: pkOf(a), sk: 'DLV#dst-1', status: 'dead_letter', attempts: 2, end_reason: 'expired', next_attempt_at: null }),
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
+      .filter((input) => String(input.Key?.pk).includes('#EVT#'))
+      .map((input) => [input.Key?.sk, Object.values(input.ExpressionAttributeValues ?? {})[0]]);
+    expect(retimed).toEqual([
+      ['BODY', nowS + 8 * 86_400],
+      ['ATT#1', nowS + 8 * 86_400],
     ]);
+    expect(ddb.commandCalls(PutCommand).filter((call) => String(call.args[0].input.Item?.sk).startsWith('DLV#'))).toHaveLength(0);
     expect(ddb.commandCalls(BatchWriteCommand)).toHaveLength(0);
     expect(ddb.commandCalls(DeleteCommand).filter((call) => (call.args[0].input.Key as { sk: string }).sk === 'EVENT')).toHaveLength(0);
   });

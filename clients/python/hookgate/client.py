@@ -225,6 +225,10 @@ class _Destinations(_Resource):
         """Sends its endpoint a new ownership challenge, while it is ``pending_verification``."""
         return cast(api.Destination, self._client._data("resendDestinationVerification", params={"id": id}))
 
+    def end_held(self, id: str) -> api.EndedHeld:
+        """Ends what it holds (``held_ended`` dead letters), at most a page a call: call again while ``held`` > 0."""
+        return cast(api.EndedHeld, self._client._data("endHeldDeliveries", params={"id": id}))
+
     def delete(self, id: str) -> None:
         self._client.request("deleteDestination", params={"id": id})
 

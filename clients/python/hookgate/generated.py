@@ -385,7 +385,9 @@ class DestinationHealth(TypedDict):
     open_until: str | None
     """While `open`: when the next probe may go."""
     held: int
-    """Deliveries its open breaker holds, parked until it closes (a probe succeeds, a manual action succeeds, or it is switched back on), then released in due order."""
+    """Deliveries it holds, parked until what holds them lets go (its open breaker closes, it is switched back on, its endpoint is verified, a place under its cap frees up), then released in due order. Retention never ends them (they wait as long as it takes); `POST /v1/destinations/{id}/end-held` does."""
+    oldest_held_since: str | None
+    """When the delivery it has held longest was due: how long its oldest has waited. null when it holds none."""
 
 
 class DestinationWithSecret_Auth_1(TypedDict):
@@ -454,6 +456,14 @@ class DuplicateEvent(TypedDict):
     duplicate: Literal[True]
 
 
+class EndedHeld(TypedDict):
+    """What ending a destination’s held deliveries did."""
+    ended: int
+    """Deliveries this call ended `dead_letter` (`end_reason: held_ended`), each announced as `hookgate.delivery.dead_lettered`."""
+    held: int
+    """What the destination still holds: more than one call ends (call again), or deliveries parked since."""
+
+
 class Erasure(TypedDict):
     id: str
     status: Literal['running', 'done']
@@ -500,8 +510,8 @@ class EventDetail_Deliveries_Item(TypedDict):
     status: Literal['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter']
     attempts: int
     next_attempt_at: str | None
-    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'task_failed', 'payload_erased'] | None
-    """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise."""
+    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'held_ended', 'task_failed', 'payload_erased'] | None
+    """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; the account ended what its destination held (`held_ended`, `POST /v1/destinations/{id}/end-held`); versions before 0.5 only: it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise."""
     waiting: EventDetail_Deliveries_Item_Waiting | None
     """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot), `ordering` (an earlier event of its `ordering_key`, `behind`, has not ended at this `per_key` destination: it goes as soon as that one ends). null while it is in flight, settled, or due now."""
 
@@ -763,8 +773,8 @@ class PortalEvent_Deliveries_Item(TypedDict):
     status: Literal['queued', 'delivering', 'retry_scheduled', 'delivered', 'dead_letter']
     attempts: int
     next_attempt_at: str | None
-    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'task_failed', 'payload_erased'] | None
-    """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise."""
+    end_reason: Literal['destination_deleted', 'endpoint_gone', 'customer_changed', 'payload_too_large', 'expired', 'held_ended', 'task_failed', 'payload_erased'] | None
+    """Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; the account ended what its destination held (`held_ended`, `POST /v1/destinations/{id}/end-held`); versions before 0.5 only: it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise."""
     waiting: PortalEvent_Deliveries_Item_Waiting | None
     """While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot), `ordering` (an earlier event of its `ordering_key`, `behind`, has not ended at this `per_key` destination: it goes as soon as that one ends). null while it is in flight, settled, or due now."""
     request_headers: dict[str, str] | None
@@ -1165,6 +1175,7 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "deleteDestination": ("DELETE", "/v1/destinations/{id}"),
     "verifyDestination": ("POST", "/v1/destinations/{id}/verify"),
     "resendDestinationVerification": ("POST", "/v1/destinations/{id}/verification/resend"),
+    "endHeldDeliveries": ("POST", "/v1/destinations/{id}/end-held"),
     "createAwsConnection": ("POST", "/v1/aws-connections"),
     "listAwsConnections": ("GET", "/v1/aws-connections"),
     "getAwsConnection": ("GET", "/v1/aws-connections/{id}"),

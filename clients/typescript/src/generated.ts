@@ -366,8 +366,10 @@ export type DestinationHealth = {
   last_failure_at: string | null;
   /** While `open`: when the next probe may go. */
   open_until: string | null;
-  /** Deliveries its open breaker holds, parked until it closes (a probe succeeds, a manual action succeeds, or it is switched back on), then released in due order. */
+  /** Deliveries it holds, parked until what holds them lets go (its open breaker closes, it is switched back on, its endpoint is verified, a place under its cap frees up), then released in due order. Retention never ends them (they wait as long as it takes); `POST /v1/destinations/{id}/end-held` does. */
   held: number;
+  /** When the delivery it has held longest was due: how long its oldest has waited. null when it holds none. */
+  oldest_held_since: string | null;
 };
 
 /** A destination with its signing secret: the create answer and `GET /v1/destinations/{id}`. */
@@ -434,6 +436,14 @@ export type DuplicateEvent = {
 
 /** The server’s processing time in milliseconds. */
 export type DurationMs = number;
+
+/** What ending a destination’s held deliveries did. */
+export type EndedHeld = {
+  /** Deliveries this call ended `dead_letter` (`end_reason: held_ended`), each announced as `hookgate.delivery.dead_lettered`. */
+  ended: number;
+  /** What the destination still holds: more than one call ends (call again), or deliveries parked since. */
+  held: number;
+};
 
 export type Erasure = {
   id: string;
@@ -513,8 +523,8 @@ export type EventDetail = {
     status: 'queued' | 'delivering' | 'retry_scheduled' | 'delivered' | 'dead_letter';
     attempts: number;
     next_attempt_at: string | null;
-    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise. */
-    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | 'payload_erased' | null;
+    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; the account ended what its destination held (`held_ended`, `POST /v1/destinations/{id}/end-held`); versions before 0.5 only: it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise. */
+    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'held_ended' | 'task_failed' | 'payload_erased' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot), `ordering` (an earlier event of its `ordering_key`, `behind`, has not ended at this `per_key` destination: it goes as soon as that one ends). null while it is in flight, settled, or due now. */
     waiting: {
       reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused' | 'ordering' | 'unverified';
@@ -752,8 +762,8 @@ export type PortalEvent = {
     status: 'queued' | 'delivering' | 'retry_scheduled' | 'delivered' | 'dead_letter';
     attempts: number;
     next_attempt_at: string | null;
-    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise. */
-    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'task_failed' | 'payload_erased' | null;
+    /** Why a `dead_letter` delivery ended before its tries ran out: its destination was deleted, given to another customer, or answered 410 Gone; its body is over its AWS target’s limit; the account ended what its destination held (`held_ended`, `POST /v1/destinations/{id}/end-held`); versions before 0.5 only: it was still waiting when its event’s retention window ended (`expired`); its queue task kept failing, even sent once more (`task_failed`); or an erasure took its payload before it was sent (`payload_erased`). null otherwise. */
+    end_reason: 'destination_deleted' | 'endpoint_gone' | 'customer_changed' | 'payload_too_large' | 'expired' | 'held_ended' | 'task_failed' | 'payload_erased' | null;
     /** While it waits without a try: `retry` (its next try is due at `until`), `breaker_open` (its destination’s circuit breaker holds it, parked without polling, until the breaker closes: `until` is the breaker’s next probe), `rate_limit` (its send slot), `ordering` (an earlier event of its `ordering_key`, `behind`, has not ended at this `per_key` destination: it goes as soon as that one ends). null while it is in flight, settled, or due now. */
     waiting: {
       reason: 'retry' | 'breaker_open' | 'concurrency' | 'rate_limit' | 'paused' | 'ordering' | 'unverified';
@@ -1372,6 +1382,21 @@ export interface Operations {
     responses: {
       202: {
         data: Destination;
+        duration_ms: DurationMs;
+      };
+    };
+  };
+  endHeldDeliveries: {
+    method: 'POST';
+    path: '/v1/destinations/{id}/end-held';
+    params: {
+      id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: {
+        data: EndedHeld;
         duration_ms: DurationMs;
       };
     };
@@ -2359,6 +2384,7 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   deleteDestination: { method: 'DELETE', path: '/v1/destinations/{id}' },
   verifyDestination: { method: 'POST', path: '/v1/destinations/{id}/verify' },
   resendDestinationVerification: { method: 'POST', path: '/v1/destinations/{id}/verification/resend' },
+  endHeldDeliveries: { method: 'POST', path: '/v1/destinations/{id}/end-held' },
   createAwsConnection: { method: 'POST', path: '/v1/aws-connections' },
   listAwsConnections: { method: 'GET', path: '/v1/aws-connections' },
   getAwsConnection: { method: 'GET', path: '/v1/aws-connections/{id}' },

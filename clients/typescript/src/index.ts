@@ -228,6 +228,8 @@ export class Hookgate {
     verify: (id: string, challenge: string) => this.#data('verifyDestination', { params: { id }, body: { challenge } }),
     /** Sends its endpoint a new ownership challenge, while it is `pending_verification`. */
     resendVerification: (id: string) => this.#data('resendDestinationVerification', { params: { id } }),
+    /** Ends what it holds (`held_ended` dead letters), at most a page a call: call again while `held` > 0. */
+    endHeld: (id: string) => this.#data('endHeldDeliveries', { params: { id } }),
   };
 
   readonly routes = {

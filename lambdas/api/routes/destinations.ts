@@ -1,6 +1,6 @@
 import { invalid, notFound } from '../../domain/errors';
 import { ACCOUNT_ACTOR } from '../../destinations/changes';
-import { changeDestination, createDestination, findManagedDestination, listManagedDestinations, removeDestination, showDestination, withHealth } from '../../destinations';
+import { changeDestination, createDestination, END_HELD_PAGE, endHeld, findManagedDestination, listManagedDestinations, removeDestination, showDestination, withHealth } from '../../destinations';
 import {
   CAP_ERRORS,
   changedTarget,
@@ -8,6 +8,7 @@ import {
   destinationErrors,
   destinationResponse,
   destinationWithSecretResponse,
+  endHeldResponse,
   exampleDestination,
   exampleDestinationWithSecret,
   listDestinationsQuery,
@@ -156,6 +157,24 @@ export const destinationRoutes: Route[] = [
       const { destination } = settled(await resendChallenge(current, ACCOUNT_ACTOR, now));
       const shown = await withHealth(destination);
       return { status: 202, data: presentDestination(shown.destination, shown.breaker) };
+    },
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/destinations/:id/end-held',
+    auth: 'api_key',
+    doc: {
+      operationId: 'endHeldDeliveries',
+      summary: 'End the deliveries a destination holds',
+      description: `Retention never ends a delivery that still waits: one held by a destination that is paused, waiting for its endpoint’s proof, behind its open breaker or its cap waits as long as that lasts, and its event with it. This ends them: each ends \`dead_letter\` with \`end_reason: held_ended\`, no try spent, and is announced as a \`hookgate.delivery.dead_lettered\` event; an event whose deliveries have all ended settles (and, past its window, goes on the sweeper’s next pass). At most ${END_HELD_PAGE} a call, oldest first: while \`held\` is above 0, call again. A delivery a release let go meanwhile is left to its try.`,
+      tag: 'Destinations',
+      responses: { 200: json('What this call ended, and what the destination still holds.', endHeldResponse, { ended: 3, held: 0 }) },
+    },
+    handle: async ({ params, principal, now }) => {
+      const current = await findManagedDestination(principal.accountId, parsePathId(params.id), ACCOUNT_ACTOR);
+      if (!current) throw notFound();
+      const { ended, held } = settled(await endHeld(current, ACCOUNT_ACTOR, now));
+      return { status: 200, data: { ended, held } };
     },
   }),
   defineRoute({
