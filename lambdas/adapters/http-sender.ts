@@ -166,18 +166,31 @@ async function deliver(request: DeliveryRequest, agents: Agents, resolver: Resol
   // Two deadlines one after the other: getting the request on the wire, then the try's timeout from
   // there, so time spent waiting for a pooled socket never eats into the endpoint's. What a deadline
   // interrupts changes with the phase: first the DNS lookup, then the request (which it destroys).
+  //
+  // A deadline acts only after the event loop's next poll for I/O (setImmediate): on a starved loop (a
+  // busy 256 MB Lambda, a loaded machine) a timer that is due runs before the loop reads what has
+  // already arrived, so an answer received in time would lose to it. The generation drops a deadline
+  // whose phase ended meanwhile (the request got on the wire, or the try finished).
   let onDeadline: () => void = () => undefined;
   let expired = false;
-  const expire = () => {
-    expired = true;
-    onDeadline();
+  let generation = 0;
+  let deadline: NodeJS.Timeout | undefined;
+  const arm = (ms: number) => {
+    const armed = ++generation;
+    clearTimeout(deadline);
+    deadline = setTimeout(() => {
+      setImmediate(() => {
+        if (armed !== generation) return;
+        expired = true;
+        onDeadline();
+      });
+    }, ms);
   };
-  let deadline = setTimeout(expire, connectMs);
+  arm(connectMs);
   const onWire = () => {
     if (clock.onWireAt !== undefined) return;
     clock.onWireAt = performance.now();
-    clearTimeout(deadline);
-    deadline = setTimeout(expire, timeoutMs);
+    arm(timeoutMs);
   };
 
   try {
@@ -230,6 +243,7 @@ async function deliver(request: DeliveryRequest, agents: Agents, resolver: Resol
       },
     });
   } finally {
+    generation++;
     clearTimeout(deadline);
   }
 }

@@ -160,6 +160,32 @@ describe('http sender: resolved addresses', () => {
   });
 });
 
+describe('http sender: an answer that has arrived beats a late deadline', () => {
+  it('a loop starved past the deadline still reads the answer waiting for it, rather than call it a timeout', async () => {
+    // The endpoint answers at once, then this process is busy for longer than the try's timeout: when
+    // the loop runs again the answer is waiting on the socket and the deadline's timer is due.
+    const starving = http.createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.end('ok');
+        const until = performance.now() + 400;
+        while (performance.now() < until);
+      });
+    });
+    await new Promise<void>((resolve) => starving.listen(0, '127.0.0.1', resolve));
+    const starvingPort = (starving.address() as AddressInfo).port;
+    try {
+      const send = createHttpSender({ resolver: fakeDns(['127.0.0.1']) });
+      const result = await send(delivery({ url: `http://hooks.example.test:${starvingPort}/in`, allowPrivate: true, timeoutMs: 100 }));
+      send.closeIdleConnections();
+      expect(result).toMatchObject({ outcome: 'success', responseStatus: 200, responseBody: 'ok' });
+    } finally {
+      starving.closeAllConnections();
+      await new Promise<void>((resolve) => starving.close(() => resolve()));
+    }
+  });
+});
+
 describe('http sender: the timeout counts on the wire', () => {
   // One sender has 50 sockets per host: the 51st request at once waits for one of them.
   const POOL = 50;
