@@ -411,8 +411,13 @@ describe('the portal reads at a glance, at 1280 and 390 px', () => {
       body: { event_type: 'invoice.paid', payload: JSON.stringify({ invoice: 'in_1', memo: 'x'.repeat(300), lines: [{ sku: 'sku_1', amount: 4200 }] }), customer: 'cus_states' },
     });
     eventId = published.json.data.id;
-    await sink.waitForPath('/fail', 1);
-    await sink.waitForPath(LONG_PATH, 1);
+    // A try that reached the sink is recorded a moment later: wait until both outcomes are, so the
+    // screens read a state that no longer moves (delivered; retrying or failed).
+    await eventually(
+      async () => (await call('GET', `/v1/outbound-events/${eventId}`, { key: statesKey })).json.data.event.deliveries as Array<{ status: string }>,
+      (deliveries) => deliveries.length === 2 && deliveries.every((d) => ['delivered', 'retry_scheduled', 'dead_letter'].includes(d.status)) && deliveries.some((d) => d.status === 'delivered'),
+      30_000,
+    );
   });
   afterAll(() => sink.respondWith((_request, res) => res.writeHead(200).end('ok')));
 

@@ -330,7 +330,15 @@ describe('events API and replay', () => {
   });
 
   it('replays a settled event as a new queued event; refuses a non-terminal one', async () => {
-    const slow = await startSink((_req, res) => setTimeout(() => res.writeHead(200).end('slow'), 1500));
+    // The first try is held open until the early replay has been refused, then answered: in flight for
+    // as long as the check takes, however slow the machine. The replay's own try is answered at once.
+    let answerFirst: () => void = () => undefined;
+    const firstHeld = new Promise<void>((resolve) => (answerFirst = resolve));
+    let tries = 0;
+    const slow = await startSink((_req, res) => {
+      const wait = tries++ === 0 ? firstHeld : Promise.resolve();
+      void wait.then(() => res.writeHead(200).end('slow'));
+    });
     try {
       const { key, source } = await accountWithSource(call);
       const dest = await addDestination(call, key, { url: `${slow.url}/r` });
@@ -342,6 +350,7 @@ describe('events API and replay', () => {
       const early = await call('POST', `/v1/events/${id}/replay`, { key });
       expect(early.status).toBe(400);
       expect(early.json.error).toBe('event is not in a terminal status');
+      answerFirst();
 
       await waitSettled(key, id);
       const replay = await call('POST', `/v1/events/${id}/replay`, { key });

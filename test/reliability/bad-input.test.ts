@@ -1,6 +1,6 @@
 import { connect } from 'node:net';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootGateway } from '../fixtures/gateway';
 import { createAccount, type Call, type CallResult } from '../fixtures/http-client';
 import { eventually } from '../fixtures/sink';
@@ -14,6 +14,9 @@ import { recordFigures } from './summary';
 
 const SOURCE = 'bad-input';
 const RUNS = Number(process.env.HOOKGATE_FUZZ_RUNS ?? 40);
+// A property's time grows with its runs, so its timeout does too: the project's 120 s is sized for the
+// default 40 (and the slowest property runs three times as many).
+vi.setConfig({ testTimeout: 120_000 * Math.max(1, RUNS / 40) });
 // A new seed each run finds new faults; the one used is printed, and HOOKGATE_FUZZ_SEED replays it.
 const SEED = process.env.HOOKGATE_FUZZ_SEED ? Number(process.env.HOOKGATE_FUZZ_SEED) : (Date.now() ^ (Math.random() * 0x1_0000_0000)) | 0;
 fc.configureGlobal({ seed: SEED });
