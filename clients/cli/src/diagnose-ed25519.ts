@@ -67,7 +67,7 @@ export function diagnoseEd25519(input: Ed25519Input): Diagnosis {
   const listed = signatures.filter(({ kid }) => kid === undefined || keys.has(kid));
   if (listed.length === 0) {
     return result('unknown_key', [
-      `The JWKS lists none of the keys that signed (${kids.join(', ') || 'no webhook-key-id'}): it is another account's JWKS, or the delivery was signed with a key that has since retired.`,
+      `The JWKS lists none of the keys that signed (${kids.join(', ') || 'no webhook-key-id'}): it is another account's or another customer's JWKS (each customer's endpoints are signed with its own keys), or the delivery was signed with a key that has since retired.`,
       time.finding,
     ], rest);
   }
