@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { createPrivateKey, createPublicKey, verify } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -289,6 +291,31 @@ describe('ed25519 signatures', () => {
     expect(await kmsCalls()).toEqual({ 'main:Encrypt': 2, 'main:Decrypt': 2 });
   });
 
+});
+
+describe('hookgate verify and a broken JWKS', () => {
+  it('hookgate verify skips a malformed key of the set: the others verify, and the one it names is unknown_key', async () => {
+    const { key, jwksUrl } = await account('malformed-set');
+    const hookgate = typedClient(env.call, key);
+    const destination = await hookgate.destinations.create({ name: 'm', url: `${sink.url}/malformed`, signature_scheme: 'ed25519' });
+    await hookgate.routes.create({ destination_id: destination.id, event_type_pattern: 'mal.*' });
+    const delivery = await deliverOne(key, '/malformed', 'mal.one');
+    const real = (await jwksOf(jwksUrl)).keys;
+    const bad = [null, 'text', { kty: 'OKP', crv: 'Ed25519', x: 'not-32-bytes', kid: 'short' }, { kty: 'OKP', crv: 'Ed25519', kid: 'no-x' }];
+    // The receiver's JWKS as a proxy or a hand-edited file might serve it: the real keys among broken ones.
+    const server = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ keys: req.url === '/only-bad.json' ? bad : [...bad, ...real] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      expect(await cliVerifies(delivery, `${base}/mixed.json`)).toEqual({ code: 0, reason: null });
+      expect(await cliVerifies(delivery, `${base}/only-bad.json`)).toEqual({ code: 1, reason: 'unknown_key' });
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
 });
 
 describe('a key pair per customer', () => {
