@@ -54,7 +54,7 @@ export const accountDetailResponse = named(
   'AccountDetail',
   z.strictObject({
     ...accountResponse.shape,
-    jwks_url: z.url().describe('The account’s public JWKS (no API key needed): the Ed25519 keys `ed25519` destinations are signed with.'),
+    jwks_url: z.url().describe('The public JWKS (no API key needed) of the Ed25519 keys the account’s own `ed25519` destinations (those of no `customer`) are signed with. Each customer’s endpoints are signed with that customer’s own keys: `/.well-known/jwks/{account_id}/customers/{customer}.json`, shown in its portal.'),
   }),
 );
 
@@ -106,8 +106,12 @@ export const presentAccount = (a: AccountRecord): AccountResponse => ({
   created_at: a.created_at,
 });
 
-/** Where an account's JWKS is served on the gateway at `baseUrl`. */
-export const jwksUrl = (baseUrl: string, accountId: string): string => `${baseUrl}/.well-known/jwks/${accountId}.json`;
+/**
+ * Where the JWKS of one key owner is served on the gateway at `baseUrl`: the account's own
+ * destinations' (customer null), or one customer's, whose key pair signs only that customer's endpoints.
+ */
+export const jwksUrl = (baseUrl: string, accountId: string, customer: string | null = null): string =>
+  customer === null ? `${baseUrl}/.well-known/jwks/${accountId}.json` : `${baseUrl}/.well-known/jwks/${accountId}/customers/${encodeURIComponent(customer)}.json`;
 
 export const presentAccountDetail = (a: AccountRecord, baseUrl: string): AccountDetailResponse => ({
   ...presentAccount(a),

@@ -98,6 +98,7 @@ const PATH_PARAMS: { [name: string]: JsonObject } = {
   },
   session_id: { description: 'The `hookgate listen` session’s id, as the CLI chose it.', schema: { type: 'string', pattern: SESSION_ID_PATTERN.source } },
   account_id: { description: 'The account’s id (a UUID).', schema: { type: 'string', format: 'uuid' } },
+  customer: { description: 'The account’s own id for one of its customers, URL-encoded.', schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:@+-]{0,127}$' } },
   name: { description: 'The event type’s name.', schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,199}$' } },
 };
 

@@ -26,7 +26,7 @@ export const portalSessionInfoResponse = named(
     customer: z.string(),
     expires_at: timestamp,
     brand: portalBrandResponse,
-    jwks_url: z.url().describe('The account’s public JWKS: what the customer verifies an `ed25519` endpoint’s deliveries with.'),
+    jwks_url: z.url().describe('This customer’s public JWKS: what it verifies its `ed25519` endpoints’ deliveries with. Its key pair signs only its own endpoints.'),
   }),
 );
 

@@ -210,8 +210,8 @@ export async function createDestination(accountId: string, asked: DestinationReq
   if (settings instanceof Refusal) return refused(settings);
   const capped = await capRefusal(accountId, { customer: settings.customer, newDestination: true });
   if (capped) return refused(capped);
-  // Before the destination exists, so its first delivery finds a key to sign with.
-  if (settings.signature_scheme === 'ed25519') await ensureSigningKeys(accountId, now);
+  // Before the destination exists, so its first delivery finds its customer's key to sign with.
+  if (settings.signature_scheme === 'ed25519') await ensureSigningKeys(accountId, settings.customer, now);
   const at = now.toISOString();
   const destination: DestinationRecord = { id: newId(), account_id: accountId, ...settings, created_at: at, updated_at: at };
   await insertDestination(destination);
@@ -238,7 +238,10 @@ export async function changeDestination(current: DestinationRecord, asked: Desti
   // No longer waiting for its endpoint's proof lets them go the same way.
   const switchesOn = (plan.changes.active === true && !current.active) || plan.verification === 'release';
   if (switchesOn) await sendReleaseBackstop(accountId, current.id);
-  if (plan.changes.signature_scheme === 'ed25519') await ensureSigningKeys(accountId, now);
+  // Switched to Ed25519, or moved to another customer while on it: it signs with that customer's keys from its next try.
+  const after = { ...current, ...plan.changes };
+  const signsAnew = plan.changes.signature_scheme !== undefined || plan.changes.customer !== undefined;
+  if (after.signature_scheme === 'ed25519' && signsAnew) await ensureSigningKeys(accountId, after.customer, now);
   const destination = await updateDestination(accountId, current.id, { ...plan.changes, updated_at: now.toISOString() });
   if (!destination) return { kind: 'not_found' };
   if (plan.resetBreaker) await resetBreaker(accountId, current.id);

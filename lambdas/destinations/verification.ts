@@ -52,7 +52,7 @@ export async function verificationTaskArrived(task: VerificationTask, deps: { se
     traceparent: traceparentOf(newTrace(), newSpanBytes()),
     scheme: destination.signature_scheme,
     secrets: activeSecrets(destination, now),
-    keys: destination.signature_scheme === 'ed25519' ? await signerKeysOf(destination.account_id, now) : [],
+    keys: destination.signature_scheme === 'ed25519' ? await signerKeysOf(destination, now) : [],
     auth: destination.auth,
     userAgent: `hookgate/${config().version}`,
   });

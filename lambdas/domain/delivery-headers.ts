@@ -16,7 +16,7 @@ export interface DeliveryHeaderInput {
   traceparent: string;
   scheme: SignatureScheme;
   secrets: readonly string[];
-  /** The account's live Ed25519 keys, current first: what an `ed25519` destination signs with (its `secrets` unused). */
+  /** The live Ed25519 keys of the destination's customer (the account's own for none), current first: what an `ed25519` destination signs with (its `secrets` unused). */
   keys: readonly SignerKey[];
   auth: { type: 'bearer'; token: string } | { type: 'header'; name: string; value: string } | null;
   userAgent: string;
@@ -75,7 +75,7 @@ export function shownDeliveryHeaders(input: ShownHeaderInput): Record<string, st
     timestamp: '<the try’s Unix time>',
     traceparent: '<the event’s trace, a new span for each try>',
     signature: () => '<computed for each try>',
-    keyIds: '<the account’s signing keys’ ids, current first>',
+    keyIds: '<the ids of the live keys of the endpoint’s customer (the account’s own for none), current first>',
     credential: () => '<hidden>',
   });
 }

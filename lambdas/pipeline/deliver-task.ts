@@ -448,7 +448,7 @@ async function send({ destination, event, body: stored, sendAt, attemptNumber }:
     timestamp: Math.floor(now.getTime() / 1000),
     traceparent: traceparentOf(traceOf(stored.trace, event.id), newSpanBytes()),
     secrets: activeSecrets(destination, now),
-    keys: destination.signature_scheme === 'ed25519' ? await signerKeysOf(destination.account_id, now) : [],
+    keys: destination.signature_scheme === 'ed25519' ? await signerKeysOf(destination, now) : [],
   });
   const target = destination.aws_target;
   return deps.send({

@@ -1,9 +1,20 @@
 import * as z from 'zod';
 import { liveKeys, type KeyIdentity, type SigningKeySet } from '../domain/signing-keys';
 import { at, ids } from '../api/examples';
-import { named } from '../api/schemas';
+import { customerField, named } from '../api/schemas';
 
-/** An account's Ed25519 keys as the API shows them: public halves only; the private key is never answered. */
+/** Whose keys a rotation replaces: a customer's, or (no body, or null) the account's own. */
+export const rotateSigningKeysBody = named(
+  'RotateSigningKeysRequest',
+  z.strictObject({
+    customer: customerField
+      .nullable()
+      .optional()
+      .describe('The customer whose endpoints’ keys rotate (each customer has its own key pair). Omitted or null: the keys of the account’s own destinations (those of no customer).'),
+  }),
+);
+
+/** One owner's Ed25519 keys as the API shows them: public halves only; the private key is never answered. */
 const signingKeyResponse = named(
   'SigningKey',
   z.strictObject({
@@ -17,7 +28,8 @@ const signingKeyResponse = named(
 export const signingKeysResponse = named(
   'SigningKeys',
   z.strictObject({
-    jwks_url: z.url(),
+    customer: z.string().nullable().describe('Whose keys: the customer whose endpoints they sign, or null for the account’s own destinations.'),
+    jwks_url: z.url().describe('The public JWKS these keys are served in: what that customer’s (or the account’s own) receivers verify with.'),
     keys: z.array(signingKeyResponse).describe('Current key first.'),
   }),
 );
@@ -40,7 +52,8 @@ export const jwksDocument = named(
   }),
 );
 
-export const presentSigningKeys = (set: SigningKeySet<KeyIdentity>, jwksUrl: string, now: Date): SigningKeysResponse => ({
+export const presentSigningKeys = (set: SigningKeySet<KeyIdentity>, customer: string | null, jwksUrl: string, now: Date): SigningKeysResponse => ({
+  customer,
   jwks_url: jwksUrl,
   keys: liveKeys(set, now).map((key) => ({
     kid: key.kid,
@@ -51,7 +64,8 @@ export const presentSigningKeys = (set: SigningKeySet<KeyIdentity>, jwksUrl: str
 });
 
 export const exampleSigningKeys = {
-  jwks_url: `https://api.hookgate.example.com/.well-known/jwks/${ids.account}.json`,
+  customer: 'cus_42',
+  jwks_url: `https://api.hookgate.example.com/.well-known/jwks/${ids.account}/customers/cus_42.json`,
   keys: [
     { kid: 'key_Zk3pQ8rT2vX9yB4n', x: '11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo', created_at: '2026-06-02T09:00:00.000Z', retires_at: null },
     { kid: 'key_W7mB2cD5eF8gH1jK', x: 'GbH8pWtqRdYz3wXeN6Ms0kLv1uJ9aC4bF7gT2hQ5rZo', created_at: at, retires_at: '2026-06-03T09:00:00.000Z' },

@@ -300,7 +300,9 @@ describe('consumer portal in a browser', () => {
   it('an Ed25519 endpoint is named so, and the docs show first how to verify it, with the public key set’s URL', async () => {
     const created = await call('POST', '/v1/destinations', { key, body: { name: 'Signed receiver', url: `${sink.url}/ed`, customer: 'cus_ed', signature_scheme: 'ed25519' } });
     expect(created.status).toBe(201);
-    const { jwks_url: jwksUrl } = (await call('GET', '/v1/account', { key })).json.data as { jwks_url: string };
+    const { jwks_url: accountJwks } = (await call('GET', '/v1/account', { key })).json.data as { jwks_url: string };
+    // The customer's own key set, not the account's: its key pair signs no one else's endpoints.
+    const jwksUrl = accountJwks.replace(/\.json$/, '/customers/cus_ed.json');
     const { url } = await openPortalSession(call, key, 'cus_ed');
     const { page, problems } = await openPortal(url);
     await page.evaluate(`location.hash = '#/endpoints/${created.json.data.id as string}'`);

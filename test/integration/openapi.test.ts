@@ -119,6 +119,11 @@ describe('real answers match their documented schemas', () => {
     const accountId = (await api('GET', '/v1/account', { key })).json.data.id as string;
     expect((await api('GET', '/.well-known/jwks/{account_id}.json', { params: { account_id: accountId } })).json.keys).toHaveLength(1);
     expect((await api('GET', '/.well-known/jwks/{account_id}.json', { params: { account_id: 'nope' } })).status).toBe(404);
+    expect((await api('POST', '/v1/signing-keys/rotate', { key, body: { customer: 'cus_openapi' } })).json.data.customer).toBe('cus_openapi');
+    expect((await api('POST', '/v1/signing-keys/rotate', { key, body: { customer: '' } })).status).toBe(400);
+    const customerJwks = await api('GET', '/.well-known/jwks/{account_id}/customers/{customer}.json', { params: { account_id: accountId, customer: 'cus_openapi' } });
+    expect(customerJwks.json.keys).toHaveLength(1);
+    expect((await api('GET', '/.well-known/jwks/{account_id}/customers/{customer}.json', { params: { account_id: 'nope', customer: 'cus_openapi' } })).status).toBe(404);
   });
 
   it('API keys', async () => {

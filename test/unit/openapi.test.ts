@@ -167,6 +167,7 @@ describe('the OpenAPI document', () => {
     const open = operations.filter((o) => o.operation.security?.length === 0).map((o) => `${o.method} ${o.path}`);
     expect(open.sort()).toEqual([
       'GET /.well-known/jwks/{account_id}.json',
+      'GET /.well-known/jwks/{account_id}/customers/{customer}.json',
       'GET /healthz',
       'GET /openapi.json',
       'GET /portal',

@@ -18,11 +18,18 @@ export interface Ed25519Input {
 const UNIX_SECONDS = /^\d{1,12}$/;
 const ED25519_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
 
+/** The set's usable Ed25519 keys: an entry that is not one, or does not import, is skipped (so its kid is `unknown_key`), not fatal to the others. */
 function ed25519Keys(jwks: Jwks): Map<string, KeyObject> {
   const keys = new Map<string, KeyObject>();
-  for (const jwk of jwks.keys) {
-    if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string' || typeof jwk.kid !== 'string') continue;
-    keys.set(jwk.kid, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' }));
+  for (const jwk of jwks.keys as readonly unknown[]) {
+    if (typeof jwk !== 'object' || jwk === null) continue;
+    const { kty, crv, x, kid } = jwk as Record<string, unknown>;
+    if (kty !== 'OKP' || crv !== 'Ed25519' || typeof x !== 'string' || typeof kid !== 'string' || keys.has(kid)) continue;
+    try {
+      keys.set(kid, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' }));
+    } catch {
+      // A malformed `x`: this key verifies nothing; the rest still do.
+    }
   }
   return keys;
 }
@@ -67,7 +74,7 @@ export function diagnoseEd25519(input: Ed25519Input): Diagnosis {
   const listed = signatures.filter(({ kid }) => kid === undefined || keys.has(kid));
   if (listed.length === 0) {
     return result('unknown_key', [
-      `The JWKS lists none of the keys that signed (${kids.join(', ') || 'no webhook-key-id'}): it is another account's JWKS, or the delivery was signed with a key that has since retired.`,
+      `The JWKS lists none of the keys that signed (${kids.join(', ') || 'no webhook-key-id'}): it is another account's or another customer's JWKS (each customer's endpoints are signed with its own keys), or the delivery was signed with a key that has since retired.`,
       time.finding,
     ], rest);
   }

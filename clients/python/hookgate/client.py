@@ -170,9 +170,11 @@ class _Account(_Resource):
 
 
 class _SigningKeys(_Resource):
-    def rotate(self) -> api.SigningKeys:
-        """A new current Ed25519 key; the old one signs alongside it for 24 hours. Answers the public halves only."""
-        return cast(api.SigningKeys, self._client._data("rotateSigningKeys"))
+    def rotate(self, body: api.RotateSigningKeysRequest | None = None) -> api.SigningKeys:
+        """A new current Ed25519 key for ``{"customer": …}``'s endpoints (each customer has its own key
+        pair), or with no argument for the account's own destinations; the old one signs alongside it
+        for 24 hours. Answers the public halves only, and the JWKS URL they are served at."""
+        return cast(api.SigningKeys, self._client._data("rotateSigningKeys", body=body or {}))
 
 
 class _ApiKeys(_Resource):

@@ -29,7 +29,7 @@ class AccountDetail(TypedDict):
     retention_days: int
     created_at: str
     jwks_url: str
-    """The account’s public JWKS (no API key needed): the Ed25519 keys `ed25519` destinations are signed with."""
+    """The public JWKS (no API key needed) of the Ed25519 keys the account’s own `ed25519` destinations (those of no `customer`) are signed with. Each customer’s endpoints are signed with that customer’s own keys: `/.well-known/jwks/{account_id}/customers/{customer}.json`, shown in its portal."""
 
 
 class ApiKey(TypedDict):
@@ -851,7 +851,7 @@ class PortalSessionInfo(TypedDict):
     expires_at: str
     brand: PortalSessionInfo_Brand
     jwks_url: str
-    """The account’s public JWKS: what the customer verifies an `ed25519` endpoint’s deliveries with."""
+    """This customer’s public JWKS: what it verifies its `ed25519` endpoints’ deliveries with. Its key pair signs only its own endpoints."""
 
 
 class PublishedEvent(TypedDict):
@@ -931,6 +931,11 @@ class RevokePortalSessionsRequest(TypedDict):
     """The customer whose links end: every link made for it so far."""
 
 
+class RotateSigningKeysRequest(TypedDict):
+    customer: NotRequired[str | None]
+    """The customer whose endpoints’ keys rotate (each customer has its own key pair). Omitted or null: the keys of the account’s own destinations (those of no customer)."""
+
+
 class Route(TypedDict):
     id: str
     account_id: str
@@ -964,7 +969,10 @@ class SigningKey(TypedDict):
 
 
 class SigningKeys(TypedDict):
+    customer: str | None
+    """Whose keys: the customer whose endpoints they sign, or null for the account’s own destinations."""
     jwks_url: str
+    """The public JWKS these keys are served in: what that customer’s (or the account’s own) receivers verify with."""
     keys: list[SigningKey]
     """Current key first."""
 
@@ -1160,6 +1168,7 @@ OPERATIONS: dict[str, tuple[str, str]] = {
     "updateAccount": ("PATCH", "/v1/account"),
     "rotateSigningKeys": ("POST", "/v1/signing-keys/rotate"),
     "getJwks": ("GET", "/.well-known/jwks/{account_id}.json"),
+    "getCustomerJwks": ("GET", "/.well-known/jwks/{account_id}/customers/{customer}.json"),
     "createApiKey": ("POST", "/v1/api-keys"),
     "listApiKeys": ("GET", "/v1/api-keys"),
     "revokeApiKey": ("DELETE", "/v1/api-keys/{id}"),

@@ -18,13 +18,14 @@ from . import ed25519
 DEFAULT_TOLERANCE_SECONDS = 300
 
 _HEX_SHA256 = re.compile(r"[0-9a-fA-F]{64}")
-_UNIX_SECONDS = re.compile(r"\d{1,12}")
+# ASCII digits: `\d` would take any script's, which int() reads but the signed bytes cannot hold.
+_UNIX_SECONDS = re.compile(r"[0-9]{1,12}")
 
 
 def _header(headers: Mapping[str, str], name: str) -> str | None:
     # HTTP header names are case-insensitive, and frameworks hand them over in any case.
     for key, value in headers.items():
-        if key.lower() == name:
+        if isinstance(key, str) and key.lower() == name:
             return value
     return None
 
@@ -139,9 +140,16 @@ def verify_webhook(
 
 _JWKS_DEFAULT_MAX_AGE = 300.0
 # Unknown kids fetch the JWKS again at most this often (seconds): a request with a made-up kid costs
-# nothing to send, and without this each one would make the receiver fetch.
+# nothing to send, and without this each one would make the receiver fetch. A fetch that failed while
+# older keys were known waits as long before the next try.
 _UNKNOWN_KID_REFETCH = 5.0
+# Hookgate signs with one key, two for a day after a rotation: a header far longer than that (each
+# signature is 92 characters) is refused unread, so nobody makes a receiver parse or check hundreds
+# (each check is a pure-Python Ed25519 verification, a few milliseconds).
+_MAX_SIGNATURE_HEADER_LENGTH = 2048
+_MAX_KEY_ID_HEADER_LENGTH = 1024
 _ED25519_SIGNATURE = re.compile(r"[A-Za-z0-9+/]{86}==")
+_ED25519_X = re.compile(r"[A-Za-z0-9_-]{43}")
 _MAX_AGE = re.compile(r"max-age=(\d+)")
 
 # Per JWKS URL: its Ed25519 public keys by kid, until when (time.monotonic()) they are fresh, and when
@@ -157,8 +165,19 @@ def _fetch(url: str) -> tuple[bytes, str | None]:
         return answer.read(), answer.headers.get("cache-control")
 
 
-def _b64url(value: str) -> bytes:
-    return base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+def _ed25519_keys(document: object) -> dict[str, bytes]:
+    """The set's usable Ed25519 keys: an entry that is not one is skipped, not fatal to the others."""
+    listed = document.get("keys") if isinstance(document, dict) else None
+    if not isinstance(listed, list):
+        raise ValueError("the JWKS has no keys array")
+    keys: dict[str, bytes] = {}
+    for jwk in listed:
+        if not isinstance(jwk, dict) or jwk.get("kty") != "OKP" or jwk.get("crv") != "Ed25519":
+            continue
+        x, kid = jwk.get("x"), jwk.get("kid")
+        if isinstance(kid, str) and isinstance(x, str) and _ED25519_X.fullmatch(x) and kid not in keys:
+            keys[kid] = base64.urlsafe_b64decode(x + "=")
+    return keys
 
 
 def _jwks_keys(url: str, refresh: bool, fetch: Fetch) -> dict[str, bytes]:
@@ -167,14 +186,41 @@ def _jwks_keys(url: str, refresh: bool, fetch: Fetch) -> dict[str, bytes]:
         now = time.monotonic()
         if cached and cached[1] > now and (not refresh or now - cached[2] < _UNKNOWN_KID_REFETCH):
             return cached[0]
-        body, cache_control = fetch(url)
-        keys: dict[str, bytes] = {}
-        for jwk in json.loads(body)["keys"]:
-            if jwk.get("kty") == "OKP" and jwk.get("crv") == "Ed25519" and isinstance(jwk.get("x"), str) and isinstance(jwk.get("kid"), str):
-                keys[jwk["kid"]] = _b64url(jwk["x"])
+        try:
+            body, cache_control = fetch(url)
+            keys = _ed25519_keys(json.loads(body))
+        except Exception:
+            if cached is None:
+                raise
+            # The host is down or answers nonsense: the keys it served last still verify what they
+            # signed, and verifications do not each wait for it; it is asked again in a few seconds.
+            _jwks_cache[url] = (cached[0], now + _UNKNOWN_KID_REFETCH, now)
+            return cached[0]
         max_age = _MAX_AGE.search(cache_control or "")
         _jwks_cache[url] = (keys, now + (float(max_age.group(1)) if max_age else _JWKS_DEFAULT_MAX_AGE), now if refresh else 0.0)
         return keys
+
+
+def _text_header(headers: Mapping[str, str], name: str) -> str | None:
+    value = _header(headers, name)
+    return value if isinstance(value, str) else None
+
+
+def _signatures(header: str, key_ids: str) -> list[tuple[str | None, bytes]]:
+    """The header's v1a signatures, each once, with the kid `webhook-key-id` names in its place; none when either header is oversized."""
+    if len(header) > _MAX_SIGNATURE_HEADER_LENGTH or len(key_ids) > _MAX_KEY_ID_HEADER_LENGTH:
+        return []
+    kids = key_ids.split()
+    seen: set[tuple[str | None, str]] = set()
+    signatures: list[tuple[str | None, bytes]] = []
+    for i, part in enumerate(header.split()):
+        version, comma, given = part.partition(",")
+        kid = kids[i] if i < len(kids) else None
+        if version != "v1a" or not comma or not _ED25519_SIGNATURE.fullmatch(given) or (kid, given) in seen:
+            continue
+        seen.add((kid, given))
+        signatures.append((kid, base64.b64decode(given)))
+    return signatures
 
 
 def verify_webhook_with_jwks(
@@ -190,36 +236,43 @@ def verify_webhook_with_jwks(
 
     ``webhook-signature: v1a,<base64 Ed25519 signature of "<webhook-id>.<webhook-timestamp>.<body>">``
     (several separated by spaces during a key rotation), each made with the key ``webhook-key-id``
-    names in the same place: a public key of the account's JWKS at `jwks_url` (``GET /v1/account``
-    shows it as ``jwks_url``).
+    names in the same place: a public key of the receiver's JWKS at `jwks_url`, a customer's own (its
+    portal shows it; each customer's endpoints are signed with a key pair of its own, so a delivery to
+    one customer does not verify with another's), or for the account's own destinations its
+    ``jwks_url`` (``GET /v1/account``).
 
     The JWKS is cached per URL for its ``max-age`` and fetched again at once when a delivery names a
-    kid it lacks (at most once in 5 seconds), so a rotation needs no redeploy. `fetch(url)` answers the JWKS's bytes and its
-    ``Cache-Control`` (default: urllib). Answers False on malformed headers or a signature no listed
-    key makes; raises only when the JWKS cannot be fetched or read.
+    kid it lacks (at most once in 5 seconds), so a rotation needs no redeploy. `fetch(url)` answers the
+    JWKS's bytes and its ``Cache-Control`` (default: urllib, 10 s timeout); while a fetch fails, the
+    keys fetched last keep verifying, and a key of the set that is not a valid Ed25519 JWK is skipped.
+    A ``webhook-signature`` over 2048 characters is refused, repeated signatures are checked once, and
+    no more signatures are checked than the JWKS lists keys. Answers False on malformed headers or a
+    signature no listed key makes; raises only when the JWKS cannot be fetched or read and none was before.
     """
     if isinstance(headers, (str, bytes)):
         raise TypeError("verify_webhook_with_jwks takes the request headers, not one header: verify_webhook_with_jwks(body, request.headers, jwks_url)")
-    webhook_id = _header(headers, "webhook-id")
-    timestamp = _header(headers, "webhook-timestamp")
-    header = _header(headers, "webhook-signature")
+    if not isinstance(body, (bytes, bytearray, memoryview, str)) or not isinstance(headers, Mapping):
+        return False
+    webhook_id = _text_header(headers, "webhook-id")
+    timestamp = _text_header(headers, "webhook-timestamp")
+    header = _text_header(headers, "webhook-signature")
     if not webhook_id or not timestamp or not header or not _fresh(timestamp, tolerance_seconds, now):
         return False
-    kids = (_header(headers, "webhook-key-id") or "").split()
-    signatures: list[tuple[str | None, bytes]] = []
-    for i, part in enumerate(header.split()):
-        version, comma, given = part.partition(",")
-        if version == "v1a" and comma and _ED25519_SIGNATURE.fullmatch(given):
-            signatures.append((kids[i] if i < len(kids) else None, base64.b64decode(given)))
+    signatures = _signatures(header, _text_header(headers, "webhook-key-id") or "")
     if not signatures:
         return False
-    raw = body.encode("utf-8") if isinstance(body, str) else bytes(body)
-    message = webhook_id.encode("utf-8") + b"." + timestamp.encode("ascii") + b"." + raw
+    raw = body.encode("utf-8", "surrogatepass") if isinstance(body, str) else bytes(body)
+    message = webhook_id.encode("utf-8", "surrogatepass") + b"." + timestamp.encode("ascii") + b"." + raw
     keys = _jwks_keys(jwks_url, False, fetch)
     if any(kid is not None and kid not in keys for kid, _ in signatures):
         keys = _jwks_keys(jwks_url, True, fetch)
+    # Each check is a pure-Python Ed25519 verification: as many as the set has keys, whatever the header holds.
+    checks = len(keys)
     for kid, signature in signatures:
-        candidates = list(keys.values()) if kid is None else [keys[kid]] if kid in keys else []
-        if any(ed25519.verify(key, message, signature) for key in candidates):
-            return True
+        for key in list(keys.values()) if kid is None else [keys[kid]] if kid in keys else []:
+            if checks <= 0:
+                return False
+            checks -= 1
+            if ed25519.verify(key, message, signature):
+                return True
     return False

@@ -3,7 +3,9 @@ node's crypto made (the gateway's signer, lambdas/domain/signing-keys.ts) with t
 
 import base64
 import json
+import random
 import unittest
+from unittest import mock
 
 from hookgate import verify_webhook, verify_webhook_with_jwks
 from hookgate import verify as verify_module
@@ -150,6 +152,104 @@ class VerifyWithJwks(unittest.TestCase):
             verify_webhook_with_jwks(BODY, f"v1a,{SIGNED_BY_1}", JWKS_URL)
         with self.assertRaisesRegex(ValueError, "verify_webhook_with_jwks"):
             verify_webhook(BODY, {}, "whsec_x", scheme="ed25519")
+
+
+class HostileInput(unittest.TestCase):
+    """What a request costs a receiver, counted in pure-Python Ed25519 checks, and that nothing raises."""
+
+    def setUp(self):
+        verify_module._jwks_cache.clear()
+        self.checks = 0
+        real = verify_module.ed25519.verify
+
+        def counted(*args: bytes) -> bool:
+            self.checks += 1
+            return real(*args)
+
+        patcher = mock.patch.object(verify_module.ed25519, "verify", counted)
+        patcher.start()
+        self.addCleanup(patcher.stop)
+
+    @staticmethod
+    def bogus(i: int) -> str:
+        return base64.b64encode(bytes([i % 256]) * 64).decode()
+
+    def test_150_bogus_signatures_are_refused_unread_and_under_the_cap_cost_one_check_per_listed_key(self):
+        jwks = Jwks(KEY_1, KEY_2)
+        many = delivery([self.bogus(i) for i in range(150)], ["k1"] * 150)
+        self.assertGreater(len(many["Webhook-Signature"]), 2048)
+        self.assertFalse(verify_webhook_with_jwks(BODY, many, JWKS_URL, now=NOW, fetch=jwks))
+        self.assertEqual((self.checks, jwks.fetches), (0, 0))
+        # Twenty, with no webhook-key-id (so every key is a candidate for each): two checks, as two keys are listed.
+        few = {k: v for k, v in delivery([self.bogus(i) for i in range(20)], []).items() if k != "Webhook-Key-Id"}
+        self.assertFalse(verify_webhook_with_jwks(BODY, few, JWKS_URL, now=NOW, fetch=jwks))
+        self.assertEqual(self.checks, 2)
+
+    def test_a_repeated_signature_is_checked_once(self):
+        jwks = Jwks(KEY_1, KEY_2)
+        repeated = delivery([SIGNED_BY_1] * 20, ["k1"] * 20)
+        self.assertFalse(verify_webhook_with_jwks(BODY + b" ", repeated, JWKS_URL, now=NOW, fetch=jwks))
+        self.assertEqual(self.checks, 1)
+        self.assertTrue(verify_webhook_with_jwks(BODY, repeated, JWKS_URL, now=NOW, fetch=jwks))
+
+    def test_a_malformed_key_is_passed_over_and_the_others_verify(self):
+        malformed = [
+            {"kty": "OKP", "crv": "Ed25519", "x": "not-32-bytes", "kid": "short"},
+            {"kty": "OKP", "crv": "Ed25519", "x": "!" * 43, "kid": "bad"},
+            {"kty": "OKP", "crv": "Ed25519", "kid": "no-x"},
+            {"kty": "OKP", "crv": "Ed25519", "x": 7, "kid": "number"},
+            None,
+            "a string",
+            ["a", "list"],
+        ]
+        jwks = Jwks(*malformed, KEY_1)  # type: ignore[arg-type]
+        self.assertTrue(verify_webhook_with_jwks(BODY, delivery([SIGNED_BY_1], ["k1"]), JWKS_URL, now=NOW, fetch=jwks))
+        for kid in ["short", "bad", "no-x", "number"]:
+            with self.subTest(kid):
+                self.assertFalse(verify_webhook_with_jwks(BODY, delivery([SIGNED_BY_1], [kid]), JWKS_URL, now=NOW, fetch=jwks))
+
+    def test_a_document_that_is_no_key_set_raises_as_an_unreachable_one_does(self):
+        for document in [b"not json", b'{"keys": "none"}', b"[]", b"null"]:
+            with self.subTest(document), self.assertRaises(ValueError):
+                verify_module._jwks_cache.clear()
+                verify_webhook_with_jwks(BODY, delivery([SIGNED_BY_1], ["k1"]), JWKS_URL, now=NOW, fetch=lambda _url, d=document: (d, None))
+
+    def test_while_the_host_fails_the_keys_it_served_last_keep_verifying(self):
+        served = {"fail": False}
+
+        def fetch(url: str) -> tuple[bytes, str | None]:
+            if served["fail"]:
+                raise TimeoutError("timed out")
+            return json.dumps({"keys": [KEY_1]}).encode(), "max-age=0"
+
+        self.assertTrue(verify_webhook_with_jwks(BODY, delivery([SIGNED_BY_1], ["k1"]), JWKS_URL, now=NOW, fetch=fetch))
+        served["fail"] = True
+        self.assertTrue(verify_webhook_with_jwks(BODY, delivery([SIGNED_BY_1], ["k1"]), JWKS_URL, now=NOW, fetch=fetch))
+        self.assertFalse(verify_webhook_with_jwks(BODY + b" ", delivery([SIGNED_BY_1], ["k1"]), JWKS_URL, now=NOW, fetch=fetch))
+        verify_module._jwks_cache.clear()
+        with self.assertRaises(TimeoutError):
+            verify_webhook_with_jwks(BODY, delivery([SIGNED_BY_1], ["k1"]), JWKS_URL, now=NOW, fetch=fetch)
+
+    def test_any_headers_and_body_answer_a_bool(self):
+        rng = random.Random(45)
+        alphabet = "v1a, =+/k12\u0661\u0662\u00e9\x00\n" + SIGNED_BY_1[:8]
+        names = ["Webhook-Id", "Webhook-Timestamp", "Webhook-Signature", "Webhook-Key-Id", "webhook-signature", "x"]
+        values: list[object] = [None, 1780315200, ["v1a,x"], b"bytes", "\u0661\u0667\u0668\u0660", f"v1a,{SIGNED_BY_1}"]
+        jwks = Jwks(KEY_1, KEY_2)
+        for _ in range(500):
+            headers: dict[object, object] = dict(delivery([SIGNED_BY_1], ["k1"]))
+            for _ in range(rng.randint(1, 3)):
+                name = rng.choice(names)
+                headers[name] = rng.choice(values) if rng.random() < 0.3 else "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40)))
+            if rng.random() < 0.05:
+                headers[7] = "a key that is no string"
+            body: object = rng.choice([BODY, BODY.decode(), 42, None, bytearray(BODY), "\ud800"])
+            with self.subTest(headers=headers, body=body):
+                answer = verify_webhook_with_jwks(body, headers, JWKS_URL, now=NOW, fetch=jwks)  # type: ignore[arg-type]
+                self.assertIsInstance(answer, bool)
+        for digits in ["\u0661\u0667\u0668\u0660\u0663\u0661\u0665\u0662\u0660\u0660"]:
+            self.assertFalse(verify_webhook_with_jwks(BODY, {**delivery([SIGNED_BY_1], ["k1"]), "Webhook-Timestamp": digits}, JWKS_URL, now=NOW, fetch=jwks))
+            self.assertFalse(verify_webhook(BODY, {"Webhook-Signature": f"t={digits},v1={'0' * 64}"}, "secret", now=NOW))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ export type AccountDetail = {
   plan: 'free' | 'pro' | 'enterprise';
   retention_days: number;
   created_at: string;
-  /** The account’s public JWKS (no API key needed): the Ed25519 keys `ed25519` destinations are signed with. */
+  /** The public JWKS (no API key needed) of the Ed25519 keys the account’s own `ed25519` destinations (those of no `customer`) are signed with. Each customer’s endpoints are signed with that customer’s own keys: `/.well-known/jwks/{account_id}/customers/{customer}.json`, shown in its portal. */
   jwks_url: string;
 };
 
@@ -820,7 +820,7 @@ export type PortalSessionInfo = {
     accent_color: string | null;
     docs_title: string | null;
   };
-  /** The account’s public JWKS: what the customer verifies an `ed25519` endpoint’s deliveries with. */
+  /** This customer’s public JWKS: what it verifies its `ed25519` endpoints’ deliveries with. Its key pair signs only its own endpoints. */
   jwks_url: string;
 };
 
@@ -899,6 +899,11 @@ export type RevokePortalSessionsRequest = {
   customer: string;
 };
 
+export type RotateSigningKeysRequest = {
+  /** The customer whose endpoints’ keys rotate (each customer has its own key pair). Omitted or null: the keys of the account’s own destinations (those of no customer). */
+  customer?: string | null;
+};
+
 export type Route = {
   id: string;
   account_id: string;
@@ -932,6 +937,9 @@ export type SigningKey = {
 };
 
 export type SigningKeys = {
+  /** Whose keys: the customer whose endpoints they sign, or null for the account’s own destinations. */
+  customer: string | null;
+  /** The public JWKS these keys are served in: what that customer’s (or the account’s own) receivers verify with. */
   jwks_url: string;
   /** Current key first. */
   keys: SigningKey[];
@@ -1160,7 +1168,7 @@ export interface Operations {
     path: '/v1/signing-keys/rotate';
     params: undefined;
     query: undefined;
-    body: undefined;
+    body: RotateSigningKeysRequest | undefined;
     responses: {
       200: {
         data: SigningKeys;
@@ -1173,6 +1181,19 @@ export interface Operations {
     path: '/.well-known/jwks/{account_id}.json';
     params: {
       account_id: string;
+    };
+    query: undefined;
+    body: undefined;
+    responses: {
+      200: Jwks;
+    };
+  };
+  getCustomerJwks: {
+    method: 'GET';
+    path: '/.well-known/jwks/{account_id}/customers/{customer}.json';
+    params: {
+      account_id: string;
+      customer: string;
     };
     query: undefined;
     body: undefined;
@@ -2369,6 +2390,7 @@ export const operations: { readonly [K in OperationId]: { readonly method: Opera
   updateAccount: { method: 'PATCH', path: '/v1/account' },
   rotateSigningKeys: { method: 'POST', path: '/v1/signing-keys/rotate' },
   getJwks: { method: 'GET', path: '/.well-known/jwks/{account_id}.json' },
+  getCustomerJwks: { method: 'GET', path: '/.well-known/jwks/{account_id}/customers/{customer}.json' },
   createApiKey: { method: 'POST', path: '/v1/api-keys' },
   listApiKeys: { method: 'GET', path: '/v1/api-keys' },
   revokeApiKey: { method: 'DELETE', path: '/v1/api-keys/{id}' },

@@ -14,6 +14,7 @@ import {
   type Operations,
   type PublishOutboundEventBatchRequest,
   type PublishOutboundEventRequest,
+  type RotateSigningKeysRequest,
   type UpdateAccountRequest,
   type UpdateBrandSettingsRequest,
   type UpdateDestinationRequest,
@@ -201,8 +202,12 @@ export class Hookgate {
   };
 
   readonly signingKeys = {
-    /** A new current Ed25519 key; the old one signs alongside it for 24 hours. Answers the public halves only. */
-    rotate: () => this.#data('rotateSigningKeys'),
+    /**
+     * A new current Ed25519 key for `{ customer }`'s endpoints (each customer has its own key pair), or
+     * with no argument for the account's own destinations; the old one signs alongside it for 24 hours.
+     * Answers the public halves only, and the JWKS URL they are served at.
+     */
+    rotate: (body: RotateSigningKeysRequest = {}) => this.#data('rotateSigningKeys', { body }),
   };
 
   readonly apiKeys = {

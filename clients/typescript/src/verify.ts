@@ -124,8 +124,16 @@ export interface VerifyWithJwksOptions {
   toleranceSeconds?: number;
   /** The time to check against. Default: now. */
   now?: Date;
-  /** How the JWKS is fetched. Default: the global `fetch`. */
-  fetch?: (url: string) => Promise<{ ok: boolean; status: number; headers: { get(name: string): string | null }; json(): Promise<unknown> }>;
+  /**
+   * How long one JWKS fetch may take, answer body included, before it is given up (the verification
+   * then uses the keys it last fetched from that URL, or rejects without any). Default 10000 (10 s).
+   */
+  jwksTimeoutMs?: number;
+  /** How the JWKS is fetched. Default: the global `fetch`. `signal` aborts it when the timeout passes. */
+  fetch?: (
+    url: string,
+    init: { signal: AbortSignal },
+  ) => Promise<{ ok: boolean; status: number; headers: { get(name: string): string | null }; json(): Promise<unknown> }>;
 }
 
 /** One JWKS URL's Ed25519 keys by kid, and until when they are fresh (the answer's `max-age`, else 5 minutes). */
@@ -137,32 +145,80 @@ interface CachedJwks {
 }
 
 const JWKS_DEFAULT_MAX_AGE_MS = 300_000;
+const DEFAULT_JWKS_TIMEOUT_MS = 10_000;
 /**
  * Unknown kids fetch the JWKS again at most this often: a request with a made-up kid costs nothing to
  * send, and without this each one would make the receiver fetch (a rotation names its new kid once).
+ * A fetch that failed while older keys were known waits as long before the next try.
  */
 const UNKNOWN_KID_REFETCH_MS = 5_000;
+/**
+ * Hookgate signs with one key, two for a day after a rotation: a header far longer than that (each
+ * signature is 92 characters) is refused unread, so nobody makes a receiver parse or check hundreds.
+ */
+const MAX_SIGNATURE_HEADER_LENGTH = 2048;
+const MAX_KEY_ID_HEADER_LENGTH = 1024;
 const ED25519_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
 const jwksCache = new Map<string, Promise<CachedJwks>>();
 
+/** The set's usable Ed25519 keys: an entry that is not one, or does not import, is skipped, not fatal to the others. */
 function ed25519Keys(document: unknown): Map<string, KeyObject> {
   const keys = new Map<string, KeyObject>();
   const listed = (document as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(listed)) throw new Error('the JWKS has no keys array');
-  for (const jwk of listed as Array<Record<string, unknown>>) {
-    if (jwk.kty !== 'OKP' || jwk.crv !== 'Ed25519' || typeof jwk.x !== 'string' || typeof jwk.kid !== 'string') continue;
-    keys.set(jwk.kid, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: jwk.x }, format: 'jwk' }));
+  for (const jwk of listed as unknown[]) {
+    if (typeof jwk !== 'object' || jwk === null) continue;
+    const { kty, crv, x, kid } = jwk as Record<string, unknown>;
+    if (kty !== 'OKP' || crv !== 'Ed25519' || typeof x !== 'string' || typeof kid !== 'string' || keys.has(kid)) continue;
+    try {
+      keys.set(kid, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' }));
+    } catch {
+      // A malformed `x` (wrong length, not base64url): this key can verify nothing; the rest still do.
+    }
   }
   return keys;
 }
 
-async function loadJwks(jwksUrl: string, refetch: boolean, options: VerifyWithJwksOptions): Promise<CachedJwks> {
-  const get = options.fetch ?? ((url: string) => fetch(url));
-  const answer = await get(jwksUrl);
-  if (!answer.ok) throw new Error(`GET ${jwksUrl} answered ${answer.status}`);
-  const maxAge = /max-age=(\d+)/.exec(answer.headers.get('cache-control') ?? '')?.[1];
-  const now = Date.now();
-  return { keys: ed25519Keys(await answer.json()), freshUntil: now + (maxAge === undefined ? JWKS_DEFAULT_MAX_AGE_MS : Number(maxAge) * 1000), refetchedAt: refetch ? now : 0 };
+async function fetchJwks(jwksUrl: string, options: VerifyWithJwksOptions): Promise<{ keys: Map<string, KeyObject>; maxAge: string | undefined }> {
+  const get = options.fetch ?? ((url: string, init: { signal: AbortSignal }) => fetch(url, init));
+  const timeoutMs = options.jwksTimeoutMs ?? DEFAULT_JWKS_TIMEOUT_MS;
+  const controller = new AbortController();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  // Raced as well as aborted: a fetch function that ignores the signal, or a body that stalls, still ends here.
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const error = new Error(`GET ${jwksUrl} gave no answer within ${timeoutMs} ms`);
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([
+      (async () => {
+        const answer = await get(jwksUrl, { signal: controller.signal });
+        if (!answer.ok) throw new Error(`GET ${jwksUrl} answered ${answer.status}`);
+        const maxAge = /max-age=(\d+)/.exec(answer.headers.get('cache-control') ?? '')?.[1];
+        return { keys: ed25519Keys(await answer.json()), maxAge };
+      })(),
+      timedOut,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function loadJwks(jwksUrl: string, refetch: boolean, known: CachedJwks | undefined, options: VerifyWithJwksOptions): Promise<CachedJwks> {
+  try {
+    const { keys, maxAge } = await fetchJwks(jwksUrl, options);
+    const now = Date.now();
+    return { keys, freshUntil: now + (maxAge === undefined ? JWKS_DEFAULT_MAX_AGE_MS : Number(maxAge) * 1000), refetchedAt: refetch ? now : 0 };
+  } catch (error) {
+    if (!known) throw error;
+    // The host is down or stalls: the keys it served last still verify what they signed, and
+    // verifications do not each wait for it; it is asked again in a few seconds.
+    const now = Date.now();
+    return { keys: known.keys, freshUntil: now + UNKNOWN_KID_REFETCH_MS, refetchedAt: now };
+  }
 }
 
 /**
@@ -173,21 +229,54 @@ async function jwksKeys(jwksUrl: string, refresh: boolean, options: VerifyWithJw
   const cached = jwksCache.get(jwksUrl);
   const known = cached && (await cached.catch(() => undefined));
   if (known && known.freshUntil > Date.now() && (!refresh || Date.now() - known.refetchedAt < UNKNOWN_KID_REFETCH_MS)) return known;
-  const loading = loadJwks(jwksUrl, refresh, options);
+  // Another caller may have started a fetch while this one waited for the cache.
+  const current = jwksCache.get(jwksUrl);
+  if (current !== cached && current !== undefined) return current;
+  const loading = loadJwks(jwksUrl, refresh, known, options);
   jwksCache.set(jwksUrl, loading);
-  loading.catch(() => jwksCache.delete(jwksUrl));
+  loading.catch(() => {
+    if (jwksCache.get(jwksUrl) === loading) jwksCache.delete(jwksUrl);
+  });
   return loading;
+}
+
+/** The signatures of a header, each once, with the kid `webhook-key-id` names in its place; none when either header is oversized. */
+function signaturesOf(headers: WebhookHeaders): Array<{ kid: string | undefined; given: string }> {
+  const header = headerValues(headers, 'webhook-signature').join(' ');
+  const kidHeader = headerValues(headers, 'webhook-key-id').join(' ');
+  if (header.length > MAX_SIGNATURE_HEADER_LENGTH || kidHeader.length > MAX_KEY_ID_HEADER_LENGTH) return [];
+  const kids = kidHeader.split(' ').filter(Boolean);
+  const seen = new Set<string>();
+  const signatures: Array<{ kid: string | undefined; given: string }> = [];
+  header
+    .split(' ')
+    .filter(Boolean)
+    .forEach((part, i) => {
+      const [version, given] = part.split(',', 2);
+      const kid = kids[i];
+      const key = `${kid ?? ''} ${given ?? ''}`;
+      if (version !== 'v1a' || !given || !ED25519_SIGNATURE.test(given) || seen.has(key)) return;
+      seen.add(key);
+      signatures.push({ kid, given });
+    });
+  return signatures;
 }
 
 /**
  * Whether an `ed25519` delivery is genuine: Standard Webhooks' asymmetric form, `webhook-signature:
  * v1a,<base64 Ed25519 signature of "<webhook-id>.<webhook-timestamp>.<body>">` (several separated by
  * spaces during a key rotation), each made with the key `webhook-key-id` names in the same place, a
- * public key of the account's JWKS at `jwksUrl` (`GET /v1/account` shows it as `jwks_url`).
+ * public key of the receiver's JWKS at `jwksUrl`: a customer's own (its portal shows it; each
+ * customer's endpoints are signed with a key pair of its own, so a delivery to one customer does not
+ * verify with another's), or for the account's own destinations its `jwks_url` (`GET /v1/account`).
  *
  * The JWKS is cached per URL for its `max-age` and fetched again at once when a delivery names a kid
- * it lacks (at most once in 5 seconds), so a rotation needs no redeploy. Answers false on malformed headers or a signature no
- * listed key makes; rejects only when the JWKS cannot be fetched.
+ * it lacks (at most once in 5 seconds), so a rotation needs no redeploy. A fetch that takes longer
+ * than `jwksTimeoutMs` is given up; while it fails, the keys last fetched keep verifying. A key of
+ * the set that is not a valid Ed25519 JWK is skipped. A `webhook-signature` over 2048 characters is
+ * refused, repeated signatures are checked once, and no more signatures are checked than the JWKS
+ * lists keys. Answers false on malformed headers or a signature no listed key makes; rejects only
+ * when the JWKS cannot be fetched and none was before.
  */
 export async function verifyWebhookWithJwks(
   body: string | Uint8Array,
@@ -199,25 +288,23 @@ export async function verifyWebhookWithJwks(
     throw new TypeError('verifyWebhookWithJwks takes the request headers, not one header: verifyWebhookWithJwks(body, request.headers, jwksUrl)');
   }
   if (typeof headers !== 'object' || headers === null) return false;
+  if (typeof body !== 'string' && !(body instanceof Uint8Array)) return false;
   const [id] = headerValues(headers, 'webhook-id');
   const [timestamp] = headerValues(headers, 'webhook-timestamp');
   if (!id || !timestamp || !fresh(timestamp, options)) return false;
-  const kids = headerValues(headers, 'webhook-key-id').join(' ').split(' ').filter(Boolean);
-  const signatures: Array<{ kid: string | undefined; signature: Buffer }> = [];
-  headerValues(headers, 'webhook-signature')
-    .join(' ')
-    .split(' ')
-    .filter(Boolean)
-    .forEach((part, i) => {
-      const [version, given] = part.split(',', 2);
-      if (version === 'v1a' && given && ED25519_SIGNATURE.test(given)) signatures.push({ kid: kids[i], signature: Buffer.from(given, 'base64') });
-    });
+  const signatures = signaturesOf(headers);
   if (signatures.length === 0) return false;
   const message = Buffer.concat([Buffer.from(`${id}.${timestamp}.`, 'utf8'), bytes(body)]);
   let jwks = await jwksKeys(jwksUrl, false, options);
   if (signatures.some(({ kid }) => kid !== undefined && !jwks.keys.has(kid))) jwks = await jwksKeys(jwksUrl, true, options);
-  return signatures.some(({ kid, signature }) => {
+  // Each check is an Ed25519 verification: as many as the set has keys, whatever the header holds.
+  let checks = jwks.keys.size;
+  for (const { kid, given } of signatures) {
     const candidates = kid === undefined ? [...jwks.keys.values()] : [jwks.keys.get(kid)].filter((key): key is KeyObject => key !== undefined);
-    return candidates.some((key) => verifySignature(null, message, key, signature));
-  });
+    for (const key of candidates) {
+      if (checks-- <= 0) return false;
+      if (verifySignature(null, message, key, Buffer.from(given, 'base64'))) return true;
+    }
+  }
+  return false;
 }

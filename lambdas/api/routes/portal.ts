@@ -119,13 +119,13 @@ export const portalApiRoutes: Route[] = [
           customer: 'cus_42',
           expires_at: '2026-06-01T13:00:00.000Z',
           brand: examplePortalBrand,
-          jwks_url: `https://api.hookgate.example.com/.well-known/jwks/${ids.account}.json`,
+          jwks_url: `https://api.hookgate.example.com/.well-known/jwks/${ids.account}/customers/cus_42.json`,
         }),
       },
     },
     handle: async ({ portal, request }) => {
       const brand = presentPortalBrand(await showBrandSettings(portal.accountId));
-      const jwks = jwksUrl(publicBaseUrl(request), portal.accountId);
+      const jwks = jwksUrl(publicBaseUrl(request), portal.accountId, portal.customer);
       return { status: 200, data: { customer: portal.customer, expires_at: portal.validUntil, brand, jwks_url: jwks } };
     },
   }),

@@ -25,12 +25,16 @@ async function readBody(path: string): Promise<Buffer> {
   }
 }
 
+/** A JWKS host that stalls ends the run with a usage error rather than hold it for Node's 300 s. */
+const JWKS_TIMEOUT_MS = 10_000;
+
 async function fetchJwks(url: string): Promise<Jwks> {
   let answer: Response;
+  const signal = AbortSignal.timeout(JWKS_TIMEOUT_MS);
   try {
-    answer = await fetch(url);
+    answer = await fetch(url, { signal });
   } catch (error) {
-    throw new CliError(EXIT.usage, `cannot fetch --jwks-url ${url}: ${(error as Error).message}`);
+    throw new CliError(EXIT.usage, `cannot fetch --jwks-url ${url}: ${signal.aborted ? `no answer within ${JWKS_TIMEOUT_MS / 1000} s` : (error as Error).message}`);
   }
   const document = (await answer.json().catch(() => null)) as Partial<Jwks> | null;
   if (!answer.ok || !Array.isArray(document?.keys)) throw new CliError(EXIT.usage, `--jwks-url ${url} answered ${answer.status} without a JWKS`);
