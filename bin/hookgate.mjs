@@ -3,9 +3,10 @@
 // `hookgate`, not ours): the CLI's TypeScript runs as it is, through the repository's tsx,
 // so a fresh clone needs no build step. clients/cli's own package ships a bundle instead (its `build`).
 //
-// Plain JavaScript up to the version check, which every Node since 12 parses: the walk-through runs
-// this file with the reader's own `node`, often Debian's or a CI image's Node 20, where tsx's loader
-// dies with ERR_REQUIRE_CYCLE_MODULE. There it runs itself again on the Node 24 `npm install` brings.
+// Plain JavaScript up to the version check, which any Node from 14.8 (top-level await) parses: the
+// walk-through runs this file with the reader's own `node`, often Debian's or a CI image's Node 20,
+// where tsx's loader dies with ERR_REQUIRE_CYCLE_MODULE. There it runs itself again on the Node 24
+// that `npm install` brings.
 import { spawn } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
