@@ -89,7 +89,8 @@ export interface GatewayOptions {
   /**
    * The stack the functions' roles are read from (local/iam): every AWS call a function makes is
    * authorised against its role, as in AWS. Give the deployment's AWS destination targets here, or
-   * change the stack (a test drops a grant). Default: the stack as `cdk deploy` builds it.
+   * change the stack (a test drops a grant). Default: the stack as `cdk deploy` builds it, with the
+   * deliver role granted the developer's own queues and buckets on the emulators (`emulatorTargets`).
    */
   stack?: SynthOptions;
   /** Calls to answer as a throttled AWS service would (local/throttles.ts); HOOKGATE_LOCAL_THROTTLES otherwise. */
@@ -241,7 +242,7 @@ function startSchedules(handlers: GatewayHandlers): Schedule[] {
 async function loadIam(resources: LocalResources, signingKeysKeyArn: string, stack: SynthOptions | undefined): Promise<LocalIam> {
   const account = resources.deliveryQueueArn.split(':')[4];
   if (account !== LOCAL_ACCOUNT_ID) throw new Error(`the local queue's ARN names account ${account}, not ${LOCAL_ACCOUNT_ID}: ${resources.deliveryQueueArn}`);
-  return localIam(await synthesiseStacks(stack), { account, region: LOCAL_REGION, ...resources, signingKeysKeyArn });
+  return localIam(await synthesiseStacks(stack), { account, region: LOCAL_REGION, ...resources, signingKeysKeyArn }, { emulatorTargets: stack?.emulatorTargets ?? true });
 }
 
 /**

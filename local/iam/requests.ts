@@ -30,8 +30,13 @@ function queue(site: CallSite, url: string): string {
 const object = (bucket: string, key: string): string => `arn:aws:s3:::${bucket}/${key}`;
 const accountOf = (arn: string): string => arn.split(':')[4] ?? '';
 
-const one = (action: string, resource: (input: Input, site: CallSite) => string, context?: (input: Input) => Record<string, string>): Mapper =>
-  (input, site) => [{ action, resource: resource(input, site), ...(context ? { context: context(input) } : {}) }];
+const one = (action: string, resource: (input: Input, site: CallSite) => string, context?: (input: Input, site: CallSite) => Record<string, string>): Mapper =>
+  (input, site) => [{ action, resource: resource(input, site), ...(context ? { context: context(input, site) } : {}) }];
+
+/** The account that owns the resource, which AWS gives every request as `aws:ResourceAccount`: a queue's is in its URL. */
+const queueOwner = (input: Input, site: CallSite): Record<string, string> => ({ 'aws:ResourceAccount': accountOf(queue(site, str(input, 'QueueUrl'))) });
+/** Every bucket the local S3 emulator holds is the local account's. */
+const bucketOwner = (_input: Input, site: CallSite): Record<string, string> => ({ 'aws:ResourceAccount': site.account });
 
 const onTable = (action: string): Mapper => one(`dynamodb:${action}`, (input, site) => table(site, str(input, 'TableName'), input.IndexName));
 
@@ -45,7 +50,8 @@ const transact: Mapper = (input, site) =>
     Object.entries(item).map(([kind, operation]) => ({ action: `dynamodb:${TRANSACT_ACTIONS[kind] ?? kind}`, resource: table(site, operation.TableName) })),
   );
 
-const onQueue = (action: string): Mapper => one(`sqs:${action}`, (input, site) => queue(site, str(input, 'QueueUrl')));
+const onQueue = (action: string): Mapper => one(`sqs:${action}`, (input, site) => queue(site, str(input, 'QueueUrl')), queueOwner);
+const onObject = (action: string): Mapper => one(`s3:${action}`, (input) => object(str(input, 'Bucket'), str(input, 'Key')), bucketOwner);
 
 const connection = (method: string): Mapper =>
   one('execute-api:ManageConnections', (input, site) => `arn:aws:execute-api:${site.region}:${site.account}:${site.listenApi.apiId}/${site.listenApi.stage}/${method}/@connections/${str(input, 'ConnectionId')}`);
@@ -107,18 +113,19 @@ const CALLS: Readonly<Record<string, Readonly<Record<string, Mapper>>>> = {
     GetQueueUrl: one('sqs:GetQueueUrl', (input, site) => `arn:aws:sqs:${site.region}:${typeof input.QueueOwnerAWSAccountId === 'string' ? input.QueueOwnerAWSAccountId : site.account}:${str(input, 'QueueName')}`),
   },
   S3: {
-    GetObject: one('s3:GetObject', (input) => object(str(input, 'Bucket'), str(input, 'Key'))),
-    HeadObject: one('s3:GetObject', (input) => object(str(input, 'Bucket'), str(input, 'Key'))),
-    PutObject: one('s3:PutObject', (input) => object(str(input, 'Bucket'), str(input, 'Key'))),
-    DeleteObject: one('s3:DeleteObject', (input) => object(str(input, 'Bucket'), str(input, 'Key'))),
-    CopyObject: (input) => {
+    GetObject: onObject('GetObject'),
+    HeadObject: onObject('GetObject'),
+    PutObject: onObject('PutObject'),
+    DeleteObject: onObject('DeleteObject'),
+    CopyObject: (input, site) => {
       const source = decodeURIComponent(str(input, 'CopySource').replace(/^\//, '').split('?')[0] ?? '');
+      const context = bucketOwner(input, site);
       return [
-        { action: 's3:GetObject', resource: `arn:aws:s3:::${source}` },
-        { action: 's3:PutObject', resource: object(str(input, 'Bucket'), str(input, 'Key')) },
+        { action: 's3:GetObject', resource: `arn:aws:s3:::${source}`, context },
+        { action: 's3:PutObject', resource: object(str(input, 'Bucket'), str(input, 'Key')), context },
       ];
     },
-    ListObjectsV2: one('s3:ListBucket', (input) => `arn:aws:s3:::${str(input, 'Bucket')}`),
+    ListObjectsV2: one('s3:ListBucket', (input) => `arn:aws:s3:::${str(input, 'Bucket')}`, bucketOwner),
   },
   STS: {
     AssumeRole: one(

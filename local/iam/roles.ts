@@ -81,6 +81,12 @@ export interface SynthOptions {
   readonly awsDestinationTargets?: readonly string[];
   /** Changes the synthesised service template before its roles are read, as an edit to the deployed stack would: a test drops a grant this way. */
   readonly editServiceTemplate?: (template: ServiceTemplate) => void;
+  /**
+   * Whether the deliver role may also send to the queues and buckets a developer makes on the
+   * emulators (emulatorTargetStatements). Default true, what `npm start` does; false leaves the stack's
+   * grants alone, as a deployment that lists no `awsDestinationTargets` has them.
+   */
+  readonly emulatorTargets?: boolean;
 }
 
 /**
@@ -138,13 +144,36 @@ export async function synthesiseInProcess(awsDestinationTargets: readonly string
 
 const queueName = (url: string): string => new URL(url).pathname.split('/').filter(Boolean).at(-1) ?? url;
 
+/** The function whose role sends to AWS destinations. */
+const DELIVER_FUNCTION = 'hookgate-deliver';
+
+/**
+ * The local stand-in for a deployment's `awsDestinationTargets`, which must name each queue and bucket
+ * and so cannot list the ones a developer creates on the emulators after `npm start`: the deliver role
+ * may send to every queue and put into every bucket of the local account (what the emulators hold),
+ * the one action each target type calls, as the context would grant it. The gateway's own queues and
+ * buckets are not among them (NotResource): on those the role has exactly the stack's grants, so
+ * local IAM still refuses what a deployment refuses. A queue of another account (a real SQS URL) is not
+ * local either, and still answers AccessDenied.
+ */
+function emulatorTargetStatements(names: LocalNames): PolicyStatement[] {
+  const local = { StringEquals: { 'aws:ResourceAccount': names.account } };
+  const ownQueues = [names.deliveryQueueUrl, names.deliveryDlqUrl].map((url) => `arn:aws:sqs:*:${names.account}:${queueName(url)}`);
+  const ownBuckets = [names.payloadBucket, names.exportBucket].map((bucket) => `arn:aws:s3:::${bucket}/*`);
+  return [
+    { Effect: 'Allow', Action: 'sqs:SendMessage', NotResource: ownQueues, Condition: local },
+    { Effect: 'Allow', Action: 's3:PutObject', NotResource: ownBuckets, Condition: local },
+  ];
+}
+
 /**
  * Resolves the intrinsic functions of the service template's policies to the local resources: each
  * stateful resource to what the emulators named it, each function and role to its local name, the
  * pseudo parameters to the local account and region. A reference to anything else resolves to an ARN
- * that matches nothing, so a grant on it grants nothing here.
+ * that matches nothing, so a grant on it grants nothing here. `emulatorTargets` adds
+ * emulatorTargetStatements to the deliver role.
  */
-export function localIam(stacks: SynthesisedStacks, names: LocalNames): LocalIam {
+export function localIam(stacks: SynthesisedStacks, names: LocalNames, opts: { emulatorTargets?: boolean } = {}): LocalIam {
   const { account, region } = names;
   const ids = stacks.statefulIds;
   const statefulAttributes: Record<string, Record<string, string>> = {
@@ -224,8 +253,10 @@ export function localIam(stacks: SynthesisedStacks, names: LocalNames): LocalIam
     const attached = Object.values(service)
       .filter((r) => r.Type === 'AWS::IAM::Policy' && ((r.Properties?.Roles ?? []) as { Ref?: string }[]).some((ref) => ref.Ref === roleId))
       .flatMap((policy) => statementsOf(policy.Properties?.PolicyDocument));
-    roles[name] = { roleArn: serviceAttributes(roleId)?.Arn ?? nothing(roleId), statements: [...inline, ...attached] };
+    const added = opts.emulatorTargets && name === DELIVER_FUNCTION ? emulatorTargetStatements(names) : [];
+    roles[name] = { roleArn: serviceAttributes(roleId)?.Arn ?? nothing(roleId), statements: [...inline, ...attached, ...added] };
   }
+  if (opts.emulatorTargets && !roles[DELIVER_FUNCTION]) throw new Error(`local IAM: the service template has no ${DELIVER_FUNCTION} role to grant the emulators' queues and buckets`);
   const stage = Object.values(service).find((r) => r.Type === 'AWS::ApiGatewayV2::Stage' && (r.Properties?.ApiId as { Ref?: string } | undefined)?.Ref !== undefined && serviceAttributes((r.Properties?.ApiId as { Ref: string }).Ref)?.Ref === LOCAL_LISTEN_API_ID);
   const stageName = stage?.Properties?.StageName;
   if (typeof stageName !== 'string') throw new Error('local IAM: the service template has no WebSocket stage');

@@ -52,8 +52,8 @@ describe('what AWS authorises for each call', () => {
     ['DynamoDB', 'QueryCommand', { TableName: 'hookgate', IndexName: 'gsi1' }, [{ action: 'dynamodb:Query', resource: `${TABLE}/index/gsi1` }]],
     ['DynamoDB', 'BatchGetItemCommand', { RequestItems: { hookgate: {}, other: {} } }, [{ action: 'dynamodb:BatchGetItem', resource: TABLE }, { action: 'dynamodb:BatchGetItem', resource: `arn:aws:dynamodb:us-east-1:${ACCOUNT}:table/other` }]],
     ['DynamoDB', 'TransactWriteCommand', { TransactItems: [{ Put: { TableName: 'hookgate' } }, { ConditionCheck: { TableName: 'hookgate' } }] }, [{ action: 'dynamodb:PutItem', resource: TABLE }, { action: 'dynamodb:ConditionCheckItem', resource: TABLE }]],
-    ['SQS', 'SendMessageBatchCommand', { QueueUrl: 'http://127.0.0.1:9324/000000000000/deliveries' }, [{ action: 'sqs:SendMessage', resource: 'arn:aws:sqs:us-east-1:000000000000:deliveries' }]],
-    ['S3', 'CopyObjectCommand', { Bucket: 'b', Key: 'to/k', CopySource: 'b/from%20here/k' }, [{ action: 's3:GetObject', resource: 'arn:aws:s3:::b/from here/k' }, { action: 's3:PutObject', resource: 'arn:aws:s3:::b/to/k' }]],
+    ['SQS', 'SendMessageBatchCommand', { QueueUrl: 'http://127.0.0.1:9324/000000000000/deliveries' }, [{ action: 'sqs:SendMessage', resource: 'arn:aws:sqs:us-east-1:000000000000:deliveries', context: { 'aws:ResourceAccount': '000000000000' } }]],
+    ['S3', 'CopyObjectCommand', { Bucket: 'b', Key: 'to/k', CopySource: 'b/from%20here/k' }, [{ action: 's3:GetObject', resource: 'arn:aws:s3:::b/from here/k', context: { 'aws:ResourceAccount': ACCOUNT } }, { action: 's3:PutObject', resource: 'arn:aws:s3:::b/to/k', context: { 'aws:ResourceAccount': ACCOUNT } }]],
     ['STS', 'AssumeRoleCommand', { RoleArn: 'arn:aws:iam::210987654321:role/r', ExternalId: 'hookgate-x' }, [{ action: 'sts:AssumeRole', resource: 'arn:aws:iam::210987654321:role/r', context: { 'aws:ResourceAccount': '210987654321', 'sts:ExternalId': 'hookgate-x' } }]],
     ['ApiGatewayManagementApi', 'DeleteConnectionCommand', { ConnectionId: 'c1' }, [{ action: 'execute-api:ManageConnections', resource: `arn:aws:execute-api:us-east-1:${ACCOUNT}:abc123/live/DELETE/@connections/c1` }]],
     ['ApiGatewayV2', 'DeleteApiMappingCommand', { DomainName: 'hooks.example.com', ApiMappingId: 'm1' }, [{ action: 'apigateway:DELETE', resource: 'arn:aws:apigateway:us-east-1::/domainnames/hooks.example.com/apimappings/m1' }]],
@@ -145,5 +145,23 @@ describe('the functions’ roles, from the synthesised stack', () => {
     expect(assume('arn:aws:iam::210987654321:role/HookgateDelivery', 'hookgate-1')).toEqual(['allowed']);
     expect(assume('arn:aws:iam::210987654321:role/HookgateDelivery')).toEqual(['implicitly-denied']);
     expect(assume('arn:aws:iam::000000000000:role/admin', 'hookgate-1')).toEqual(['implicitly-denied']);
+  });
+
+  it('with emulatorTargets (npm start) the deliver role sends to a developer\'s queues and buckets on the emulators, and to nothing else it lacked', async () => {
+    const local = localIam(await synthesiseStacks(), names, { emulatorTargets: true });
+    const send = (role: LocalIam, queueUrl: string) => decide(role, 'hookgate-deliver', 'SQS', 'SendMessageCommand', { QueueUrl: queueUrl })[0];
+    const put = (role: LocalIam, bucket: string, fn = 'hookgate-deliver') => decide(role, fn, 'S3', 'PutObjectCommand', { Bucket: bucket, Key: 'events/1' })[0];
+    expect([send(local, 'http://127.0.0.1:1/000000000000/orders'), put(local, 'events-archive')]).toEqual(['allowed', 'allowed']);
+    // What the stack alone refuses, as a deployment that does not list them.
+    expect([send(iam, 'http://127.0.0.1:1/000000000000/orders'), put(iam, 'events-archive')]).toEqual(['implicitly-denied', 'implicitly-denied']);
+    // The gateway's own: exactly the stack's grants (the delivery queue is the stack's; the API refuses it as a target).
+    for (const role of [iam, local]) {
+      expect([send(role, names.deliveryQueueUrl), send(role, names.deliveryDlqUrl)]).toEqual(['allowed', 'implicitly-denied']);
+      expect([put(role, 'payloads'), put(role, 'exports')]).toEqual(['implicitly-denied', 'implicitly-denied']);
+    }
+    // A queue of another account is no emulator's, and no other function gains anything.
+    expect(send(local, 'https://sqs.eu-west-1.amazonaws.com/123456789012/orders')).toBe('implicitly-denied');
+    for (const fn of Object.keys(iam.roles).filter((name) => name !== 'hookgate-deliver')) expect(local.roles[fn]?.statements).toEqual(iam.roles[fn]?.statements);
+    expect(put(local, 'events-archive', 'hookgate-api')).toBe('implicitly-denied');
   });
 });

@@ -3,6 +3,7 @@ import type { Data } from '../../../typescript/src/index.js';
 import { connect } from '../connect.js';
 import { CliError, EXIT } from '../exit.js';
 import type { Output } from '../output.js';
+import { terminalLine } from '../sanitise.js';
 
 /** `hookgate portal-link --customer ID`: a link to the consumer portal for one customer. */
 export function portalLink(program: Command, output: Output): void {
@@ -18,8 +19,9 @@ export function portalLink(program: Command, output: Output): void {
       const hookgate = await connect(output);
       const answer = await hookgate.request('createPortalSession', { body: { customer: options.customer, expires_in_seconds: seconds } });
       const session = (answer.body as { data: Data<'createPortalSession'> }).data;
-      // The URL alone on stdout, so `open "$(hookgate portal-link --customer cus_42)"` works.
-      output.result(session, () => [session.url]);
+      // The URL alone on stdout, so `open "$(hookgate portal-link --customer cus_42)"` works, and on one
+      // line: a line break in it would print a line of the gateway's making.
+      output.result(session, () => [terminalLine(session.url)]);
       if (!output.json) output.note(`The link works for ${options.customer} until ${session.expires_at}; anyone who has it manages that customer's endpoints.`);
     });
 }

@@ -4,6 +4,7 @@ import type { Data } from '../../../typescript/src/index.js';
 import { connect } from '../connect.js';
 import { CliError, EXIT } from '../exit.js';
 import type { Output } from '../output.js';
+import { terminalLine } from '../sanitise.js';
 
 interface PublishOptions {
   data?: string;
@@ -66,9 +67,11 @@ export function publish(program: Command, output: Output): void {
       });
       const event = (answer.body as { data: Data<'publishOutboundEvent'> }).data;
       const duplicate = 'duplicate' in event && event.duplicate;
+      // The gateway's fields on one line each: output.ts keeps a line's LF and tab, and a forged `\nhookgate: …` would read as the CLI's own.
+      const [id, status] = [terminalLine(event.id), terminalLine(event.status)];
       output.result(event, () => [
-        duplicate ? `Already published as ${event.id} (${event.status}): --external-id ${options.externalId ?? ''} was used before.` : `Published ${event.id} (${event.status}).`,
-        `Follow it with: hookgate events get ${event.id}`,
+        duplicate ? `Already published as ${id} (${status}): --external-id ${terminalLine(options.externalId ?? '')} was used before.` : `Published ${id} (${status}).`,
+        `Follow it with: hookgate events get ${id}`,
       ]);
     });
 }

@@ -4,6 +4,7 @@ import { connect } from '../connect.js';
 import { CliError, EXIT } from '../exit.js';
 import { pendingDeliveries } from '../format.js';
 import type { Output } from '../output.js';
+import { terminalLine } from '../sanitise.js';
 import { destinationNames, directionOption, eitherDirection } from './events.js';
 
 /** The API's refusal of an event whose deliveries have not all ended. */
@@ -44,9 +45,8 @@ export function replay(program: Command, output: Output): void {
         }
       });
       const result = (answer.body as { data: Data<'replayEvent'> }).data;
-      output.result(result, () => [
-        `Replayed ${result.original_event_id} as ${result.replay_event_id} (${result.status}).`,
-        `Follow it with: hookgate events get ${result.replay_event_id}`,
-      ]);
+      // Each of the gateway's fields stays on its line (see publish).
+      const [original, copy, status] = [terminalLine(result.original_event_id), terminalLine(result.replay_event_id), terminalLine(result.status)];
+      output.result(result, () => [`Replayed ${original} as ${copy} (${status}).`, `Follow it with: hookgate events get ${copy}`]);
     });
 }
