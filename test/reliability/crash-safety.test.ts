@@ -15,7 +15,7 @@ import { httpClient, type Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { deliveryState, eventRecord } from '../fixtures/records';
 import { eventually, startSink, type Sink } from '../fixtures/sink';
-import { awsError, freePort, injectFault, listAll, quietExpectedErrors, receivedIds } from './helpers';
+import { awsError, injectFault, listAll, quietExpectedErrors, receivedIds } from './helpers';
 import { recordFigures } from './summary';
 
 // Worst days between the table and the queue. The in-process gateway's own SDK clients get the
@@ -258,9 +258,10 @@ describe('a worker that died after ending a delivery, before settling its event'
 describe('a gateway killed with SIGKILL under load', () => {
   it('20 SIGKILLs at random points of ingest and delivery: nothing answered 202 is lost, nothing that succeeded is sent again', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'hookgate-reliability-crash-'));
-    const port = await freePort();
     // An orphaned external-id claim (the kill came between the claim and the event's write) frees up after 3 s.
-    const childEnv = { ...DELIVERY_TEST_ENV, HOOKGATE_MISSING_EVENT_GRACE_SECONDS: '3', HOOKGATE_DATA_DIR: dataDir, PORT: String(port) };
+    // Each start takes a free port of its own: the killed one's can be taken meanwhile by any socket on
+    // the machine (an outgoing connection's local port), so a fixed one failed with EADDRINUSE.
+    const childEnv = { ...DELIVERY_TEST_ENV, HOOKGATE_MISSING_EVENT_GRACE_SECONDS: '3', HOOKGATE_DATA_DIR: dataDir };
     const KILLS = 20;
     const PER_RUN = 10;
     const seed = Date.now() % 100_000;
@@ -280,7 +281,8 @@ describe('a gateway killed with SIGKILL under load', () => {
     });
     let gateway = await startChildGateway(childEnv);
     try {
-      const client = httpClient(gateway.url);
+      // The provider follows the gateway to its new port, as it would follow a stable URL.
+      let client = httpClient(gateway.url);
       const { key, source } = await accountWithSource(client);
       await addRoute(client, key, { destination_id: (await addDestination(client, key, { url: `${target.url}/kills` })).id });
 
@@ -298,6 +300,7 @@ describe('a gateway killed with SIGKILL under load', () => {
         await gateway.kill('SIGKILL');
         await sending;
         gateway = await startChildGateway(childEnv);
+        client = httpClient(gateway.url);
       }
       for (let round = 0; accepted.size < KILLS * PER_RUN; round++) {
         if (round > 20) throw new Error(`only ${accepted.size} accepted`);

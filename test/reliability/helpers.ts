@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:net';
+import { createServer } from 'node:net';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import type { GatewayHandlers } from '../../local/gateway';
 import { importHandlers } from '../../local/handlers';
@@ -68,18 +68,6 @@ export function receivedIds(sink: Sink, path?: string): Set<string> {
     // The event's own id: a replayed copy carries its original's in X-Webhook-Id.
     sink.received.filter((r) => (path === undefined || r.path === path) && r.headers['x-hookgate-event-id']).map((r) => String(r.headers['x-hookgate-event-id'])),
   );
-}
-
-/** A free TCP port on 127.0.0.1 (for a gateway that must come back on the same port). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server: Server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** A TCP server that counts connections and answers nothing: proof that nobody connected. */
