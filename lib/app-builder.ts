@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { App, Tags, Validations, type AppProps, type Environment } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { HookgateNagChecks } from './nag';
-import { ServiceStack } from './service-stack';
+import { ServiceStack, type ApiGatewayCloudWatchRole } from './service-stack';
 import { StatefulStack, type TableCapacity } from './stateful-stack';
 
 /**
@@ -91,6 +91,11 @@ export interface BuildAppOptions {
   readonly awsDestinationTargets?: readonly string[];
   /** Hookgate account ids whose AWS destinations may use those targets without a role (`*`: every account). @default none */
   readonly awsOwnRoleAccounts?: readonly string[];
+  /**
+   * Who provides the region's API Gateway CloudWatch Logs role, without which the listen WebSocket stage
+   * cannot keep an access log (ApiGatewayCloudWatchRole). @default 'none': that stage keeps none
+   */
+  readonly apiGatewayCloudWatchRole?: ApiGatewayCloudWatchRole;
 }
 
 /**
@@ -145,6 +150,7 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     deliverReservedConcurrency: opts.deliverReservedConcurrency,
     awsDestinationTargets: opts.awsDestinationTargets,
     awsOwnRoleAccounts: opts.awsOwnRoleAccounts,
+    apiGatewayCloudWatchRole: opts.apiGatewayCloudWatchRole,
     routeThrottles: {
       ingest: { rateLimit: opts.ingestRateLimit, burstLimit: opts.ingestBurstLimit },
       management: { rateLimit: opts.managementRateLimit, burstLimit: opts.managementBurstLimit },

@@ -1,5 +1,5 @@
-import { ArnFormat, Aws, CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { ArnFormat, Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat, CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration, WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -76,6 +76,8 @@ export interface ServiceStackProps extends StackProps {
    * tenant may use them and every AWS destination needs an AWS connection or a `role_arn`. @default none
    */
   readonly awsOwnRoleAccounts?: readonly string[];
+  /** Who provides API Gateway's account CloudWatch Logs role, on which the listen stage's access log depends. @default 'none' */
+  readonly apiGatewayCloudWatchRole?: ApiGatewayCloudWatchRole;
   /** Per-route budgets; a part left out keeps its default. @default DEFAULT_ROUTE_THROTTLES */
   readonly routeThrottles?: { readonly [route in ThrottledRoute]?: Partial<RouteThrottle> };
 }
@@ -84,10 +86,33 @@ const API_THROTTLE = { burstLimit: 500, rateLimit: 1000 } as const;
 
 /** hookgate listen: connects and answers, a developer's handful each; enough for a team, small beside ingest. */
 const LISTEN_THROTTLE = { burstLimit: 50, rateLimit: 100 } as const;
-/** The WebSocket API's access log: as the HTTP API's, by connection rather than by path. */
-const LISTEN_ACCESS_LOG_FORMAT = AccessLogFormat.custom(
-  JSON.stringify({ requestId: '$context.requestId', time: '$context.requestTimeEpoch', ip: '$context.identity.sourceIp', route: '$context.routeKey', event: '$context.eventType', connection: '$context.connectionId', status: '$context.status', error: '$context.integrationErrorMessage' }),
-);
+/**
+ * The WebSocket API's access log: as the HTTP API's, by connection rather than by path. Its variables
+ * are not the HTTP API's: WebSocket stages name the integration's error `$context.integration.error`
+ * and refuse `$context.integrationErrorMessage` (API Gateway V2 rejects a format with an unknown variable).
+ */
+const LISTEN_ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  time: '$context.requestTimeEpoch',
+  ip: '$context.identity.sourceIp',
+  route: '$context.routeKey',
+  event: '$context.eventType',
+  connection: '$context.connectionId',
+  status: '$context.status',
+  error: '$context.integration.error',
+} as const;
+const LISTEN_ACCESS_LOG_FORMAT = AccessLogFormat.custom(JSON.stringify(LISTEN_ACCESS_LOG_FIELDS));
+
+/**
+ * Who provides the region's API Gateway CloudWatch Logs role (the account setting `cloudWatchRoleArn`),
+ * without which API Gateway refuses a WebSocket stage with access logs ("CloudWatch Logs role ARN must be
+ * set in account settings to enable logging") and the stack rolls back. HTTP API stages do not need it.
+ * - `none`: nobody is known to; the listen stage keeps no access log, so the first deploy of a fresh account succeeds.
+ * - `existing`: the operator says the account has one (another stack or the console set it); the stage logs.
+ * - `create`: this stack sets it (a role and an `AWS::ApiGateway::Account`, both retained); the stage logs.
+ *   One setting per account and region: another stack that manages it would be overwritten.
+ */
+export type ApiGatewayCloudWatchRole = 'none' | 'existing' | 'create';
 
 /** A route's budget: requests per second, and how many may arrive at once above it. */
 interface RouteThrottle {
@@ -202,6 +227,8 @@ export class ServiceStack extends Stack {
   readonly listenFunction: HookgateFunction;
   /** The deliver function's PostToConnection on the listen stage's connections, and nothing else. */
   readonly listenConnectionsPolicy: iam.Policy;
+  /** The region's API Gateway account setting and its role, when `apiGatewayCloudWatchRole` is `create`. */
+  readonly apiGatewayAccount?: CfnAccount;
   /** What the deliver function may call on AWS destination targets (`awsDestinationTargets`); absent when none are listed. */
   readonly awsDestinationsPolicy?: iam.Policy;
   /** ACM and API Gateway permissions of the domain provisioner, in a policy of their own. */
@@ -435,7 +462,10 @@ export class ServiceStack extends Stack {
       schedule: events.Schedule.rate(Duration.minutes(5)),
     });
 
-    ({ api: this.listenApi, stage: this.listenStage, fn: this.listenFunction, policy: this.listenConnectionsPolicy } = this.createListenApi(table));
+    const cloudWatchRole = props.apiGatewayCloudWatchRole ?? 'none';
+    if (cloudWatchRole === 'create') this.apiGatewayAccount = this.createApiGatewayAccount();
+    ({ api: this.listenApi, stage: this.listenStage, fn: this.listenFunction, policy: this.listenConnectionsPolicy } = this.createListenApi(table, cloudWatchRole !== 'none'));
+    if (this.apiGatewayAccount) this.listenStage.node.addDependency(this.apiGatewayAccount);
 
     // Every function by the name its alarms, dashboard lines and log `service` use.
     const functions = {
@@ -539,13 +569,40 @@ export class ServiceStack extends Stack {
   }
 
   /**
+   * The region's API Gateway CloudWatch Logs role, set in the account settings. Both are retained: the
+   * setting outlives the stack anyway (deleting the resource leaves it in place), and a deleted role would
+   * leave every WebSocket and REST API of the account and region that logs unable to.
+   */
+  private createApiGatewayAccount(): CfnAccount {
+    const role = new iam.Role(this, 'ApiGatewayCloudWatchRole', {
+      assumedBy: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+      description: 'API Gateway: writes the access and execution logs of this account and region (account setting cloudWatchRoleArn)',
+    });
+    // What AmazonAPIGatewayPushToCloudWatchLogs allows, on this region's log groups only (not an AWS-managed policy on every region's).
+    const write = new iam.PolicyStatement({
+      actions: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:DescribeLogGroups', 'logs:DescribeLogStreams', 'logs:PutLogEvents', 'logs:GetLogEvents', 'logs:FilterLogEvents'],
+      resources: [Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+    });
+    const policy = new iam.Policy(this, 'ApiGatewayCloudWatchPolicy', { roles: [role], statements: [write] });
+    acknowledgeWildcardResources(
+      policy,
+      write,
+      "API Gateway's account role writes the logs of every API of this account and region that logs (its access logs go to each stage's own group, execution logs to groups it names itself): the log groups of this region.",
+    );
+    const account = new CfnAccount(this, 'ApiGatewayAccount', { cloudWatchRoleArn: role.roleArn });
+    account.node.addDependency(policy);
+    for (const resource of [role, policy, account]) resource.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    return account;
+  }
+
+  /**
    * `hookgate listen`: a WebSocket API whose routes all go to the listen function. `$connect`
    * authenticates the API key and binds the connection to its session's destination (items in the
    * table); `response` stores the CLI's answer to a try; `$disconnect` forgets the connection. The
    * deliver function posts each try to the connection (execute-api:ManageConnections on this stage's
    * connections: POST to send a try, DELETE to close a revoked key's socket) and reads the answer back from the table. The api function hands the URL out.
    */
-  private createListenApi(table: ITable) {
+  private createListenApi(table: ITable, accessLog: boolean) {
     const fn = this.addFunction('ListenFunction', {
       handler: 'listen',
       description: 'Hookgate listen WebSocket API ($connect, $disconnect, response)',
@@ -569,14 +626,17 @@ export class ServiceStack extends Stack {
         reason: '$connect authenticates the API key inside the listen function and refuses the connection otherwise; the other routes are reached only over a connection it accepted.',
       });
     }
-    const accessLogs = new logs.LogGroup(this, 'ListenApiAccessLogs', { retention: this.logRetention });
-    const stage = new apigw.WebSocketStage(this, 'ListenStage', {
-      webSocketApi: api,
-      stageName: 'live',
-      autoDeploy: true,
-      throttle: LISTEN_THROTTLE,
-      accessLogSettings: { destination: new apigw.LogGroupLogDestination(accessLogs), format: LISTEN_ACCESS_LOG_FORMAT },
-    });
+    const accessLogSettings = accessLog
+      ? { destination: new apigw.LogGroupLogDestination(new logs.LogGroup(this, 'ListenApiAccessLogs', { retention: this.logRetention })), format: LISTEN_ACCESS_LOG_FORMAT }
+      : undefined;
+    const stage = new apigw.WebSocketStage(this, 'ListenStage', { webSocketApi: api, stageName: 'live', autoDeploy: true, throttle: LISTEN_THROTTLE, accessLogSettings });
+    if (!accessLog) {
+      Validations.of(stage).acknowledge({
+        id: 'AwsSolutions-APIG1',
+        reason:
+          'A WebSocket access log needs the account-level API Gateway CloudWatch Logs role, which a fresh account lacks (the stage would fail to create): it is on with -c apiGatewayCloudWatchRole=existing or =create (docs/operations.md, Pre-flight). The listen function logs every connection and answer meanwhile.',
+      });
+    }
     this.apiFunction.fn.addEnvironment(ENV.listenUrl, stage.url);
     this.deliverFunction.fn.addEnvironment(ENV.listenEndpoint, stage.callbackUrl);
     // Revoking an API key closes the sockets it opened (DELETE only: the api function never sends a try).

@@ -96,6 +96,12 @@ describe('cdk-nag AwsSolutions', () => {
     expect(targeted.findings).toEqual([]);
   });
 
+  it('stays clean with the account’s API Gateway CloudWatch Logs role created by the stack, synthesised as cdk deploy does (a region set)', () => {
+    const created = synthAndReport(undefined, { apiGatewayCloudWatchRole: 'create', env: { account: '123456789012', region: 'eu-west-1' } });
+    expect(created.error).toBeUndefined();
+    expect(created.findings).toEqual([]);
+  });
+
   it('is really wired in: a non-compliant resource fails synthesis', () => {
     const broken = synthAndReport(({ stateful, service }) => {
       new s3.Bucket(stateful, 'UnloggedBucket', { enforceSSL: true });

@@ -1030,13 +1030,30 @@ describe('hookgate listen', () => {
     expect(JSON.stringify(integrations[0]?.Properties.IntegrationUri)).toContain(logicalId(stacks.service.listenFunction.fn));
   });
 
-  it('its stage `live`: deployed on change, throttled, with access logs', () => {
+  it('its stage `live`: deployed on change, throttled; no access log unless the account has API Gateway’s CloudWatch Logs role (test/infra/api-gateway-logging.test.ts)', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       ApiId: apiId(),
       StageName: 'live',
       AutoDeploy: true,
       DefaultRouteSettings: { ThrottlingBurstLimit: 50, ThrottlingRateLimit: 100 },
-      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('connectionId') },
+      AccessLogSettings: Match.absent(),
+    });
+  });
+
+  it('with -c apiGatewayCloudWatchRole=existing the stage logs one JSON line per connect, message and disconnect', () => {
+    const logging = createApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const service = Template.fromStack(buildApp(logging, { stage: 'test', nag: false, apiGatewayCloudWatchRole: 'existing' }).service);
+    const [stage] = Object.values(service.findResources('AWS::ApiGatewayV2::Stage', { Properties: { StageName: 'live' } }));
+    expect(stage?.Properties.AccessLogSettings.DestinationArn).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^ListenApiAccessLogs/), 'Arn'] });
+    expect(JSON.parse(stage?.Properties.AccessLogSettings.Format as string)).toEqual({
+      requestId: '$context.requestId',
+      time: '$context.requestTimeEpoch',
+      ip: '$context.identity.sourceIp',
+      route: '$context.routeKey',
+      event: '$context.eventType',
+      connection: '$context.connectionId',
+      status: '$context.status',
+      error: '$context.integration.error',
     });
   });
 
