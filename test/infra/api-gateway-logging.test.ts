@@ -68,9 +68,16 @@ interface CfnTemplate {
 const refOf = (value: unknown): string | undefined => (value as { Ref?: string } | undefined)?.Ref;
 const dependsOn = (resource: CfnResource): string[] => [resource.DependsOn ?? []].flat();
 
+interface LoggingStage {
+  id: string;
+  resource: CfnResource;
+  protocol: string | undefined;
+  format: string | undefined;
+}
+
 /** Every stage that logs, with its API's protocol and its access log format (REST stages as `REST`). */
-function loggingStages(template: CfnTemplate) {
-  return Object.entries(template.Resources).flatMap(([id, resource]) => {
+function loggingStages(template: CfnTemplate): LoggingStage[] {
+  return Object.entries(template.Resources).flatMap(([id, resource]): LoggingStage[] => {
     const properties = resource.Properties ?? {};
     if (resource.Type === 'AWS::ApiGatewayV2::Stage') {
       const format = (properties.AccessLogSettings as { Format?: string } | undefined)?.Format;
