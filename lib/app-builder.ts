@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { App, Tags, Validations, type AppProps, type Environment } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
 import { HookgateNagChecks } from './nag';
 import { ServiceStack, type ApiGatewayCloudWatchRole } from './service-stack';
 import { StatefulStack, type TableCapacity } from './stateful-stack';
@@ -116,7 +117,8 @@ export interface HookgateStacks {
 
 const STAGE_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
 
-export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
+/** `app` is usually the App; any construct above the stacks (a Stage) gives the same stack contents. */
+export function buildApp(app: Construct, opts: BuildAppOptions): HookgateStacks {
   if (!STAGE_PATTERN.test(opts.stage)) {
     throw new Error(`stage must match ${STAGE_PATTERN.source}, got "${opts.stage}"`);
   }

@@ -1,4 +1,4 @@
-import { ArnFormat, Aws, CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { ArnFormat, Aws, CfnOutput, Duration, RemovalPolicy, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat, CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration, WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -177,6 +177,24 @@ const DEFAULT_TRACING_SAMPLE_RATE = 0.01;
 /** Ahead of X-Ray's Default rule (10,000), behind any rule an operator adds with a lower number. */
 const SAMPLING_RULE_PRIORITY = 9000;
 
+/** The longest region code AWS has (`ap-southeast-7`, `us-isob-east-1`): a name checked without a known region must fit it. */
+const LONGEST_REGION = 14;
+/** IAM's limit on a role name. */
+const ROLE_NAME_MAX = 64;
+
+/**
+ * The name of a role that customers' trust policies name (the deliver and api functions'): from the stage
+ * and the region alone, never from the stack's name or a construct path, so a replaced or renamed Service
+ * stack has roles of the same ARNs (docs/operations.md, What is state). A stage's stacks live in one
+ * region, so the region in the name keeps two regions' stages of one name apart (IAM names are global).
+ */
+export function stableRoleName(stage: string, region: string, fn: 'deliver' | 'api'): string {
+  const regionLength = Token.isUnresolved(region) ? LONGEST_REGION : region.length;
+  const length = `hookgate-${stage}--${fn}`.length + regionLength;
+  if (length > ROLE_NAME_MAX) throw new Error(`role name hookgate-${stage}-<region>-${fn} would be ${length} characters, over IAM's ${ROLE_NAME_MAX}`);
+  return `hookgate-${stage}-${region}-${fn}`;
+}
+
 /** The stateless part: functions, the HTTP API, the queue consumer, the schedules and the alarms. */
 /**
  * The DynamoDB calls the store makes (lambdas/store/table.ts): single items and key queries, plus the
@@ -271,6 +289,7 @@ export class ServiceStack extends Stack {
       description: 'Hookgate management API (/v1/*)',
       // Just under the HTTP API's 30 s integration timeout.
       timeout: Duration.seconds(29),
+      roleName: stableRoleName(props.stage, this.region, 'api'),
     });
     grantTable(this.apiFunction, table, ['dynamodb:BatchGetItem']);
     // POST /v1/events/{id}/replay enqueues the replay's deliveries.
@@ -321,6 +340,7 @@ export class ServiceStack extends Stack {
       timeout: Duration.seconds(DELIVERY_QUEUE.consumerTimeoutSeconds),
       memorySize: 512,
       reservedConcurrency: deliverReservedConcurrency(props.deliverReservedConcurrency, deliverBatches),
+      roleName: stableRoleName(props.stage, this.region, 'deliver'),
     });
     this.deliverFunction.fn.addEnvironment(ENV.accountTries, String(accountTries(deliverBatches, accountShare(props.deliverAccountSharePercent))));
     // Its three items (body, delivery, status) in one batch get; claims, attempts and breakers; the body when it is in S3. Consuming includes
@@ -339,7 +359,9 @@ export class ServiceStack extends Stack {
     // POST /v1/aws-connections/{id}/verify assumes the connection's role, as a delivery would.
     this.apiFunction.role.attachInlinePolicy(this.assumeRolesPolicy);
     // What an AWS connection's role trusts: these two roles, named in the trust policy the API hands out.
-    this.apiFunction.fn.addEnvironment(ENV.awsPrincipals, `${this.deliverFunction.role.roleArn},${this.apiFunction.role.roleArn}`);
+    // Their ARNs from their fixed names (a literal when the region is known), the same after a stack replacement.
+    const roleArn = (fn: 'deliver' | 'api') => this.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: stableRoleName(props.stage, this.region, fn) });
+    this.apiFunction.fn.addEnvironment(ENV.awsPrincipals, `${roleArn('deliver')},${roleArn('api')}`);
     acknowledgeWildcardResources(
       this.assumeRolesPolicy,
       assumeRoles,

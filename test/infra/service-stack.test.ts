@@ -122,8 +122,9 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
     // Revoking a key closes the hookgate listen sockets it opened.
     [ENV.listenEndpoint]: listenStageUrl('https'),
     // What an AWS connection's role trusts: the deliver function's role, and the api's (verify).
+    // By their fixed names (test/infra/replacement.test.ts), which a replaced stack's roles keep.
     [ENV.awsPrincipals]: {
-      'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(stacks.service.deliverFunction.role), 'Arn'] }, ',', { 'Fn::GetAtt': [logicalId(stacks.service.apiFunction.role), 'Arn'] }]],
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':role/hookgate-test-', { Ref: 'AWS::Region' }, '-deliver,arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':role/hookgate-test-', { Ref: 'AWS::Region' }, '-api']],
     },
     // No account may use the deliver role's own grants unless context awsOwnRoleAccounts lists it.
     [ENV.ownRoleAccounts]: '',
