@@ -97,6 +97,8 @@ export interface BuildAppOptions {
    * cannot keep an access log (ApiGatewayCloudWatchRole). @default 'none': that stage keeps none
    */
   readonly apiGatewayCloudWatchRole?: ApiGatewayCloudWatchRole;
+  /** Any new value forces the Service stack to read the Stateful stack's outputs again (ServiceStackProps). @default none */
+  readonly statefulRecreated?: string;
 }
 
 /**
@@ -153,6 +155,7 @@ export function buildApp(app: Construct, opts: BuildAppOptions): HookgateStacks 
     awsDestinationTargets: opts.awsDestinationTargets,
     awsOwnRoleAccounts: opts.awsOwnRoleAccounts,
     apiGatewayCloudWatchRole: opts.apiGatewayCloudWatchRole,
+    statefulRecreated: opts.statefulRecreated,
     routeThrottles: {
       ingest: { rateLimit: opts.ingestRateLimit, burstLimit: opts.ingestBurstLimit },
       management: { rateLimit: opts.managementRateLimit, burstLimit: opts.managementBurstLimit },

@@ -55,6 +55,8 @@ export function optionsFromContext(app: App): BuildAppOptions {
     // The listen WebSocket stage's access log needs API Gateway's account CloudWatch Logs role:
     // -c apiGatewayCloudWatchRole=existing (the account has one) or =create (this stack sets it).
     apiGatewayCloudWatchRole: context.oneOf('apiGatewayCloudWatchRole', ['none', 'existing', 'create'] as const),
+    // After the Stateful stack was destroyed and made again from the same template: -c statefulRecreated=2026-12-02
+    statefulRecreated: context.string('statefulRecreated'),
   };
 }
 

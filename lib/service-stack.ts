@@ -1,4 +1,5 @@
-import { ArnFormat, Aws, CfnOutput, Duration, RemovalPolicy, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import { createHash } from 'node:crypto';
+import { ArnFormat, Aws, CfnOutput, CfnResource, Duration, Lazy, RemovalPolicy, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat, CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration, WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -76,6 +77,8 @@ export interface ServiceStackProps extends StackProps {
    * tenant may use them and every AWS destination needs an AWS connection or a `role_arn`. @default none
    */
   readonly awsOwnRoleAccounts?: readonly string[];
+  /** Any new value makes this stack update and read the Stateful stack's outputs again (after that stack was made anew). @default none */
+  readonly statefulRecreated?: string;
   /** Who provides API Gateway's account CloudWatch Logs role, on which the listen stage's access log depends. @default 'none' */
   readonly apiGatewayCloudWatchRole?: ApiGatewayCloudWatchRole;
   /** Per-route budgets; a part left out keeps its default. @default DEFAULT_ROUTE_THROTTLES */
@@ -245,6 +248,8 @@ export class ServiceStack extends Stack {
   readonly listenFunction: HookgateFunction;
   /** The deliver function's PostToConnection on the listen stage's connections, and nothing else. */
   readonly listenConnectionsPolicy: iam.Policy;
+  /** A digest of the Stateful stack's resources, so that a change there always updates this stack. */
+  readonly statefulRevision?: CfnOutput;
   /** The region's API Gateway account setting and its role, when `apiGatewayCloudWatchRole` is `create`. */
   readonly apiGatewayAccount?: CfnAccount;
   /** What the deliver function may call on AWS destination targets (`awsDestinationTargets`); absent when none are listed. */
@@ -520,6 +525,8 @@ export class ServiceStack extends Stack {
       alarms: this.alarms,
     });
 
+    if (Stack.isStack(props.stateful)) this.statefulRevision = this.addStatefulRevision(props.stateful, props.statefulRecreated);
+
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Hookgate base URL' });
     new CfnOutput(this, 'ListenUrl', { value: this.listenStage.url, description: 'Where hookgate listen connects (the API hands it out)' });
     new CfnOutput(this, 'Signup', { value: signupOutput(props.signup ?? 'open'), description: 'Who may create an account (POST /v1/accounts)' });
@@ -528,6 +535,28 @@ export class ServiceStack extends Stack {
       value: `https://console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${this.dashboard.dashboardName}`,
       description: 'Hookgate CloudWatch dashboard',
     });
+  }
+
+  /**
+   * The weak references to the Stateful stack (`Fn::GetStackOutput`) are read only when this stack
+   * updates, and the CLI skips a stack whose template did not change: a Stateful resource replaced
+   * (a new table, queue or bucket name) would leave the functions on the old one. This output is a
+   * digest of every resource of the Stateful template, so any change there changes this template, and
+   * its deploy reads the outputs again. An output, not a parameter: the CLI keeps a parameter's previous
+   * value. A Stateful stack destroyed and made again from the same template changes nothing here;
+   * `statefulRecreated` (any new value) then forces the update (docs/operations.md).
+   */
+  private addStatefulRevision(stateful: Stack, recreated: string | undefined): CfnOutput {
+    const digest = Lazy.string({
+      produce: () => {
+        const resources = stateful.node
+          .findAll()
+          .filter((c): c is CfnResource => CfnResource.isCfnResource(c))
+          .map((c) => stateful.resolve(c._toCloudFormation()) as unknown);
+        return createHash('sha256').update(JSON.stringify({ resources, recreated })).digest('hex').slice(0, 16);
+      },
+    });
+    return new CfnOutput(this, 'StatefulRevision', { value: digest, description: `Digest of the ${stateful.stackName} resources this stack last read the outputs of` });
   }
 
   /** A function with the shared environment; `environment` adds to it. */

@@ -1,4 +1,4 @@
-import { Stage } from 'aws-cdk-lib';
+import { Stage, type CfnResource } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
 import { buildApp, createApp } from '../../lib/app-builder';
@@ -43,5 +43,31 @@ describe('the roles customers trust survive a replaced Service stack', () => {
   it('names fit IAM’s 64 characters for the longest stage and region, and a name that would not fails the synth', () => {
     expect(stableRoleName('a'.repeat(20), 'ap-southeast-7', 'deliver').length).toBeLessThanOrEqual(64);
     expect(() => stableRoleName('a'.repeat(40), 'eu-west-1', 'deliver')).toThrow(/over IAM's 64/);
+  });
+});
+
+describe('a Stateful change always changes the Service template (its weak references are read only when it updates)', () => {
+  const serviceTemplate = (change?: (stacks: ReturnType<typeof buildApp>) => void, statefulRecreated?: string) => {
+    const app = createApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stacks = buildApp(app, { stage: 'prod', env: AWS_ENV, nag: false, statefulRecreated });
+    change?.(stacks);
+    return Template.fromStack(stacks.service).toJSON() as { Outputs: Record<string, { Value: unknown }> };
+  };
+  const revision = (t: ReturnType<typeof serviceTemplate>) => t.Outputs.StatefulRevision?.Value;
+
+  it('the same Stateful stack gives the same template twice', () => {
+    expect(revision(serviceTemplate())).toMatch(/^[0-9a-f]{16}$/);
+    expect(serviceTemplate()).toEqual(serviceTemplate());
+  });
+
+  it('a Stateful resource that CloudFormation replaces (a new key schema, a queue renamed) changes the Service template', () => {
+    const base = serviceTemplate();
+    const newKey = serviceTemplate(({ stateful }) => (stateful.table.node.defaultChild as CfnResource).addPropertyOverride('KeySchema.0.AttributeName', 'id'));
+    const renamedQueue = serviceTemplate(({ stateful }) => (stateful.deliveryDlq.node.defaultChild as CfnResource).addPropertyOverride('QueueName', 'hookgate-prod-dlq'));
+    expect(new Set([revision(base), revision(newKey), revision(renamedQueue)]).size).toBe(3);
+  });
+
+  it('statefulRecreated (after the Stateful stack was made anew from the same template) changes it too', () => {
+    expect(revision(serviceTemplate(undefined, '2026-12-02'))).not.toEqual(revision(serviceTemplate()));
   });
 });
