@@ -54,6 +54,16 @@ function synthAndReport(
   return { error, findings };
 }
 
+describe('cdk-nag version', () => {
+  it('is pinned to the installed version while lib/nag.ts imports a module outside its public API', () => {
+    const nagSource = readFileSync(new URL('../../lib/nag.ts', import.meta.url), 'utf8');
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> };
+    const installed = (JSON.parse(readFileSync(new URL('../../node_modules/cdk-nag/package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    expect(nagSource).toMatch(/from 'cdk-nag\/lib\//);
+    expect(pkg.devDependencies['cdk-nag']).toBe(installed);
+  });
+});
+
 describe('cdk-nag AwsSolutions', () => {
   let result: ReturnType<typeof synthAndReport>;
   beforeAll(() => {
