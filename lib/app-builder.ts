@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { App, Tags, Validations, type AppProps, type Environment } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
 import { HookgateNagChecks } from './nag';
-import { ServiceStack } from './service-stack';
+import { ServiceStack, type ApiGatewayCloudWatchRole } from './service-stack';
 import { StatefulStack, type TableCapacity } from './stateful-stack';
 
 /**
@@ -91,6 +92,13 @@ export interface BuildAppOptions {
   readonly awsDestinationTargets?: readonly string[];
   /** Hookgate account ids whose AWS destinations may use those targets without a role (`*`: every account). @default none */
   readonly awsOwnRoleAccounts?: readonly string[];
+  /**
+   * Who provides the region's API Gateway CloudWatch Logs role, without which the listen WebSocket stage
+   * cannot keep an access log (ApiGatewayCloudWatchRole). @default 'none': that stage keeps none
+   */
+  readonly apiGatewayCloudWatchRole?: ApiGatewayCloudWatchRole;
+  /** Any new value forces the Service stack to read the Stateful stack's outputs again (ServiceStackProps). @default none */
+  readonly statefulRecreated?: string;
 }
 
 /**
@@ -111,7 +119,8 @@ export interface HookgateStacks {
 
 const STAGE_PATTERN = /^[a-z][a-z0-9-]{0,19}$/;
 
-export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
+/** `app` is usually the App; any construct above the stacks (a Stage) gives the same stack contents. */
+export function buildApp(app: Construct, opts: BuildAppOptions): HookgateStacks {
   if (!STAGE_PATTERN.test(opts.stage)) {
     throw new Error(`stage must match ${STAGE_PATTERN.source}, got "${opts.stage}"`);
   }
@@ -145,6 +154,8 @@ export function buildApp(app: App, opts: BuildAppOptions): HookgateStacks {
     deliverReservedConcurrency: opts.deliverReservedConcurrency,
     awsDestinationTargets: opts.awsDestinationTargets,
     awsOwnRoleAccounts: opts.awsOwnRoleAccounts,
+    apiGatewayCloudWatchRole: opts.apiGatewayCloudWatchRole,
+    statefulRecreated: opts.statefulRecreated,
     routeThrottles: {
       ingest: { rateLimit: opts.ingestRateLimit, burstLimit: opts.ingestBurstLimit },
       management: { rateLimit: opts.managementRateLimit, burstLimit: opts.managementBurstLimit },

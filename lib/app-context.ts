@@ -52,6 +52,11 @@ export function optionsFromContext(app: App): BuildAppOptions {
     // The Hookgate accounts (ids) whose AWS destinations may use those grants without a role; `*`: all.
     // e.g. -c awsOwnRoleAccounts=0193a5b2-0000-7000-8000-00000000000a
     awsOwnRoleAccounts: context.list('awsOwnRoleAccounts'),
+    // The listen WebSocket stage's access log needs API Gateway's account CloudWatch Logs role:
+    // -c apiGatewayCloudWatchRole=existing (the account has one) or =create (this stack sets it).
+    apiGatewayCloudWatchRole: context.oneOf('apiGatewayCloudWatchRole', ['none', 'existing', 'create'] as const),
+    // After the Stateful stack was destroyed and made again from the same template: -c statefulRecreated=2026-12-02
+    statefulRecreated: context.string('statefulRecreated'),
   };
 }
 

@@ -7,7 +7,11 @@ import {
 } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 // The function AwsSolutions-IAM5 itself writes its findings with: an acknowledgement built any other way
-// drifts from the finding as soon as the CLI's region turns `<AWS::Region>` into a literal.
+// drifts from the finding as soon as the CLI's region turns `<AWS::Region>` into a literal. It is not
+// part of cdk-nag's public API (its index exports no such helper), so package.json pins cdk-nag to the
+// exact version this path and behaviour were checked against; before raising it, run
+// test/infra/nag.test.ts and test/infra/cli-synth.test.ts, which fail when the import moves or the
+// finding ids it builds no longer match.
 import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference.js';
 import type { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { IConstruct } from 'constructs';

@@ -1,5 +1,6 @@
-import { ArnFormat, Aws, CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
-import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import { createHash } from 'node:crypto';
+import { ArnFormat, Aws, CfnOutput, CfnResource, Duration, Lazy, RemovalPolicy, Stack, Token, Validations, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat, CfnAccount } from 'aws-cdk-lib/aws-apigateway';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration, WebSocketLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as events from 'aws-cdk-lib/aws-events';
@@ -76,6 +77,10 @@ export interface ServiceStackProps extends StackProps {
    * tenant may use them and every AWS destination needs an AWS connection or a `role_arn`. @default none
    */
   readonly awsOwnRoleAccounts?: readonly string[];
+  /** Any new value makes this stack update and read the Stateful stack's outputs again (after that stack was made anew). @default none */
+  readonly statefulRecreated?: string;
+  /** Who provides API Gateway's account CloudWatch Logs role, on which the listen stage's access log depends. @default 'none' */
+  readonly apiGatewayCloudWatchRole?: ApiGatewayCloudWatchRole;
   /** Per-route budgets; a part left out keeps its default. @default DEFAULT_ROUTE_THROTTLES */
   readonly routeThrottles?: { readonly [route in ThrottledRoute]?: Partial<RouteThrottle> };
 }
@@ -84,10 +89,33 @@ const API_THROTTLE = { burstLimit: 500, rateLimit: 1000 } as const;
 
 /** hookgate listen: connects and answers, a developer's handful each; enough for a team, small beside ingest. */
 const LISTEN_THROTTLE = { burstLimit: 50, rateLimit: 100 } as const;
-/** The WebSocket API's access log: as the HTTP API's, by connection rather than by path. */
-const LISTEN_ACCESS_LOG_FORMAT = AccessLogFormat.custom(
-  JSON.stringify({ requestId: '$context.requestId', time: '$context.requestTimeEpoch', ip: '$context.identity.sourceIp', route: '$context.routeKey', event: '$context.eventType', connection: '$context.connectionId', status: '$context.status', error: '$context.integrationErrorMessage' }),
-);
+/**
+ * The WebSocket API's access log: as the HTTP API's, by connection rather than by path. Its variables
+ * are not the HTTP API's: WebSocket stages name the integration's error `$context.integration.error`
+ * and refuse `$context.integrationErrorMessage` (API Gateway V2 rejects a format with an unknown variable).
+ */
+const LISTEN_ACCESS_LOG_FIELDS = {
+  requestId: '$context.requestId',
+  time: '$context.requestTimeEpoch',
+  ip: '$context.identity.sourceIp',
+  route: '$context.routeKey',
+  event: '$context.eventType',
+  connection: '$context.connectionId',
+  status: '$context.status',
+  error: '$context.integration.error',
+} as const;
+const LISTEN_ACCESS_LOG_FORMAT = AccessLogFormat.custom(JSON.stringify(LISTEN_ACCESS_LOG_FIELDS));
+
+/**
+ * Who provides the region's API Gateway CloudWatch Logs role (the account setting `cloudWatchRoleArn`),
+ * without which API Gateway refuses a WebSocket stage with access logs ("CloudWatch Logs role ARN must be
+ * set in account settings to enable logging") and the stack rolls back. HTTP API stages do not need it.
+ * - `none`: nobody is known to; the listen stage keeps no access log, so the first deploy of a fresh account succeeds.
+ * - `existing`: the operator says the account has one (another stack or the console set it); the stage logs.
+ * - `create`: this stack sets it (a role and an `AWS::ApiGateway::Account`, both retained); the stage logs.
+ *   One setting per account and region: another stack that manages it would be overwritten.
+ */
+export type ApiGatewayCloudWatchRole = 'none' | 'existing' | 'create';
 
 /** A route's budget: requests per second, and how many may arrive at once above it. */
 interface RouteThrottle {
@@ -152,6 +180,24 @@ const DEFAULT_TRACING_SAMPLE_RATE = 0.01;
 /** Ahead of X-Ray's Default rule (10,000), behind any rule an operator adds with a lower number. */
 const SAMPLING_RULE_PRIORITY = 9000;
 
+/** The longest region code AWS has (`ap-southeast-7`, `us-isob-east-1`): a name checked without a known region must fit it. */
+const LONGEST_REGION = 14;
+/** IAM's limit on a role name. */
+const ROLE_NAME_MAX = 64;
+
+/**
+ * The name of a role that customers' trust policies name (the deliver and api functions'): from the stage
+ * and the region alone, never from the stack's name or a construct path, so a replaced or renamed Service
+ * stack has roles of the same ARNs (docs/operations.md, What is state). A stage's stacks live in one
+ * region, so the region in the name keeps two regions' stages of one name apart (IAM names are global).
+ */
+export function stableRoleName(stage: string, region: string, fn: 'deliver' | 'api'): string {
+  const regionLength = Token.isUnresolved(region) ? LONGEST_REGION : region.length;
+  const length = `hookgate-${stage}--${fn}`.length + regionLength;
+  if (length > ROLE_NAME_MAX) throw new Error(`role name hookgate-${stage}-<region>-${fn} would be ${length} characters, over IAM's ${ROLE_NAME_MAX}`);
+  return `hookgate-${stage}-${region}-${fn}`;
+}
+
 /** The stateless part: functions, the HTTP API, the queue consumer, the schedules and the alarms. */
 /**
  * The DynamoDB calls the store makes (lambdas/store/table.ts): single items and key queries, plus the
@@ -202,6 +248,10 @@ export class ServiceStack extends Stack {
   readonly listenFunction: HookgateFunction;
   /** The deliver function's PostToConnection on the listen stage's connections, and nothing else. */
   readonly listenConnectionsPolicy: iam.Policy;
+  /** A digest of the Stateful stack's resources, so that a change there always updates this stack. */
+  readonly statefulRevision?: CfnOutput;
+  /** The region's API Gateway account setting and its role, when `apiGatewayCloudWatchRole` is `create`. */
+  readonly apiGatewayAccount?: CfnAccount;
   /** What the deliver function may call on AWS destination targets (`awsDestinationTargets`); absent when none are listed. */
   readonly awsDestinationsPolicy?: iam.Policy;
   /** ACM and API Gateway permissions of the domain provisioner, in a policy of their own. */
@@ -244,6 +294,7 @@ export class ServiceStack extends Stack {
       description: 'Hookgate management API (/v1/*)',
       // Just under the HTTP API's 30 s integration timeout.
       timeout: Duration.seconds(29),
+      roleName: stableRoleName(props.stage, this.region, 'api'),
     });
     grantTable(this.apiFunction, table, ['dynamodb:BatchGetItem']);
     // POST /v1/events/{id}/replay enqueues the replay's deliveries.
@@ -294,6 +345,7 @@ export class ServiceStack extends Stack {
       timeout: Duration.seconds(DELIVERY_QUEUE.consumerTimeoutSeconds),
       memorySize: 512,
       reservedConcurrency: deliverReservedConcurrency(props.deliverReservedConcurrency, deliverBatches),
+      roleName: stableRoleName(props.stage, this.region, 'deliver'),
     });
     this.deliverFunction.fn.addEnvironment(ENV.accountTries, String(accountTries(deliverBatches, accountShare(props.deliverAccountSharePercent))));
     // Its three items (body, delivery, status) in one batch get; claims, attempts and breakers; the body when it is in S3. Consuming includes
@@ -312,7 +364,9 @@ export class ServiceStack extends Stack {
     // POST /v1/aws-connections/{id}/verify assumes the connection's role, as a delivery would.
     this.apiFunction.role.attachInlinePolicy(this.assumeRolesPolicy);
     // What an AWS connection's role trusts: these two roles, named in the trust policy the API hands out.
-    this.apiFunction.fn.addEnvironment(ENV.awsPrincipals, `${this.deliverFunction.role.roleArn},${this.apiFunction.role.roleArn}`);
+    // Their ARNs from their fixed names (a literal when the region is known), the same after a stack replacement.
+    const roleArn = (fn: 'deliver' | 'api') => this.formatArn({ service: 'iam', region: '', resource: 'role', resourceName: stableRoleName(props.stage, this.region, fn) });
+    this.apiFunction.fn.addEnvironment(ENV.awsPrincipals, `${roleArn('deliver')},${roleArn('api')}`);
     acknowledgeWildcardResources(
       this.assumeRolesPolicy,
       assumeRoles,
@@ -435,7 +489,10 @@ export class ServiceStack extends Stack {
       schedule: events.Schedule.rate(Duration.minutes(5)),
     });
 
-    ({ api: this.listenApi, stage: this.listenStage, fn: this.listenFunction, policy: this.listenConnectionsPolicy } = this.createListenApi(table));
+    const cloudWatchRole = props.apiGatewayCloudWatchRole ?? 'none';
+    if (cloudWatchRole === 'create') this.apiGatewayAccount = this.createApiGatewayAccount();
+    ({ api: this.listenApi, stage: this.listenStage, fn: this.listenFunction, policy: this.listenConnectionsPolicy } = this.createListenApi(table, cloudWatchRole !== 'none'));
+    if (this.apiGatewayAccount) this.listenStage.node.addDependency(this.apiGatewayAccount);
 
     // Every function by the name its alarms, dashboard lines and log `service` use.
     const functions = {
@@ -468,6 +525,8 @@ export class ServiceStack extends Stack {
       alarms: this.alarms,
     });
 
+    if (Stack.isStack(props.stateful)) this.statefulRevision = this.addStatefulRevision(props.stateful, props.statefulRecreated);
+
     new CfnOutput(this, 'ApiUrl', { value: this.httpApi.apiEndpoint, description: 'Hookgate base URL' });
     new CfnOutput(this, 'ListenUrl', { value: this.listenStage.url, description: 'Where hookgate listen connects (the API hands it out)' });
     new CfnOutput(this, 'Signup', { value: signupOutput(props.signup ?? 'open'), description: 'Who may create an account (POST /v1/accounts)' });
@@ -476,6 +535,28 @@ export class ServiceStack extends Stack {
       value: `https://console.aws.amazon.com/cloudwatch/home?region=${Aws.REGION}#dashboards:name=${this.dashboard.dashboardName}`,
       description: 'Hookgate CloudWatch dashboard',
     });
+  }
+
+  /**
+   * The weak references to the Stateful stack (`Fn::GetStackOutput`) are read only when this stack
+   * updates, and the CLI skips a stack whose template did not change: a Stateful resource replaced
+   * (a new table, queue or bucket name) would leave the functions on the old one. This output is a
+   * digest of every resource of the Stateful template, so any change there changes this template, and
+   * its deploy reads the outputs again. An output, not a parameter: the CLI keeps a parameter's previous
+   * value. A Stateful stack destroyed and made again from the same template changes nothing here;
+   * `statefulRecreated` (any new value) then forces the update (docs/operations.md).
+   */
+  private addStatefulRevision(stateful: Stack, recreated: string | undefined): CfnOutput {
+    const digest = Lazy.string({
+      produce: () => {
+        const resources = stateful.node
+          .findAll()
+          .filter((c): c is CfnResource => CfnResource.isCfnResource(c))
+          .map((c) => stateful.resolve(c._toCloudFormation()) as unknown);
+        return createHash('sha256').update(JSON.stringify({ resources, recreated })).digest('hex').slice(0, 16);
+      },
+    });
+    return new CfnOutput(this, 'StatefulRevision', { value: digest, description: `Digest of the ${stateful.stackName} resources this stack last read the outputs of` });
   }
 
   /** A function with the shared environment; `environment` adds to it. */
@@ -539,13 +620,40 @@ export class ServiceStack extends Stack {
   }
 
   /**
+   * The region's API Gateway CloudWatch Logs role, set in the account settings. Both are retained: the
+   * setting outlives the stack anyway (deleting the resource leaves it in place), and a deleted role would
+   * leave every WebSocket and REST API of the account and region that logs unable to.
+   */
+  private createApiGatewayAccount(): CfnAccount {
+    const role = new iam.Role(this, 'ApiGatewayCloudWatchRole', {
+      assumedBy: new iam.ServicePrincipal('apigateway.amazonaws.com'),
+      description: 'API Gateway: writes the access and execution logs of this account and region (account setting cloudWatchRoleArn)',
+    });
+    // What AmazonAPIGatewayPushToCloudWatchLogs allows, on this region's log groups only (not an AWS-managed policy on every region's).
+    const write = new iam.PolicyStatement({
+      actions: ['logs:CreateLogGroup', 'logs:CreateLogStream', 'logs:DescribeLogGroups', 'logs:DescribeLogStreams', 'logs:PutLogEvents', 'logs:GetLogEvents', 'logs:FilterLogEvents'],
+      resources: [Stack.of(this).formatArn({ service: 'logs', resource: 'log-group', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME })],
+    });
+    const policy = new iam.Policy(this, 'ApiGatewayCloudWatchPolicy', { roles: [role], statements: [write] });
+    acknowledgeWildcardResources(
+      policy,
+      write,
+      "API Gateway's account role writes the logs of every API of this account and region that logs (its access logs go to each stage's own group, execution logs to groups it names itself): the log groups of this region.",
+    );
+    const account = new CfnAccount(this, 'ApiGatewayAccount', { cloudWatchRoleArn: role.roleArn });
+    account.node.addDependency(policy);
+    for (const resource of [role, policy, account]) resource.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    return account;
+  }
+
+  /**
    * `hookgate listen`: a WebSocket API whose routes all go to the listen function. `$connect`
    * authenticates the API key and binds the connection to its session's destination (items in the
    * table); `response` stores the CLI's answer to a try; `$disconnect` forgets the connection. The
    * deliver function posts each try to the connection (execute-api:ManageConnections on this stage's
    * connections: POST to send a try, DELETE to close a revoked key's socket) and reads the answer back from the table. The api function hands the URL out.
    */
-  private createListenApi(table: ITable) {
+  private createListenApi(table: ITable, accessLog: boolean) {
     const fn = this.addFunction('ListenFunction', {
       handler: 'listen',
       description: 'Hookgate listen WebSocket API ($connect, $disconnect, response)',
@@ -569,14 +677,17 @@ export class ServiceStack extends Stack {
         reason: '$connect authenticates the API key inside the listen function and refuses the connection otherwise; the other routes are reached only over a connection it accepted.',
       });
     }
-    const accessLogs = new logs.LogGroup(this, 'ListenApiAccessLogs', { retention: this.logRetention });
-    const stage = new apigw.WebSocketStage(this, 'ListenStage', {
-      webSocketApi: api,
-      stageName: 'live',
-      autoDeploy: true,
-      throttle: LISTEN_THROTTLE,
-      accessLogSettings: { destination: new apigw.LogGroupLogDestination(accessLogs), format: LISTEN_ACCESS_LOG_FORMAT },
-    });
+    const accessLogSettings = accessLog
+      ? { destination: new apigw.LogGroupLogDestination(new logs.LogGroup(this, 'ListenApiAccessLogs', { retention: this.logRetention })), format: LISTEN_ACCESS_LOG_FORMAT }
+      : undefined;
+    const stage = new apigw.WebSocketStage(this, 'ListenStage', { webSocketApi: api, stageName: 'live', autoDeploy: true, throttle: LISTEN_THROTTLE, accessLogSettings });
+    if (!accessLog) {
+      Validations.of(stage).acknowledge({
+        id: 'AwsSolutions-APIG1',
+        reason:
+          'A WebSocket access log needs the account-level API Gateway CloudWatch Logs role, which a fresh account lacks (the stage would fail to create): it is on with -c apiGatewayCloudWatchRole=existing or =create (docs/operations.md, Pre-flight). The listen function logs every connection and answer meanwhile.',
+      });
+    }
     this.apiFunction.fn.addEnvironment(ENV.listenUrl, stage.url);
     this.deliverFunction.fn.addEnvironment(ENV.listenEndpoint, stage.callbackUrl);
     // Revoking an API key closes the sockets it opened (DELETE only: the api function never sends a try).

@@ -3,6 +3,7 @@ import { at, ids } from '../api/examples';
 import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
 import type { ApiRequest } from '../api/http';
 import { invalid, Refusal } from '../domain/errors';
+import { trustPolicy } from '../domain/aws-connections';
 import { parseJsonBody } from '../api/validation';
 import type { AwsConnectionRecord } from './record';
 
@@ -126,17 +127,7 @@ export const exampleAwsConnection = {
   external_id: exampleExternalId,
   role_name: 'HookgateDelivery-3b4c5d6e7f8a',
   role_arn: 'arn:aws:iam::123456789012:role/HookgateDelivery-3b4c5d6e7f8a',
-  trust_policy: {
-    Version: '2012-10-17',
-    Statement: [
-      {
-        Effect: 'Allow',
-        Principal: { AWS: ['arn:aws:iam::999999999999:role/hookgate-DeliverFunctionRole', 'arn:aws:iam::999999999999:role/hookgate-ApiFunctionRole'] },
-        Action: 'sts:AssumeRole',
-        Condition: { StringEquals: { 'sts:ExternalId': exampleExternalId } },
-      },
-    ],
-  },
+  trust_policy: trustPolicy(['arn:aws:iam::999999999999:role/hookgate-prod-eu-west-1-deliver', 'arn:aws:iam::999999999999:role/hookgate-prod-eu-west-1-api'], exampleExternalId),
   cloudformation_template_url: `https://api.hookgate.example/v1/aws-connections/${ids.awsConnection}/template`,
   status: 'unverified',
   error: null,

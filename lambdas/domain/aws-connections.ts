@@ -18,17 +18,24 @@ export const connectionRoleArn = (partition: string, awsAccountId: string, roleN
 
 /**
  * The role's trust policy: Hookgate's principals (the deliver function's role, and the API's, which
- * verifies the connection) may assume it, only with the connection's external id.
+ * verifies the connection) may assume it, only with the connection's external id. The principal is
+ * their account, narrowed to those role ARNs by `aws:PrincipalArn`: IAM saves a role named as the
+ * Principal as that role's unique id, so a Service stack replaced (its roles deleted and made again
+ * under the same names) would no longer match; a condition compares the ARN itself.
  */
 export function trustPolicy(principalArns: readonly string[], externalId: string) {
+  const accounts = [...new Set(principalArns.map((arn) => arn.replace(/^(arn:[^:]+:iam::[^:]+):.*$/, '$1:root')))];
   return {
     Version: '2012-10-17',
     Statement: [
       {
         Effect: 'Allow',
-        Principal: { AWS: principalArns.length === 1 ? principalArns[0] : [...principalArns] },
+        Principal: { AWS: accounts.length === 1 ? accounts[0] : accounts },
         Action: 'sts:AssumeRole',
-        Condition: { StringEquals: { 'sts:ExternalId': externalId } },
+        Condition: {
+          StringEquals: { 'sts:ExternalId': externalId },
+          ArnEquals: { 'aws:PrincipalArn': principalArns.length === 1 ? principalArns[0] : [...principalArns] },
+        },
       },
     ],
   };

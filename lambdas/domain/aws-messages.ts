@@ -33,6 +33,41 @@ export function messageAttributes(headers: Record<string, string>, encoding: Mes
   return attributes;
 }
 
+/** The most message attributes SQS takes on a message, and SNS on one it publishes (one more and the call is refused). */
+export const MAX_MESSAGE_ATTRIBUTES = 10;
+
+/** Where the headers that did not fit go, as one JSON object of name to value. */
+export const MERGED_HEADERS_ATTRIBUTE = 'x-hookgate-headers';
+
+/**
+ * Which headers keep an attribute of their own when they do not all fit, most needed first: what a
+ * consumer verifies the signature with (and decodes the body with before that), then the ids it
+ * de-duplicates and routes on. Every other header (the trace context, an endpoint's own header, any
+ * added later) is merged first.
+ */
+const ATTRIBUTE_PRIORITY = [
+  'webhook-signature', 'webhook-id', 'webhook-timestamp', 'webhook-key-id', 'content-transfer-encoding', 'content-type',
+  'x-hookgate-event-id', 'x-webhook-id', 'x-event-type',
+];
+
+/**
+ * The attributes within SQS's and SNS's count: as they are when they fit; else the most needed keep
+ * their own and the rest become one `x-hookgate-headers` attribute (JSON), so nothing is lost and a
+ * consumer restores the headers by merging it back.
+ */
+export function fitAttributes(attributes: Record<string, string>, limit = MAX_MESSAGE_ATTRIBUTES): Record<string, string> {
+  const names = Object.keys(attributes);
+  if (names.length <= limit) return attributes;
+  const rank = (name: string) => {
+    const index = ATTRIBUTE_PRIORITY.indexOf(name);
+    return index === -1 ? ATTRIBUTE_PRIORITY.length : index;
+  };
+  const ordered = [...names].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+  const own = ordered.slice(0, limit - 1);
+  const merged = Object.fromEntries(ordered.slice(limit - 1).map((name) => [name, attributes[name] as string]));
+  return { ...Object.fromEntries(own.map((name) => [name, attributes[name] as string])), [MERGED_HEADERS_ATTRIBUTE]: JSON.stringify(merged) };
+}
+
 /** Bytes SQS and SNS count for a message: its body, and each attribute's name, data type (`String`) and value. */
 export function attributedMessageBytes(message: MessageText, attributes: Record<string, string>): number {
   return Object.entries(attributes).reduce(

@@ -675,7 +675,7 @@ describe('AWS endpoints in the portal, at 1280 and 390 px', () => {
         await page.locator('#external-id').waitFor();
         const externalId = (await page.textContent('#external-id')) as string;
         expect(externalId).toMatch(/^hookgate-[A-Za-z0-9_-]{43}$/);
-        expect(JSON.parse((await page.textContent('#trust-policy')) as string).Statement[0].Condition).toEqual({ StringEquals: { 'sts:ExternalId': externalId } });
+        expect(JSON.parse((await page.textContent('#trust-policy')) as string).Statement[0].Condition).toMatchObject({ StringEquals: { 'sts:ExternalId': externalId } });
         expect(await page.textContent('#connection-status')).toContain('not verified');
         await phoneFits('connection');
 
@@ -683,7 +683,7 @@ describe('AWS endpoints in the portal, at 1280 and 390 px', () => {
         const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download-template')]);
         const template = JSON.parse(await readFile((await download.path()) as string, 'utf8'));
         expect(download.suggestedFilename()).toMatch(/^HookgateDelivery-[0-9a-f]{12}\.json$/);
-        expect(template.Resources.HookgateDeliveryRole.Properties.AssumeRolePolicyDocument.Statement[0].Condition).toEqual({ StringEquals: { 'sts:ExternalId': externalId } });
+        expect(template.Resources.HookgateDeliveryRole.Properties.AssumeRolePolicyDocument.Statement[0].Condition).toMatchObject({ StringEquals: { 'sts:ExternalId': externalId } });
 
         // The role is not there yet (STS unreachable from here, say): the page says so in words, as an alert, never STS's raw error.
         sts.on(AssumeRoleCommand).rejectsOnce(Object.assign(new Error('getaddrinfo ENOTFOUND sts.eu-west-1.amazonaws.com'), { name: 'Error' })).resolves(assumed);

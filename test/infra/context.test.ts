@@ -91,6 +91,17 @@ describe('the other context keys', () => {
     expect(stacks.service.stackName).toBe('Hookgate-ctx-Service');
     expect(() => synthFrom({ signup: 'ajar' })).toThrow('context "signup" must be open or closed, got "ajar"');
   });
+
+  it('apiGatewayCloudWatchRole: none by default (no WebSocket access log, no account setting), create adds the account setting, anything else fails', () => {
+    const accounts = (t: Template) => Object.keys(t.findResources('AWS::ApiGateway::Account')).length;
+    const listenLogs = (t: Template) => Object.values(t.findResources('AWS::ApiGatewayV2::Stage', { Properties: { StageName: 'live' } }))[0]?.Properties.AccessLogSettings;
+    expect([accounts(defaults.template), listenLogs(defaults.template)]).toEqual([0, undefined]);
+    const existing = synthFrom({ apiGatewayCloudWatchRole: 'existing' }).template;
+    expect([accounts(existing), listenLogs(existing) !== undefined]).toEqual([0, true]);
+    const created = synthFrom({ apiGatewayCloudWatchRole: 'create' }).template;
+    expect([accounts(created), listenLogs(created) !== undefined]).toEqual([1, true]);
+    expect(() => synthFrom({ apiGatewayCloudWatchRole: 'yes' })).toThrow('context "apiGatewayCloudWatchRole" must be none or existing or create, got "yes"');
+  });
 });
 
 describe('sign-up from context', () => {

@@ -54,6 +54,16 @@ function synthAndReport(
   return { error, findings };
 }
 
+describe('cdk-nag version', () => {
+  it('is pinned to the installed version while lib/nag.ts imports a module outside its public API', () => {
+    const nagSource = readFileSync(new URL('../../lib/nag.ts', import.meta.url), 'utf8');
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> };
+    const installed = (JSON.parse(readFileSync(new URL('../../node_modules/cdk-nag/package.json', import.meta.url), 'utf8')) as { version: string }).version;
+    expect(nagSource).toMatch(/from 'cdk-nag\/lib\//);
+    expect(pkg.devDependencies['cdk-nag']).toBe(installed);
+  });
+});
+
 describe('cdk-nag AwsSolutions', () => {
   let result: ReturnType<typeof synthAndReport>;
   beforeAll(() => {
@@ -94,6 +104,12 @@ describe('cdk-nag AwsSolutions', () => {
     });
     expect(targeted.error).toBeUndefined();
     expect(targeted.findings).toEqual([]);
+  });
+
+  it('stays clean with the account’s API Gateway CloudWatch Logs role created by the stack, synthesised as cdk deploy does (a region set)', () => {
+    const created = synthAndReport(undefined, { apiGatewayCloudWatchRole: 'create', env: { account: '123456789012', region: 'eu-west-1' } });
+    expect(created.error).toBeUndefined();
+    expect(created.findings).toEqual([]);
   });
 
   it('is really wired in: a non-compliant resource fails synthesis', () => {

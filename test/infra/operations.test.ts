@@ -292,13 +292,13 @@ describe('configuration through CDK context', () => {
   const logGroups = (t: Template) =>
     Object.values(t.findResources('AWS::Logs::LogGroup')).map((g) => g.Properties.RetentionInDays as number);
 
-  it('logs are kept 30 days by default: every function and both APIs’ access logs', () => {
-    expect(logGroups(template)).toHaveLength(9);
+  it('logs are kept 30 days by default: every function and the HTTP API’s access log (the WebSocket stage keeps none by default)', () => {
+    expect(logGroups(template)).toHaveLength(8);
     expect(new Set(logGroups(template))).toEqual(new Set([30]));
   });
 
-  it('logRetentionDays changes all of them', () => {
-    const other = Template.fromStack(build({ stage: 'other', logRetentionDays: 90 }).service);
+  it('logRetentionDays changes all of them, the WebSocket stage’s access log included when it keeps one', () => {
+    const other = Template.fromStack(build({ stage: 'other', logRetentionDays: 90, apiGatewayCloudWatchRole: 'existing' }).service);
     expect(logGroups(other)).toHaveLength(9);
     expect(new Set(logGroups(other))).toEqual(new Set([90]));
   });

@@ -122,8 +122,9 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
     // Revoking a key closes the hookgate listen sockets it opened.
     [ENV.listenEndpoint]: listenStageUrl('https'),
     // What an AWS connection's role trusts: the deliver function's role, and the api's (verify).
+    // By their fixed names (test/infra/replacement.test.ts), which a replaced stack's roles keep.
     [ENV.awsPrincipals]: {
-      'Fn::Join': ['', [{ 'Fn::GetAtt': [logicalId(stacks.service.deliverFunction.role), 'Arn'] }, ',', { 'Fn::GetAtt': [logicalId(stacks.service.apiFunction.role), 'Arn'] }]],
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':role/hookgate-test-', { Ref: 'AWS::Region' }, '-deliver,arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':role/hookgate-test-', { Ref: 'AWS::Region' }, '-api']],
     },
     // No account may use the deliver role's own grants unless context awsOwnRoleAccounts lists it.
     [ENV.ownRoleAccounts]: '',
@@ -1030,13 +1031,30 @@ describe('hookgate listen', () => {
     expect(JSON.stringify(integrations[0]?.Properties.IntegrationUri)).toContain(logicalId(stacks.service.listenFunction.fn));
   });
 
-  it('its stage `live`: deployed on change, throttled, with access logs', () => {
+  it('its stage `live`: deployed on change, throttled; no access log unless the account has API Gateway’s CloudWatch Logs role (test/infra/api-gateway-logging.test.ts)', () => {
     template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       ApiId: apiId(),
       StageName: 'live',
       AutoDeploy: true,
       DefaultRouteSettings: { ThrottlingBurstLimit: 50, ThrottlingRateLimit: 100 },
-      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('connectionId') },
+      AccessLogSettings: Match.absent(),
+    });
+  });
+
+  it('with -c apiGatewayCloudWatchRole=existing the stage logs one JSON line per connect, message and disconnect', () => {
+    const logging = createApp({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const service = Template.fromStack(buildApp(logging, { stage: 'test', nag: false, apiGatewayCloudWatchRole: 'existing' }).service);
+    const [stage] = Object.values(service.findResources('AWS::ApiGatewayV2::Stage', { Properties: { StageName: 'live' } }));
+    expect(stage?.Properties.AccessLogSettings.DestinationArn).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^ListenApiAccessLogs/), 'Arn'] });
+    expect(JSON.parse(stage?.Properties.AccessLogSettings.Format as string)).toEqual({
+      requestId: '$context.requestId',
+      time: '$context.requestTimeEpoch',
+      ip: '$context.identity.sourceIp',
+      route: '$context.routeKey',
+      event: '$context.eventType',
+      connection: '$context.connectionId',
+      status: '$context.status',
+      error: '$context.integration.error',
     });
   });
 

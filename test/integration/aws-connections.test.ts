@@ -49,7 +49,12 @@ describe('AWS connections', () => {
       trust_policy: {
         Version: '2012-10-17',
         Statement: [
-          { Effect: 'Allow', Principal: { AWS: LOCAL_PRINCIPALS }, Action: 'sts:AssumeRole', Condition: { StringEquals: { 'sts:ExternalId': connection.external_id } } },
+          {
+            Effect: 'Allow',
+            Principal: { AWS: `arn:aws:iam::${LOCAL_ACCOUNT_ID}:root` },
+            Action: 'sts:AssumeRole',
+            Condition: { StringEquals: { 'sts:ExternalId': connection.external_id }, ArnEquals: { 'aws:PrincipalArn': LOCAL_PRINCIPALS } },
+          },
         ],
       },
       cloudformation_template_url: expect.stringMatching(new RegExp(`^http://[^/]+/v1/aws-connections/${connection.id}/template$`)),

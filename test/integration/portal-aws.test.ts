@@ -44,7 +44,7 @@ describe('AWS connections in the portal', () => {
       external_id: expect.stringMatching(/^hookgate-[A-Za-z0-9_-]{43}$/),
       role_name: expect.stringMatching(/^HookgateDelivery-[0-9a-f]{12}$/),
       role_arn: expect.stringMatching(new RegExp(`^arn:aws:iam::${AWS_ACCOUNT}:role/HookgateDelivery-`)),
-      trust_policy: expect.objectContaining({ Statement: [expect.objectContaining({ Condition: { StringEquals: { 'sts:ExternalId': connection.external_id } } })] }),
+      trust_policy: expect.objectContaining({ Statement: [expect.objectContaining({ Condition: expect.objectContaining({ StringEquals: { 'sts:ExternalId': connection.external_id } }) })] }),
       cloudformation_template_url: expect.stringMatching(new RegExp(`/v1/portal/aws-connections/${connection.id}/template$`)),
       status: 'unverified',
       error: null,

@@ -49,10 +49,20 @@ describe('the role and its template', () => {
     expect(connectionRoleArn('aws', ACCOUNT, 'R')).toBe(`arn:aws:iam::${ACCOUNT}:role/R`);
   });
 
-  it('trusts the principals only under the external id', () => {
+  it('trusts the principals only under the external id: their account, narrowed to their ARNs by aws:PrincipalArn (a replaced role of the same name still matches)', () => {
     expect(trustPolicy(['arn:aws:iam::1:role/d'], 'hookgate-x').Statement).toEqual([
-      { Effect: 'Allow', Principal: { AWS: 'arn:aws:iam::1:role/d' }, Action: 'sts:AssumeRole', Condition: { StringEquals: { 'sts:ExternalId': 'hookgate-x' } } },
+      {
+        Effect: 'Allow',
+        Principal: { AWS: 'arn:aws:iam::1:root' },
+        Action: 'sts:AssumeRole',
+        Condition: { StringEquals: { 'sts:ExternalId': 'hookgate-x' }, ArnEquals: { 'aws:PrincipalArn': 'arn:aws:iam::1:role/d' } },
+      },
     ]);
+    const both = ['arn:aws-cn:iam::111111111111:role/hookgate-prod-cn-north-1-deliver', 'arn:aws-cn:iam::111111111111:role/hookgate-prod-cn-north-1-api'];
+    expect(trustPolicy(both, 'hookgate-y').Statement[0]).toMatchObject({
+      Principal: { AWS: 'arn:aws-cn:iam::111111111111:root' },
+      Condition: { ArnEquals: { 'aws:PrincipalArn': both } },
+    });
   });
 
   it('grants one action per kind of target, on exactly the targets, and nothing without destinations', () => {

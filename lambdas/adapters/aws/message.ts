@@ -1,4 +1,4 @@
-import { attributedMessageBytes, messageAttributes, messageText } from '../../domain/aws-messages';
+import { attributedMessageBytes, fitAttributes, messageAttributes, messageText } from '../../domain/aws-messages';
 import { AWS_MESSAGE_LIMITS, isFifo, type AwsDestinationType, type AwsTarget } from '../../domain/aws-targets';
 import { fifoMessageGroup } from '../../domain/ordering';
 import type { AwsCredentials } from '../aws-credentials';
@@ -56,7 +56,8 @@ export const answered = (output: { $metadata: { requestId?: string; httpStatusCo
  */
 export function attributedMessage(target: Extract<AwsTarget, { type: 'aws_sqs' | 'aws_sns' }>, message: AwsMessage) {
   const text = messageText(message.body);
-  const attributes = messageAttributes(message.headers, text.encoding);
+  // At most 10 attributes on either service: headers past that are merged into one (fitAttributes).
+  const attributes = fitAttributes(messageAttributes(message.headers, text.encoding));
   checkSize(target, attributedMessageBytes(text, attributes));
   return {
     text: text.text,
