@@ -31,7 +31,7 @@ export function erasedAttempt<T extends { response_body: string }>(attempt: T): 
 
 /**
  * An erasure job's phases, in order: `events` walks the subject's index entries a page at a time,
- * turning each event into a tombstone and then deleting the page's entries; `exports` names the
+ * turning each event into a tombstone (the entries stay, so a later erasure finds it); `exports` names the
  * exports written before the erasure. Each step is safe to run again, so a job taken over after a
  * crash resumes at its phase (and page).
  */

@@ -484,7 +484,9 @@ export async function settleOnlyDelivery(
       const next = decide(planned);
       const deliveries = next && { [destinationId]: next };
       const settlement = deliveries && eventSettlement([destinationId], deliveries);
-      return settlement && { ...current, ...settlement, deliveries, first_attempts: [...(current.first_attempts ?? []), attempt] };
+      // An erasure that marked the event while the try was on the wire: the try is kept, its answer (which may echo the payload) is not.
+      const kept = current.payload_erased ? erasedAttempt(attempt).attempt : attempt;
+      return settlement && { ...current, ...settlement, deliveries, first_attempts: [...(current.first_attempts ?? []), kept] };
     },
     event,
   );
@@ -629,6 +631,22 @@ export async function eraseEventParts(accountId: string, eventId: string, delete
       { condition: ITEM_EXISTS },
     );
   }
+  await eraseResponseBodies(accountId, eventId, items);
+}
+
+/**
+ * After a try recorded its answer where `eraseEventParts` may have looked already (its attempt item,
+ * its delivery's first try): a try on the wire while an erasure ran empties its own response body once
+ * the event is a tombstone. The erasure marks the event before it reads the attempts, so either it
+ * saw this try's write or this read sees its mark.
+ */
+export async function eraseLateResponseBodies(accountId: string, eventId: string): Promise<void> {
+  if (liveStatus(await getRawItem(statusKey(accountId, eventId)))?.payload_erased !== true) return;
+  await eraseResponseBodies(accountId, eventId, await readEventPartition(accountId, eventId));
+}
+
+/** Every stored response body of an event's tries, emptied where it lies: attempt items, delivery items' first tries, the status item's first tries (last). */
+async function eraseResponseBodies(accountId: string, eventId: string, items: ReadonlyArray<Record<string, unknown>>): Promise<void> {
   for (const item of items.filter((item) => eventItemKind(item) === 'attempt')) {
     const attempt = attemptRecord.parse(item);
     if (erasedAttempt(attempt).erased) await updateItem({ pk: String(item.pk), sk: String(item.sk) }, { set: { response_body: '' } }, { condition: ITEM_EXISTS });

@@ -75,11 +75,3 @@ export async function subjectEventPage(accountId: string, subjectHash: string, a
   );
   return items.map((item) => subjectEntryEntity.schema.parse(item).event_id);
 }
-
-/**
- * Removes index entries of a subject; deleting one that is gone already is no error. One DeleteItem
- * each: the job function that calls it holds no BatchWriteItem, and a page is a few dozen entries.
- */
-export async function deleteSubjectEntries(accountId: string, subjectHash: string, eventIds: readonly string[]): Promise<void> {
-  await Promise.all(eventIds.map((eventId) => subjectEntryEntity.remove(accountId, subjectHash, eventId)));
-}

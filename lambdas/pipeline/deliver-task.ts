@@ -28,7 +28,7 @@ import { letSharePlaceGo, takeSharePlace } from './account-share';
 import { sideItemExpiresAt } from '../domain/retention';
 import { traceOf, traceparentOf } from '../domain/trace-context';
 import { disableDestination } from '../destinations/record';
-import { changeDelivery, findAttempt, findDeliveryContext, insertAttempt, settleEventIfDone, settleOnlyDelivery, type StoredDelivery } from '../events/record';
+import { changeDelivery, eraseLateResponseBodies, findAttempt, findDeliveryContext, insertAttempt, settleEventIfDone, settleOnlyDelivery, type StoredDelivery } from '../events/record';
 import type { DestinationRecord } from '../destinations/record';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from '../events/record';
 import { destinationRouting } from '../store/routing-table';
@@ -545,11 +545,22 @@ async function recordTry(claimed: Claimed, attempt: AttemptRecord, next: Deliver
   if (claimedAt === null) return recordUnclaimedTry(claimed, attempt, next);
   if (attempt.attempt_number !== 1) {
     await insertAttempt(event.account_id, attempt, event.retention_days);
+    await eraseIfTombstone(event, attempt);
     return writeSettlement(event, attempt.destination_id, delivery, claimedAt, next);
   }
   const settled = await writeSettlement(event, attempt.destination_id, delivery, claimedAt, next, attempt);
   if (!settled?.changed) await insertAttempt(event.account_id, attempt, event.retention_days);
+  await eraseIfTombstone(event, attempt);
   return settled;
+}
+
+/**
+ * A try on the wire when its event's payload was erased keeps no answer (a receiver's answer may echo
+ * the payload): emptied once written, read for only when there is one and it lies outside the status
+ * item (whose own write sees the erasure, `settleOnlyDelivery`).
+ */
+async function eraseIfTombstone(event: EventRecord, attempt: AttemptRecord): Promise<void> {
+  if (attempt.response_body !== '') await eraseLateResponseBodies(event.account_id, event.id);
 }
 
 /**
@@ -564,6 +575,7 @@ async function recordUnclaimedTry({ event, delivery }: Claimed, attempt: Attempt
     : await writeSettlement(event, attempt.destination_id, delivery, null, next, attempt);
   if (!written?.changed) await insertAttempt(event.account_id, attempt, event.retention_days);
   else if (only) await releaseNext(event, attempt.destination_id);
+  if (!only || !written?.changed) await eraseIfTombstone(event, attempt);
   return written;
 }
 

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCounts, erasureCountsOf, NO_ERASURES } from '../../lambdas/domain/erasure';
 import { insertErasureJob } from '../../lambdas/erasures/record';
 import { runErasureWorker } from '../../lambdas/erasures/worker';
-import { eraseEventParts, planEventErasure } from '../../lambdas/events/record';
+import { eraseEventParts, insertAttempt, planEventErasure } from '../../lambdas/events/record';
 import { hashSubject } from '../../lambdas/events/subject-index';
 import { deletePayload } from '../../lambdas/adapters/payloads';
 import { handler as sweeper } from '../../lambdas/handlers/sweeper';
@@ -28,11 +29,13 @@ let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
 let call: Call;
 let sink: Sink;
 
+/** Every receiver echoes what it got: the attempts' stored response bodies then hold the payload too. */
+const echo = (request: { body: Buffer }, res: ServerResponse) => res.writeHead(200).end(`got ${request.body.toString().slice(0, 200)}`);
+
 beforeAll(async () => {
   env = await bootGatewayWithSink();
   ({ call, sink } = env);
-  // Every receiver echoes what it got: the attempts' stored response bodies then hold the payload too.
-  sink.respondWith((request, res) => res.writeHead(200).end(`got ${request.body.toString().slice(0, 200)}`));
+  sink.respondWith(echo);
 });
 afterAll(() => env?.stop());
 
@@ -280,6 +283,7 @@ describe('an erasure whose worker died part-way', () => {
       phase: 'events' as const,
       counts: NO_ERASURES,
       pending: { event_ids: eventIds, counts },
+      after: null,
       exports_before: [],
       created_at: createdAt,
       finished_at: null,
@@ -331,5 +335,61 @@ describe('a subject index entry when the account’s retention changes', () => {
     expect((await call('PATCH', '/v1/account', { key, body: { plan: 'pro' } })).json.data).toMatchObject({ retention_days: 30 });
     await sweeper({ time: new Date().toISOString() });
     expect((await entry())?.expires_at).toBe(sideItemExpiresAt(receivedAt, 30));
+  });
+});
+
+describe('a try on the wire when the erasure runs', () => {
+  it.each([
+    ['claimed (its destination has not answered yet)', false],
+    ['unclaimed, its outcome settling the event in one write (its destination answered before)', true],
+  ])('%s: settles with no response body, and no byte of the payload is left', async (_how, warm) => {
+    const { key } = await createAccount(call);
+    const path = `/on-the-wire-${randomBytes(4).toString('hex')}`;
+    const destination = await addDestination(call, key, { url: `${sink.url}${path}`, timeout_ms: 30_000 });
+    await addRoute(call, key, { destination_id: destination.id });
+    if (warm) {
+      await delivered(key, await publish(key, { payload: { warm: true } }));
+      await eventually(() => call('GET', `/v1/destinations/${destination.id}`, { key }), (r) => r.json.data.health.last_success_at !== null);
+    }
+    const held: Array<() => void> = [];
+    sink.respondWith((request, res) => (request.path === path ? held.push(() => echo(request, res)) : echo(request, res)));
+    try {
+      const secret = marker('PAYLOAD-BYTES-123');
+      const subject = marker('wire');
+      const id = await publish(key, { payload: { email: secret }, subject });
+      await eventually(async () => held.length, (n) => n === 1);
+
+      expect(await erase(key, subject)).toMatchObject({ status: 'done', events: 1, request_bodies: 1 });
+      for (const answer of held) answer();
+      const settled = await delivered(key, id);
+      expect(settled.event).toMatchObject({ payload_erased: true, body: null });
+      expect(settled.attempts).toEqual([expect.objectContaining({ outcome: 'success', response_status: 200, response_body: '' })]);
+      expect(await everythingStored()).not.toContain(secret);
+    } finally {
+      sink.respondWith(echo);
+    }
+  });
+});
+
+describe('a second erasure of the same subject', () => {
+  it('finds the tombstone again and removes what was stored after the first', async () => {
+    const { key, accountId } = await createAccount(call);
+    const destination = await addDestination(call, key, { url: `${sink.url}/in` });
+    await addRoute(call, key, { destination_id: destination.id });
+    const secret = marker('again');
+    const id = await publish(key, { payload: { email: secret }, subject: 'twice' });
+    await delivered(key, id);
+    expect(await erase(key, 'twice')).toMatchObject({ status: 'done', events: 1, request_bodies: 1, response_bodies: 1 });
+
+    // What a late write would leave behind the first erasure: a try's echo of the payload.
+    const late = { id: newId(), event_id: id, destination_id: destination.id, attempt_number: 2, outcome: 'success' as const, response_status: 200, response_body: `got ${secret}`, error: null, attempted_at: new Date().toISOString(), duration_ms: 5 };
+    await insertAttempt(accountId, late, 1);
+    expect(await everythingStored()).toContain(secret);
+
+    expect(await erase(key, 'twice')).toMatchObject({ status: 'done', events: 0, request_bodies: 0, response_bodies: 1 });
+    expect(await everythingStored()).not.toContain(secret);
+    const after = await detail(key, id);
+    expect(after.event.payload_erased).toBe(true);
+    expect(after.attempts.every((attempt) => attempt.response_body === '')).toBe(true);
   });
 });
