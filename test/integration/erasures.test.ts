@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCounts, erasureCountsOf, NO_ERASURES } from '../../lambdas/domain/erasure';
 import { insertErasureJob } from '../../lambdas/erasures/record';
@@ -69,17 +69,22 @@ async function erase(key: string, subject: string) {
   );
 }
 
-/** Everything the emulators hold, as text: the table's items and the payload bucket's objects. */
-async function everythingStored(): Promise<string> {
-  const clients = createLocalClients(env.gateway.endpoints);
-  const table = DynamoDBDocumentClient.from(clients.dynamodb);
-  const items: unknown[] = [];
+async function tableItems(): Promise<Array<Record<string, unknown>>> {
+  const table = DynamoDBDocumentClient.from(createLocalClients(env.gateway.endpoints).dynamodb);
+  const items: Array<Record<string, unknown>> = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await table.send(new ScanCommand({ TableName: env.gateway.resources.tableName, ExclusiveStartKey: start }));
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
+  return items;
+}
+
+/** Everything the emulators hold, as text: the table's items and the payload bucket's objects. */
+async function everythingStored(): Promise<string> {
+  const clients = createLocalClients(env.gateway.endpoints);
+  const items = await tableItems();
   // Binary attributes (bodies) as their bytes' text, so a marker inside one is found.
   const text = [JSON.stringify(items, (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : value))];
   const listed = await clients.s3.send(new ListObjectsV2Command({ Bucket: env.gateway.resources.payloadBucket }));
@@ -391,5 +396,45 @@ describe('a second erasure of the same subject', () => {
     const after = await detail(key, id);
     expect(after.event.payload_erased).toBe(true);
     expect(after.attempts.every((attempt) => attempt.response_body === '')).toBe(true);
+  });
+});
+
+describe('an account’s subject key', () => {
+  const table = () => DynamoDBDocumentClient.from(createLocalClients(env.gateway.endpoints).dynamodb);
+  const keyItem = async (accountId: string) =>
+    (await table().send(new GetCommand({ TableName: env.gateway.resources.tableName, Key: { pk: `ACCT#${accountId}`, sk: 'SUBJECTKEY' }, ConsistentRead: true }))).Item;
+  const hmac = (key: string, subject: string) => createHmac('sha256', Buffer.from(key, 'base64')).update(subject, 'utf8').digest('hex');
+  /** Whether a subject's index partition of the account holds an entry. */
+  const indexedUnder = async (accountId: string, hash: string) => (await tableItems()).some((item) => item.pk === `ACCT#${accountId}#SUBJ#${hash}`);
+
+  it('is stored sealed: no value in the table hashes a subject to its index entries, so a reader of the table cannot confirm who it is', async () => {
+    const { key, accountId } = await createAccount(call);
+    const subject = marker('who');
+    await publish(key, { payload: { n: 1 }, subject });
+    expect(await indexedUnder(accountId, await hashSubject(accountId, subject))).toBe(true);
+
+    const item = await keyItem(accountId);
+    expect(item).toMatchObject({ sealed_key: expect.any(String) });
+    expect(item).not.toHaveProperty('key');
+    // Every string the table holds, tried as the key (base64, as a clear key was stored): none finds the subject's entries.
+    const items = await tableItems();
+    const partitions = new Set(items.map((item) => item.pk));
+    const strings = items.flatMap((item) => Object.values(item).filter((value): value is string => typeof value === 'string'));
+    expect(strings.length).toBeGreaterThan(0);
+    for (const candidate of new Set(strings)) expect(partitions.has(`ACCT#${accountId}#SUBJ#${hmac(candidate, subject)}`), candidate).toBe(false);
+  });
+
+  it('stored in clear before is sealed on its first use, and keeps hashing subjects as before', async () => {
+    const { key, accountId } = await createAccount(call);
+    const clear = randomBytes(32).toString('base64');
+    await table().send(new PutCommand({ TableName: env.gateway.resources.tableName, Item: { pk: `ACCT#${accountId}`, sk: 'SUBJECTKEY', entity: 'subject_key', key: clear } }));
+    const subject = marker('old');
+    const id = await publish(key, { payload: { email: subject }, subject });
+    expect(await indexedUnder(accountId, hmac(clear, subject))).toBe(true);
+    const item = await keyItem(accountId);
+    expect(item).toMatchObject({ sealed_key: expect.any(String) });
+    expect(item).not.toHaveProperty('key');
+    expect(await erase(key, subject)).toMatchObject({ status: 'done', events: 1 });
+    expect((await detail(key, id)).event.payload_erased).toBe(true);
   });
 });
