@@ -183,7 +183,8 @@ function grantSigningKeys(fn: HookgateFunction, key: IKey, action: 'kms:Encrypt'
 }
 
 /**
- * Who hashes subjects (publish, ingest's subject_pointer, an erasure's start) makes and opens the
+ * Who hashes subjects (publish, ingest's subject_pointer, an erasure's start) or ordering keys (the
+ * accept of an event that joins ordering lines: publish, ingest, replays) makes and opens the
  * account's subject key, sealed with the same KMS key but only under its own encryption context: these
  * grants cannot open an Ed25519 private key, whose context has no `purpose`.
  */
@@ -371,9 +372,11 @@ export class ServiceStack extends Stack {
     grantObjects(this.exportFunction, exportBucket, ['s3:PutObject']);
     // A bulk replay's copies: deliveries enqueued, and bodies stored in S3 copied (CopyObject: GetObject
     // on the source, PutObject on the target), as the api function's single replay does. An erasure
-    // deletes a data subject's payload objects (DeleteObject) and its index entries one by one.
+    // deletes a data subject's payload objects (DeleteObject). A copy with an ordering key joins lines
+    // named by the key's HMAC, under the account's subject key.
     deliveryQueue.grantSendMessages(this.exportFunction.fn);
     grantObjects(this.exportFunction, payloadBucket, ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
+    grantSubjectKeys(this.exportFunction, signingKeysKey);
     // The schedule picks a job up within a minute whatever happened to an earlier invocation (the
     // api's start-now invoke included); a claim left by a crashed worker goes stale and is retaken.
     this.exportFunction.fn.configureAsyncInvoke({ retryAttempts: 0 });

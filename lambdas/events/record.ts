@@ -5,7 +5,7 @@ import type { DeliveryState } from '../domain/progress';
 import { END_REASONS, WAIT_REASONS } from '../domain/progress';
 import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES } from '../domain/vocabulary';
 import { isExpired, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
-import { erasedAttempt } from '../domain/erasure';
+import { erasedAttempt, tombstoneOf } from '../domain/erasure';
 import { defineEntity, type Key } from '../store/entity';
 import { accountPartition } from '../store/keys';
 import { batchDelete, batchGet, deleteItem, getRawItem, ITEM_ABSENT, ITEM_EXISTS, putItem, queryAll, updateItem } from '../store/table';
@@ -72,8 +72,14 @@ export const eventRecord = z.object({
   /** The bulk replay (lambdas/store/replay-jobs.ts) that replayed this event, if one did. */
   replay_job: z.optional(z.nullable(z.string())),
   dedupe_key: z.nullable(z.string()),
-  /** Its ordering key (lambdas/domain/ordering.ts); absent or null: none. */
+  /** Its ordering key (lambdas/domain/ordering.ts); absent or null: none. An erasure clears it (it may be payload data). */
   ordering_key: z.optional(z.nullable(z.string())),
+  /**
+   * The name of its key's lines, when it joined any: the key's HMAC (subject-index.ts `hashOrderingKey`),
+   * which outlives an erasure so its deliveries still leave their lines. Absent with `lines`: an event
+   * accepted before lines were named so, whose lines are named by `ordering_key`.
+   */
+  line_key: z.optional(z.string()),
   /** Its place in each ordering line it joined when accepted, by destination (`linesToJoin`): each of those deliveries leaves its line when it ends. */
   lines: z.optional(z.record(z.string(), z.int())),
   /**
@@ -610,7 +616,7 @@ export async function planEventErasure(accountId: string, eventId: string): Prom
 }
 
 /**
- * Turns one event into a tombstone: its body item keeps its size-free facts (content type, trace)
+ * Turns one event into a tombstone (`tombstoneOf`): its body item keeps its size-free facts (content type, trace)
  * without the bytes, the headers or their hash (a hash of a short payload gives the payload away);
  * every stored response body is emptied; the status item says `payload_erased`, written first so no
  * try starts from an emptied body, and its first tries' bodies are emptied last, so a run that stops
@@ -620,7 +626,7 @@ export async function planEventErasure(accountId: string, eventId: string): Prom
 export async function eraseEventParts(accountId: string, eventId: string, deleteObject: (key: string) => Promise<void>): Promise<void> {
   // Marked first: a delivery that reads the event from here on ends untried (payload_erased) instead of
   // sending the body this is about to empty, signed and recorded as delivered.
-  await changeEvent(accountId, eventId, (current) => (current.payload_erased ? undefined : { ...current, payload_erased: true }));
+  await changeEvent(accountId, eventId, (current) => (current.payload_erased ? undefined : tombstoneOf(current)));
   const items = await readEventPartition(accountId, eventId);
   const { body } = partsOf(items);
   if (body?.body_ref) await deleteObject(body.body_ref);

@@ -63,6 +63,13 @@ async function storedSubjectKey(accountId: string): Promise<string> {
 export const hashSubject = async (accountId: string, subject: string): Promise<string> => subjectHmac(await subjectKeyOf(accountId), subject);
 
 /**
+ * An ordering key as its lines' partitions are named (lambdas/store/ordering-lines.ts): under the same
+ * account key, apart from subjects, so a key read from a payload (an email) is stored in clear only on
+ * its event, where an erasure clears it.
+ */
+export const hashOrderingKey = async (accountId: string, orderingKey: string): Promise<string> => subjectHmac(await subjectKeyOf(accountId), `ordering_key:${orderingKey}`);
+
+/**
  * The index entry of a new event given a subject, written before the event (acceptEvent): an entry
  * whose event was never stored costs an erasure one read; an event without its entry would escape it.
  * TTL removes it with the event's side items.

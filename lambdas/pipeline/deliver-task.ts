@@ -549,9 +549,14 @@ async function recordTry(claimed: Claimed, attempt: AttemptRecord, next: Deliver
     return writeSettlement(event, attempt.destination_id, delivery, claimedAt, next);
   }
   const settled = await writeSettlement(event, attempt.destination_id, delivery, claimedAt, next, attempt);
-  if (!settled?.changed) await insertAttempt(event.account_id, attempt, event.retention_days);
-  await eraseIfTombstone(event, attempt);
+  if (!settled?.changed) await insertLostTry(event, attempt);
   return settled;
+}
+
+/** A try whose outcome another worker's write came before: kept as an attempt item of its own. */
+async function insertLostTry(event: EventRecord, attempt: AttemptRecord): Promise<void> {
+  await insertAttempt(event.account_id, attempt, event.retention_days);
+  await eraseIfTombstone(event, attempt);
 }
 
 /**
@@ -573,9 +578,8 @@ async function recordUnclaimedTry({ event, delivery }: Claimed, attempt: Attempt
   const written = only
     ? await settleOnlyDelivery(event, attempt.destination_id, (current) => settledFirstTry(current, next), attempt)
     : await writeSettlement(event, attempt.destination_id, delivery, null, next, attempt);
-  if (!written?.changed) await insertAttempt(event.account_id, attempt, event.retention_days);
+  if (!written?.changed) await insertLostTry(event, attempt);
   else if (only) await releaseNext(event, attempt.destination_id);
-  if (!only || !written?.changed) await eraseIfTombstone(event, attempt);
   return written;
 }
 
@@ -586,6 +590,8 @@ async function recordUnclaimedTry({ event, delivery }: Claimed, attempt: Attempt
 async function writeSettlement(event: EventRecord, destinationId: string, delivery: StoredDelivery, claimedAt: Date | null, next: DeliveryState, attempt?: AttemptRecord) {
   const decide = (current: DeliveryState) => (claimedAt === null ? settledFirstTry(current, next) : settledDelivery(current, claimedAt, next));
   const settled = await changeDelivery(event, destinationId, decide, delivery, attempt);
+  // Its answer, written into the delivery's item, is emptied before the event can show as settled.
+  if (settled?.changed && attempt) await eraseIfTombstone(event, attempt);
   if (settled?.changed && isTerminalDelivery(next.status)) {
     await settleEventIfDone(event);
     await releaseNext(event, destinationId);

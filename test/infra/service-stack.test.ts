@@ -140,7 +140,7 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
     [ENV.signingKeysKmsKey]: inService(stacks.stateful.signingKeysKey.keyArn),
   },
   listen: { [ENV.serviceName]: 'hookgate-listen' },
-  export: { [ENV.serviceName]: 'hookgate-export' },
+  export: { [ENV.serviceName]: 'hookgate-export', [ENV.signingKeysKmsKey]: inService(stacks.stateful.signingKeysKey.keyArn) },
   sweeper: { [ENV.serviceName]: 'hookgate-sweeper', [ENV.deliveryDlqUrl]: inService(stacks.stateful.deliveryDlq.queueUrl) },
   domainProvisioner: { [ENV.serviceName]: 'hookgate-domain-provisioner', [ENV.httpApiId]: { Ref: logicalId(stacks.service.httpApi) } },
 });
@@ -480,7 +480,7 @@ describe('signing keys KMS key', () => {
   };
   const subjectKeysOnly = { StringEquals: { 'kms:EncryptionContext:purpose': SUBJECT_KEY_CONTEXT.purpose } };
 
-  it('the api function (makes and rotates keys) may only encrypt with it, the deliver function (signs) only decrypt; who hashes subjects only under the subject keys’ context', () => {
+  it('the api function (makes and rotates keys) may only encrypt with it, the deliver function (signs) only decrypt; who hashes subjects or ordering keys (api, ingest, the job worker) only under the subject keys’ context', () => {
     const uses = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, kmsUses(functionsById()[name])]));
     const none = { any: [], conditioned: [], conditions: [] };
     const subjectKeys = { conditioned: ['kms:Decrypt', 'kms:Encrypt'], conditions: [subjectKeysOnly] };
@@ -488,13 +488,13 @@ describe('signing keys KMS key', () => {
       api: { any: ['kms:Encrypt'], ...subjectKeys },
       ingest: { any: [], ...subjectKeys },
       deliver: { any: ['kms:Decrypt'], conditioned: [], conditions: [] },
-      export: none,
+      export: { any: [], ...subjectKeys },
       sweeper: none,
       domainProvisioner: none,
       listen: none,
     });
     const keyArn = JSON.stringify(inService(stacks.stateful.signingKeysKey.keyArn));
-    for (const name of ['api', 'ingest', 'deliver'] as const) expect([...new Set(resourcesFor(functionsById()[name], 'kms:').map((arn) => JSON.stringify(arn)))]).toEqual([keyArn]);
+    for (const name of ['api', 'ingest', 'deliver', 'export'] as const) expect([...new Set(resourcesFor(functionsById()[name], 'kms:').map((arn) => JSON.stringify(arn)))]).toEqual([keyArn]);
     expect(canDo(functionsById().deliver, 'kms:Encrypt')).toBe(false);
   });
 });
@@ -823,7 +823,7 @@ describe('function permissions', () => {
     ['api', 'logs|xray|dynamodb|sqs|s3|lambda|kms'],
     ['ingest', 'logs|xray|dynamodb|sqs|s3|kms'],
     ['deliver', 'logs|xray|dynamodb|sqs|s3|kms'],
-    ['export', 'logs|xray|dynamodb|sqs|s3'],
+    ['export', 'logs|xray|dynamodb|sqs|s3|kms'],
     ['sweeper', 'logs|xray|dynamodb|sqs|s3'],
     ['domainProvisioner', 'logs|xray|dynamodb'],
     ['listen', 'logs|xray|dynamodb'],

@@ -438,3 +438,35 @@ describe('an account’s subject key', () => {
     expect((await detail(key, id)).event.payload_erased).toBe(true);
   });
 });
+
+describe('a source’s ordering_key_pointer', () => {
+  it('copies a payload value into the event’s ordering_key: the erasure clears it, and no line of the key holds it; the key’s line still flows', async () => {
+    const { key } = await createAccount(call);
+    const source = await call('POST', '/v1/sources', { key, body: { name: 'shop', subject_pointer: '/customer/id', ordering_key_pointer: '/customer/email' } });
+    expect(source.status).toBe(201);
+    const path = `/ordered-${randomBytes(4).toString('hex')}`;
+    const destination = await addDestination(call, key, { url: `${sink.url}${path}`, ordering: 'per_key' });
+    await addRoute(call, key, { destination_id: destination.id });
+    const email = `${marker('mail')}@example.com`;
+    const ingestOne = async (id: string) => {
+      const res = await call('POST', `/ingest/${String(source.json.data.path_token)}`, { rawBody: JSON.stringify({ customer: { id, email } }), headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(202);
+      return String(res.json.data.id);
+    };
+    const inbound = async (id: string) => (await call('GET', `/v1/events/${id}`, { key })).json.data as Detail;
+    const theirs = await ingestOne('u-ordered');
+    const before = await eventually(() => inbound(theirs), (d) => d.event.status === 'delivered');
+    expect(before.event.ordering_key).toBe(email);
+
+    expect(await erase(key, 'u-ordered')).toMatchObject({ status: 'done', events: 1 });
+    const after = await call('GET', `/v1/events/${theirs}`, { key });
+    expect(after.json.data.event).toMatchObject({ payload_erased: true, ordering_key: null });
+    expect(after.text).not.toContain(email);
+    expect(await everythingStored()).not.toContain(email);
+
+    // Another subject’s event of the same key still joins the key’s line and is delivered behind it.
+    const next = await ingestOne('u-other');
+    expect((await eventually(() => inbound(next), (d) => d.event.status === 'delivered')).event.ordering_key).toBe(email);
+    expect(sink.received.filter((request) => request.path === path)).toHaveLength(2);
+  });
+});
