@@ -121,7 +121,7 @@ export type EventBodyRecord = z.infer<typeof eventBodyRecord>;
 export const carriedBodyRecord = z.extend(z.omit(eventBodyRecord, { body: true, body_ref: true }), { body_base64: z.string() });
 export type CarriedBody = z.infer<typeof carriedBodyRecord>;
 /** Stored bytes up to this ride in a task's message (a message takes 1 MiB, a batch of ten 1 MiB too). */
-const CARRIED_BODY_MAX_BYTES = 4096;
+export const CARRIED_BODY_MAX_BYTES = 4096;
 
 /** The body as its tasks carry it, or undefined when it stays behind (too large, or in S3). */
 export function carriedBodyOf({ body, body_ref: _, ...rest }: EventBodyRecord): CarriedBody | undefined {
