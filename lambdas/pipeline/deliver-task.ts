@@ -561,11 +561,12 @@ async function insertLostTry(event: EventRecord, attempt: AttemptRecord): Promis
 
 /**
  * A try on the wire when its event's payload was erased keeps no answer (a receiver's answer may echo
- * the payload): emptied once written, read for only when there is one and it lies outside the status
- * item (whose own write sees the erasure, `settleOnlyDelivery`).
+ * the payload): emptied once written. Read for only when there is one, it lies outside the status item
+ * (whose own write sees the erasure, `settleOnlyDelivery`), and the event has a subject: an erasure
+ * finds no other, so events without one never pay the read.
  */
 async function eraseIfTombstone(event: EventRecord, attempt: AttemptRecord): Promise<void> {
-  if (attempt.response_body !== '') await eraseLateResponseBodies(event.account_id, event.id);
+  if (attempt.response_body !== '' && event.subject_hash !== undefined) await eraseLateResponseBodies(event.account_id, event.id);
 }
 
 /**
