@@ -647,9 +647,12 @@ export async function eraseEventParts(accountId: string, eventId: string, delete
  * saw this try's write or this read sees its mark.
  */
 export async function eraseLateResponseBodies(accountId: string, eventId: string): Promise<void> {
-  if (liveStatus(await getRawItem(statusKey(accountId, eventId)))?.payload_erased !== true) return;
-  await eraseResponseBodies(accountId, eventId, await readEventPartition(accountId, eventId));
+  if (await isTombstone(accountId, eventId)) await eraseResponseBodies(accountId, eventId, await readEventPartition(accountId, eventId));
 }
+
+/** Whether an erasure has marked the event (one consistent read of its status item). */
+export const isTombstone = async (accountId: string, eventId: string): Promise<boolean> =>
+  liveStatus(await getRawItem(statusKey(accountId, eventId)))?.payload_erased === true;
 
 /** Every stored response body of an event's tries, emptied where it lies: attempt items, delivery items' first tries, the status item's first tries (last). */
 async function eraseResponseBodies(accountId: string, eventId: string, items: ReadonlyArray<Record<string, unknown>>): Promise<void> {

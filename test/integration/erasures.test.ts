@@ -345,30 +345,43 @@ describe('a subject index entry when the account’s retention changes', () => {
 
 describe('a try on the wire when the erasure runs', () => {
   it.each([
-    ['claimed (its destination has not answered yet)', false],
-    ['unclaimed, its outcome settling the event in one write (its destination answered before)', true],
-  ])('%s: settles with no response body, and no byte of the payload is left', async (_how, warm) => {
+    { how: 'claimed (its destination has not answered yet)', warm: false, fanout: 1, failFirst: false },
+    { how: 'unclaimed, its outcome settling the event in one write (its destination answered before)', warm: true, fanout: 1, failFirst: false },
+    { how: 'unclaimed, one of a fan-out (its outcome in its delivery’s first item)', warm: true, fanout: 2, failFirst: false },
+    { how: 'a retry (an attempt item of its own)', warm: false, fanout: 1, failFirst: true },
+  ])('$how: settles with no response body, and no byte of the payload is left', async ({ warm, fanout, failFirst }) => {
     const { key } = await createAccount(call);
     const path = `/on-the-wire-${randomBytes(4).toString('hex')}`;
-    const destination = await addDestination(call, key, { url: `${sink.url}${path}`, timeout_ms: 30_000 });
-    await addRoute(call, key, { destination_id: destination.id });
+    const destinations = [];
+    for (let n = 0; n < fanout; n++) {
+      const destination = await addDestination(call, key, { url: `${sink.url}${path}/${n}`, timeout_ms: 30_000, retry_schedule: [0, 1] });
+      await addRoute(call, key, { destination_id: destination.id });
+      destinations.push(destination);
+    }
     if (warm) {
       await delivered(key, await publish(key, { payload: { warm: true } }));
-      await eventually(() => call('GET', `/v1/destinations/${destination.id}`, { key }), (r) => r.json.data.health.last_success_at !== null);
+      for (const destination of destinations) await eventually(() => call('GET', `/v1/destinations/${destination.id}`, { key }), (r) => r.json.data.health.last_success_at !== null);
     }
     const held: Array<() => void> = [];
-    sink.respondWith((request, res) => (request.path === path ? held.push(() => echo(request, res)) : echo(request, res)));
+    let failed = 0;
+    sink.respondWith((request, res) => {
+      if (!request.path.startsWith(path)) return echo(request, res);
+      if (failFirst && failed++ === 0) return res.writeHead(503).end('not yet');
+      held.push(() => echo(request, res));
+    });
     try {
       const secret = marker('PAYLOAD-BYTES-123');
       const subject = marker('wire');
       const id = await publish(key, { payload: { email: secret }, subject });
-      await eventually(async () => held.length, (n) => n === 1);
+      await eventually(async () => held.length, (n) => n === fanout);
 
       expect(await erase(key, subject)).toMatchObject({ status: 'done', events: 1, request_bodies: 1 });
       for (const answer of held) answer();
-      const settled = await delivered(key, id);
+      const settled = await eventually(() => detail(key, id), (d) => d.event.status === 'delivered');
       expect(settled.event).toMatchObject({ payload_erased: true, body: null });
-      expect(settled.attempts).toEqual([expect.objectContaining({ outcome: 'success', response_status: 200, response_body: '' })]);
+      expect(settled.attempts).toHaveLength(fanout + (failFirst ? 1 : 0));
+      expect(settled.attempts.filter((attempt) => (attempt as { outcome?: string }).outcome === 'success')).toHaveLength(fanout);
+      expect(settled.attempts.map((attempt) => attempt.response_body)).toEqual(settled.attempts.map(() => ''));
       expect(await everythingStored()).not.toContain(secret);
     } finally {
       sink.respondWith(echo);
