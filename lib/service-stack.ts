@@ -20,7 +20,7 @@ import { Alarms } from './constructs/alarms';
 import { Dashboard } from './constructs/dashboard';
 import { DeployTrigger } from './constructs/deploy-trigger';
 import { HookgateFunction, type HookgateFunctionProps } from './constructs/hookgate-function';
-import { DELIVERY_QUEUE, ENV, metricsService } from '../lambdas/shared/resource-definitions';
+import { DELIVERY_QUEUE, ENV, metricsService, SUBJECT_KEY_CONTEXT } from '../lambdas/shared/resource-definitions';
 import type { StatefulResources } from './stateful-stack';
 import { assumeCustomerRoles, awsDestinationStatements } from './constructs/aws-destination-grants';
 import { acknowledgeWildcardResources } from './nag';
@@ -228,6 +228,18 @@ function grantSigningKeys(fn: HookgateFunction, key: IKey, action: 'kms:Encrypt'
   fn.fn.addEnvironment(ENV.signingKeysKmsKey, key.keyArn);
 }
 
+/**
+ * Who hashes subjects (publish, ingest's subject_pointer, an erasure's start) or ordering keys (the
+ * accept of an event that joins ordering lines: publish, ingest, replays) makes and opens the
+ * account's subject key, sealed with the same KMS key but only under its own encryption context: these
+ * grants cannot open an Ed25519 private key, whose context has no `purpose`.
+ */
+function grantSubjectKeys(fn: HookgateFunction, key: IKey): void {
+  const conditions = { StringEquals: Object.fromEntries(Object.entries(SUBJECT_KEY_CONTEXT).map(([name, value]) => [`kms:EncryptionContext:${name}`, value])) };
+  fn.fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['kms:Encrypt', 'kms:Decrypt'], resources: [key.keyArn], conditions }));
+  fn.fn.addEnvironment(ENV.signingKeysKmsKey, key.keyArn);
+}
+
 export class ServiceStack extends Stack {
   readonly httpApi: apigw.HttpApi;
   readonly apiFunction: HookgateFunction;
@@ -314,6 +326,7 @@ export class ServiceStack extends Stack {
     // Saving an ed25519 destination and rotating keys make key pairs: their private halves are
     // encrypted here and decrypted by the deliver function alone (lambdas/signing-keys/sealing.ts).
     grantSigningKeys(this.apiFunction, signingKeysKey, 'kms:Encrypt');
+    grantSubjectKeys(this.apiFunction, signingKeysKey);
     const apiIntegration = new HttpLambdaIntegration('ApiIntegration', this.apiFunction.fn);
     this.addRoutes('Api', ['/', '/{proxy+}'], [apigw.HttpMethod.ANY], apiIntegration);
     // A route of its own only so that sign-up gets a throttle of its own.
@@ -332,6 +345,7 @@ export class ServiceStack extends Stack {
     grantTable(this.ingestFunction, table, ['dynamodb:BatchGetItem']);
     deliveryQueue.grantSendMessages(this.ingestFunction.fn);
     grantObjects(this.ingestFunction, payloadBucket, ['s3:PutObject', 's3:DeleteObject']);
+    grantSubjectKeys(this.ingestFunction, signingKeysKey);
 
     // More specific than ANY /{proxy+}, so API Gateway picks it for POST /ingest/{token}.
     const ingestIntegration = new HttpLambdaIntegration('IngestIntegration', this.ingestFunction.fn);
@@ -412,9 +426,11 @@ export class ServiceStack extends Stack {
     grantObjects(this.exportFunction, exportBucket, ['s3:PutObject']);
     // A bulk replay's copies: deliveries enqueued, and bodies stored in S3 copied (CopyObject: GetObject
     // on the source, PutObject on the target), as the api function's single replay does. An erasure
-    // deletes a data subject's payload objects (DeleteObject) and its index entries one by one.
+    // deletes a data subject's payload objects (DeleteObject). A copy with an ordering key joins lines
+    // named by the key's HMAC, under the account's subject key.
     deliveryQueue.grantSendMessages(this.exportFunction.fn);
     grantObjects(this.exportFunction, payloadBucket, ['s3:GetObject', 's3:PutObject', 's3:DeleteObject']);
+    grantSubjectKeys(this.exportFunction, signingKeysKey);
     // The schedule picks a job up within a minute whatever happened to an earlier invocation (the
     // api's start-now invoke included); a claim left by a crashed worker goes stale and is retaken.
     this.exportFunction.fn.configureAsyncInvoke({ retryAttempts: 0 });

@@ -71,9 +71,9 @@ export class StatefulStack extends Stack implements StatefulResources {
     super(scope, id, props);
 
     this.table = createTable(this, props?.capacity ?? { mode: 'on-demand' });
-    // Accounts' Ed25519 private keys are stored encrypted with it: deleting it would make every one unusable.
+    // Accounts' Ed25519 private keys and subject keys are stored encrypted with it: deleting it would make every one unusable.
     this.signingKeysKey = new kms.Key(this, 'SigningKeysKey', {
-      description: 'Hookgate: encrypts accounts\' Ed25519 signing keys (the private halves in the table)',
+      description: 'Hookgate: encrypts accounts\' Ed25519 signing keys (the private halves in the table) and subject keys',
       enableKeyRotation: true,
       removalPolicy: RemovalPolicy.RETAIN,
     });

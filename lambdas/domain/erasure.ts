@@ -30,8 +30,20 @@ export function erasedAttempt<T extends { response_body: string }>(attempt: T): 
 }
 
 /**
+ * An event's status item as a tombstone: marked, without its ordering key (a source's pointer may have
+ * read it from the payload). Its lines keep their name, so its deliveries still leave them; an event
+ * whose lines are named by the key itself (accepted before `line_key`) keeps that name as `line_key`,
+ * as its lines' own items hold it until they go.
+ */
+export function tombstoneOf<T extends { payload_erased?: boolean; ordering_key?: string | null; line_key?: string; lines?: Record<string, number> }>(event: T): T {
+  const { ordering_key: orderingKey, ...rest } = event;
+  const lineKey = event.line_key ?? (event.lines && orderingKey ? orderingKey : undefined);
+  return { ...rest, payload_erased: true, ...(lineKey !== undefined && { line_key: lineKey }) } as T;
+}
+
+/**
  * An erasure job's phases, in order: `events` walks the subject's index entries a page at a time,
- * turning each event into a tombstone and then deleting the page's entries; `exports` names the
+ * turning each event into a tombstone (the entries stay, so a later erasure finds it); `exports` names the
  * exports written before the erasure. Each step is safe to run again, so a job taken over after a
  * crash resumes at its phase (and page).
  */

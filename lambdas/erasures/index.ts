@@ -21,6 +21,7 @@ export async function startErasure(accountId: string, subject: string, now: Date
     phase: 'events',
     counts: NO_ERASURES,
     pending: null,
+    after: null,
     exports_before: [],
     created_at: created,
     finished_at: null,

@@ -30,6 +30,8 @@ const erasureJobRecord = z.object({
    * stops part-way erases the same page again and adds these counts, so nothing is counted twice or lost.
    */
   pending: z.nullable(z.object({ event_ids: z.array(z.string()), counts })),
+  /** The last event id of the pages done (the index is read in id order); null: none yet. Absent on jobs stored before it. */
+  after: z._default(z.nullable(z.string()), null),
   exports_before: z.array(z.string()),
   created_at: z.string(),
   finished_at: z.nullable(z.string()),

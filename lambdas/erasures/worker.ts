@@ -2,7 +2,7 @@ import { deletePayload } from '../adapters/payloads';
 import { leaseUntil } from '../domain/bulk-replay';
 import { addCounts, erasureCountsOf, exportsWrittenBefore, NO_ERASURES } from '../domain/erasure';
 import { eraseEventParts, planEventErasure } from '../events/record';
-import { deleteSubjectEntries, subjectEventPage } from '../events/subject-index';
+import { subjectEventPage } from '../events/subject-index';
 import { listExportJobs } from '../exports/record';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
@@ -79,14 +79,15 @@ async function runJob(claimed: ErasureJobRecord, token: string, options: Erasure
 
 /**
  * One page of the `events` phase: the page's events and what they hold are saved first (`pending`),
- * then each is erased and its index entry deleted, then the counts are added. A run resumed after a
- * crash finds `pending` and does the same page again, erasing what is left and counting it once.
- * The index holds only entries not yet erased, so each page is read from its start.
+ * then each is erased, then the counts are added and the job moves past the page (`after`). A run
+ * resumed after a crash finds `pending` and does the same page again, erasing what is left and
+ * counting it once. The index entries stay until their events' retention: a tombstone is found
+ * again by a later erasure of the subject, which removes whatever was stored after this one.
  */
 async function erasePage(job: ErasureJobRecord, save: (next: ErasureJobRecord) => Promise<boolean>): Promise<ErasureJobRecord> {
   let pending = job.pending;
   if (!pending) {
-    const eventIds = await subjectEventPage(job.account_id, job.subject_hash, null, PAGE_SIZE);
+    const eventIds = await subjectEventPage(job.account_id, job.subject_hash, job.after, PAGE_SIZE);
     if (eventIds.length === 0) return { ...job, phase: 'exports' };
     let counts = NO_ERASURES;
     for (const eventId of eventIds) counts = addCounts(counts, erasureCountsOf(await planEventErasure(job.account_id, eventId)));
@@ -94,6 +95,5 @@ async function erasePage(job: ErasureJobRecord, save: (next: ErasureJobRecord) =
     if (!(await save({ ...job, pending }))) throw new Error('erasure job taken over');
   }
   for (const eventId of pending.event_ids) await eraseEventParts(job.account_id, eventId, deletePayload);
-  await deleteSubjectEntries(job.account_id, job.subject_hash, pending.event_ids);
-  return { ...job, pending: null, counts: addCounts(job.counts, pending.counts) };
+  return { ...job, pending: null, after: pending.event_ids.at(-1) ?? job.after, counts: addCounts(job.counts, pending.counts) };
 }

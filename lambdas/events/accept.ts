@@ -16,7 +16,7 @@ import { recordIngested } from '../shared/metrics';
 import { newId, newTrace } from '../shared/secrets';
 import { deleteDedupeIfOwned, holdExternalId } from './dedupe';
 import { logCustomerEvent } from './customer-index';
-import { indexSubjectEvent } from './subject-index';
+import { hashOrderingKey, indexSubjectEvent } from './subject-index';
 import { carriedBodyOf, insertEvent, type CarriedBody, type EventBodyRecord, type EventRecord } from './record';
 import { loadCurrentRoutingTable, withDestination, type RoutingTable } from '../store/routing-table';
 import type { Direction, EventStatus } from '../domain/vocabulary';
@@ -140,7 +140,10 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   let stored: EventBodyRecord | undefined;
   try {
     // Places first: a task sent below finds its delivery's place in its line.
-    if (input.orderingKey && lined.length > 0) event.lines = await joinLines(event, input.orderingKey, lined);
+    if (input.orderingKey && lined.length > 0) {
+      event.line_key = await hashOrderingKey(input.accountId, input.orderingKey);
+      event.lines = await joinLines(event, event.line_key, lined);
+    }
     stored = await storeBody(input, id, event.retention_days);
     const sentAt = Date.now();
     const tasks = tasksOf(event, carriedBodyOf(stored), input.now, sentAt, input.manual === true);

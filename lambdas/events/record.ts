@@ -5,7 +5,7 @@ import type { DeliveryState } from '../domain/progress';
 import { END_REASONS, WAIT_REASONS } from '../domain/progress';
 import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES } from '../domain/vocabulary';
 import { isExpired, liveItemExpiresAt, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
-import { erasedAttempt } from '../domain/erasure';
+import { erasedAttempt, tombstoneOf } from '../domain/erasure';
 import { defineEntity, type Key } from '../store/entity';
 import { accountPartition } from '../store/keys';
 import { batchDelete, batchGet, deleteItem, getRawItem, ITEM_ABSENT, ITEM_EXISTS, putItem, queryAll, updateItem } from '../store/table';
@@ -72,8 +72,14 @@ export const eventRecord = z.object({
   /** The bulk replay (lambdas/store/replay-jobs.ts) that replayed this event, if one did. */
   replay_job: z.optional(z.nullable(z.string())),
   dedupe_key: z.nullable(z.string()),
-  /** Its ordering key (lambdas/domain/ordering.ts); absent or null: none. */
+  /** Its ordering key (lambdas/domain/ordering.ts); absent or null: none. An erasure clears it (it may be payload data). */
   ordering_key: z.optional(z.nullable(z.string())),
+  /**
+   * The name of its key's lines, when it joined any: the key's HMAC (subject-index.ts `hashOrderingKey`),
+   * which outlives an erasure so its deliveries still leave their lines. Absent with `lines`: an event
+   * accepted before lines were named so, whose lines are named by `ordering_key`.
+   */
+  line_key: z.optional(z.string()),
   /** Its place in each ordering line it joined when accepted, by destination (`linesToJoin`): each of those deliveries leaves its line when it ends. */
   lines: z.optional(z.record(z.string(), z.int())),
   /**
@@ -115,7 +121,7 @@ export type EventBodyRecord = z.infer<typeof eventBodyRecord>;
 export const carriedBodyRecord = z.extend(z.omit(eventBodyRecord, { body: true, body_ref: true }), { body_base64: z.string() });
 export type CarriedBody = z.infer<typeof carriedBodyRecord>;
 /** Stored bytes up to this ride in a task's message (a message takes 1 MiB, a batch of ten 1 MiB too). */
-const CARRIED_BODY_MAX_BYTES = 4096;
+export const CARRIED_BODY_MAX_BYTES = 4096;
 
 /** The body as its tasks carry it, or undefined when it stays behind (too large, or in S3). */
 export function carriedBodyOf({ body, body_ref: _, ...rest }: EventBodyRecord): CarriedBody | undefined {
@@ -484,7 +490,9 @@ export async function settleOnlyDelivery(
       const next = decide(planned);
       const deliveries = next && { [destinationId]: next };
       const settlement = deliveries && eventSettlement([destinationId], deliveries);
-      return settlement && { ...current, ...settlement, deliveries, first_attempts: [...(current.first_attempts ?? []), attempt] };
+      // An erasure that marked the event while the try was on the wire: the try is kept, its answer (which may echo the payload) is not.
+      const kept = current.payload_erased ? erasedAttempt(attempt).attempt : attempt;
+      return settlement && { ...current, ...settlement, deliveries, first_attempts: [...(current.first_attempts ?? []), kept] };
     },
     event,
   );
@@ -608,7 +616,7 @@ export async function planEventErasure(accountId: string, eventId: string): Prom
 }
 
 /**
- * Turns one event into a tombstone: its body item keeps its size-free facts (content type, trace)
+ * Turns one event into a tombstone (`tombstoneOf`): its body item keeps its size-free facts (content type, trace)
  * without the bytes, the headers or their hash (a hash of a short payload gives the payload away);
  * every stored response body is emptied; the status item says `payload_erased`, written first so no
  * try starts from an emptied body, and its first tries' bodies are emptied last, so a run that stops
@@ -618,7 +626,7 @@ export async function planEventErasure(accountId: string, eventId: string): Prom
 export async function eraseEventParts(accountId: string, eventId: string, deleteObject: (key: string) => Promise<void>): Promise<void> {
   // Marked first: a delivery that reads the event from here on ends untried (payload_erased) instead of
   // sending the body this is about to empty, signed and recorded as delivered.
-  await changeEvent(accountId, eventId, (current) => (current.payload_erased ? undefined : { ...current, payload_erased: true }));
+  await changeEvent(accountId, eventId, (current) => (current.payload_erased ? undefined : tombstoneOf(current)));
   const items = await readEventPartition(accountId, eventId);
   const { body } = partsOf(items);
   if (body?.body_ref) await deleteObject(body.body_ref);
@@ -629,6 +637,25 @@ export async function eraseEventParts(accountId: string, eventId: string, delete
       { condition: ITEM_EXISTS },
     );
   }
+  await eraseResponseBodies(accountId, eventId, items);
+}
+
+/**
+ * After a try recorded its answer where `eraseEventParts` may have looked already (its attempt item,
+ * its delivery's first try): a try on the wire while an erasure ran empties its own response body once
+ * the event is a tombstone. The erasure marks the event before it reads the attempts, so either it
+ * saw this try's write or this read sees its mark.
+ */
+export async function eraseLateResponseBodies(accountId: string, eventId: string): Promise<void> {
+  if (await isTombstone(accountId, eventId)) await eraseResponseBodies(accountId, eventId, await readEventPartition(accountId, eventId));
+}
+
+/** Whether an erasure has marked the event (one consistent read of its status item). */
+export const isTombstone = async (accountId: string, eventId: string): Promise<boolean> =>
+  liveStatus(await getRawItem(statusKey(accountId, eventId)))?.payload_erased === true;
+
+/** Every stored response body of an event's tries, emptied where it lies: attempt items, delivery items' first tries, the status item's first tries (last). */
+async function eraseResponseBodies(accountId: string, eventId: string, items: ReadonlyArray<Record<string, unknown>>): Promise<void> {
   for (const item of items.filter((item) => eventItemKind(item) === 'attempt')) {
     const attempt = attemptRecord.parse(item);
     if (erasedAttempt(attempt).erased) await updateItem({ pk: String(item.pk), sk: String(item.sk) }, { set: { response_body: '' } }, { condition: ITEM_EXISTS });

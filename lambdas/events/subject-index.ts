@@ -1,5 +1,7 @@
 import * as z from 'zod/mini';
 import { sideItemExpiresAt } from '../domain/retention';
+import { kmsOpen, kmsSeal } from '../adapters/kms';
+import { SUBJECT_KEY_CONTEXT } from '../shared/resource-definitions';
 import { newSubjectKey, subjectHmac } from '../shared/secrets';
 import { defineEntity } from '../store/entity';
 import { accountPartition } from '../store/keys';
@@ -14,7 +16,9 @@ import type { EventRecord } from './record';
  */
 const subjectKeyEntity = defineEntity({
   name: 'subject_key',
-  schema: z.object({ key: z.string() }),
+  // `sealed_key`: encrypted with KMS, so the table (or a backup of it) alone cannot hash a guess and
+  // confirm whose events these are, or who was erased. `key`: in clear, as stored before; sealed on first use.
+  schema: z.object({ sealed_key: z.optional(z.string()), key: z.optional(z.string()) }),
   key: (accountId: string) => ({ pk: accountPartition(accountId), sk: 'SUBJECTKEY' }),
 });
 
@@ -25,22 +29,45 @@ const subjectEntryEntity = defineEntity({
   key: (accountId: string, subjectHash: string, eventId: string) => ({ pk: subjectPartition(accountId, subjectHash), sk: eventId }),
 });
 
-/** An account's key never changes once made, so a warm function reads it once. */
+/** An account's key never changes once made, so a warm function opens it once. */
 const keys = new Map<string, string>();
 
+/** The context it is sealed under; the only one the api and ingest functions may decrypt (lib/service-stack.ts). */
+const contextOf = (accountId: string) => ({ ...SUBJECT_KEY_CONTEXT, account_id: accountId });
+const seal = (accountId: string, key: string) => kmsSeal(Buffer.from(key, 'base64'), contextOf(accountId));
+const open = async (accountId: string, sealed: string) => (await kmsOpen(sealed, contextOf(accountId))).toString('base64');
+
 async function subjectKeyOf(accountId: string): Promise<string> {
-  const known = keys.get(accountId);
-  if (known) return known;
-  const made = { key: newSubjectKey() };
+  const known = keys.get(accountId) ?? (await storedSubjectKey(accountId));
+  keys.set(accountId, known);
+  return known;
+}
+
+async function storedSubjectKey(accountId: string): Promise<string> {
+  const found = await subjectKeyEntity.find(accountId);
+  if (found?.sealed_key) return open(accountId, found.sealed_key);
+  if (found?.key) {
+    // Stored in clear before keys were sealed: sealed now, in place (a concurrent sealing of the same key is as good).
+    await updateItem(subjectKeyEntity.key(accountId), { set: { sealed_key: await seal(accountId, found.key) }, remove: ['key'] }, { condition: ITEM_EXISTS });
+    return found.key;
+  }
+  const made = newSubjectKey();
   // The first writer wins; a writer that lost the race uses the winner's key.
-  const key = (await subjectKeyEntity.create(made, subjectKeyEntity.key(accountId))) ? made.key : (await subjectKeyEntity.find(accountId))?.key;
-  if (!key) throw new Error(`subject key of account ${accountId} vanished`);
-  keys.set(accountId, key);
-  return key;
+  if (await subjectKeyEntity.create({ sealed_key: await seal(accountId, made) }, subjectKeyEntity.key(accountId))) return made;
+  const winner = await subjectKeyEntity.find(accountId);
+  if (!winner?.sealed_key) throw new Error(`subject key of account ${accountId} vanished`);
+  return open(accountId, winner.sealed_key);
 }
 
 /** The subject as the account's events and erasures store it. */
 export const hashSubject = async (accountId: string, subject: string): Promise<string> => subjectHmac(await subjectKeyOf(accountId), subject);
+
+/**
+ * An ordering key as its lines' partitions are named (lambdas/store/ordering-lines.ts): under the same
+ * account key, apart from subjects, so a key read from a payload (an email) is stored in clear only on
+ * its event, where an erasure clears it.
+ */
+export const hashOrderingKey = async (accountId: string, orderingKey: string): Promise<string> => subjectHmac(await subjectKeyOf(accountId), `ordering_key:${orderingKey}`);
 
 /**
  * The index entry of a new event given a subject, written before the event (acceptEvent): an entry
@@ -74,12 +101,4 @@ export async function subjectEventPage(accountId: string, subjectHash: string, a
     { limit },
   );
   return items.map((item) => subjectEntryEntity.schema.parse(item).event_id);
-}
-
-/**
- * Removes index entries of a subject; deleting one that is gone already is no error. One DeleteItem
- * each: the job function that calls it holds no BatchWriteItem, and a page is a few dozen entries.
- */
-export async function deleteSubjectEntries(accountId: string, subjectHash: string, eventIds: readonly string[]): Promise<void> {
-  await Promise.all(eventIds.map((eventId) => subjectEntryEntity.remove(accountId, subjectHash, eventId)));
 }

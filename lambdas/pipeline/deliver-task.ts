@@ -27,7 +27,8 @@ import { accountShareWait, capNeeded, markedCapped, maxInFlight, SLOW_TRY_MS } f
 import { letSharePlaceGo, takeSharePlace } from './account-share';
 import { traceOf, traceparentOf } from '../domain/trace-context';
 import { disableDestination } from '../destinations/record';
-import { changeDelivery, findAttempt, findDeliveryContext, insertAttempt, settleEventIfDone, settleOnlyDelivery, type StoredDelivery } from '../events/record';
+import { changeDelivery, eraseLateResponseBodies, findAttempt, findDeliveryContext, insertAttempt, isTombstone, settleEventIfDone, settleOnlyDelivery, type StoredDelivery } from '../events/record';
+import { erasedAttempt } from '../domain/erasure';
 import type { DestinationRecord } from '../destinations/record';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from '../events/record';
 import { destinationRouting } from '../store/routing-table';
@@ -542,12 +543,36 @@ async function recordTry(claimed: Claimed, attempt: AttemptRecord, next: Deliver
   const { event, delivery, claimedAt } = claimed;
   if (claimedAt === null) return recordUnclaimedTry(claimed, attempt, next);
   if (attempt.attempt_number !== 1) {
-    await insertAttempt(event.account_id, attempt, event.retention_days);
+    await insertOwnAttempt(event, attempt);
     return writeSettlement(event, attempt.destination_id, delivery, claimedAt, next);
   }
   const settled = await writeSettlement(event, attempt.destination_id, delivery, claimedAt, next, attempt);
-  if (!settled?.changed) await insertAttempt(event.account_id, attempt, event.retention_days);
+  if (!settled?.changed) await insertOwnAttempt(event, attempt);
   return settled;
+}
+
+/** A try as an attempt item of its own (a later try, or one whose outcome another worker's write came before). */
+async function insertOwnAttempt(event: EventRecord, attempt: AttemptRecord): Promise<void> {
+  const kept = await keptAttempt(event, attempt);
+  await insertAttempt(event.account_id, kept, event.retention_days);
+  await eraseIfTombstone(event, kept);
+}
+
+/**
+ * A try on the wire when its event's payload was erased keeps no answer (a receiver's answer may echo
+ * the payload). Outside the status item (whose own write sees the erasure, `settleOnlyDelivery`), the
+ * try reads the status item before its write, and writes no answer to a tombstone; when it wrote one
+ * it reads again after (`eraseIfTombstone`), for an erasure that marked the event in between. Only a
+ * try with an answer, of an event with a subject, reads: an erasure finds no other event.
+ */
+const mayBeErased = (event: EventRecord, attempt: AttemptRecord) => attempt.response_body !== '' && event.subject_hash !== undefined;
+
+async function keptAttempt(event: EventRecord, attempt: AttemptRecord): Promise<AttemptRecord> {
+  return mayBeErased(event, attempt) && (await isTombstone(event.account_id, event.id)) ? erasedAttempt(attempt).attempt : attempt;
+}
+
+async function eraseIfTombstone(event: EventRecord, written: AttemptRecord): Promise<void> {
+  if (mayBeErased(event, written)) await eraseLateResponseBodies(event.account_id, event.id);
 }
 
 /**
@@ -560,7 +585,7 @@ async function recordUnclaimedTry({ event, delivery }: Claimed, attempt: Attempt
   const written = only
     ? await settleOnlyDelivery(event, attempt.destination_id, (current) => settledFirstTry(current, next), attempt)
     : await writeSettlement(event, attempt.destination_id, delivery, null, next, attempt);
-  if (!written?.changed) await insertAttempt(event.account_id, attempt, event.retention_days);
+  if (!written?.changed) await insertOwnAttempt(event, attempt);
   else if (only) await releaseNext(event, attempt.destination_id);
   return written;
 }
@@ -571,7 +596,9 @@ async function recordUnclaimedTry({ event, delivery }: Claimed, attempt: Attempt
  */
 async function writeSettlement(event: EventRecord, destinationId: string, delivery: StoredDelivery, claimedAt: Date | null, next: DeliveryState, attempt?: AttemptRecord) {
   const decide = (current: DeliveryState) => (claimedAt === null ? settledFirstTry(current, next) : settledDelivery(current, claimedAt, next));
-  const settled = await changeDelivery(event, destinationId, decide, delivery, attempt);
+  const kept = attempt && (await keptAttempt(event, attempt));
+  const settled = await changeDelivery(event, destinationId, decide, delivery, kept);
+  if (settled?.changed && kept) await eraseIfTombstone(event, kept);
   if (settled?.changed && isTerminalDelivery(next.status)) {
     await settleEventIfDone(event);
     await releaseNext(event, destinationId);

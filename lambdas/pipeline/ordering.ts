@@ -13,16 +13,18 @@ import { findEvent, type EventRecord } from '../events/record';
  * here reads or writes for an event that joined no line.
  */
 
-type Lined = Pick<EventRecord, 'account_id' | 'id' | 'ordering_key' | 'lines'>;
+type Lined = Pick<EventRecord, 'account_id' | 'id' | 'ordering_key' | 'line_key' | 'lines'>;
 
 function placeOf(event: Lined, destinationId: string): LinePlace | undefined {
   const place = event.lines?.[destinationId];
-  return event.ordering_key && place !== undefined ? { accountId: event.account_id, destinationId, key: event.ordering_key, place } : undefined;
+  const key = event.line_key ?? event.ordering_key;
+  return key && place !== undefined ? { accountId: event.account_id, destinationId, key, place } : undefined;
 }
 
 /**
  * Joins the end of each line an accepted event's plan names (`destinations`), before its tasks are
- * sent (a task finds its place there); returns its places, which the event records.
+ * sent (a task finds its place there); returns its places, which the event records. `key`: the lines'
+ * name, the event's `line_key`.
  */
 export async function joinLines(event: Pick<EventRecord, 'account_id' | 'id' | 'received_at' | 'retention_days'>, key: string, destinations: readonly string[]): Promise<Record<string, number>> {
   const expiresAt = sideItemExpiresAt(event.received_at, event.retention_days);
@@ -32,7 +34,7 @@ export async function joinLines(event: Pick<EventRecord, 'account_id' | 'id' | '
   const failed = joined.find((result) => result.status === 'rejected');
   if (failed) {
     // The accept fails and records no place: the ones taken must go now, or each would block its key.
-    await leaveLines({ account_id: event.account_id, id: event.id, ordering_key: key, lines: places });
+    await leaveLines({ account_id: event.account_id, id: event.id, line_key: key, lines: places });
     throw failed.reason;
   }
   return places;

@@ -33,7 +33,7 @@ const configSchema = z.object({
     successStampSeconds: z.number(),
   }),
   exportFunctionName: z.optional(z.string()),
-  /** Set on the functions that make or use Ed25519 keys (ENV.signingKeysKmsKey). */
+  /** Set on the functions that make or use Ed25519 keys or hash subjects (ENV.signingKeysKmsKey). */
   signingKeysKmsKey: z.optional(z.string()),
   replayLeaseSeconds: z.number().check(z.gte(1)),
   missingEventGraceSeconds: z.number().check(z.gte(0)),

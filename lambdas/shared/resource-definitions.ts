@@ -110,7 +110,10 @@ export const ENV = {
   /** How long a newly opened breaker holds a destination's deliveries before the first probe. */
   breakerCooldownSeconds: 'HOOKGATE_BREAKER_COOLDOWN_SECONDS',
   exportFunctionName: 'EXPORT_FUNCTION_NAME',
-  /** The KMS key (ARN) accounts' Ed25519 private keys are sealed with: the api function encrypts, the deliver function decrypts. */
+  /**
+   * The KMS key (ARN) accounts' Ed25519 private keys are sealed with (the api function encrypts, the
+   * deliver function decrypts), and their subject keys, under SUBJECT_KEY_CONTEXT (the api and ingest functions).
+   */
   signingKeysKmsKey: 'HOOKGATE_SIGNING_KEYS_KMS_KEY',
   /** How long a delivery task's first message waits for its event to be written before it is dropped. */
   missingEventGraceSeconds: 'HOOKGATE_MISSING_EVENT_GRACE_SECONDS',
@@ -184,3 +187,10 @@ export const METRICS = {
 export function metricsService(stage: string | undefined): string {
   return stage ? `hookgate-${stage}` : 'hookgate';
 }
+
+/**
+ * The encryption context (with `account_id`) an account's subject key (lambdas/events/subject-index.ts)
+ * is sealed under: the only context the functions that hash subjects may decrypt, so none of them can
+ * open an Ed25519 private key.
+ */
+export const SUBJECT_KEY_CONTEXT = { purpose: 'subject_key' } as const;

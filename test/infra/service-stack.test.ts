@@ -8,12 +8,13 @@ import { STALE_CLAIM_MS } from '../../lambdas/exports/worker';
 import { buildApp, createApp, type BuildAppOptions, type HookgateStacks } from '../../lib/app-builder';
 import { TRIGGER_PROVIDER_ID } from '../../lib/constructs/deploy-trigger';
 import type { HookgateFunction } from '../../lib/constructs/hookgate-function';
-import { DELIVERY_QUEUE, ENV } from '../../lambdas/shared/resource-definitions';
+import { DELIVERY_QUEUE, ENV, SUBJECT_KEY_CONTEXT } from '../../lambdas/shared/resource-definitions';
 
 interface Statement {
   Effect: string;
   Action: string | string[];
   Resource: unknown;
+  Condition?: unknown;
 }
 
 let stacks: HookgateStacks;
@@ -130,7 +131,7 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
     [ENV.ownRoleAccounts]: '',
     [ENV.signingKeysKmsKey]: inService(stacks.stateful.signingKeysKey.keyArn),
   },
-  ingest: { [ENV.serviceName]: 'hookgate-ingest' },
+  ingest: { [ENV.serviceName]: 'hookgate-ingest', [ENV.signingKeysKmsKey]: inService(stacks.stateful.signingKeysKey.keyArn) },
   // Its account share: 25% of the mapping's 100 batches.
   deliver: {
     [ENV.serviceName]: 'hookgate-deliver',
@@ -140,7 +141,7 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
     [ENV.signingKeysKmsKey]: inService(stacks.stateful.signingKeysKey.keyArn),
   },
   listen: { [ENV.serviceName]: 'hookgate-listen' },
-  export: { [ENV.serviceName]: 'hookgate-export' },
+  export: { [ENV.serviceName]: 'hookgate-export', [ENV.signingKeysKmsKey]: inService(stacks.stateful.signingKeysKey.keyArn) },
   sweeper: { [ENV.serviceName]: 'hookgate-sweeper', [ENV.deliveryDlqUrl]: inService(stacks.stateful.deliveryDlq.queueUrl) },
   domainProvisioner: { [ENV.serviceName]: 'hookgate-domain-provisioner', [ENV.httpApiId]: { Ref: logicalId(stacks.service.httpApi) } },
 });
@@ -472,11 +473,29 @@ describe('AWS destination targets (context awsDestinationTargets)', () => {
 });
 
 describe('signing keys KMS key', () => {
-  it('the api function (makes and rotates keys) may only encrypt with it, the deliver function (signs) only decrypt, no other function either', () => {
-    const uses = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, actionsFor(functionsById()[name], 'kms:')]));
-    expect(uses).toEqual({ api: ['kms:Encrypt'], ingest: [], deliver: ['kms:Decrypt'], export: [], sweeper: [], domainProvisioner: [], listen: [] });
-    for (const name of ['api', 'deliver'] as const) expect(resourcesFor(functionsById()[name], 'kms:')).toEqual([inService(stacks.stateful.signingKeysKey.keyArn)]);
-    expect(canDo(functionsById().api, 'kms:Decrypt')).toBe(false);
+  /** The KMS actions a function may take without a condition, and those it may take only under one. */
+  const kmsUses = (fn: HookgateFunction) => {
+    const statements = allows(fn).filter((st) => actionsOf(st).some((a) => a.startsWith('kms:')));
+    const actions = (conditioned: boolean) => [...new Set(statements.filter((st) => (st.Condition !== undefined) === conditioned).flatMap(actionsOf))].sort();
+    return { any: actions(false), conditioned: actions(true), conditions: statements.flatMap((st) => (st.Condition ? [st.Condition] : [])) };
+  };
+  const subjectKeysOnly = { StringEquals: { 'kms:EncryptionContext:purpose': SUBJECT_KEY_CONTEXT.purpose } };
+
+  it('the api function (makes and rotates keys) may only encrypt with it, the deliver function (signs) only decrypt; who hashes subjects or ordering keys (api, ingest, the job worker) only under the subject keys’ context', () => {
+    const uses = Object.fromEntries(FUNCTION_NAMES.map((name) => [name, kmsUses(functionsById()[name])]));
+    const none = { any: [], conditioned: [], conditions: [] };
+    const subjectKeys = { conditioned: ['kms:Decrypt', 'kms:Encrypt'], conditions: [subjectKeysOnly] };
+    expect(uses).toEqual({
+      api: { any: ['kms:Encrypt'], ...subjectKeys },
+      ingest: { any: [], ...subjectKeys },
+      deliver: { any: ['kms:Decrypt'], conditioned: [], conditions: [] },
+      export: { any: [], ...subjectKeys },
+      sweeper: none,
+      domainProvisioner: none,
+      listen: none,
+    });
+    const keyArn = JSON.stringify(inService(stacks.stateful.signingKeysKey.keyArn));
+    for (const name of ['api', 'ingest', 'deliver', 'export'] as const) expect([...new Set(resourcesFor(functionsById()[name], 'kms:').map((arn) => JSON.stringify(arn)))]).toEqual([keyArn]);
     expect(canDo(functionsById().deliver, 'kms:Encrypt')).toBe(false);
   });
 });
@@ -803,9 +822,9 @@ describe('function permissions', () => {
 
   it.each([
     ['api', 'logs|xray|dynamodb|sqs|s3|lambda|kms'],
-    ['ingest', 'logs|xray|dynamodb|sqs|s3'],
+    ['ingest', 'logs|xray|dynamodb|sqs|s3|kms'],
     ['deliver', 'logs|xray|dynamodb|sqs|s3|kms'],
-    ['export', 'logs|xray|dynamodb|sqs|s3'],
+    ['export', 'logs|xray|dynamodb|sqs|s3|kms'],
     ['sweeper', 'logs|xray|dynamodb|sqs|s3'],
     ['domainProvisioner', 'logs|xray|dynamodb'],
     ['listen', 'logs|xray|dynamodb'],

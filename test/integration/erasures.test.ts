@@ -1,11 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
+import type { ServerResponse } from 'node:http';
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addCounts, erasureCountsOf, NO_ERASURES } from '../../lambdas/domain/erasure';
 import { insertErasureJob } from '../../lambdas/erasures/record';
 import { runErasureWorker } from '../../lambdas/erasures/worker';
-import { eraseEventParts, planEventErasure } from '../../lambdas/events/record';
+import { eraseEventParts, insertAttempt, planEventErasure } from '../../lambdas/events/record';
 import { hashSubject } from '../../lambdas/events/subject-index';
 import { deletePayload } from '../../lambdas/adapters/payloads';
 import { handler as sweeper } from '../../lambdas/handlers/sweeper';
@@ -28,11 +29,13 @@ let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
 let call: Call;
 let sink: Sink;
 
+/** Every receiver echoes what it got: the attempts' stored response bodies then hold the payload too. */
+const echo = (request: { body: Buffer }, res: ServerResponse) => res.writeHead(200).end(`got ${request.body.toString().slice(0, 200)}`);
+
 beforeAll(async () => {
   env = await bootGatewayWithSink();
   ({ call, sink } = env);
-  // Every receiver echoes what it got: the attempts' stored response bodies then hold the payload too.
-  sink.respondWith((request, res) => res.writeHead(200).end(`got ${request.body.toString().slice(0, 200)}`));
+  sink.respondWith(echo);
 });
 afterAll(() => env?.stop());
 
@@ -66,17 +69,22 @@ async function erase(key: string, subject: string) {
   );
 }
 
-/** Everything the emulators hold, as text: the table's items and the payload bucket's objects. */
-async function everythingStored(): Promise<string> {
-  const clients = createLocalClients(env.gateway.endpoints);
-  const table = DynamoDBDocumentClient.from(clients.dynamodb);
-  const items: unknown[] = [];
+async function tableItems(): Promise<Array<Record<string, unknown>>> {
+  const table = DynamoDBDocumentClient.from(createLocalClients(env.gateway.endpoints).dynamodb);
+  const items: Array<Record<string, unknown>> = [];
   let start: Record<string, unknown> | undefined;
   do {
     const page = await table.send(new ScanCommand({ TableName: env.gateway.resources.tableName, ExclusiveStartKey: start }));
     items.push(...(page.Items ?? []));
     start = page.LastEvaluatedKey;
   } while (start);
+  return items;
+}
+
+/** Everything the emulators hold, as text: the table's items and the payload bucket's objects. */
+async function everythingStored(): Promise<string> {
+  const clients = createLocalClients(env.gateway.endpoints);
+  const items = await tableItems();
   // Binary attributes (bodies) as their bytes' text, so a marker inside one is found.
   const text = [JSON.stringify(items, (_key, value: unknown) => (value instanceof Uint8Array ? Buffer.from(value).toString('latin1') : value))];
   const listed = await clients.s3.send(new ListObjectsV2Command({ Bucket: env.gateway.resources.payloadBucket }));
@@ -280,6 +288,7 @@ describe('an erasure whose worker died part-way', () => {
       phase: 'events' as const,
       counts: NO_ERASURES,
       pending: { event_ids: eventIds, counts },
+      after: null,
       exports_before: [],
       created_at: createdAt,
       finished_at: null,
@@ -331,5 +340,146 @@ describe('a subject index entry when the account’s retention changes', () => {
     expect((await call('PATCH', '/v1/account', { key, body: { plan: 'pro' } })).json.data).toMatchObject({ retention_days: 30 });
     await sweeper({ time: new Date().toISOString() });
     expect((await entry())?.expires_at).toBe(sideItemExpiresAt(receivedAt, 30));
+  });
+});
+
+describe('a try on the wire when the erasure runs', () => {
+  it.each([
+    { how: 'claimed (its destination has not answered yet)', warm: false, fanout: 1, failFirst: false },
+    { how: 'unclaimed, its outcome settling the event in one write (its destination answered before)', warm: true, fanout: 1, failFirst: false },
+    { how: 'unclaimed, one of a fan-out (its outcome in its delivery’s first item)', warm: true, fanout: 2, failFirst: false },
+    { how: 'a retry (an attempt item of its own)', warm: false, fanout: 1, failFirst: true },
+  ])('$how: settles with no response body, and no byte of the payload is left', async ({ warm, fanout, failFirst }) => {
+    const { key } = await createAccount(call);
+    const path = `/on-the-wire-${randomBytes(4).toString('hex')}`;
+    const destinations = [];
+    for (let n = 0; n < fanout; n++) {
+      const destination = await addDestination(call, key, { url: `${sink.url}${path}/${n}`, timeout_ms: 30_000, retry_schedule: [0, 1] });
+      await addRoute(call, key, { destination_id: destination.id });
+      destinations.push(destination);
+    }
+    if (warm) {
+      await delivered(key, await publish(key, { payload: { warm: true } }));
+      for (const destination of destinations) await eventually(() => call('GET', `/v1/destinations/${destination.id}`, { key }), (r) => r.json.data.health.last_success_at !== null);
+    }
+    const held: Array<() => void> = [];
+    let failed = 0;
+    sink.respondWith((request, res) => {
+      if (!request.path.startsWith(path)) return echo(request, res);
+      if (failFirst && failed++ === 0) return res.writeHead(503).end('not yet');
+      held.push(() => echo(request, res));
+    });
+    try {
+      const secret = marker('PAYLOAD-BYTES-123');
+      const subject = marker('wire');
+      const id = await publish(key, { payload: { email: secret }, subject });
+      await eventually(async () => held.length, (n) => n === fanout);
+
+      expect(await erase(key, subject)).toMatchObject({ status: 'done', events: 1, request_bodies: 1 });
+      for (const answer of held) answer();
+      const settled = await eventually(() => detail(key, id), (d) => d.event.status === 'delivered');
+      expect(settled.event).toMatchObject({ payload_erased: true, body: null });
+      expect(settled.attempts).toHaveLength(fanout + (failFirst ? 1 : 0));
+      expect(settled.attempts.filter((attempt) => (attempt as { outcome?: string }).outcome === 'success')).toHaveLength(fanout);
+      expect(settled.attempts.map((attempt) => attempt.response_body)).toEqual(settled.attempts.map(() => ''));
+      expect(await everythingStored()).not.toContain(secret);
+    } finally {
+      sink.respondWith(echo);
+    }
+  });
+});
+
+describe('a second erasure of the same subject', () => {
+  it('finds the tombstone again and removes what was stored after the first', async () => {
+    const { key, accountId } = await createAccount(call);
+    const destination = await addDestination(call, key, { url: `${sink.url}/in` });
+    await addRoute(call, key, { destination_id: destination.id });
+    const secret = marker('again');
+    const id = await publish(key, { payload: { email: secret }, subject: 'twice' });
+    await delivered(key, id);
+    expect(await erase(key, 'twice')).toMatchObject({ status: 'done', events: 1, request_bodies: 1, response_bodies: 1 });
+
+    // What a late write would leave behind the first erasure: a try's echo of the payload.
+    const late = { id: newId(), event_id: id, destination_id: destination.id, attempt_number: 2, outcome: 'success' as const, response_status: 200, response_body: `got ${secret}`, error: null, attempted_at: new Date().toISOString(), duration_ms: 5 };
+    await insertAttempt(accountId, late, 1);
+    expect(await everythingStored()).toContain(secret);
+
+    expect(await erase(key, 'twice')).toMatchObject({ status: 'done', events: 0, request_bodies: 0, response_bodies: 1 });
+    expect(await everythingStored()).not.toContain(secret);
+    const after = await detail(key, id);
+    expect(after.event.payload_erased).toBe(true);
+    expect(after.attempts.every((attempt) => attempt.response_body === '')).toBe(true);
+  });
+});
+
+describe('an account’s subject key', () => {
+  const table = () => DynamoDBDocumentClient.from(createLocalClients(env.gateway.endpoints).dynamodb);
+  const keyItem = async (accountId: string) =>
+    (await table().send(new GetCommand({ TableName: env.gateway.resources.tableName, Key: { pk: `ACCT#${accountId}`, sk: 'SUBJECTKEY' }, ConsistentRead: true }))).Item;
+  const hmac = (key: string, subject: string) => createHmac('sha256', Buffer.from(key, 'base64')).update(subject, 'utf8').digest('hex');
+  /** Whether a subject's index partition of the account holds an entry. */
+  const indexedUnder = async (accountId: string, hash: string) => (await tableItems()).some((item) => item.pk === `ACCT#${accountId}#SUBJ#${hash}`);
+
+  it('is stored sealed: no value in the table hashes a subject to its index entries, so a reader of the table cannot confirm who it is', async () => {
+    const { key, accountId } = await createAccount(call);
+    const subject = marker('who');
+    await publish(key, { payload: { n: 1 }, subject });
+    expect(await indexedUnder(accountId, await hashSubject(accountId, subject))).toBe(true);
+
+    const item = await keyItem(accountId);
+    expect(item).toMatchObject({ sealed_key: expect.any(String) });
+    expect(item).not.toHaveProperty('key');
+    // Every string the table holds, tried as the key (base64, as a clear key was stored): none finds the subject's entries.
+    const items = await tableItems();
+    const partitions = new Set(items.map((item) => item.pk));
+    const strings = items.flatMap((item) => Object.values(item).filter((value): value is string => typeof value === 'string'));
+    expect(strings.length).toBeGreaterThan(0);
+    for (const candidate of new Set(strings)) expect(partitions.has(`ACCT#${accountId}#SUBJ#${hmac(candidate, subject)}`), candidate).toBe(false);
+  });
+
+  it('stored in clear before is sealed on its first use, and keeps hashing subjects as before', async () => {
+    const { key, accountId } = await createAccount(call);
+    const clear = randomBytes(32).toString('base64');
+    await table().send(new PutCommand({ TableName: env.gateway.resources.tableName, Item: { pk: `ACCT#${accountId}`, sk: 'SUBJECTKEY', entity: 'subject_key', key: clear } }));
+    const subject = marker('old');
+    const id = await publish(key, { payload: { email: subject }, subject });
+    expect(await indexedUnder(accountId, hmac(clear, subject))).toBe(true);
+    const item = await keyItem(accountId);
+    expect(item).toMatchObject({ sealed_key: expect.any(String) });
+    expect(item).not.toHaveProperty('key');
+    expect(await erase(key, subject)).toMatchObject({ status: 'done', events: 1 });
+    expect((await detail(key, id)).event.payload_erased).toBe(true);
+  });
+});
+
+describe('a source’s ordering_key_pointer', () => {
+  it('copies a payload value into the event’s ordering_key: the erasure clears it, and no line of the key holds it; the key’s line still flows', async () => {
+    const { key } = await createAccount(call);
+    const source = await call('POST', '/v1/sources', { key, body: { name: 'shop', subject_pointer: '/customer/id', ordering_key_pointer: '/customer/email' } });
+    expect(source.status).toBe(201);
+    const path = `/ordered-${randomBytes(4).toString('hex')}`;
+    const destination = await addDestination(call, key, { url: `${sink.url}${path}`, ordering: 'per_key' });
+    await addRoute(call, key, { destination_id: destination.id });
+    const email = `${marker('mail')}@example.com`;
+    const ingestOne = async (id: string) => {
+      const res = await call('POST', `/ingest/${String(source.json.data.path_token)}`, { rawBody: JSON.stringify({ customer: { id, email } }), headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(202);
+      return String(res.json.data.id);
+    };
+    const inbound = async (id: string) => (await call('GET', `/v1/events/${id}`, { key })).json.data as Detail;
+    const theirs = await ingestOne('u-ordered');
+    const before = await eventually(() => inbound(theirs), (d) => d.event.status === 'delivered');
+    expect(before.event.ordering_key).toBe(email);
+
+    expect(await erase(key, 'u-ordered')).toMatchObject({ status: 'done', events: 1 });
+    const after = await call('GET', `/v1/events/${theirs}`, { key });
+    expect(after.json.data.event).toMatchObject({ payload_erased: true, ordering_key: null });
+    expect(after.text).not.toContain(email);
+    expect(await everythingStored()).not.toContain(email);
+
+    // Another subject’s event of the same key still joins the key’s line and is delivered behind it.
+    const next = await ingestOne('u-other');
+    expect((await eventually(() => inbound(next), (d) => d.event.status === 'delivered')).event.ordering_key).toBe(email);
+    expect(sink.received.filter((request) => request.path === path)).toHaveLength(2);
   });
 });

@@ -4,6 +4,7 @@ import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { LOCAL_ACCOUNT_ID, LOCAL_REGION } from '../../local/aws-clients';
 import { newId } from '../../lambdas/shared/secrets';
 import { joinLine } from '../../lambdas/store/ordering-lines';
+import { hashOrderingKey } from '../../lambdas/events/subject-index';
 import { gatewayWithSinkForFile } from '../fixtures/gateway';
 import { addDestination, addRoute, accountWithSource, eventDetail, ingest } from '../fixtures/setup';
 import { eventually, type ReceivedRequest } from '../fixtures/sink';
@@ -236,7 +237,7 @@ describe('ordered delivery per key', () => {
     sink.respondWith((_request, res) => res.writeHead(200).end('ok'));
     // What an accept that died after joining leaves: a place whose event is never written.
     const orphan = newId();
-    await joinLine(accountId, destination.id, 'o', orphan, Date.now(), Math.floor(Date.now() / 1000) + 3600);
+    await joinLine(accountId, destination.id, await hashOrderingKey(accountId, 'o'), orphan, Date.now(), Math.floor(Date.now() / 1000) + 3600);
     const o1 = await published(key, { test: 'orphan', n: 1 }, 'o');
     const waiting = await eventually(() => detail(key, o1), (d) => d.event.deliveries[0]?.waiting?.reason === 'ordering');
     expect(waiting.event.deliveries[0]?.waiting).toEqual({ reason: 'ordering', until: null, behind: orphan });
@@ -256,7 +257,7 @@ describe('ordered delivery per key', () => {
     const p1 = await published(key, { test: 'orphan-behind', n: 1 }, 'p');
     await eventually(() => detail(key, p1), (d) => d.event.deliveries[0]?.waiting?.reason === 'retry');
     const orphan = newId();
-    await joinLine(accountId, destination.id, 'p', orphan, Date.now(), Math.floor(Date.now() / 1000) + 3600);
+    await joinLine(accountId, destination.id, await hashOrderingKey(accountId, 'p'), orphan, Date.now(), Math.floor(Date.now() / 1000) + 3600);
     const p2 = await published(key, { test: 'orphan-behind', n: 2 }, 'p');
     await eventually(() => detail(key, p1), (d) => d.event.status === 'delivered');
     // p1's release found the dead accept's place next: p2 goes once that place is given up, not never.

@@ -19,6 +19,8 @@ import { MAX_RETENTION_DAYS } from '../../lambdas/domain/plans';
 import { PORTAL_SESSION_SECONDS } from '../../lambdas/domain/portal';
 import { MAX_EVENT_TYPE_LENGTH, MAX_EXTERNAL_ID_LENGTH } from '../../lambdas/events/ingest';
 import { DEFAULT_ROUTE_THROTTLES } from '../../lib/service-stack';
+import { CARRIED_BODY_MAX_BYTES } from '../../lambdas/events/record';
+import { DELIVERY_DLQ, DELIVERY_QUEUE } from '../../lambdas/shared/resource-definitions';
 
 // Every limit README.md and docs/*.md state as a number, against the constant the code enforces
 // (issue 38 item 6: the docs said 100 destinations an event where the code allowed 1,000). Each
@@ -51,7 +53,13 @@ interface Limit {
 const MB = 1024 * 1024;
 const { ingest, management, signup } = DEFAULT_ROUTE_THROTTLES;
 
+const DAY = 24 * 3600;
+
 const LIMITS: Limit[] = [
+  // What outlives an erasure (issue 45): the payload bytes a queue message carries, and how long each queue keeps one.
+  { limit: 'body a delivery task carries, KB', value: CARRIED_BODY_MAX_BYTES / 1024, shapes: [String.raw`up to <n> KB of body`] },
+  { limit: 'delivery queue retention, days', value: DELIVERY_QUEUE.retentionSeconds / DAY, shapes: [String.raw`the delivery queue keeps a message at most <n> days`] },
+  { limit: 'delivery DLQ retention, days', value: DELIVERY_DLQ.retentionSeconds / DAY, shapes: [String.raw`<n> days in the dead-letter queue`] },
   {
     limit: 'destinations one event reaches (HOOKGATE_MAX_FANOUT)',
     value: DEFAULT_MAX_FANOUT,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addCounts, erasedAttempt, erasureCountsOf, exportsWrittenBefore, isSubject, NO_ERASURES, subjectAt } from '../../lambdas/domain/erasure';
+import { addCounts, erasedAttempt, erasureCountsOf, exportsWrittenBefore, isSubject, NO_ERASURES, subjectAt, tombstoneOf } from '../../lambdas/domain/erasure';
 import { isJsonPointer } from '../../lambdas/domain/json-pointer';
 
 const payload = { customer: { id: 'cus_1', n: 42, big: Number.POSITIVE_INFINITY, nested: [{ 'a/b': 'slash', 'm~n': 'tilde' }] }, empty: '', long: 'x'.repeat(257), flag: true };
@@ -79,5 +79,17 @@ describe('what an erasure counts', () => {
       { id: 'after', status: 'ready', created_at: '2026-01-03T00:00:00.000Z' },
     ];
     expect(exportsWrittenBefore(exports, '2026-01-02T00:00:00.000Z')).toEqual(['before']);
+  });
+});
+
+describe('an event as a tombstone', () => {
+  it.each([
+    ['unkeyed', { id: 'e' }, { id: 'e', payload_erased: true }],
+    ['keyed, in no line', { id: 'e', ordering_key: 'a@b.c' }, { id: 'e', payload_erased: true }],
+    ['keyed, its lines named by the key’s HMAC', { id: 'e', ordering_key: 'a@b.c', line_key: 'h', lines: { d: 1 } }, { id: 'e', line_key: 'h', lines: { d: 1 }, payload_erased: true }],
+    ['keyed, its lines named by the key itself (accepted before line_key)', { id: 'e', ordering_key: 'a@b.c', lines: { d: 1 } }, { id: 'e', line_key: 'a@b.c', lines: { d: 1 }, payload_erased: true }],
+    ['a tombstone already', { id: 'e', payload_erased: true, line_key: 'h' }, { id: 'e', payload_erased: true, line_key: 'h' }],
+  ])('%s', (_name, event: { id: string; ordering_key?: string; line_key?: string; lines?: Record<string, number>; payload_erased?: boolean }, expected) => {
+    expect(tombstoneOf(event)).toStrictEqual(expected);
   });
 });
