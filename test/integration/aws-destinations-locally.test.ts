@@ -1,12 +1,11 @@
 import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freePort, markedBlock } from '../fixtures/readme';
 import { createAccount, httpClient } from '../fixtures/http-client';
 import { eventually } from '../fixtures/sink';
 
@@ -19,24 +18,7 @@ import { eventually } from '../fixtures/sink';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 
-function sectionScript(): string {
-  const doc = readFileSync(join(root, 'docs/aws-destinations.md'), 'utf8');
-  const section = doc.split('<!-- local-aws:start -->')[1]?.split('<!-- local-aws:end -->')[0] ?? '';
-  const script = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!script) throw new Error('docs/aws-destinations.md has no local-aws block');
-  return script;
-}
-
-/** A port nothing listens on now (the section's 9324 and 3000 may be taken on a shared machine). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+const sectionScript = (): string => markedBlock('docs/aws-destinations.md', 'local-aws', 'sh');
 
 const awsCli = (() => {
   try {

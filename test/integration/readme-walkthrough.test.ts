@@ -1,11 +1,10 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { freePort, markedBlock } from '../fixtures/readme';
 import { bootGateway } from '../fixtures/gateway';
 import { machineNode, tooOldForTheCli } from '../fixtures/machine-node';
 
@@ -22,24 +21,7 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-function walkthroughScript(): string {
-  const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-  const section = readme.split('<!-- walkthrough:start -->')[1]?.split('<!-- walkthrough:end -->')[0] ?? '';
-  const script = /```bash\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!script) throw new Error('README has no walk-through block');
-  return script;
-}
-
-/** A port nothing listens on now, for the walk-through's receiver (4000 may be taken on a CI machine). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
+const walkthroughScript = (): string => markedBlock('README.md', 'walkthrough', 'bash');
 
 // Asynchronous on purpose: the gateway answers from this same process.
 const run = promisify(execFile);
