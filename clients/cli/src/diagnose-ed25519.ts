@@ -1,4 +1,6 @@
-import { createPublicKey, verify, type KeyObject } from 'node:crypto';
+import { verify } from 'node:crypto';
+// The client's reader of a JWKS, so the CLI and the library skip the same malformed keys.
+import { ed25519Keys } from '../../typescript/src/verify.js';
 import { diagnosisOf, type Diagnosis } from './diagnose.js';
 
 /** A JWKS as `GET /.well-known/jwks/{account_id}.json` serves it; keys of other types are ignored. */
@@ -18,21 +20,6 @@ export interface Ed25519Input {
 const UNIX_SECONDS = /^\d{1,12}$/;
 const ED25519_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
 
-/** The set's usable Ed25519 keys: an entry that is not one, or does not import, is skipped (so its kid is `unknown_key`), not fatal to the others. */
-function ed25519Keys(jwks: Jwks): Map<string, KeyObject> {
-  const keys = new Map<string, KeyObject>();
-  for (const jwk of jwks.keys as readonly unknown[]) {
-    if (typeof jwk !== 'object' || jwk === null) continue;
-    const { kty, crv, x, kid } = jwk as Record<string, unknown>;
-    if (kty !== 'OKP' || crv !== 'Ed25519' || typeof x !== 'string' || typeof kid !== 'string' || keys.has(kid)) continue;
-    try {
-      keys.set(kid, createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' }));
-    } catch {
-      // A malformed `x`: this key verifies nothing; the rest still do.
-    }
-  }
-  return keys;
-}
 
 function timeFinding(timestamp: number, now: Date, tolerance: number): { finding: string; reason: Diagnosis['reason'] } {
   const age = Math.floor(now.getTime() / 1000) - timestamp;

@@ -162,7 +162,7 @@ const ED25519_SIGNATURE = /^[A-Za-z0-9+/]{86}==$/;
 const jwksCache = new Map<string, Promise<CachedJwks>>();
 
 /** The set's usable Ed25519 keys: an entry that is not one, or does not import, is skipped, not fatal to the others. */
-function ed25519Keys(document: unknown): Map<string, KeyObject> {
+export function ed25519Keys(document: unknown): Map<string, KeyObject> {
   const keys = new Map<string, KeyObject>();
   const listed = (document as { keys?: unknown } | null)?.keys;
   if (!Array.isArray(listed)) throw new Error('the JWKS has no keys array');
