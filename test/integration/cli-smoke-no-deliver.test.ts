@@ -2,9 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../fixtures/cli-run';
+import { runCli, startCli } from '../fixtures/cli-run';
 import { bootGateway } from '../fixtures/gateway';
 import { createAccount, typedClient } from '../fixtures/http-client';
+import { eventually } from '../fixtures/sink';
 
 /**
  * `hookgate smoke` against a gateway whose deliver function does not run (deliveries wait in the
@@ -40,5 +41,21 @@ describe('hookgate smoke, deliver function stopped', () => {
     expect(await hookgate.sources.list()).toEqual([]);
     expect(await hookgate.destinations.list()).toEqual([]);
     expect(await hookgate.routes.list()).toEqual([]);
+  }, 60_000);
+
+  it('Ctrl-C while it waits for the delivery ends the smoke at once, exit 1, and still removes what it made', async () => {
+    const { key } = await createAccount(booted.call, { name: 'Interrupted' });
+    const hookgate = typedClient(booted.call, key);
+    const smoke = startCli(['smoke', '--url', booted.gateway.url, '--key', key, '--timeout', '3600'], home);
+    await eventually(async () => smoke.run.stdout, (stdout) => /^ok {2}ingest /m.test(stdout), 30_000);
+
+    smoke.child.kill('SIGINT');
+    const run = await smoke.exited;
+
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^hookgate: smoke failed at delivery after \d+ ms: interrupted \(SIGINT or SIGTERM\)\n$/);
+    expect(run.stdout).toMatch(/^ok {2}cleanup /m);
+    expect(await hookgate.sources.list()).toEqual([]);
+    expect(await hookgate.destinations.list()).toEqual([]);
   }, 60_000);
 });

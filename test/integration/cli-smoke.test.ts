@@ -78,4 +78,12 @@ describe('hookgate smoke', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^hookgate: smoke failed at account after \d+ ms: the API refused the key given with --key \(401 /);
   }, 60_000);
+
+  it('a --timeout a timer cannot count, or none, is a usage error (exit 2)', async () => {
+    for (const timeout of ['0', '3601', 'soon']) {
+      const run = await smoke(['--timeout', timeout]);
+      expect(run.code, timeout).toBe(2);
+      expect(run.stderr).toBe('hookgate: --timeout must be a number of seconds from 1 to 3600\n');
+    }
+  }, 60_000);
 });

@@ -26,25 +26,37 @@ interface StepResult {
 const DEFAULT_TIMEOUT_SECONDS = 60;
 const POLL_MS = 250;
 const EVENT_TYPE = 'smoke.test';
+const INTERRUPTED = 'interrupted (SIGINT or SIGTERM)';
 
-/** `--timeout`: how long a step waits for the gateway to do something (a delivery, an export). */
+/** `--timeout`: how long a step waits for the gateway to do something (a delivery, an export); an hour at most, which a timer can count. */
 function timeoutMs(seconds: string): number {
   const ms = Number(seconds) * 1000;
-  if (!(ms >= 1000)) throw new CliError(EXIT.usage, `--timeout must be a number of seconds, at least 1`);
+  if (!(ms >= 1000 && ms <= 3_600_000)) throw new CliError(EXIT.usage, `--timeout must be a number of seconds from 1 to 3600`);
   return ms;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long a step waits for the gateway, and the signal of a Ctrl-C, which ends the wait at once. */
+interface Wait {
+  ms: number;
+  interrupted: AbortSignal;
+}
 
-/** Polls `probe` until it answers something, or fails with what `late` says once `ms` have passed (the step's line gives the time). */
-async function within<T>(ms: number, probe: () => Promise<T | undefined>, late: () => Promise<string>): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+  });
+
+/** Polls `probe` until it answers something, or fails with what `late` says once the wait is over (the step's line gives the time). */
+async function within<T>(wait: Wait, probe: () => Promise<T | undefined>, late: () => Promise<string>): Promise<T> {
+  const deadline = Date.now() + wait.ms;
+  while (!wait.interrupted.aborted) {
     const found = await probe();
     if (found !== undefined) return found;
     if (Date.now() >= deadline) throw new CliError(EXIT.failed, await late());
-    await sleep(POLL_MS);
+    await sleep(POLL_MS, wait.interrupted);
   }
+  throw new CliError(EXIT.failed, INTERRUPTED);
 }
 
 /**
@@ -79,9 +91,9 @@ async function eventState(hookgate: Hookgate, id: string): Promise<string> {
 }
 
 /** Waits until the receiver has a verified try of `id` and the gateway calls the event delivered. */
-async function delivered(hookgate: Hookgate, receiver: SignedReceiver, id: string, ms: number): Promise<void> {
+async function delivered(hookgate: Hookgate, receiver: SignedReceiver, id: string, wait: Wait): Promise<void> {
   await within(
-    ms,
+    wait,
     async () => {
       const refused = receiver.refused.get(id);
       if (refused !== undefined) throw new CliError(EXIT.failed, `a try of ${id} arrived with a signature that does not verify with the session's secret: ${refused}`);
@@ -89,7 +101,7 @@ async function delivered(hookgate: Hookgate, receiver: SignedReceiver, id: strin
       const { event } = await hookgate.events.get(id);
       return event.status === 'delivered' ? true : undefined;
     },
-    async () => `no verified delivery of event ${id} within ${ms / 1000} s: ${await eventState(hookgate, id)}`,
+    async () => `no verified delivery of event ${id} within ${wait.ms / 1000} s: ${await eventState(hookgate, id)}`,
   );
 }
 
@@ -104,17 +116,22 @@ function described(error: unknown, output: Output): { exitCode: ExitCode; messag
 
 /** Runs the steps in order, prints each, and on the first failure stops with the step's name. */
 class Steps {
-  constructor(private readonly output: Output) {}
+  constructor(
+    private readonly output: Output,
+    private readonly interrupted: AbortSignal,
+  ) {}
 
   async run<T>(step: string, action: () => Promise<{ value: T; detail: string }>): Promise<T> {
     const startedAt = performance.now();
     try {
+      if (this.interrupted.aborted) throw new CliError(EXIT.failed, INTERRUPTED);
       const { value, detail } = await action();
       this.print(step, startedAt, detail);
       return value;
     } catch (error) {
       const ms = Math.round(performance.now() - startedAt);
-      const { exitCode, message } = described(error, this.output);
+      // A request cut short by the interruption is no failure of the gateway's.
+      const { exitCode, message } = this.interrupted.aborted ? { exitCode: EXIT.failed, message: INTERRUPTED } : described(error, this.output);
       throw new CliError(exitCode, `smoke failed at ${step} after ${ms} ms: ${message}`);
     }
   }
@@ -160,16 +177,16 @@ async function cleanup(hookgate: Hookgate, made: Made, steps: Steps): Promise<vo
 }
 
 /** The account the smoke runs in: the one of `--key`, or a new one (then removed as far as the API allows). */
-async function account(url: string, key: string | undefined, made: Made, output: Output): Promise<{ value: { hookgate: Hookgate; apiKey: string }; detail: string }> {
+async function account(url: string, key: string | undefined, made: Made, output: Output, stop: AbortSignal): Promise<{ value: string; detail: string }> {
   if (key) {
     output.keySource = { from: 'option' };
-    const hookgate = clientFor(url, key);
+    const hookgate = clientFor(url, key, stop);
     const account = await hookgate.account.get();
-    return { value: { hookgate, apiKey: key }, detail: `using account ${terminalLine(account.id)} (--key)` };
+    return { value: key, detail: `using account ${terminalLine(account.id)} (--key)` };
   }
   let created;
   try {
-    created = await clientFor(url).accounts.create({ name: 'hookgate smoke' });
+    created = await clientFor(url, undefined, stop).accounts.create({ name: 'hookgate smoke' });
   } catch (error) {
     // A deployment with `-c signup=closed` answers 403: the smoke then needs an account's key.
     if (error instanceof HookgateError && error.status === 403) throw new CliError(EXIT.config, `${error.status} ${error.message}; give an account's key with --key`);
@@ -177,17 +194,17 @@ async function account(url: string, key: string | undefined, made: Made, output:
   }
   const { account: created_account, api_key } = created;
   made.account = { id: created_account.id, keyId: api_key.id, retentionDays: created_account.retention_days };
-  return { value: { hookgate: clientFor(url, api_key.key), apiKey: api_key.key }, detail: `created account ${terminalLine(created_account.id)}` };
+  return { value: api_key.key, detail: `created account ${terminalLine(created_account.id)}` };
 }
 
 /** Posts the smoke's webhook to the source's ingest URL, as a provider would; answers the event id. */
-async function ingest(ingestUrl: string, subject: string): Promise<string> {
+async function ingest(ingestUrl: string, subject: string, stop: AbortSignal): Promise<string> {
   const response = await fetch(ingestUrl, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-event-type': EVENT_TYPE },
     body: JSON.stringify({ smoke: true, subject }),
     redirect: 'manual',
-    signal: AbortSignal.timeout(30_000),
+    signal: AbortSignal.any([AbortSignal.timeout(30_000), stop]),
   });
   const text = await response.text();
   if (response.status !== 202) throw new CliError(response.status >= 500 ? EXIT.unavailable : EXIT.failed, `the ingest URL answered ${response.status} ${text}`);
@@ -197,16 +214,16 @@ async function ingest(ingestUrl: string, subject: string): Promise<string> {
 }
 
 /** Downloads a ready export through its pre-signed URL and checks the events are in it. */
-async function exported(hookgate: Hookgate, ids: readonly string[], since: string, ms: number): Promise<string> {
+async function exported(hookgate: Hookgate, ids: readonly string[], since: string, wait: Wait): Promise<string> {
   const job = await hookgate.exports.create({ format: 'json', filters: { direction: 'inbound', date_from: since } });
   const ready = await within(
-    ms,
+    wait,
     async () => {
       const current = await hookgate.exports.get(job.id);
       if (current.status === 'failed') throw new CliError(EXIT.failed, `export ${job.id} failed: ${current.error_message ?? ''}`);
       return current.status === 'ready' ? current : undefined;
     },
-    async () => `export ${job.id} not ready within ${ms / 1000} s: it is ${(await hookgate.exports.get(job.id)).status}`,
+    async () => `export ${job.id} not ready within ${wait.ms / 1000} s: it is ${(await hookgate.exports.get(job.id)).status}`,
   );
   const file = await fetch(await hookgate.exports.downloadUrl(job.id), { signal: AbortSignal.timeout(30_000) });
   const text = await file.text();
@@ -214,25 +231,25 @@ async function exported(hookgate: Hookgate, ids: readonly string[], since: strin
   const rows = JSON.parse(text) as { id: string }[];
   const missing = ids.filter((id) => !rows.some((row) => row.id === id));
   if (missing.length > 0) throw new CliError(EXIT.failed, `export ${job.id} (${rows.length} rows) lacks ${missing.join(', ')}`);
-  return `export ${terminalLine(job.id)} downloaded through its pre-signed URL: ${ready.row_count ?? rows.length} row(s), the event and its replay among them`;
+  return `export ${terminalLine(job.id)} downloaded through its pre-signed URL: ${terminalLine(String(ready.row_count ?? rows.length))} row(s), the event and its replay among them`;
 }
 
 /** Erases the smoke's subject and checks both events are tombstones. */
-async function erased(hookgate: Hookgate, subject: string, ids: readonly string[], ms: number): Promise<string> {
+async function erased(hookgate: Hookgate, subject: string, ids: readonly string[], wait: Wait): Promise<string> {
   const erasure = await hookgate.erasures.create(subject);
   const done = await within(
-    ms,
+    wait,
     async () => {
       const current = await hookgate.erasures.get(erasure.id);
       return current.status === 'done' ? current : undefined;
     },
-    async () => `erasure ${erasure.id} not done within ${ms / 1000} s: it is ${(await hookgate.erasures.get(erasure.id)).status}`,
+    async () => `erasure ${erasure.id} not done within ${wait.ms / 1000} s: it is ${(await hookgate.erasures.get(erasure.id)).status}`,
   );
   for (const id of ids) {
     const { event } = await hookgate.events.get(id);
     if (!event.payload_erased) throw new CliError(EXIT.failed, `erasure ${erasure.id} is done but event ${id} still has its payload`);
   }
-  return `erasure ${terminalLine(erasure.id)} done: ${done.events} event(s) emptied`;
+  return `erasure ${terminalLine(erasure.id)} done: ${terminalLine(String(done.events))} event(s) emptied`;
 }
 
 async function smoke(options: SmokeOptions, output: Output): Promise<void> {
@@ -241,14 +258,20 @@ async function smoke(options: SmokeOptions, output: Output): Promise<void> {
   const waitMs = timeoutMs(options.timeout);
   if (typeof WebSocket !== 'function') throw new CliError(EXIT.failed, `smoke needs Node 22 or later (its built-in WebSocket, for the listen step); this is Node ${process.versions.node}`);
   output.gateway = url;
-  const steps = new Steps(output);
+  // A Ctrl-C ends the step under way, and the cleanup still runs: nothing the smoke made is left behind.
+  const interrupt = new AbortController();
+  const onSignal = () => interrupt.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  const wait: Wait = { ms: waitMs, interrupted: interrupt.signal };
+  const steps = new Steps(output, interrupt.signal);
   const made: Made = {};
-  let hookgate: Hookgate | undefined;
+  let apiKey: string | undefined;
   let failure: unknown;
   try {
-    const connected = await steps.run('account', () => account(url, key, made, output));
-    hookgate = connected.hookgate;
-    const client = hookgate;
+    apiKey = await steps.run('account', () => account(url, key, made, output, interrupt.signal));
+    const client = clientFor(url, apiKey, interrupt.signal);
+    const socketKey = apiKey;
     // The payload's subject, which the erasure step erases by: random, so it names nothing else of the account's.
     const subject = `hookgate-smoke-${randomBytes(12).toString('hex')}`;
     const source = await steps.run('source', async () => {
@@ -263,41 +286,52 @@ async function smoke(options: SmokeOptions, output: Output): Promise<void> {
       const signed = new SignedReceiver(session.signing_secret);
       const stop = new AbortController();
       let settle: (opened: boolean) => void = () => undefined;
-      const opening = new Promise<boolean>((resolve) => (settle = resolve));
-      const connection = serve(socketUrl, connected.apiKey, { keepAliveMs: DEFAULT_KEEP_ALIVE_SECONDS * 1000, opened: () => settle(true), answer: (request) => signed.answer(request) }, stop.signal);
+      const receive = { keepAliveMs: DEFAULT_KEEP_ALIVE_SECONDS * 1000, opened: () => settle(true), answer: (request: ListenRequest) => signed.answer(request) };
+      const connection = serve(socketUrl, socketKey, receive, stop.signal);
       made.closeSocket = async () => {
         stop.abort();
         await connection;
       };
-      const timer = setTimeout(() => settle(false), waitMs);
-      void connection.then(() => settle(false));
-      const opened = await opening;
-      clearTimeout(timer);
+      const opened = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => settle(false), waitMs);
+        settle = (open) => {
+          clearTimeout(timer);
+          resolve(open);
+        };
+        interrupt.signal.addEventListener('abort', () => settle(false), { once: true });
+        void connection.then(() => settle(false));
+      });
       if (!opened) throw new CliError(EXIT.unavailable, `cannot connect to ${session.websocket_url ?? ''} (within ${waitMs / 1000} s)`);
       return { value: signed, detail: `session ${terminalLine(session.session_id)} connected (destination ${terminalLine(session.destination_id)})` };
     });
     const eventId = await steps.run('ingest', async () => {
-      const id = await ingest(source.ingest_url, subject);
+      const id = await ingest(source.ingest_url, subject, interrupt.signal);
       return { value: id, detail: `event ${terminalLine(id)} accepted (202)` };
     });
     await steps.run('delivery', async () => {
-      await delivered(client, receiver, eventId, waitMs);
+      await delivered(client, receiver, eventId, wait);
       return { value: undefined, detail: `event ${terminalLine(eventId)} delivered, its signature verified` };
     });
     const replayId = await steps.run('replay', async () => {
       const { replay_event_id } = await client.events.replay(eventId);
-      await delivered(client, receiver, replay_event_id, waitMs);
+      await delivered(client, receiver, replay_event_id, wait);
       return { value: replay_event_id, detail: `copy ${terminalLine(replay_event_id)} delivered, its signature verified` };
     });
-    const { event } = await client.events.get(eventId);
-    await steps.run('export', async () => ({ value: undefined, detail: await exported(client, [eventId, replayId], event.created_at, waitMs) }));
-    await steps.run('erasure', async () => ({ value: undefined, detail: await erased(client, subject, [eventId, replayId], waitMs) }));
+    await steps.run('export', async () => {
+      const { event } = await client.events.get(eventId);
+      return { value: undefined, detail: await exported(client, [eventId, replayId], event.created_at, wait) };
+    });
+    await steps.run('erasure', async () => ({ value: undefined, detail: await erased(client, subject, [eventId, replayId], wait) }));
   } catch (error) {
     failure = error;
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
-  if (hookgate) {
+  if (apiKey) {
     try {
-      await cleanup(hookgate, made, steps);
+      // A client of its own: the steps' one is aborted by an interruption.
+      await cleanup(clientFor(url, apiKey), made, steps);
     } catch (error) {
       // The first failure is the one to act on; what could not be removed is said beside it.
       if (failure === undefined) throw new CliError(EXIT.failed, `smoke failed at cleanup: ${(error as Error).message}`);
