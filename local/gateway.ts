@@ -77,6 +77,11 @@ export interface GatewayOptions {
    * injection, mocks) turn it off.
    */
   deliverThread?: boolean;
+  /**
+   * Without `handlers`: false runs no deliver function at all, so deliveries wait in the queue, as in a
+   * deployment whose deliver function is stopped (what `hookgate smoke` must catch). Default true.
+   */
+  deliver?: boolean;
   /** Fixed emulator ports; free ones otherwise. */
   emulatorPorts?: EmulatorPorts;
   /** Where the start-up line goes. Default console.log. */
@@ -333,8 +338,8 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
     let handlers: GatewayHandlers;
     const threads: Gateway['threads'] = { emulators: emulators.thread };
     let deliverHeap: (() => Promise<HeapInfo>) | undefined;
-    if (opts.handlers || opts.deliverThread === false) {
-      handlers = opts.handlers ?? (await importHandlers());
+    if (opts.handlers || opts.deliverThread === false || opts.deliver === false) {
+      handlers = opts.handlers ?? (await importHandlers(opts.deliver === false ? ALL_BUT_DELIVER : undefined));
       const { deliver } = handlers;
       // The event source mapping receives and deletes with the deliver function's role.
       if (deliver) background.poller = runAs(polling.functionName, () => startSqsPoller({ ...polling, client: clients.sqs, handler: deliver }));

@@ -6,6 +6,7 @@ import { login } from './commands/login.js';
 import { portalLink } from './commands/portal-link.js';
 import { publish } from './commands/publish.js';
 import { replay } from './commands/replay.js';
+import { smokeCommand } from './commands/smoke.js';
 import { verify } from './commands/verify.js';
 import { describeError, EXIT } from './exit.js';
 import { Output } from './output.js';
@@ -15,11 +16,11 @@ import { Output } from './output.js';
  * pre-action hook copies into `output` before the action runs.
  */
 type RegisterCommand = (program: Command, output: Output) => void;
-const COMMANDS: RegisterCommand[] = [login, listenCommand, events, publish, replay, portalLink, verify];
+const COMMANDS: RegisterCommand[] = [login, listenCommand, events, publish, replay, portalLink, verify, smokeCommand];
 
 export function buildProgram(output: Output): Command {
   const program = new Command('hookgate')
-    .description('Command line for a Hookgate gateway: log in, listen on a local port, publish, follow and inspect events, replay, make portal links, check signatures.')
+    .description('Command line for a Hookgate gateway: log in, listen on a local port, publish, follow and inspect events, replay, make portal links, check signatures, smoke-test a deployment.')
     .version(packageJson.version)
     .showHelpAfterError()
     // Settings made here are copied to every subcommand made with .command(), which all are.

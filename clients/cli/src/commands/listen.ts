@@ -47,7 +47,7 @@ const RECONNECT_MS = [500, 1000, 2000, 5000, 10_000];
  * timer (a busy or suspended machine) still lands inside it, at a cost of 12 messages an hour. A proxy
  * that closes idle connections sooner needs `--keep-alive` lower.
  */
-const DEFAULT_KEEP_ALIVE_SECONDS = 300;
+export const DEFAULT_KEEP_ALIVE_SECONDS = 300;
 
 /** A keep-alive period that can keep a connection open: some, and under API Gateway's idle timeout. */
 function keepAliveMs(seconds: string): number {
@@ -121,11 +121,26 @@ async function forward(target: string, request: ListenRequest): Promise<ListenRe
 const line = (d: Delivered) =>
   [d.time, terminalLine(d.event_type ?? '-').padEnd(24), terminalLine(d.event_id), `#${d.attempt}`, d.status === null ? `error: ${terminalLine(d.error ?? '')}` : String(d.status), `${d.duration_ms} ms`].join('  ');
 
+/** What answers the tries a listen session's WebSocket carries: `listen` forwards them to a local server, `smoke` checks them itself. */
+interface Receiver {
+  answer(request: ListenRequest): Promise<ListenReply>;
+  /** Called once the connection is open. */
+  opened(): void;
+  /** Ms between keep-alive messages. */
+  keepAliveMs: number;
+}
+
+/** Where a session's WebSocket is, for a gateway that has one. */
+export function sessionSocketUrl(gateway: string, session: ListenSession): string {
+  if (!session.websocket_url) throw new CliError(EXIT.failed, `${gateway} has no hookgate listen endpoint (websocket_url is null)`);
+  return `${session.websocket_url}?session=${encodeURIComponent(session.session_id)}`;
+}
+
 /**
- * One WebSocket connection, until it closes or `stop` aborts: each request is forwarded and answered,
- * and a keep-alive message goes every `keepAlive` ms. Resolves whether it ever opened.
+ * One WebSocket connection, until it closes or `stop` aborts: each request is answered with what the
+ * receiver says, and a keep-alive message goes every `keepAliveMs`. Resolves whether it ever opened.
  */
-function serve(url: string, apiKey: string, target: string, keepAlive: number, output: Output, stop: AbortSignal): Promise<boolean> {
+export function serve(url: string, apiKey: string, receiver: Receiver, stop: AbortSignal): Promise<boolean> {
   return new Promise((resolve) => {
     // Node's WebSocket (undici) takes headers beside the protocols: the key stays out of the URL.
     const ws = new WebSocket(url, { headers: { authorization: `Bearer ${apiKey}` } } as unknown as string[]);
@@ -137,8 +152,8 @@ function serve(url: string, apiKey: string, target: string, keepAlive: number, o
       opened = true;
       keepingAlive = setInterval(() => {
         if (ws.readyState === ws.OPEN) ws.send(KEEP_ALIVE_MESSAGE);
-      }, keepAlive);
-      output.note(`Connected; forwarding deliveries to ${target} (Ctrl-C to stop)`);
+      }, receiver.keepAliveMs);
+      receiver.opened();
     });
     ws.addEventListener('message', (message: MessageEvent) => {
       let request: unknown;
@@ -148,19 +163,8 @@ function serve(url: string, apiKey: string, target: string, keepAlive: number, o
         return;
       }
       if (!isListenRequest(request)) return;
-      const startedAt = performance.now();
-      void forward(target, request).then((reply) => {
+      void receiver.answer(request).then((reply) => {
         if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(reply));
-        const delivered: Delivered = {
-          time: new Date().toISOString(),
-          event_id: request.event_id,
-          event_type: request.event_type,
-          attempt: request.attempt,
-          status: reply.status ?? null,
-          error: reply.error ?? null,
-          duration_ms: Math.round(performance.now() - startedAt),
-        };
-        output.result(delivered, () => [line(delivered)]);
       });
     });
     ws.addEventListener('close', () => {
@@ -169,6 +173,29 @@ function serve(url: string, apiKey: string, target: string, keepAlive: number, o
       resolve(opened);
     });
   });
+}
+
+/** `listen`'s receiver: each try forwarded to the local server, and one line printed of what it did. */
+function forwarder(target: string, keepAliveMs: number, output: Output): Receiver {
+  return {
+    keepAliveMs,
+    opened: () => output.note(`Connected; forwarding deliveries to ${target} (Ctrl-C to stop)`),
+    answer: async (request) => {
+      const startedAt = performance.now();
+      const reply = await forward(target, request);
+      const delivered: Delivered = {
+        time: new Date().toISOString(),
+        event_id: request.event_id,
+        event_type: request.event_type,
+        attempt: request.attempt,
+        status: reply.status ?? null,
+        error: reply.error ?? null,
+        duration_ms: Math.round(performance.now() - startedAt),
+      };
+      output.result(delivered, () => [line(delivered)]);
+      return reply;
+    },
+  };
 }
 
 const sleep = (ms: number, signal: AbortSignal) =>
@@ -203,12 +230,12 @@ async function listen(target: string, options: ListenOptions, output: Output): P
     output.result({ signing_secret: session.signing_secret }, () => [session.signing_secret]);
     return;
   }
-  if (!session.websocket_url) throw new CliError(EXIT.failed, `${url} has no hookgate listen endpoint (websocket_url is null)`);
-  const websocketUrl = `${session.websocket_url}?session=${encodeURIComponent(id)}`;
+  const websocketUrl = sessionSocketUrl(url, session);
   const filters = [`events ${session.event_type_pattern ?? '*'}`, session.source_id && `source ${session.source_id}`, session.customer && `customer ${session.customer}`].filter(Boolean).join(', ');
   output.note(`${session.resumed ? 'Resumed' : 'Opened'} listen session ${id} (destination ${session.destination_id}; ${filters})`);
   output.note(`Signing secret: ${session.signing_secret} (verify deliveries with it)`);
 
+  const receiver = forwarder(local, keepAlive, output);
   const stop = new AbortController();
   const onSignal = () => stop.abort();
   process.once('SIGINT', onSignal);
@@ -218,7 +245,7 @@ async function listen(target: string, options: ListenOptions, output: Output): P
     let everOpened = false;
     while (!stop.signal.aborted) {
       // API Gateway ends every connection after 2 hours, whatever it carries: that close is one more to reconnect after.
-      const opened = await serve(websocketUrl, apiKey, local, keepAlive, output, stop.signal);
+      const opened = await serve(websocketUrl, apiKey, receiver, stop.signal);
       if (stop.signal.aborted) break;
       everOpened ||= opened;
       // A first connection that never opens is a refused key or a gateway without listen: say so.
