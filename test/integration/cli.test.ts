@@ -295,7 +295,10 @@ describe('events tail', () => {
     await eventually(async () => lines().length, (n) => n >= 2).catch((error: Error) => {
       throw new Error(`${error.message}; stderr: ${tail.run.stderr}`);
     });
-    await new Promise((resolve) => setTimeout(resolve, 600)); // a few more polls: nothing printed twice
+    // A sentinel published after both were printed: once it is printed too, the polls in between had
+    // their chance to print either again.
+    const sentinel = await hookgate.outboundEvents.publish({ event_type: 'tail.sentinel', payload: { n: 3 } });
+    await eventually(async () => lines().map((event) => event.id), (ids) => ids.includes(sentinel.id));
 
     tail.child.kill('SIGINT');
     const exited = await tail.exited;
@@ -303,6 +306,7 @@ describe('events tail', () => {
     expect(lines().map((event) => [event.id, event.direction, event.event_type])).toEqual([
       [first.id, 'outbound', 'tail.one'],
       [second.id, 'outbound', 'tail.two'],
+      [sentinel.id, 'outbound', 'tail.sentinel'],
     ]);
     expect(exited.stdout).not.toContain(before.id);
   });
