@@ -200,8 +200,9 @@ describe('events get and replay', () => {
   });
 
   it('refuses to replay an event still retrying, saying which delivery waits and until when (1)', async () => {
-    // Nothing listens on port 9: every try is a refused connection, retried on the schedule.
-    const unreachable = await hookgate.destinations.create({ name: 'nobody home', url: 'http://127.0.0.1:9/hooks' });
+    // Nothing listens on port 9: every try is a refused connection, retried on the schedule. Its second
+    // try is 10 minutes out, so the wait read below is still the one the CLI is told of when it runs.
+    const unreachable = await hookgate.destinations.create({ name: 'nobody home', url: 'http://127.0.0.1:9/hooks', retry_schedule: [0, 600] });
     await hookgate.routes.create({ destination_id: unreachable.id, event_type_pattern: 'pending.test' });
     const published = await hookgate.outboundEvents.publish({ event_type: 'pending.test', payload: { n: 1 } });
     const detail = await eventually(
