@@ -34,12 +34,15 @@ afterAll(async () => {
   await rm(home, { recursive: true, force: true });
 });
 
-/** `hookgate listen` in a child process, for the events of one type, until the test signals it. */
-function listen(eventType: string, keepAliveSeconds: number | string) {
+/**
+ * `hookgate listen` in a child process, for the events of one type, until the test signals it. The
+ * session is kept in `dir`'s config: another directory is another session.
+ */
+function listen(eventType: string, keepAliveSeconds: number | string, dir = home) {
   const { HOOKGATE_URL: _u, HOOKGATE_API_KEY: _k, ...rest } = process.env;
   const args = ['listen', local.url, '--events', eventType, '--keep-alive', String(keepAliveSeconds), '--json'];
   const child = spawn(process.execPath, [join(root, 'bin/hookgate.mjs'), ...args], {
-    env: { ...rest, HOME: home, XDG_CONFIG_HOME: join(home, 'xdg'), HOOKGATE_URL: hookgate.baseUrl, HOOKGATE_API_KEY: key },
+    env: { ...rest, HOME: dir, XDG_CONFIG_HOME: join(dir, 'xdg'), HOOKGATE_URL: hookgate.baseUrl, HOOKGATE_API_KEY: key },
   });
   let stdout = '';
   let stderr = '';
@@ -69,8 +72,6 @@ async function deliveredThrough(cli: ReturnType<typeof listen>, eventType: strin
   expect(detail.attempts.at(-1)).toMatchObject({ outcome: 'success', response_status: 204 });
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('hookgate listen under API Gateway’s WebSocket limits', () => {
   it('--keep-alive must be able to keep a connection: a wait of 600 s or more (API Gateway’s idle timeout), or none, is a usage error', async () => {
     for (const seconds of ['600', '0', 'often']) {
@@ -83,7 +84,11 @@ describe('hookgate listen under API Gateway’s WebSocket limits', () => {
   it('a keep-alive inside the idle timeout keeps an idle connection open, and deliveries reach it', async () => {
     const cli = listen('limits.kept', 0.4);
     await cli.said('Connected');
-    await sleep(2.5 * LIMITS.idleTimeoutMs);
+    // The positive sign that the idle timeout has passed, twice: a CLI connected later, sending no
+    // keep-alive, has been closed twice by it.
+    const control = listen('limits.kept.control', 30, join(home, 'control'));
+    await control.said('disconnected; trying again in 0.5 s', 2);
+    expect(await control.stop()).toBe(0);
     expect(cli.stderr()).not.toContain('disconnected');
     await deliveredThrough(cli, 'limits.kept');
     expect(await cli.stop()).toBe(0);

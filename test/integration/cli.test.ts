@@ -200,8 +200,9 @@ describe('events get and replay', () => {
   });
 
   it('refuses to replay an event still retrying, saying which delivery waits and until when (1)', async () => {
-    // Nothing listens on port 9: every try is a refused connection, retried on the schedule.
-    const unreachable = await hookgate.destinations.create({ name: 'nobody home', url: 'http://127.0.0.1:9/hooks' });
+    // Nothing listens on port 9: every try is a refused connection, retried on the schedule. Its second
+    // try is 10 minutes out, so the wait read below is still the one the CLI is told of when it runs.
+    const unreachable = await hookgate.destinations.create({ name: 'nobody home', url: 'http://127.0.0.1:9/hooks', retry_schedule: [0, 600] });
     await hookgate.routes.create({ destination_id: unreachable.id, event_type_pattern: 'pending.test' });
     const published = await hookgate.outboundEvents.publish({ event_type: 'pending.test', payload: { n: 1 } });
     const detail = await eventually(
@@ -295,7 +296,10 @@ describe('events tail', () => {
     await eventually(async () => lines().length, (n) => n >= 2).catch((error: Error) => {
       throw new Error(`${error.message}; stderr: ${tail.run.stderr}`);
     });
-    await new Promise((resolve) => setTimeout(resolve, 600)); // a few more polls: nothing printed twice
+    // A sentinel published after both were printed: once it is printed too, the polls in between had
+    // their chance to print either again.
+    const sentinel = await hookgate.outboundEvents.publish({ event_type: 'tail.sentinel', payload: { n: 3 } });
+    await eventually(async () => lines().map((event) => event.id), (ids) => ids.includes(sentinel.id));
 
     tail.child.kill('SIGINT');
     const exited = await tail.exited;
@@ -303,6 +307,7 @@ describe('events tail', () => {
     expect(lines().map((event) => [event.id, event.direction, event.event_type])).toEqual([
       [first.id, 'outbound', 'tail.one'],
       [second.id, 'outbound', 'tail.two'],
+      [sentinel.id, 'outbound', 'tail.sentinel'],
     ]);
     expect(exited.stdout).not.toContain(before.id);
   });

@@ -62,8 +62,8 @@ describe('deliveries held by an open breaker', () => {
 
     // Asleep: the queue keeps no message for them (each goes once its task has parked it), only the
     // destination's one wake (its cooldown's end); and nothing is sent.
+    // With every task gone (so every held delivery parked), nothing is left that could send before the wake.
     await eventually(messagesInQueue, (n) => n <= 1);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(sink.received).toHaveLength(3);
 
     // The endpoint is fixed; its owner replays one dead letter: sent at once as the probe, not after the 60 s cooldown.
@@ -119,7 +119,7 @@ describe('deliveries held by an open breaker', () => {
     const waitingRetry = await eventually(() => eventDetail(call, key, retrying), (d) => d.event.deliveries[0]!.waiting?.reason === 'paused');
     expect(waitingRetry.event.deliveries[0]).toMatchObject({ status: 'retry_scheduled', attempts: 1, waiting: { reason: 'paused', until: null } });
     expect((await eventDetail(call, key, fresh[0]!)).event.deliveries[0]).toMatchObject({ status: 'queued', attempts: 0, waiting: { reason: 'paused', until: null } });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // All four parked (held counts parked deliveries, which keep no message): nothing is left to send them.
     expect(sink.received.filter((r) => r.path === '/paused')).toHaveLength(1);
     expect((await health(key, dest.id)).held).toBe(4);
 

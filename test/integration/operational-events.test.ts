@@ -1,6 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { bootGatewayWithSink } from '../fixtures/gateway';
 import { createAccount, typedClient, type Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
@@ -43,6 +45,21 @@ async function opsAccount(opsPath: string) {
   const ops = await addDestination(call, account.key, { url: `${sink.url}${opsPath}`, retry_schedule: [0] });
   await addRoute(call, account.key, { destination_id: ops.id, event_type_pattern: 'hookgate.*' });
   return { ...account, ops };
+}
+
+/**
+ * The positive sign that the work is over: the delivery queue is empty, every task done (with it any
+ * notice a task publishes after its try) and every breaker's wake gone (the cooldown here is 1 s).
+ */
+const QUEUE_DRAIN_MS = 45_000;
+async function queueDrained(): Promise<void> {
+  const QueueUrl = env.gateway.resources.deliveryQueueUrl;
+  const AttributeNames = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
+  const depth = async () => {
+    const { Attributes = {} } = await sqsClient().send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: [...AttributeNames] }));
+    return AttributeNames.reduce((sum, name) => sum + Number(Attributes[name]), 0);
+  };
+  await eventually(depth, (n) => n === 0, QUEUE_DRAIN_MS);
 }
 
 async function hookgateEvents(key: string) {
@@ -100,7 +117,10 @@ describe('operational webhooks', () => {
     // 6 dead letters and the app's breaker opening: 7 notices, each tried once at the ops endpoint and failing there.
     await eventually(() => hookgateEvents(key), (events) => events.length >= 7, 20_000);
     await sink.waitForPath('/ops-down', 7, 20_000);
-    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    // A notice about the ops endpoint's own breaker would follow its opening: once it is open and every
+    // task is done, it would be there.
+    await eventually(async () => (await typedClient(call, key).destinations.get(ops.id)).health.state, (state) => state === 'open', 20_000);
+    await queueDrained();
     const events = await hookgateEvents(key);
     expect(events).toHaveLength(7);
     for (const event of events) {
@@ -109,7 +129,7 @@ describe('operational webhooks', () => {
     }
     const opsHealth = (await typedClient(call, key).destinations.get(ops.id)).health;
     expect(opsHealth.state).toBe('open'); // its own breaker opened, and nobody was told: that would loop
-  });
+  }, QUEUE_DRAIN_MS + 60_000);
 
   it('auto-disables a destination that only failed for auto_disable_after_hours, and says so', async () => {
     const { key, source } = await opsAccount('/ops-c');
@@ -224,7 +244,7 @@ describe('operational events only where a route takes them', () => {
     }
     // The subscribed account's five notices are there, so the quiet account's would be by now.
     await eventually(() => listedTypes(subscribed.key), (types) => types.filter((t) => t === 'hookgate.delivery.dead_lettered').length === 5, 20_000);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    await queueDrained(); // every task done: a notice it would publish is published
 
     expect(await exportedIds(quiet.key)).toEqual(quiet.published);
     expect(await listedTypes(quiet.key)).toEqual([...Array(4).fill('order.created'), ...Array(5).fill('order.paid')]);

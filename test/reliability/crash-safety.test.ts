@@ -2,6 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { enqueueDeliveries } from '../../lambdas/adapters/delivery-queue';
@@ -55,9 +56,23 @@ async function expectAllDelivered(target: Sink, ids: string[], path: string, tim
   expect(ids.filter((id) => !seen.has(id)), 'accepted but never delivered').toEqual([]);
 }
 
-/** Waits past the grace a message gives its event, then says how many deliveries `path` has seen. */
-async function deliveredAfterGrace(target: Sink, path: string): Promise<number> {
-  await new Promise((resolve) => setTimeout(resolve, 4000));
+/**
+ * The positive sign that the work is over: the delivery queue is empty, every message tried or, having
+ * found no event within its grace, dropped. Only then is an absence worth asserting.
+ */
+async function queueDrained(): Promise<void> {
+  const QueueUrl = env.gateway.resources.deliveryQueueUrl;
+  const AttributeNames = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
+  const depth = async () => {
+    const { Attributes = {} } = await sqsClient().send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: [...AttributeNames] }));
+    return AttributeNames.reduce((sum, name) => sum + Number(Attributes[name]), 0);
+  };
+  await eventually(depth, (n) => n === 0, 30_000);
+}
+
+/** Waits until the queue is drained, then says how many deliveries `path` has seen. */
+async function deliveredOnceDrained(target: Sink, path: string): Promise<number> {
+  await queueDrained();
   return target.received.filter((r) => r.path === path).length;
 }
 
@@ -93,7 +108,7 @@ describe('the queue send fails (messages go before the event is stored)', () => 
     await expectAllDelivered(sink, [id], '/fanout-3');
     const detail = await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered');
     expect(detail.attempts).toHaveLength(3);
-    for (const n of [1, 2, 3]) expect(await deliveredAfterGrace(sink, `/fanout-${n}`)).toBe(1);
+    for (const n of [1, 2, 3]) expect(await deliveredOnceDrained(sink, `/fanout-${n}`)).toBe(1);
   });
 
   it('SQS keeps refusing an entry: 500, nothing stored, and the entries it took are dropped without a try', async () => {
@@ -116,7 +131,7 @@ describe('the queue send fails (messages go before the event is stored)', () => 
     recordFigures(SOURCE, { faultsInjected: 1 });
     expect(res.status).toBe(500);
     expect(await listAll(call, key, '/v1/events')).toEqual([]);
-    for (const n of [1, 2]) expect(await deliveredAfterGrace(sink, `/refused-${n}`)).toBe(0);
+    for (const n of [1, 2]) expect(await deliveredOnceDrained(sink, `/refused-${n}`)).toBe(0);
   });
 });
 
@@ -124,8 +139,10 @@ describe('the DynamoDB write fails after the messages went out', () => {
   it('throttled or failing PutItem: 500 in the envelope, nothing stored, the messages dropped without a try', async () => {
     const { key, source } = await accountWithSource(call);
     await addRoute(call, key, { destination_id: (await addDestination(call, key, { url: `${sink.url}/never-written` })).id });
-    await ingest(call, source.path_token, '{"warm":"caches"}'); // routing and token caches warm
-    await sink.waitForPath('/never-written', 1);
+    const warm = await ingest(call, source.path_token, '{"warm":"caches"}');
+    // Routing and token caches warm, and its delivery settled before any fault goes in: a fault on its
+    // attempt's write would bring its message back a minute later.
+    await eventually(() => eventDetail(call, key, warm.json.data.id as string), (d) => d.event.status === 'delivered');
 
     const sends = injectFault(sqsClient(), ['SendMessageBatchCommand'], () => undefined); // counts, lets through
     const errors = [
@@ -158,14 +175,16 @@ describe('the DynamoDB write fails after the messages went out', () => {
     expect(sends.hits).toBeGreaterThanOrEqual(3);
     expect((await listAll(call, key, '/v1/events')).length).toBe(1);
     expect(await listAll(call, key, '/v1/outbound-events')).toEqual([]);
-    expect(await deliveredAfterGrace(sink, '/never-written')).toBe(1);
+    expect(await deliveredOnceDrained(sink, '/never-written')).toBe(1);
   });
 
   it('the body is written and the status item is not: 500, and the body written alone is unreachable', async () => {
     const { key, source } = await accountWithSource(call);
     await addRoute(call, key, { destination_id: (await addDestination(call, key, { url: `${sink.url}/half` })).id });
-    await ingest(call, source.path_token, '{"warm":"caches"}');
-    await sink.waitForPath('/half', 1);
+    const warm = await ingest(call, source.path_token, '{"warm":"caches"}');
+    // Routing and token caches warm, and its delivery settled before any fault goes in: a fault on its
+    // attempt's write would bring its message back a minute later.
+    await eventually(() => eventDetail(call, key, warm.json.data.id as string), (d) => d.event.status === 'delivered');
 
     // The body's put goes through; the status item's is throttled, round after round.
     const partial = injectFault(documentClient(), ['PutItemCommand'], (input) => {
@@ -184,7 +203,7 @@ describe('the DynamoDB write fails after the messages went out', () => {
     expect(res.json).toEqual({ error: 'Internal server error', duration_ms: expect.any(Number) });
     const listed = await listAll(call, key, '/v1/events');
     expect(listed).toHaveLength(1); // the warm-up only
-    expect(await deliveredAfterGrace(sink, '/half')).toBe(1);
+    expect(await deliveredOnceDrained(sink, '/half')).toBe(1);
   });
 });
 
@@ -222,7 +241,7 @@ describe('a worker that died after recording its try', () => {
     expect(detail.event.deliveries).toEqual([expect.objectContaining({ destination_id: destination.id, status: 'delivered', attempts: 2 })]);
     expect(detail.event.attempts_count).toBe(2);
     expect(detail.attempts.map((a: { id: string }) => a.id)).toEqual([first.id, second.id]);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await queueDrained();
     expect(sink.received.filter((r) => r.path === '/recorded')).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { KEEP_ALIVE_MESSAGE } from '../../lambdas/domain/listen';
 import type { ListenHandler } from '../../local/handlers';
@@ -11,6 +11,7 @@ import { startListenServer, type ListenLimits, type ListenServer } from '../../l
  */
 let server: ListenServer | undefined;
 afterEach(async () => {
+  vi.useRealTimers();
   await server?.close();
   server = undefined;
 });
@@ -28,8 +29,6 @@ async function start(limits?: ListenLimits) {
   return { invoked, client, closed, openedAt: Date.now() };
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('local listen server: route selection ($request.body.action, routes response and $default)', () => {
   it('sends the keep-alive to $default, an answer to response, and anything else to $default; ping frames invoke nothing', async () => {
     const { invoked, client } = await start();
@@ -38,13 +37,15 @@ describe('local listen server: route selection ($request.body.action, routes res
     client.send(answer);
     client.send('not json');
     client.ping();
-    await expect.poll(() => invoked.length).toBe(4);
-    await sleep(100);
+    // Frames are handled in order: once the one sent after the ping has arrived, the ping had its chance.
+    client.send('after the ping');
+    await expect.poll(() => invoked.at(-1)?.body).toBe('after the ping');
     expect(invoked).toEqual([
       { route: '$connect', body: undefined },
       { route: '$default', body: KEEP_ALIVE_MESSAGE },
       { route: 'response', body: answer },
       { route: '$default', body: 'not json' },
+      { route: '$default', body: 'after the ping' },
     ]);
   });
 });
@@ -61,11 +62,20 @@ describe('local listen server: API Gateway’s connection limits', () => {
   });
 
   it('keeps a connection whose client sends the keep-alive inside the idle timeout', async () => {
-    const { client, closed } = await start({ idleTimeoutMs: 400, maxConnectionMs: 60_000 });
-    const keepingAlive = setInterval(() => client.send(KEEP_ALIVE_MESSAGE), 100);
-    const outcome = await Promise.race([closed.then(() => 'closed'), sleep(1500).then(() => 'open')]);
-    clearInterval(keepingAlive);
-    expect(outcome).toBe('open');
+    // The server's clock is moved, not waited for: a stalled machine cannot starve the keep-alive.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    const { client, closed, invoked } = await start({ idleTimeoutMs: 400, maxConnectionMs: 60_000 });
+    let isClosed = false;
+    void closed.then(() => (isClosed = true));
+    for (let i = 1; i <= 5; i += 1) {
+      vi.advanceTimersByTime(300);
+      client.send(KEEP_ALIVE_MESSAGE);
+      await expect.poll(() => invoked.filter((call) => call.body === KEEP_ALIVE_MESSAGE).length).toBe(i);
+    }
+    expect(isClosed).toBe(false); // 1.5 s in all, never 400 ms without a keep-alive
+    // The idle timer still runs: 400 ms without one closes the connection.
+    vi.advanceTimersByTime(400);
+    expect((await closed).code).toBe(1001);
   });
 
   it('closes every connection at the connection limit, however busy', async () => {

@@ -3,27 +3,39 @@ import { scheduledEvent, startSchedule } from '../../local/schedules';
 
 describe('startSchedule', () => {
   it('runs once at start, then on every interval, and stop() waits for the run in progress', async () => {
-    // Prepare
+    // Prepare: the third run is held open until the test lets it end
     let runs = 0;
     let running = false;
+    const order: string[] = [];
+    let releaseThird!: () => void;
+    const thirdHeld = new Promise<void>((resolve) => (releaseThird = resolve));
+    let thirdStarted!: () => void;
+    const third = new Promise<void>((resolve) => (thirdStarted = resolve));
     const task = async (): Promise<void> => {
       running = true;
       runs += 1;
-      await new Promise((r) => setTimeout(r, 30));
+      if (runs === 3) {
+        thirdStarted();
+        await thirdHeld;
+        order.push('run ended');
+      }
       running = false;
     };
 
     // Act
     const schedule = startSchedule('test', task, 50);
-    await new Promise((r) => setTimeout(r, 5));
-    const runsAtStart = runs;
-    await new Promise((r) => setTimeout(r, 140));
-    await schedule.stop();
+    const runsAtStart = runs; // the start-up run begins before startSchedule returns
+    await third;
+    const stopped = schedule.stop().then(() => order.push('stopped'));
+    await new Promise((resolve) => setImmediate(resolve)); // stop() has had its chance to return early
+    releaseThird();
+    await stopped;
 
     // Assess
     expect(runsAtStart).toBe(1);
-    expect(runs).toBeGreaterThanOrEqual(3);
+    expect(order).toEqual(['run ended', 'stopped']);
     expect(running).toBe(false);
+    expect(runs).toBe(3); // none after stop()
   });
 
   it('keeps going after a failing run', async () => {
@@ -34,10 +46,9 @@ describe('startSchedule', () => {
       throw new Error('boom');
     }, 20, (err) => errors.push(err));
 
-    await new Promise((r) => setTimeout(r, 70));
+    await expect.poll(() => runs).toBeGreaterThanOrEqual(2);
     await schedule.stop();
 
-    expect(runs).toBeGreaterThanOrEqual(2);
     expect(errors.length).toBe(runs);
   });
 });

@@ -126,10 +126,13 @@ describe('FairScheduler', () => {
 function fakeQueue(messages: Message[]) {
   const pending = [...messages];
   const deleted: string[] = [];
+  let emptyReceives = 0;
   const client = {
     send: async (command: unknown) => {
       if (command instanceof ReceiveMessageCommand) {
-        return { Messages: pending.splice(0, command.input.MaxNumberOfMessages ?? 1) };
+        const taken = pending.splice(0, command.input.MaxNumberOfMessages ?? 1);
+        if (taken.length === 0) emptyReceives++;
+        return { Messages: taken };
       }
       if (command instanceof DeleteMessageBatchCommand) {
         deleted.push(...(command.input.Entries ?? []).map((e) => e.ReceiptHandle ?? ''));
@@ -138,7 +141,16 @@ function fakeQueue(messages: Message[]) {
       throw new Error('unexpected command');
     },
   } as unknown as SQSClient;
-  return { client, deleted, push: (...more: Message[]) => pending.push(...more) };
+  return {
+    client,
+    deleted,
+    push: (...more: Message[]) => pending.push(...more),
+    /**
+     * Receives answered with nothing. The poller hands out what it holds after each: once a second
+     * one came, it has held every message and had its chance to start whatever its slots allow.
+     */
+    emptyReceives: () => emptyReceives,
+  };
 }
 
 /** A handler whose batches run until released, recording what ran at once. */
@@ -212,7 +224,7 @@ describe('startSqsPoller', () => {
     start(queue.client, handler, 8);
 
     await until(() => handler.running.size === 8);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => queue.emptyReceives() >= 2);
     expect(handler.peak()).toBe(8);
 
     handler.free();
@@ -242,7 +254,7 @@ describe('startSqsPoller', () => {
     start(queue.client, handler, 6);
 
     await until(() => handler.running.size === 3);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => queue.emptyReceives() >= 2);
 
     expect(handler.running.size).toBe(3);
   });
