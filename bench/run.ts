@@ -556,8 +556,8 @@ const heapGrowth = soak ? Math.max(...Object.values(soak.heap_used).map((g) => g
 const rssPerMin = soak?.rss.mb_per_min ?? null;
 rowSection = 'soak';
 add(
-  `10. soak ${soak?.rate_per_s ?? 20}/s, ${soak?.measured_s ?? '?'} s after ${soak?.warmup_s ?? '?'} s warm-up: delivered / lost, p50 / p99`,
-  soak ? `${soak.delivered} / ${soak.lost}, ${soak.p50_ms} / ${soak.p99_ms} ms` : 'n/a',
+  `10. soak ${soak?.rate_per_s ?? 20}/s, ${soak?.measured_s ?? '?'} s after ${soak?.warmup_s ?? '?'} s warm-up: delivered / not delivered by the drain's deadline, p50 / p99`,
+  soak ? `${soak.delivered} / ${soak.undelivered}${soak.drained ? '' : ' (drain timed out)'}, ${soak.p50_ms} / ${soak.p99_ms} ms` : 'n/a',
 );
 add(
   '   heap after a full GC, growth: main / deliver / emulators',

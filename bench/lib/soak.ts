@@ -36,6 +36,8 @@ export interface SoakOptions {
   /** The window after the warm-up. */
   measureS: number;
   sampleEveryS: number;
+  /** How long after the load the accepted events have to reach the destination. Default 60 s. */
+  drainS?: number;
   log?: (line: string) => void;
 }
 
@@ -75,7 +77,13 @@ export interface SoakResult {
    */
   refusals: Array<{ reason: string; count: number }>;
   delivered: number;
-  lost: number;
+  /** Whether every accepted event reached the destination within the drain's deadline. */
+  drained: boolean;
+  /**
+   * Accepted and not delivered when the drain's deadline passed: a slow drain (a timeout), not a loss,
+   * since nothing shows them gone.
+   */
+  undelivered: number;
   /** Latency from the request's start to the destination's read of the delivery, over the window. */
   p50_ms: number;
   p99_ms: number;
@@ -107,7 +115,7 @@ function growthOf(points: ReadonlyArray<{ at_s: number; mb: number }>): Growth {
 }
 
 export async function runSoak(options: SoakOptions): Promise<SoakResult> {
-  const { ratePerS, warmupS, measureS, sampleEveryS, log = () => undefined } = options;
+  const { ratePerS, warmupS, measureS, sampleEveryS, drainS = 60, log = () => undefined } = options;
   const sink = await startSink();
   // V8 drops the bytecode of functions that have not run for a while: the start-up code's, 3 to 5 MB a
   // thread, went at some point in the first minutes, and a window that held the drop hid as much growth.
@@ -175,7 +183,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     await sample();
     await Promise.all(inFlight);
     const isDelivered = () => new Set(sink.delivered().filter((a) => accepted.has(a.seq)).map((a) => a.seq)).size >= accepted.size;
-    await waitUntil(isDelivered, 60_000, 100);
+    const drained = await waitUntil(isDelivered, drainS * 1000, 100);
 
     const window = samples.filter((s) => s.at_s >= warmupS);
     const windowStart = started + warmupS * 1000;
@@ -191,7 +199,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
       refused: Object.values(refusals).reduce((sum, n) => sum + n, 0),
       refusals: Object.entries(refusals).map(([reason, count]) => ({ reason, count })),
       delivered: deliveredAccepted,
-      lost: accepted.size - deliveredAccepted,
+      drained,
+      undelivered: accepted.size - deliveredAccepted,
       p50_ms: percentile(latencies, 50),
       p99_ms: percentile(latencies, 99),
       rss: growthOf(window.map((s) => ({ at_s: s.at_s, mb: s.rss_mb }))),

@@ -62,7 +62,7 @@ export async function verificationTaskArrived(task: VerificationTask, deps: { se
     if (await verified(task.account_id, task.destination_id, task.challenge, deps.now())) log.info('endpoint verified', keys);
     return;
   }
-  const wait = nextVerificationTry(task.attempt);
+  const wait = nextVerificationTry(task.attempt, config().verificationResendSeconds);
   log.info('endpoint verification not echoed', { ...keys, outcome: result.outcome, status: result.responseStatus, next_try_in_seconds: wait });
   const { rearmed: _rearmed, ...next } = task;
   if (wait !== null) await enqueueDeliveries([{ ...next, attempt: task.attempt + 1 }], wait);

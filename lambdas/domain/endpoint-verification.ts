@@ -72,8 +72,21 @@ export function echoesChallenge(body: string, challenge: string): boolean {
  */
 export const VERIFICATION_RESEND_SECONDS = [10, 60, 300, 900, 900, 900] as const;
 
+/**
+ * A deployment's resend schedule from its setting: comma-separated seconds, each within one message
+ * delay (0 to 900); unset or empty, the default. Tests scale it down to see a resend without waiting 10 s.
+ */
+export function parseVerificationResend(raw: string | undefined): readonly number[] {
+  if (raw === undefined || raw.trim() === '') return VERIFICATION_RESEND_SECONDS;
+  const steps = raw.split(',').map((part) => (part.trim() === '' ? Number.NaN : Number(part.trim())));
+  if (steps.some((s) => !Number.isFinite(s) || s < 0 || s > 900)) {
+    throw new Error(`invalid verification resend schedule "${raw}": comma-separated seconds between 0 and 900`);
+  }
+  return steps;
+}
+
 /** The wait before the next try after try `attempt` (1-based) failed to verify; null: no more tries. */
-export const nextVerificationTry = (attempt: number): number | null => VERIFICATION_RESEND_SECONDS[attempt - 1] ?? null;
+export const nextVerificationTry = (attempt: number, schedule: readonly number[] = VERIFICATION_RESEND_SECONDS): number | null => schedule[attempt - 1] ?? null;
 
 /** Why a challenge posted by hand does not verify the destination. */
 export type ManualVerification = { kind: 'verified' } | { kind: 'not_pending' } | { kind: 'mismatch' };

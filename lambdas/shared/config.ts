@@ -3,6 +3,7 @@ import { DELIVERY_QUEUE, ENV } from './resource-definitions';
 import { parseRetrySchedule } from '../domain/backoff';
 import { DEFAULT_BREAKER } from '../domain/breaker';
 import { MISSING_EVENT_GRACE_SECONDS } from '../domain/delivery-phases';
+import { parseVerificationResend } from '../domain/endpoint-verification';
 import { DEFAULT_MAX_FANOUT } from '../domain/delivery-plan';
 import { accountTries } from '../domain/max-in-flight';
 import { DEFAULT_ENDPOINT_CAPS } from '../destinations/changes';
@@ -36,6 +37,7 @@ const configSchema = z.object({
   /** Set on the functions that make or use Ed25519 keys or hash subjects (ENV.signingKeysKmsKey). */
   signingKeysKmsKey: z.optional(z.string()),
   replayLeaseSeconds: z.number().check(z.gte(1)),
+  verificationResendSeconds: z.array(z.number()),
   missingEventGraceSeconds: z.number().check(z.gte(0)),
   maxFanout: z.int().check(z.gte(1)),
   httpApiId: z.optional(z.string()),
@@ -84,6 +86,7 @@ export function config(): Config {
     exportFunctionName: process.env[ENV.exportFunctionName] || undefined,
     signingKeysKmsKey: process.env[ENV.signingKeysKmsKey] || undefined,
     replayLeaseSeconds: numberOr(process.env[ENV.replayLeaseSeconds], 120),
+    verificationResendSeconds: [...parseVerificationResend(process.env[ENV.verificationResendSeconds])],
     missingEventGraceSeconds: numberOr(process.env[ENV.missingEventGraceSeconds], MISSING_EVENT_GRACE_SECONDS),
     maxFanout: numberOr(process.env[ENV.maxFanout], DEFAULT_MAX_FANOUT),
     httpApiId: process.env[ENV.httpApiId] || undefined,

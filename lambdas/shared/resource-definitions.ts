@@ -121,6 +121,8 @@ export const ENV = {
   maxFanout: 'HOOKGATE_MAX_FANOUT',
   /** How long a bulk replay's worker holds its job between checkpoints before another run may take it over. */
   replayLeaseSeconds: 'HOOKGATE_REPLAY_LEASE_SECONDS',
+  /** Seconds before each resend of an endpoint's verification challenge (lambdas/domain/endpoint-verification.ts). */
+  verificationResendSeconds: 'HOOKGATE_VERIFICATION_RESEND_SECONDS',
   /** The HTTP API custom domains are mapped to (the domain provisioner only). */
   httpApiId: 'HOOKGATE_HTTP_API_ID',
   /** Local runtime and tests only: a JSON file of TXT answers; ignored in AWS Lambda. */

@@ -8,7 +8,7 @@ import { claimReplayCopy, insertReplayJob } from '../../lambdas/replays/record';
 import { copyEvent } from '../../lambdas/replays/replay-event';
 import { runReplayWorker } from '../../lambdas/replays/worker';
 import { newId } from '../../lambdas/shared/secrets';
-import { startChildGateway } from '../fixtures/child-gateway';
+import { CHILD_START_TIMEOUT_MS, startChildGateway } from '../fixtures/child-gateway';
 import { bootGatewayWithSink, DELIVERY_TEST_ENV } from '../fixtures/gateway';
 import { createAccount, httpClient, type Call } from '../fixtures/http-client';
 import { replayJobFactory } from '../fixtures/records';
@@ -295,5 +295,7 @@ describe('a bulk replay killed with SIGKILL mid-job', () => {
       await target.close();
       await rm(dataDir, { recursive: true, force: true });
     }
-  }, 240_000);
+    // More than its waits one after the other (two starts; dead-lettered, copies arriving, the job done,
+    // every copy delivered) and a minute for the requests between them: a wait that runs out fails as itself.
+  }, 2 * CHILD_START_TIMEOUT_MS + 60_000 + 60_000 + 120_000 + 60_000 + 60_000);
 });

@@ -23,7 +23,7 @@ let sink: Sink;
 
 beforeAll(async () => {
   // Only the start-up runs of the schedules happen during this file; the test invokes the sweeper itself.
-  env = await bootGatewayWithSink({ SCHEDULER_RETENTION_INTERVAL: '3600', HOOKGATE_RECONCILE_INTERVAL: '3600', SCHEDULER_EXPORT_POLL_INTERVAL: '3600' });
+  env = await bootGatewayWithSink({ SCHEDULER_RETENTION_INTERVAL: '3600', SCHEDULER_EXPORT_POLL_INTERVAL: '3600' });
   ({ call, sink } = env);
   await env.gateway.startupRuns;
   sink.respondWith((req, res) => res.writeHead(req.path === '/far' ? 500 : 200).end());

@@ -16,7 +16,8 @@ let sink: Sink;
 const echoing = new Set<string>();
 
 beforeAll(async () => {
-  env = await bootGatewayWithSink();
+  // One resend, a second after the first try: what follows it is seen without waiting out the default 10 s.
+  env = await bootGatewayWithSink({ HOOKGATE_VERIFICATION_RESEND_SECONDS: '1' });
   ({ call, sink } = env);
   sink.respondWith((request, res) => {
     const body = parsed(request);
@@ -84,11 +85,12 @@ describe('proof of endpoint ownership', () => {
     // each that ends hands its slot to the next held in its shard (the hand-over's order, not a global one).
     const dest = await verifyingDestination(key, '/echo-later', { max_in_flight: 1 });
     await addRoute(call, key, { destination_id: dest.id });
-    const [unanswered] = await sink.waitForPath('/echo-later', 1);
+    // Its first try and the one resend, both unanswered: no more come on their own.
+    const [unanswered] = await sink.waitForPath('/echo-later', 2);
     const held = await heldEvents(key, source.path_token, 'held', 3);
     expect(othersTo('/echo-later')).toEqual([]);
 
-    // Its receiver learns to echo; its owner asks for a new challenge rather than wait for the next resend.
+    // Its receiver learns to echo; its owner asks for a new challenge, as no resend is coming.
     echoing.add('/echo-later');
     const resent = await call('POST', `/v1/destinations/${dest.id}/verification/resend`, { key });
     expect(resent.status).toBe(202);
@@ -113,7 +115,7 @@ describe('proof of endpoint ownership', () => {
     const dest = await verifyingDestination(key, '/silent');
     await addRoute(call, key, { destination_id: dest.id });
     const [event] = await heldEvents(key, source.path_token, 'silent', 1);
-    // The first resend comes after its backoff (10 s): the same challenge, until its owner asks for a new one.
+    // The resend comes after its backoff (1 s here, 10 s by default): the same challenge, until its owner asks for a new one.
     const tries = await sink.waitForPath('/silent', 2, 20_000);
     expect(tries.every(isChallenge)).toBe(true);
     expect(challengeOf(tries[1]!)).toBe(challengeOf(tries[0]!));

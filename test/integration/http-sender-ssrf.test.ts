@@ -42,10 +42,11 @@ let keepAlive: CountingServer;
 let closedPort = 0;
 const received: Received[] = [];
 const timers = new Set<NodeJS.Timeout>();
-// Called when the server sees the sender hang up on a long body.
-const hungUp: { drip?: () => void; big?: () => void } = {};
+// Called when the server sees the sender hang up on a long body, with whether the whole body had been
+// written by then (a sender that read it all lets it finish).
+const hungUp: { drip?: (finished: boolean) => void; big?: (finished: boolean) => void } = {};
 
-function serverSeesHangUp(key: keyof typeof hungUp): Promise<void> {
+function serverSeesHangUp(key: keyof typeof hungUp): Promise<boolean> {
   return new Promise((resolve) => {
     hungUp[key] = resolve;
   });
@@ -78,14 +79,14 @@ function route(req: http.IncomingMessage, res: http.ServerResponse, body: Buffer
       res.on('close', () => {
         clearInterval(drip);
         timers.delete(drip);
-        hungUp.drip?.();
+        hungUp.drip?.(res.writableFinished);
       });
       return;
     }
     case '/big':
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': String(10 * 1024 * 1024) });
       res.end(Buffer.alloc(10 * 1024 * 1024, 0x62));
-      res.on('close', () => hungUp.big?.());
+      res.on('close', () => hungUp.big?.(res.writableFinished));
       return;
     case '/headers-then-hang':
       res.writeHead(200, { 'content-type': 'text/plain' });
@@ -124,14 +125,6 @@ afterAll(async () => {
   send.closeIdleConnections();
   await Promise.all([stopServer(trap), stopServer(destination), stopServer(keepAlive)]);
 });
-
-function withinMs(promise: Promise<void>, ms: number): Promise<'done' | 'late'> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), ms);
-  });
-  return Promise.race([promise.then(() => 'done' as const), late]).finally(() => clearTimeout(timer));
-}
 
 function delivery(url: string, overrides: Partial<DeliveryRequest> = {}): DeliveryRequest {
   return { url, headers: { 'content-type': 'application/json' }, body: Buffer.from('{"id":"evt_1"}'), timeoutMs: 500, allowPrivate: false, ...overrides };
@@ -226,35 +219,36 @@ describe('deliveries with private destinations allowed (local development)', () 
   it('times out a destination that accepts the connection but never answers', async () => {
     const result = await send(delivery(at('/hang'), { ...allow, timeoutMs: 300 }));
     expect(result).toMatchObject({ outcome: 'timeout', responseStatus: null, error: 'no response within 300 ms' });
+    // Never early; how late it fires on a busy machine is not the sender's promise.
     expect(result.durationMs).toBeGreaterThanOrEqual(290);
-    expect(result.durationMs).toBeLessThan(500);
   });
 
-  it('stops reading a body that drips forever once 4096 bytes are captured', async () => {
+  // The try's timeout is longer than the test's own: the test ends only if the sender stops reading
+  // once it has captured enough, rather than at its deadline.
+  const BEYOND_THE_TEST_MS = 10 * 60_000;
+
+  it('stops reading a body that drips forever once 4096 bytes are captured', { timeout: 30_000 }, async () => {
     const hangUp = serverSeesHangUp('drip');
-    const started = performance.now();
-    const result = await send(delivery(at('/drip'), { ...allow, timeoutMs: 5_000 }));
+    const result = await send(delivery(at('/drip'), { ...allow, timeoutMs: BEYOND_THE_TEST_MS }));
     expect(result.outcome).toBe('success');
     expect(Buffer.byteLength(result.responseBody)).toBe(4096);
     expect(result.responseBody).toBe('a'.repeat(4096));
-    expect(performance.now() - started).toBeLessThan(1_500);
-    // The sender dropped the connection instead of reading on until the deadline.
-    await expect(withinMs(hangUp, 300)).resolves.toBe('done');
+    // The sender dropped the connection: the drip never ends on its own.
+    await expect(hangUp).resolves.toBe(false);
   });
 
-  it('captures only 4096 bytes of a 10 MB body, fast', async () => {
+  it('captures only 4096 bytes of a 10 MB body, and hangs up on the rest', { timeout: 30_000 }, async () => {
     const hangUp = serverSeesHangUp('big');
-    const result = await send(delivery(at('/big'), { ...allow, timeoutMs: 5_000 }));
+    const result = await send(delivery(at('/big'), { ...allow, timeoutMs: BEYOND_THE_TEST_MS }));
     expect(result).toMatchObject({ outcome: 'success', responseStatus: 200, responseBody: 'b'.repeat(4096) });
-    expect(result.durationMs).toBeLessThan(1_000);
-    await expect(withinMs(hangUp, 300)).resolves.toBe('done');
+    // Dropped, not drained: the server never got to write the whole body.
+    await expect(hangUp).resolves.toBe(false);
   });
 
   it('keeps the status when the body stalls past the deadline, with what arrived of the body', async () => {
     const result = await send(delivery(at('/headers-then-hang'), { ...allow, timeoutMs: 300 }));
     expect(result).toMatchObject({ outcome: 'success', responseStatus: 200, responseBody: 'partial body', error: null });
     expect(result.durationMs).toBeGreaterThanOrEqual(290);
-    expect(result.durationMs).toBeLessThan(500);
   });
 
   it('reports a connection reset as a network error', async () => {

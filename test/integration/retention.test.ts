@@ -39,7 +39,7 @@ beforeAll(async () => {
     port: 0,
     dataDir,
     // Only the start-up runs of the schedules happen during this file; the tests invoke the sweeper themselves.
-    env: { HOOKGATE_LOG_LEVEL: 'warn', SCHEDULER_RETENTION_INTERVAL: '3600', HOOKGATE_RECONCILE_INTERVAL: '3600' },
+    env: { HOOKGATE_LOG_LEVEL: 'warn', SCHEDULER_RETENTION_INTERVAL: '3600' },
     log: () => undefined,
   });
   // The start-up reconcile resends unsettled events it finds: it must be over before old ones are written.

@@ -24,12 +24,12 @@ describe('per-destination retry schedule', () => {
     await addRoute(call, key, { destination_id: dest.id });
 
     const id = (await ingest(call, source.path_token, '{"n":1}')).json.data.id as string;
+    // Three tries within 20 s: the default schedule's second step alone is 30 s.
     const tries = await sink.waitForPath('/fail/steps', 3, 20_000);
     const gaps = [tries[1]!.at - tries[0]!.at, tries[2]!.at - tries[1]!.at];
+    // Never before its step; how much later on a busy machine is not the schedule's promise.
     expect(gaps[0]).toBeGreaterThanOrEqual(900);
-    expect(gaps[0]).toBeLessThan(2_900);
     expect(gaps[1]).toBeGreaterThanOrEqual(2_900);
-    expect(gaps[1]).toBeLessThan(5_000);
     const detail = await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'dead_letter');
     expect(detail.attempts).toHaveLength(3);
     await new Promise((resolve) => setTimeout(resolve, 1_500));

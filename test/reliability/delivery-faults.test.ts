@@ -111,11 +111,23 @@ describe('hostile destinations in one batch', () => {
     };
     const refused = await hostile('refused', () => undefined);
     await refused.close(); // a port nobody listens on
+    // Holds its first try open (within its 30 s timeout) until every other destination's first try has
+    // arrived, then answers: a delivery that waited behind it would arrive only once it had ended.
+    let releaseHeld: () => void = () => undefined;
+    const heldReleased = new Promise<void>((resolve) => (releaseHeld = resolve));
+    let heldFirstTryOpen: boolean | undefined;
+    const held = await hostile('held', (_req, res, n) => {
+      if (n > 1) return void res.writeHead(200).end('ok');
+      heldFirstTryOpen = true;
+      res.on('close', () => (heldFirstTryOpen = false));
+      void heldReleased.then(() => res.writeHead(200).end('ok'));
+    });
 
     const { key, source } = await accountWithSource(call);
     const ids = new Map<string, string>();
-    for (const dest of [...Object.values(d), refused]) {
-      const created = await addDestination(call, key, { url: dest.url, timeout_ms: dest.name === 'hang' ? HANG_TIMEOUT_MS : 5000 });
+    const timeoutOf = (name: string) => ({ hang: HANG_TIMEOUT_MS, held: 30_000 })[name] ?? 5000;
+    for (const dest of [...Object.values(d), refused, held]) {
+      const created = await addDestination(call, key, { url: dest.url, timeout_ms: timeoutOf(dest.name) });
       await addRoute(call, key, { destination_id: created.id });
       ids.set(created.id, dest.name);
     }
@@ -124,6 +136,12 @@ describe('hostile destinations in one batch', () => {
     const res = await ingest(call, source.path_token, '{"worst":"day"}');
     expect(res.status).toBe(202);
     const eventId = res.json.data.id as string;
+
+    // Nobody waited for the held destination: every other first try arrived while its try was open.
+    // Longer than the held try's timeout would prove nothing: it has ended by then.
+    await eventually(async () => [...Object.values(d), held].filter((dest) => dest.arrivals.length === 0).map((dest) => dest.name), (waiting) => waiting.length === 0, 30_000);
+    expect(heldFirstTryOpen, 'the held try was still open when the last other first try arrived').toBe(true);
+    releaseHeld();
 
     const detail = await eventually(
       () => eventDetail(call, key, eventId),
@@ -185,14 +203,12 @@ describe('hostile destinations in one batch', () => {
     // No redirect was followed: nothing connected to the internal address.
     expect(trap.connections()).toBe(0);
 
-    // Nobody waited for the hanging destination: every first try started before its first try timed out.
-    const hangGaveUpAt = d.hang.arrivals[0]! + HANG_TIMEOUT_MS;
-    for (const dest of Object.values(d)) expect(dest.arrivals[0], dest.name).toBeLessThan(hangGaveUpAt);
+    expect(summary('held')).toEqual([['success', 200]]);
     const healthyAfter = d.healthy.arrivals[0]! - sentAt;
     console.log(`healthy destination reached ${healthyAfter} ms after the ingest; the hanging one held its try for ${HANG_TIMEOUT_MS} ms`);
 
     const failedTries = attempts.filter((a) => a.outcome !== 'success').length;
     recordFigures(SOURCE, { faultsInjected: failedTries, accepted: 1, delivered: d.healthy.arrivals.length > 0 ? 1 : 0, lost: d.healthy.arrivals.length > 0 ? 0 : 1 });
     expect(detail.event.status).toBe('dead_letter'); // some deliveries exhausted their tries
-  }, 120_000);
+  }, 180_000); // more than its waits (30 s for the first tries, 90 s for the rest) and the setup before them
 });

@@ -21,7 +21,7 @@ export default function setup(project: TestProject) {
     const seconds = ((Date.now() - startedAt) / 1000).toFixed(1);
     const lines = [...bySource].map(
       ([source, f]) =>
-        `  ${source.padEnd(16)} faults ${f.faultsInjected}, bad inputs ${f.badInputsTried}, accepted ${f.accepted}, delivered ${f.delivered}, lost ${f.lost}, 5xx ${f.badInput5xx}`,
+        `  ${source.padEnd(16)} faults ${f.faultsInjected}, bad inputs ${f.badInputsTried}, accepted ${f.accepted}, delivered ${f.delivered}, lost ${f.lost}, not delivered by a deadline ${f.undelivered}, 5xx ${f.badInput5xx}`,
     );
     console.log(['', ...lines, `${formatSummary(total)} (${seconds} s)`, ''].join('\n'));
     if (total.lost > 0 || total.badInput5xx > 0) {

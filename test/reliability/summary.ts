@@ -11,13 +11,18 @@ export interface Figures {
   accepted: number;
   /** Of those, the ones a destination received at least once. */
   delivered: number;
-  /** Accepted and never delivered. Must be 0. */
+  /** Accepted and shown never to be delivered (its delivery ended without success). Must be 0. */
   lost: number;
+  /**
+   * Accepted and not yet delivered when a test's deadline passed: a timeout (that test fails, saying so),
+   * not a loss: nothing shows them gone, only slow.
+   */
+  undelivered: number;
   /** 5xx answers to bad input. Must be 0. */
   badInput5xx: number;
 }
 
-const EMPTY_FIGURES: Figures = { faultsInjected: 0, badInputsTried: 0, accepted: 0, delivered: 0, lost: 0, badInput5xx: 0 };
+const EMPTY_FIGURES: Figures = { faultsInjected: 0, badInputsTried: 0, accepted: 0, delivered: 0, lost: 0, undelivered: 0, badInput5xx: 0 };
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -60,6 +65,7 @@ export function readTally(file: string): { total: Figures; bySource: Map<string,
 export function formatSummary(total: Figures): string {
   return (
     `Reliability summary: faults injected ${total.faultsInjected}, bad inputs tried ${total.badInputsTried}, ` +
-    `accepted ${total.accepted}, delivered ${total.delivered}, lost ${total.lost}, 5xx on bad input ${total.badInput5xx}`
+    `accepted ${total.accepted}, delivered ${total.delivered}, lost ${total.lost}, ` +
+    `not delivered by a deadline ${total.undelivered}, 5xx on bad input ${total.badInput5xx}`
   );
 }

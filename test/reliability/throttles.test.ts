@@ -30,6 +30,15 @@ const FANOUT_EVENTS = 6;
 const STORM_EVENTS = 6;
 const STORM_FAILURES = STORM_EVENTS;
 const CAPPED_EVENTS = 6;
+// The test's waits, one after the other; its timeout is their sum and a minute for the setup and the
+// requests between them, so a wait that runs out fails as itself, not as the test's timeout.
+/** Every delivery reaches its endpoint while the throttles go on. */
+const DELIVERED_MS = 200_000;
+/** Then each event shows its outcome: written as its try ends, so a short while after. */
+const SETTLED_MS = 60_000;
+/** Then the queue empties: the breaker's last wake waits out its cooldown. */
+const QUEUE_EMPTY_MS = 90_000;
+const TEST_MS = DELIVERED_MS + SETTLED_MS + QUEUE_EMPTY_MS + 60_000;
 
 let env: Awaited<ReturnType<typeof bootGateway>>;
 let sink: Sink;
@@ -91,12 +100,12 @@ describe('random throttles', () => {
     // Every delivery reaches its endpoint (the storm's once it is back) while the throttles go on.
     const healthy = FANOUT_EVENTS * FANOUT_DESTINATIONS + CAPPED_EVENTS;
     const succeeded = () => new Set(sink.received.filter(succeedable).map((r) => `${r.path} ${String(r.headers['x-webhook-id'])}`)).size;
-    await eventually(async () => succeeded(), (n) => n >= healthy + STORM_EVENTS, 200_000);
+    await eventually(async () => succeeded(), (n) => n >= healthy + STORM_EVENTS, DELIVERED_MS);
     const throttled = throttledTries();
     applyThrottles([]);
 
     const details = await Promise.all(
-      events.map(({ id, key }) => eventually(() => eventDetail(env.call, key, id), (d) => ['delivered', 'dead_letter'].includes(d.event.status), 200_000)),
+      events.map(({ id, key }) => eventually(() => eventDetail(env.call, key, id), (d) => ['delivered', 'dead_letter'].includes(d.event.status), SETTLED_MS)),
     );
     expect(throttled).toBeGreaterThan(0);
     for (const detail of details) {
@@ -114,7 +123,7 @@ describe('random throttles', () => {
       const { Attributes = {} } = await sqs.send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }));
       return Number(Attributes.ApproximateNumberOfMessages) + Number(Attributes.ApproximateNumberOfMessagesNotVisible) + Number(Attributes.ApproximateNumberOfMessagesDelayed);
     };
-    await eventually(() => depth(env.gateway.resources.deliveryQueueUrl), (n) => n === 0, 90_000);
+    await eventually(() => depth(env.gateway.resources.deliveryQueueUrl), (n) => n === 0, QUEUE_EMPTY_MS);
     expect(await depth(env.gateway.resources.deliveryDlqUrl)).toBe(0);
     sqs.destroy();
 
@@ -132,5 +141,5 @@ describe('random throttles', () => {
     vi.restoreAllMocks();
     console.info(`throttles: ${throttled} tries throttled, ${failedTasks} delivery tasks failed outright, ${repeats} repeated requests to healthy endpoints`);
     recordFigures(SOURCE, { faultsInjected: throttled, accepted: events.length, delivered: details.filter((d) => d.event.status === 'delivered').length, lost: 0 });
-  }, 360_000);
+  }, TEST_MS);
 });

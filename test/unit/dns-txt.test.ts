@@ -25,10 +25,9 @@ describe('TXT lookups', () => {
   });
 
   it('gives up after its timeout and answers no records', async () => {
+    // The lookup never answers: the test ends only because the timeout fires.
     const resolve = txtResolverFrom(() => new Promise(() => undefined), 50);
-    const started = Date.now();
     expect(await resolve('_hookgate-challenge.slow.example.com')).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(1000);
   });
 });
 

@@ -4,6 +4,7 @@ import {
   echoesChallenge,
   manualVerification,
   nextVerificationTry,
+  parseVerificationResend,
   pendingVerification,
   VERIFICATION_RESEND_SECONDS,
   type ManualVerification,
@@ -69,4 +70,21 @@ describe('resending the challenge', () => {
   it('each wait fits one SQS message delay', () => {
     for (const seconds of VERIFICATION_RESEND_SECONDS) expect(seconds).toBeLessThanOrEqual(MAX_MESSAGE_DELAY_SECONDS);
   });
+
+  it('follows a deployment\'s own schedule, and stops after its last step', () => {
+    expect([1, 2, 3].map((attempt) => nextVerificationTry(attempt, [1, 2]))).toEqual([1, 2, null]);
+  });
+});
+
+describe('a deployment\'s resend schedule (HOOKGATE_VERIFICATION_RESEND_SECONDS)', () => {
+  it.each<[string | undefined, readonly number[]]>([
+    [undefined, VERIFICATION_RESEND_SECONDS],
+    ['', VERIFICATION_RESEND_SECONDS],
+    ['1', [1]],
+    [' 0, 2 ,900', [0, 2, 900]],
+  ])('%j → %j', (raw, schedule) => expect(parseVerificationResend(raw)).toEqual(schedule));
+
+  it.each(['901', '-1', 'soon', '1,,2', '1,'])('refuses %j: each step is seconds within one message delay', (raw) =>
+    expect(() => parseVerificationResend(raw)).toThrow('comma-separated seconds between 0 and 900'),
+  );
 });

@@ -123,8 +123,8 @@ describe('http sender: resolved addresses', () => {
     const hanging: Resolver = () => new Promise(() => undefined);
     const result = await createHttpSender({ resolver: hanging })(delivery({ timeoutMs: 150 }));
     expect(result).toMatchObject({ outcome: 'timeout', error: 'no DNS answer within 150 ms' });
+    // Never early; how late it fires on a busy machine is not the sender's promise.
     expect(result.durationMs).toBeGreaterThanOrEqual(140);
-    expect(result.durationMs).toBeLessThan(350);
   });
 
   it('sends the original host name as TLS SNI while connecting to the checked address', async () => {
@@ -229,13 +229,13 @@ describe('http sender: the timeout counts on the wire', () => {
 
   it('a request that waited for a pooled socket still has its whole timeout once sent', async () => {
     seen.length = 0;
-    answerMs = 300;
+    answerMs = 600;
     const send = createHttpSender({ resolver: fakeDns(['127.0.0.1']) });
-    // Two rounds through the pool: the second waits one answer for its socket, then takes another.
-    const results = await burst(send, POOL + 10, 500);
+    // Two rounds through the pool: the second waits one answer (at least 600 ms) for its socket, then
+    // takes another, longer together than the 1,000 ms timeout: all succeed only if it counts from the wire.
+    const results = await burst(send, POOL + 10, 1_000);
     send.closeIdleConnections();
     expect(results.map((r) => r.outcome)).toEqual(results.map(() => 'success'));
-    expect(Math.max(...results.map((r) => r.durationMs))).toBeLessThan(500);
     expect(seen.toSorted()).toEqual(Array.from({ length: POOL + 10 }, (_, n) => String(n)).toSorted());
   });
 
