@@ -95,6 +95,10 @@ export async function startListenServer(port: number, handler: () => ListenHandl
   });
 
   server.on('upgrade', (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    // The upgrade's socket comes with no error listener, and $connect runs before ws takes it over: a
+    // client that resets the connection meanwhile (a CLI stopped, a key revoked) would throw
+    // ECONNRESET out of the runtime. It is only destroyed, as API Gateway drops such a connection.
+    socket.on('error', () => socket.destroy());
     const url = new URL(req.url ?? '/', `http://${HOST}`);
     if (url.pathname !== LISTEN_PATH) return refuseUpgrade(socket, 404);
     const connectionId = randomBytes(12).toString('base64url');

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import { KEEP_ALIVE_MESSAGE } from '../../lambdas/domain/listen';
@@ -85,5 +87,32 @@ describe('local listen server: API Gateway’s connection limits', () => {
     clearInterval(keepingAlive);
     expect(code).toBe(1001);
     expect(at - openedAt).toBeGreaterThanOrEqual(550);
+  });
+});
+
+describe('local listen server: a client gone during $connect', () => {
+  it('a connection reset while its $connect still runs is dropped, and the runtime goes on serving', async () => {
+    let release: () => void = () => undefined;
+    const connecting = new Promise<void>((resolve) => (release = resolve));
+    let connects = 0;
+    const handler: ListenHandler = async (event) => {
+      if (event.requestContext.routeKey === '$connect' && connects++ === 0) await connecting;
+      return { statusCode: 200 };
+    };
+    server = await startListenServer(0, () => handler);
+    const { port } = new URL(server.url);
+    // A raw upgrade request, reset by the client while the handler holds its $connect.
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`GET /listen?session=s HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${randomBytes(16).toString('base64')}\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    await expect.poll(() => connects).toBe(1);
+    socket.resetAndDestroy();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    // The next client connects as usual (an uncaught ECONNRESET would have failed the run before this).
+    const client = new WebSocket(`${server.url}?session=next`);
+    await new Promise((resolve, reject) => client.once('open', resolve).once('error', reject));
+    client.close();
+    expect(connects).toBe(2);
   });
 });
