@@ -124,5 +124,15 @@ export const PAYLOAD_EXPIRY_RULES = PAYLOAD_RETENTION_CLASSES.map((retentionClas
   expirationDays: retentionClass + TTL_MARGIN_DAYS,
 }));
 
+/**
+ * A payload object expires by its class's rule counted from when it was written, whatever its event's
+ * state, so a waiting event's object is written again whenever its body item is kept: copied to a
+ * class that outlives the kept TTL (7 days + the margin, against KEEP_FOR_DAYS), or to the next one
+ * when it is in that class already (a copy needs another key). A copy restarts the object's age, so
+ * it always outlives the body item that points at it; once settled it goes with its event, or by its
+ * class's rule at most 37 days on.
+ */
+export const keptPayloadClass = (current: PayloadRetentionClass | undefined): PayloadRetentionClass => (current === 7 ? 30 : 7);
+
 /** Anything else in the bucket (keys of the older layout, classless by definition) goes after the longest window any event can have. */
 export const PAYLOAD_BACKSTOP_EXPIRY_DAYS = MAX_RETENTION_DAYS + TTL_MARGIN_DAYS;

@@ -1,4 +1,4 @@
-import { isSweepable, keptExpiresAt, payloadKeyClass, payloadRetentionClass, retimedExpiresAt, sideItemExpiresAt, sweepCutoffBound } from '../domain/retention';
+import { isSweepable, keptExpiresAt, keptPayloadClass, payloadKeyClass, payloadRetentionClass, retimedExpiresAt, sideItemExpiresAt, sweepCutoffBound } from '../domain/retention';
 import { copyPayload, deletePayload, payloadKey } from '../adapters/payloads';
 import { log } from '../shared/log';
 import { accountIdsAfter, readAccountRetention, recordTtlWindow } from '../accounts/record';
@@ -257,7 +257,7 @@ async function sweepEvent(accountId: string, eventId: string, run: Run): Promise
  * de-duplication item, subject and customer entries, ordering places, held items), which were written
  * with the same TTLs; nothing is written while none is due. Returns how many of its own items it kept.
  */
-async function keepWaitingEvent({ event, sideItems, waits }: StoredEventParts & { event: EventRecord }, now: Date): Promise<number> {
+async function keepWaitingEvent({ event, sideItems, waits, body, payloadRef }: StoredEventParts & { event: EventRecord }, now: Date): Promise<number> {
   let expiresAt: number | undefined;
   let kept = 0;
   for (const item of sideItems) {
@@ -265,6 +265,10 @@ async function keepWaitingEvent({ event, sideItems, waits }: StoredEventParts & 
     if (pushed === undefined) continue;
     expiresAt = pushed;
     if (await setSideItemExpiry(item, pushed)) kept++;
+    // Its object expires by its class's rule, from when it was written: written again with the body's keep.
+    if (item === body && payloadRef) {
+      await movePayload(payloadRef, payloadKey(event.account_id, event.id, keptPayloadClass(payloadKeyClass(payloadRef))), body);
+    }
   }
   if (expiresAt === undefined) return 0;
   const at = expiresAt;

@@ -15,7 +15,7 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { uuidv7 } from '../../lambdas/domain/ids';
 import { sweepClock } from '../../lambdas/handlers/sweeper';
-import { cutoffBound, DAY_MS, isSweepable, KEEP_AHEAD_DAYS, KEEP_FOR_DAYS, keptExpiresAt, liveItemExpiresAt, retimedExpiresAt, sideItemExpiresAt } from '../../lambdas/domain/retention';
+import { cutoffBound, DAY_MS, isSweepable, KEEP_AHEAD_DAYS, KEEP_FOR_DAYS, keptExpiresAt, keptPayloadClass, liveItemExpiresAt, PAYLOAD_EXPIRY_RULES, retimedExpiresAt, sideItemExpiresAt } from '../../lambdas/domain/retention';
 import { sweepRetention } from '../../lambdas/pipeline/retention';
 import { resetConfigForTests } from '../../lambdas/shared/config';
 import { listShard } from '../../lambdas/events/record';
@@ -91,6 +91,18 @@ describe('retention rules', () => {
   ])('a rewritten delivery item or tally: %s', (_, receivedAt, expected) => {
     expect(liveItemExpiresAt(receivedAt, 1, NOW)).toBe(Math.max(expected, nowS + KEEP_FOR_DAYS * dayS));
     expect(liveItemExpiresAt(receivedAt, 1, NOW)).toBeGreaterThanOrEqual(nowS + KEEP_FOR_DAYS * dayS);
+  });
+
+  it.each<[string, Parameters<typeof keptPayloadClass>[0], number]>([
+    ['a free account’s object (r1) moves to r7', 1, 7],
+    ['one in r7 already moves to r30 (a copy needs another key)', 7, 30],
+    ['and back from r30 to r7', 30, 7],
+    ['a long window’s class to r7', 365, 7],
+    ['a key of the older layout (no class) to r7', undefined, 7],
+  ])('a kept body’s object: %s, and outlives the kept TTL', (_, current, next) => {
+    expect(keptPayloadClass(current)).toBe(next);
+    const rule = PAYLOAD_EXPIRY_RULES.find((r) => r.prefix === `payloads/r${next}/`);
+    expect(rule!.expirationDays).toBeGreaterThan(KEEP_FOR_DAYS);
   });
 
   it.each<[string, number, boolean, number]>([
@@ -303,7 +315,7 @@ describe('deleting one event', () => {
         // Its body and first attempt fall due within the keep horizon; its later attempt is far enough out.
         [pkOf(a)]: [
           stored(a, { 'dst-1': deliveryState({ status: 'retry_scheduled', attempts: 2, next_attempt_at: NOW.toISOString() }) }),
-          { pk: pkOf(a), sk: 'BODY', expires_at: nowS - 60 },
+          { pk: pkOf(a), sk: 'BODY', expires_at: nowS - 60, body_ref: `payloads/r1/acct-a/${a}` },
           { pk: pkOf(a), sk: 'ATT#1', attempted_at: NOW.toISOString(), expires_at: nowS + 86_400 },
           { pk: pkOf(a), sk: 'ATT#2', attempted_at: NOW.toISOString(), expires_at: nowS + 30 * 86_400 },
         ],
@@ -313,13 +325,22 @@ describe('deleting one event', () => {
         [pkOf(c)]: [{ pk: pkOf(c), sk: 'EVENT', status: 'queued' }],
       },
     });
+    s3.on(CopyObjectCommand).resolves({});
+    s3.on(DeleteObjectCommand).resolves({});
     const report = await sweepRetention({ now: NOW, deadline: Number.POSITIVE_INFINITY, ttlLagSeconds: 0 });
     expect(report).toMatchObject({ deleted_events: 0, kept_waiting: 2, ttl_kept: 2, skipped_unsettled: 1, failed_accounts: 0, complete: true });
+    // Its body's object, written when it arrived and expiring by its class's rule from then, is written again (copied to r7, the old one deleted).
+    expect(s3.commandCalls(CopyObjectCommand).map((call) => [call.args[0].input.CopySource, call.args[0].input.Key])).toEqual([
+      [expect.stringContaining(`payloads/r1/acct-a/${a}`), `payloads/r7/acct-a/${a}`],
+    ]);
+    expect(s3.commandCalls(DeleteObjectCommand).map((call) => call.args[0].input.Key)).toEqual([`payloads/r1/acct-a/${a}`]);
     const retimed = ddb
       .commandCalls(UpdateCommand)
       .map((call) => call.args[0].input)
       .filter((input) => String(input.Key?.pk).includes('#EVT#'))
-      .map((input) => [input.Key?.sk, Object.values(input.ExpressionAttributeValues ?? {})[0]]);
+      .map((input) => [input.Key?.sk, Object.values(input.ExpressionAttributeValues ?? {})[0]])
+      // The TTLs (the body's pointer to its object's new key is the other update of its item).
+      .filter(([, value]) => typeof value === 'number');
     expect(retimed).toEqual([
       ['BODY', nowS + 8 * 86_400],
       ['ATT#1', nowS + 8 * 86_400],
