@@ -86,8 +86,8 @@ const badge = (status: string, text = statusWords(status), tone: string = TONES[
   h('span', { class: `badge ${tone} s-${status.replace(/[^a-z_]/g, '')}` }, text);
 
 /** An endpoint's health in the customer's words; the class keeps the state (s-open) for styling and tests. */
-const healthBadge = (e: Pick<PortalEndpoint, 'active' | 'health' | 'status'>) => {
-  const words = healthWords(e.health.state, e.active, e.status === 'pending_verification');
+const healthBadge = (e: Pick<PortalEndpoint, 'active' | 'health' | 'status' | 'disabled_reason'>) => {
+  const words = healthWords(e.health.state, e.active, e.status === 'pending_verification', e.disabled_reason);
   return badge(words.key, words.text, words.tone);
 };
 

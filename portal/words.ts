@@ -8,10 +8,17 @@ export type Tone = 'good' | 'bad' | 'warn' | 'idle';
 
 /**
  * An endpoint's health as its owner would say it. `failing` still gets every try on schedule; `open`
- * holds deliveries until the next try; `disabled` was paused by the gateway after days of failures.
+ * holds deliveries until the next try; `disabled` is any switched-off endpoint, "after failures" only
+ * when the gateway switched it off (a 410, days of failures: it recorded `disabled_reason`), never
+ * when its owner or the account paused it.
  */
-export function healthWords(state: 'healthy' | 'failing' | 'open' | 'disabled', active: boolean, pendingVerification = false): { text: string; tone: Tone; key: string } {
-  if (!active && state !== 'disabled') return { text: 'paused', tone: 'idle', key: 'paused' };
+export function healthWords(
+  state: 'healthy' | 'failing' | 'open' | 'disabled',
+  active: boolean,
+  pendingVerification = false,
+  disabledReason: string | null = null,
+): { text: string; tone: Tone; key: string } {
+  if (!active && (state !== 'disabled' || disabledReason === null)) return { text: 'paused', tone: 'idle', key: 'paused' };
   // Nothing has been sent to it but its challenge: it has no health to speak of yet.
   if (active && pendingVerification) return { text: 'waiting for verification', tone: 'warn', key: 'pending_verification' };
   switch (state) {

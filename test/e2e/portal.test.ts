@@ -781,6 +781,8 @@ describe('what an endpoint holds back, at 1280 and 390 px', () => {
         await page.goto((await openPortalSession(call, heldKey, 'cus_held')).url);
         await page.locator('#endpoints a', { hasText: 'Paused receiver' }).click();
         await page.locator('#held').waitFor();
+        // Paused by the account, not by the gateway after failures: the badge says so.
+        expect(await page.locator('#health .badge').first().textContent()).toBe('paused');
         expect(await page.textContent('#held')).toMatch(/^2 deliveries waiting, the oldest due (now|\d+ seconds? ago|1 minute ago)$/);
         expect(await page.getAttribute('#held time', 'datetime')).toMatch(/^\d{4}-\d{2}-\d{2}T/);
         if (width < 600) expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);

@@ -165,11 +165,13 @@ describe('the portal’s words', () => {
     ['healthy', true, 'healthy', 'good'],
     ['failing', true, 'failing, retrying', 'bad'],
     ['open', true, 'failing, retrying later', 'bad'],
-    ['disabled', false, 'paused after failures', 'bad'],
+    ['disabled', false, 'paused after failures', 'bad', 'endpoint answered 410 Gone'],
+    // Switched off by its owner or the account: no reason recorded, nothing failed.
+    ['disabled', false, 'paused', 'idle'],
     ['healthy', false, 'paused', 'idle'],
     ['open', false, 'paused', 'idle'],
-  ] as const)('health %s, active %s → %j (%s)', (state, active, text, tone) => {
-    const words = healthWords(state, active);
+  ] as const)('health %s, active %s → %j (%s)', (state, active, text, tone, reason: string | null = null) => {
+    const words = healthWords(state, active, false, reason);
     expect([words.text, words.tone]).toEqual([text, tone]);
     expect(words.text).not.toMatch(/\bopen\b|breaker|closed/);
   });
