@@ -1,11 +1,10 @@
 import { createHmac } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { bootGatewayWithSink } from '../fixtures/gateway';
 import { createAccount, typedClient, type Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
+import { queueDrained as drained } from '../fixtures/sqs';
 import { eventually, type ReceivedRequest, type Sink } from '../fixtures/sink';
 
 let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
@@ -52,15 +51,7 @@ async function opsAccount(opsPath: string) {
  * notice a task publishes after its try) and every breaker's wake gone (the cooldown here is 1 s).
  */
 const QUEUE_DRAIN_MS = 45_000;
-async function queueDrained(): Promise<void> {
-  const QueueUrl = env.gateway.resources.deliveryQueueUrl;
-  const AttributeNames = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
-  const depth = async () => {
-    const { Attributes = {} } = await sqsClient().send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: [...AttributeNames] }));
-    return AttributeNames.reduce((sum, name) => sum + Number(Attributes[name]), 0);
-  };
-  await eventually(depth, (n) => n === 0, QUEUE_DRAIN_MS);
-}
+const queueDrained = () => drained(env.gateway.resources.deliveryQueueUrl, QUEUE_DRAIN_MS);
 
 async function hookgateEvents(key: string) {
   const page = await typedClient(call, key).outboundEvents.list({ limit: 200 });

@@ -2,7 +2,6 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
-import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sqsClient } from '../../lambdas/adapters/aws-clients';
 import { enqueueDeliveries } from '../../lambdas/adapters/delivery-queue';
@@ -15,6 +14,7 @@ import { bootGatewayWithSink, DELIVERY_TEST_ENV } from '../fixtures/gateway';
 import { httpClient, type Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { deliveryState, eventRecord } from '../fixtures/records';
+import { queueDrained as drained } from '../fixtures/sqs';
 import { eventually, startSink, type Sink } from '../fixtures/sink';
 import { awsError, injectFault, listAll, quietExpectedErrors, receivedIds } from './helpers';
 import { recordFigures } from './summary';
@@ -66,15 +66,7 @@ async function expectAllDelivered(target: Sink, ids: string[], path: string, tim
  * The positive sign that the work is over: the delivery queue is empty, every message tried or, having
  * found no event within its grace, dropped. Only then is an absence worth asserting.
  */
-async function queueDrained(): Promise<void> {
-  const QueueUrl = env.gateway.resources.deliveryQueueUrl;
-  const AttributeNames = ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] as const;
-  const depth = async () => {
-    const { Attributes = {} } = await sqsClient().send(new GetQueueAttributesCommand({ QueueUrl, AttributeNames: [...AttributeNames] }));
-    return AttributeNames.reduce((sum, name) => sum + Number(Attributes[name]), 0);
-  };
-  await eventually(depth, (n) => n === 0, 30_000);
-}
+const queueDrained = () => drained(env.gateway.resources.deliveryQueueUrl, 30_000);
 
 /** Waits until the queue is drained, then says how many deliveries `path` has seen. */
 async function deliveredOnceDrained(target: Sink, path: string): Promise<number> {
