@@ -50,6 +50,10 @@ export default defineConfig({
         test: {
           name: 'infra',
           include: ['test/infra/**/*.test.ts'],
+          // aws-cdk-lib checks every template against the CloudFormation schemas on each synth (a WebAssembly
+          // validator, ~3 of a synth's 7 s of CPU) and only warns; the infra tests synthesise over a hundred
+          // times, so they skip it, and cli-synth's bundled run keeps it and asserts its report clean.
+          env: { CDK_VALIDATION: 'false' },
           environment: 'node',
           pool: 'forks',
           testTimeout: 180_000,
