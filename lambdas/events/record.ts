@@ -235,11 +235,17 @@ const attemptEntity = defineEntity({
  * nothing, and its TTL removes it.
  */
 export async function insertEvent(event: EventRecord, body: EventBodyRecord): Promise<void> {
-  await putItem({
-    ...eventBodyEntity.item(body, eventBodyEntity.key(event.account_id, event.id)),
-    expires_at: sideItemExpiresAt(event.received_at, event.retention_days),
-  });
-  await putItem(eventEntity.item(event));
+  const [bodyItem, statusItem] = newEventItems(event, body);
+  await putItem(bodyItem);
+  await putItem(statusItem);
+}
+
+/** The items `insertEvent` writes, in its order: the body, then the status item. */
+export function newEventItems(event: EventRecord, body: EventBodyRecord): [Key & Record<string, unknown>, Key & Record<string, unknown>] {
+  return [
+    { ...eventBodyEntity.item(body, eventBodyEntity.key(event.account_id, event.id)), expires_at: sideItemExpiresAt(event.received_at, event.retention_days) },
+    eventEntity.item(event),
+  ];
 }
 
 /**

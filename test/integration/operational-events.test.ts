@@ -39,9 +39,9 @@ function expectSignedBy(request: ReceivedRequest, secret: string) {
   expect(v1).toBe(expected);
 }
 
-async function opsAccount(opsPath: string) {
+async function opsAccount(opsPath: string, opsBody: Record<string, unknown> = {}) {
   const account = await accountWithSource(call);
-  const ops = await addDestination(call, account.key, { url: `${sink.url}${opsPath}`, retry_schedule: [0] });
+  const ops = await addDestination(call, account.key, { url: `${sink.url}${opsPath}`, retry_schedule: [0], ...opsBody });
   await addRoute(call, account.key, { destination_id: ops.id, event_type_pattern: 'hookgate.*' });
   return { ...account, ops };
 }
@@ -51,6 +51,13 @@ async function opsAccount(opsPath: string) {
  * notice a task publishes after its try) and every breaker's wake gone (the cooldown here is 1 s).
  */
 const QUEUE_DRAIN_MS = 45_000;
+/**
+ * The timeout of an endpoint whose breaker is probed: a probe holds the breaker, and sends a wake for
+ * the hold's end, for the longest its try may take plus a margin (30 s at the default 15 s timeout),
+ * and the queue, which every test here shares, is drained only once that wake came. The sink answers
+ * at once, well within it.
+ */
+const PROBED_TIMEOUT_MS = 2000;
 const queueDrained = () => drained(env.gateway.resources.deliveryQueueUrl, QUEUE_DRAIN_MS);
 
 async function hookgateEvents(key: string) {
@@ -62,7 +69,7 @@ describe('operational webhooks', () => {
   it('announce dead letters and the breaker opening and recovering, signed, at the ops endpoint', async () => {
     const { key, source, ops } = await opsAccount('/ops-a');
     failing.add('/app-a');
-    const app = await addDestination(call, key, { url: `${sink.url}/app-a`, retry_schedule: [0, 1] });
+    const app = await addDestination(call, key, { url: `${sink.url}/app-a`, retry_schedule: [0, 1], timeout_ms: PROBED_TIMEOUT_MS });
     await addRoute(call, key, { destination_id: app.id, source_id: source.id });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await ingest(call, source.path_token, JSON.stringify({ i }))).json.data.id as string);
@@ -98,10 +105,10 @@ describe('operational webhooks', () => {
   });
 
   it('never loop: an ops endpoint that is down causes no event about itself', async () => {
-    const { key, source, ops } = await opsAccount('/ops-down');
+    const { key, source, ops } = await opsAccount('/ops-down', { timeout_ms: PROBED_TIMEOUT_MS });
     failing.add('/ops-down');
     failing.add('/app-b');
-    const app = await addDestination(call, key, { url: `${sink.url}/app-b`, retry_schedule: [0] });
+    const app = await addDestination(call, key, { url: `${sink.url}/app-b`, retry_schedule: [0], timeout_ms: PROBED_TIMEOUT_MS });
     await addRoute(call, key, { destination_id: app.id, source_id: source.id });
     for (let i = 0; i < 6; i++) await ingest(call, source.path_token, JSON.stringify({ i }));
 

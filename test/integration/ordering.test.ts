@@ -18,6 +18,12 @@ const FIFO_QUEUE = 'ordered-keys.fifo';
 // The deliver role's grant for the FIFO queue (docs/aws-destinations.md), as an operator would list it.
 // A short missing-event grace: a line's head whose accept died is given up twice that long after it joined.
 const GRACE_SECONDS = 10;
+/**
+ * When a dead accept's place joined: long enough ago that it is given up `leftMs` from now. Its line
+ * cannot tell a place left earlier from one left now, so the tests need not wait out the whole grace;
+ * what is left is ample for a delivery to be seen waiting behind it first.
+ */
+const joinedBefore = (leftMs = 6_000) => Date.now() - 2 * GRACE_SECONDS * 1000 + leftMs;
 const { call, sink } = gatewayWithSinkForFile({ HOOKGATE_MISSING_EVENT_GRACE_SECONDS: String(GRACE_SECONDS) }, { stack: { awsDestinationTargets: [`arn:aws:sqs:${LOCAL_REGION}:${LOCAL_ACCOUNT_ID}:${FIFO_QUEUE}`] } });
 
 type Payload = { key?: string; n: number; test: string };
@@ -249,7 +255,7 @@ describe('ordered delivery per key', () => {
     sink.respondWith((_request, res) => res.writeHead(200).end('ok'));
     // What an accept that died after joining leaves: a place whose event is never written.
     const orphan = newId();
-    await joinLine(accountId, destination.id, await hashOrderingKey(accountId, 'o'), orphan, Date.now(), Math.floor(Date.now() / 1000) + 3600);
+    await joinLine(accountId, destination.id, await hashOrderingKey(accountId, 'o'), orphan, joinedBefore(), Math.floor(Date.now() / 1000) + 3600);
     const o1 = await published(key, { test: 'orphan', n: 1 }, 'o');
     const waiting = await eventually(() => detail(key, o1), (d) => d.event.deliveries[0]?.waiting?.reason === 'ordering');
     expect(waiting.event.deliveries[0]?.waiting).toEqual({ reason: 'ordering', until: null, behind: orphan });
@@ -269,7 +275,7 @@ describe('ordered delivery per key', () => {
     const p1 = await published(key, { test: 'orphan-behind', n: 1 }, 'p');
     await eventually(() => detail(key, p1), (d) => d.event.deliveries[0]?.waiting?.reason === 'retry');
     const orphan = newId();
-    await joinLine(accountId, destination.id, await hashOrderingKey(accountId, 'p'), orphan, Date.now(), Math.floor(Date.now() / 1000) + 3600);
+    await joinLine(accountId, destination.id, await hashOrderingKey(accountId, 'p'), orphan, joinedBefore(), Math.floor(Date.now() / 1000) + 3600);
     const p2 = await published(key, { test: 'orphan-behind', n: 2 }, 'p');
     await eventually(() => detail(key, p1), (d) => d.event.status === 'delivered');
     // p1's release found the dead accept's place next: p2 goes once that place is given up, not never.

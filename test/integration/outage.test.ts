@@ -8,9 +8,11 @@ import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from
 import { eventually, type Sink } from '../fixtures/sink';
 
 // The bad day: an endpoint that fails every try, one that hangs, one that is gone. Retry waits of
-// 3 s are longer than a visibility wait may be, so they wait as delayed messages, as in AWS.
+// 3 s are longer than a visibility wait may be, so they wait as delayed messages, as in AWS. The
+// breaker opens at the fifth failure in a row: a delivery that fails every try has all its tries on
+// the schedule, not on a failed probe's doubled cooldown (6 s).
 const SCHEDULE = [0, 3, 3, 3, 3];
-const THRESHOLD = 3;
+const THRESHOLD = 5;
 let env: Awaited<ReturnType<typeof bootGatewayWithSink>>;
 let call: Call;
 let sink: Sink;
@@ -88,8 +90,8 @@ describe('a destination down for every try', () => {
     }
 
     // The waiting retries are delayed messages: a moment comes when all three wait at once as delayed
-    // messages with none held in flight (as a visibility wait would hold them), before any of them had a
-    // third try (so before a breaker opened and sent its own delayed wake). That state is waited for
+    // messages with none held in flight (as a visibility wait would hold them), before any of them had
+    // its last try (so before a breaker opened and sent its own delayed wake). That state is waited for
     // while they run, not counted from samples: how often a message is seen in flight is the machine's
     // speed (a received message stays in flight while it waits for a poller slot and until its batch is
     // done, and a re-sent wait is sent before its received copy is deleted). The emulator may count a
@@ -132,8 +134,8 @@ describe('circuit breaker', () => {
       attempts.push((await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered', 20_000)).attempts.length);
     }
     // No try was spent while the breaker was open: each event failed once (before it opened) or never.
-    expect(attempts).toEqual([2, 2, 2, 1]);
-    expect(requestsTo('/flaky')).toHaveLength(7);
+    expect(attempts).toEqual([...Array<number>(THRESHOLD).fill(2), 1]);
+    expect(requestsTo('/flaky')).toHaveLength(2 * THRESHOLD + 1);
     // Until the cooldown's end the endpoint saw only the tries that opened the breaker: however late
     // this test saw it open, neither the held event nor a retry was sent while it was.
     expect(requestsTo('/flaky').filter((r) => r.at < Date.parse(opened.health.open_until!))).toHaveLength(THRESHOLD);
