@@ -23,7 +23,7 @@ import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
 import { freeSlots, handedPlacesOf, keepHanded, letSlotGo, park, parkOverCap, passOn, scheduleWakes, startRelease, takeSlot, type Park, type Places } from './held-deliveries';
-import { accountShareWait, capNeeded, markedCapped, maxInFlight, SLOW_TRY_MS } from '../domain/max-in-flight';
+import { accountShareWait, capNeeded, markedCapped, maxInFlight } from '../domain/max-in-flight';
 import { letSharePlaceGo, takeSharePlace } from './account-share';
 import { traceOf, traceparentOf } from '../domain/trace-context';
 import { disableDestination } from '../destinations/record';
@@ -409,7 +409,7 @@ async function endDelivery(task: DeliveryTask, event: EventRecord, delivery: Sto
 }
 
 /**
- * Sends the try; one still in flight after SLOW_TRY_MS keeps its destination to its slots a while
+ * Sends the try; one still in flight after `slowTryMs` (SLOW_TRY_MS) keeps its destination to its slots a while
  * (`keepToSlots`). The mark is written while the try waits, not after it: a hanging endpoint is under
  * its cap within a second, not after its timeout.
  */
@@ -417,7 +417,7 @@ async function sendWatched(task: DeliveryTask, claimed: Claimed, deps: DeliverDe
   let marking: Promise<void> | undefined;
   const timer = setTimeout(() => {
     marking = keepToSlots(task, claimed.breaker, deps.now());
-  }, SLOW_TRY_MS);
+  }, config().slowTryMs);
   try {
     return await send(claimed, deps);
   } finally {

@@ -5,7 +5,7 @@ import { DEFAULT_BREAKER } from '../domain/breaker';
 import { MISSING_EVENT_GRACE_SECONDS } from '../domain/delivery-phases';
 import { parseVerificationResend } from '../domain/endpoint-verification';
 import { DEFAULT_MAX_FANOUT } from '../domain/delivery-plan';
-import { accountTries } from '../domain/max-in-flight';
+import { accountTries, SLOW_TRY_MS } from '../domain/max-in-flight';
 import { DEFAULT_ENDPOINT_CAPS } from '../destinations/changes';
 
 const numberOr = (raw: string | undefined, fallback: number) => (raw === undefined || raw === '' ? fallback : Number(raw));
@@ -39,6 +39,8 @@ const configSchema = z.object({
   replayLeaseSeconds: z.number().check(z.gte(1)),
   verificationResendSeconds: z.array(z.number()),
   missingEventGraceSeconds: z.number().check(z.gte(0)),
+  /** How long a try may be in flight before its destination keeps to its slots (`SLOW_TRY_MS`). */
+  slowTryMs: z.number().check(z.gte(1)),
   maxFanout: z.int().check(z.gte(1)),
   httpApiId: z.optional(z.string()),
   dnsTxtOverridesFile: z.optional(z.string()),
@@ -88,6 +90,7 @@ export function config(): Config {
     replayLeaseSeconds: numberOr(process.env[ENV.replayLeaseSeconds], 120),
     verificationResendSeconds: [...parseVerificationResend(process.env[ENV.verificationResendSeconds])],
     missingEventGraceSeconds: numberOr(process.env[ENV.missingEventGraceSeconds], MISSING_EVENT_GRACE_SECONDS),
+    slowTryMs: numberOr(process.env[ENV.slowTryMs], SLOW_TRY_MS),
     maxFanout: numberOr(process.env[ENV.maxFanout], DEFAULT_MAX_FANOUT),
     httpApiId: process.env[ENV.httpApiId] || undefined,
     dnsTxtOverridesFile: process.env[ENV.dnsTxtOverrides] || undefined,

@@ -123,6 +123,7 @@ export const ENV = {
   replayLeaseSeconds: 'HOOKGATE_REPLAY_LEASE_SECONDS',
   /** Seconds before each resend of an endpoint's verification challenge (lambdas/domain/endpoint-verification.ts). */
   verificationResendSeconds: 'HOOKGATE_VERIFICATION_RESEND_SECONDS',
+  slowTryMs: 'HOOKGATE_SLOW_TRY_MS',
   /** The HTTP API custom domains are mapped to (the domain provisioner only). */
   httpApiId: 'HOOKGATE_HTTP_API_ID',
   /** Local runtime and tests only: a JSON file of TXT answers; ignored in AWS Lambda. */

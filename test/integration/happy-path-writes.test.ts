@@ -9,7 +9,10 @@ import { eventually } from '../fixtures/sink';
 // concurrency slot and no claim; its event's only delivery settles the event in the status item with
 // the try's outcome, one write. A try that runs slow puts the destination back under its slots.
 
-const { call, sink } = gatewayWithSinkForFile({ [PARTITION_LOAD_ENV]: '1' });
+// A try counts as slow after SLOW_TRY_MS (1 s) in AWS; here after 4 s, so a fast try on a busy machine
+// is never taken for a slow one, and the slow try below is slow by a margin.
+const SLOW_TRY_MS = 4000;
+const { call, sink } = gatewayWithSinkForFile({ [PARTITION_LOAD_ENV]: '1', HOOKGATE_SLOW_TRY_MS: String(SLOW_TRY_MS) });
 
 /** A reading counts whole seconds: one that starts on a fresh second leaves out what came before. */
 async function freshSecond(): Promise<number> {
@@ -57,8 +60,8 @@ describe('the happy path of a delivery', () => {
     expect(detail.event.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1 });
     expect(detail.attempts).toMatchObject([{ attempt_number: 1, outcome: 'success', response_status: 200, response_body: 'ok' }]);
 
-    // A try still in flight after a second marks the destination: the next try takes a slot again.
-    delayMs = 1500;
+    // A try still in flight after SLOW_TRY_MS marks the destination: the next try takes a slot again.
+    delayMs = SLOW_TRY_MS + 1000;
     await deliver(3);
     delayMs = 0;
     since = await freshSecond();
