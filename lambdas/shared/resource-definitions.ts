@@ -123,6 +123,7 @@ export const ENV = {
   replayLeaseSeconds: 'HOOKGATE_REPLAY_LEASE_SECONDS',
   /** Seconds before each resend of an endpoint's verification challenge (lambdas/domain/endpoint-verification.ts). */
   verificationResendSeconds: 'HOOKGATE_VERIFICATION_RESEND_SECONDS',
+  /** Milliseconds a try may be in flight before its destination keeps to its slots (lambdas/domain/max-in-flight.ts `SLOW_TRY_MS`). */
   slowTryMs: 'HOOKGATE_SLOW_TRY_MS',
   /** The HTTP API custom domains are mapped to (the domain provisioner only). */
   httpApiId: 'HOOKGATE_HTTP_API_ID',
