@@ -86,9 +86,11 @@ describe('the functions’ roles, from the synthesised stack', () => {
   const decide = (iam: LocalIam, fn: string, service: string, command: string, input: Record<string, unknown>) =>
     iamRequests(service, command, input, site(iam)).map((request) => evaluate(iam.roles[fn]?.statements ?? [], request));
   let iam: LocalIam;
+  // Both stacks synthesised in a child process: a few seconds idle, several times that on a loaded
+  // machine (it failed at vitest's 10 s default beside two busy loops). The deadline is for a hang.
   beforeAll(async () => {
     iam = localIam(await synthesiseStacks(), names);
-  });
+  }, 120_000);
 
   it('has a role for every function the runtime runs', () => {
     expect(Object.keys(iam.roles).sort()).toEqual(['hookgate-api', 'hookgate-deliver', 'hookgate-domain-provisioner', 'hookgate-export', 'hookgate-ingest', 'hookgate-listen', 'hookgate-sweeper']);
