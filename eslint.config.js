@@ -3,8 +3,9 @@ import { createNodeResolver, importX } from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 // The domain and the pipeline answer in outcomes and refusal kinds; only lambdas/api/ and the
-// handlers turn them into HTTP statuses, so neither may reach for the API layer or HTTP-shaped types.
-const noApiLayer = { regex: '^\\.\\.?/(.*/)?api(/|$)', message: 'Return an outcome or throw a Refusal; lambdas/api/ decides the HTTP status.' };
+// handlers turn them into HTTP statuses, so neither may reach for the API layer, the kit its shapes are
+// built with (lambdas/api-kit/: field builders, examples), or HTTP-shaped types.
+const noApiLayer = { regex: '^\\.\\.?/(.*/)?api(-kit)?(/|$)', message: 'Return an outcome or throw a Refusal; lambdas/api/ decides the HTTP status.' };
 const noHttpTypes = {
   name: 'aws-lambda',
   importNames: ['APIGatewayProxyEventV2', 'APIGatewayProxyResultV2', 'APIGatewayProxyStructuredResultV2', 'APIGatewayProxyEvent', 'APIGatewayProxyResult'],
@@ -97,5 +98,5 @@ export default tseslint.config(
   // 'zod/mini'), but not from the `z` named re-export, which drags zod's 40 locales in (~260 KB).
   { files: ['lambdas/**/*.ts'], rules: { 'no-restricted-syntax': ['error', miniNamespaceOnly] } },
   // Classic zod (~110 KB minified even as a namespace) is for the management API only.
-  { files: ['lambdas/**/*.ts'], ignores: ['lambdas/api/**', ...featureShapes], rules: { 'no-restricted-syntax': ['error', miniNamespaceOnly, classicZodInApiOnly] } },
+  { files: ['lambdas/**/*.ts'], ignores: ['lambdas/api/**', 'lambdas/api-kit/**', ...featureShapes], rules: { 'no-restricted-syntax': ['error', miniNamespaceOnly, classicZodInApiOnly] } },
 );

@@ -1,6 +1,6 @@
 import { forbidden, type Refusal } from '../domain/errors';
 import { resolveRetention, type Plan } from '../domain/plans';
-import type { NotFound } from '../pipeline/outcomes';
+import type { NotFound } from '../domain/outcomes';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { apiKeyPrefix, hashApiKey, newApiKey, newId } from '../shared/secrets';

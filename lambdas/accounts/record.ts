@@ -3,7 +3,7 @@ import { PLANS } from '../domain/plans';
 import { changeEntry, trimmedLog, type RoutingChange } from '../domain/routing-changes';
 import { accountKey } from '../store/keys';
 import { defineEntity } from '../store/entity';
-import { forgetDestinationRouting, forgetRoutingTable, rememberStamp } from '../store/routing-cache';
+import { routingWritten } from '../store/routing-writes';
 import { getItem, INDEX, ITEM_EXISTS, queryEach, updateItem } from '../store/table';
 
 /** An account as stored: the tenant every other item is scoped to. */
@@ -59,7 +59,7 @@ export async function updateAccount(
   changes: Partial<Pick<AccountRecord, 'name' | 'plan' | 'retention_days' | 'updated_at'>>,
 ) {
   const updated = await accountEntity.update([accountId], changes);
-  forgetRoutingTable(accountId);
+  routingWritten({ kind: 'account', accountId });
   return updated;
 }
 
@@ -89,8 +89,8 @@ export async function markRoutingChanged(accountId: string, change: RoutingChang
     if (cut !== false) stamp.routing_changes = trimmed;
   }
   // This process knows the new stamp without reading it: its next accept applies the change at once.
-  rememberStamp(accountId, stamp);
-  if (change.kind === 'destination') forgetDestinationRouting(accountId, change.id);
+  routingWritten({ kind: 'stamp', accountId, item: stamp });
+  if (change.kind === 'destination') routingWritten({ kind: 'destination', accountId, destinationId: change.id });
 }
 
 /** Account ids in id order, strictly after `after`, one index page at a time (the sweeper's walk). */

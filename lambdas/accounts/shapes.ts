@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { MAX_RETENTION_DAYS, PLANS } from '../domain/plans';
-import { at, ids } from '../api/examples';
-import { named } from '../api/schemas';
-import { textField } from '../api/validation';
+import { at, ids } from '../api-kit/examples';
+import { named } from '../api-kit/schemas';
+import { textField } from '../api-kit/validation';
 import type { ApiKeyRecord, ApiKeyWithUsage } from './api-key-record';
 import type { AccountRecord } from './record';
 

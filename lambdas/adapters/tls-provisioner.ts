@@ -8,7 +8,6 @@ import {
   GetApiMappingsCommand,
   GetDomainNameCommand,
 } from '@aws-sdk/client-apigatewayv2';
-import type { DnsRecordValue } from '../custom-domains/record';
 
 /**
  * ACM and API Gateway, as the domain provisioner needs them. Permanent refusals become a
@@ -26,11 +25,18 @@ export class TlsSetupError extends Error {
   }
 }
 
+/** A DNS record ACM asks for, as ACM names it. */
+interface AcmDnsRecord {
+  type: string;
+  name: string;
+  value: string;
+}
+
 export interface CertificateState {
   /** ACM's status: PENDING_VALIDATION, ISSUED, FAILED, VALIDATION_TIMED_OUT, REVOKED, EXPIRED, INACTIVE. */
   status: string;
   /** The CNAME the customer must publish so ACM can validate, once ACM has made it up. */
-  validationRecord: DnsRecordValue | null;
+  validationRecord: AcmDnsRecord | null;
   failureReason: string | null;
 }
 

@@ -1,7 +1,7 @@
 import { unsendableHeaderMessage } from '../domain/header-values';
 import { MAX_BINARY_BODY_BYTES, MAX_ENCODED_BODY_BYTES } from '../domain/payload-limits';
 import { exampleInboundBody, ingestAcceptedResponse } from '../events/shapes';
-import { ids } from './examples';
+import { ids } from '../api-kit/examples';
 import type { DocumentedOperation } from './openapi';
 import { json, traceparentHeader } from './route-doc';
 

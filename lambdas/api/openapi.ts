@@ -4,7 +4,7 @@ import { SESSION_ID_PATTERN } from '../domain/listen';
 import { MAX_BINARY_BODY_BYTES, MAX_ENCODED_BODY_BYTES } from '../domain/payload-limits';
 import { ENCODED_TOO_LARGE } from './http';
 import { TAGS, type HeaderDoc, type JsonBodyDoc, type RawBodyDoc, type ResponseDoc, type RouteDoc } from './route-doc';
-import { durationMs, errorResponse } from './schemas';
+import { durationMs, errorResponse } from '../api-kit/schemas';
 
 /**
  * The OpenAPI 3.1 document, generated from the routes themselves: each route's `doc` names the zod

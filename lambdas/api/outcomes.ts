@@ -1,5 +1,5 @@
 import { notFound } from '../domain/errors';
-import type { NotFound, Refused } from '../pipeline/outcomes';
+import type { NotFound, Refused } from '../domain/outcomes';
 
 /** A use case's success; its `not_found` or refusal is thrown, for the envelope to answer with the status of its kind. */
 export function settled<O extends { kind: string }>(outcome: O): Exclude<O, NotFound | Refused> {

@@ -1,17 +1,11 @@
 import * as z from 'zod';
-import { isEventTypeName } from '../domain/portal';
 import { attemptResponse, eventDetailResponse, eventListItemResponse } from '../events/shapes';
-import { named } from './schemas';
-import { uuidField } from './validation';
+import { named } from '../api-kit/schemas';
+import { uuidField } from '../api-kit/validation';
 import { portalBrandResponse } from '../brand/shapes';
 import { EVENT_STATUSES } from '../domain/vocabulary';
 
-/** Shapes of the consumer portal's API (issue 16), and the event type name its catalog shares. */
-
-
-
-export const eventTypeName = (field: string, message: string) =>
-  z.string({ error: () => `${field} is required` }).refine(isEventTypeName, { error: () => message });
+/** Shapes of the consumer portal's API (issue 16). */
 
 const timestamp = z.iso.datetime();
 

@@ -1,7 +1,7 @@
 import { assumeRoleError } from '../adapters/aws-credentials';
 import { connectionCapRefusal, connectionRoleArn, connectionTemplate, partitionOf, roleNameOf, trustPolicy } from '../domain/aws-connections';
 import { forbidden, invalid } from '../domain/errors';
-import { refused, type Refused } from '../pipeline/outcomes';
+import { refused, type Refused } from '../domain/outcomes';
 import type { DestinationActor } from '../destinations/changes';
 import { mayManage } from '../destinations/changes';
 import { listDestinations } from '../destinations/record';

@@ -1,10 +1,9 @@
 import * as z from 'zod';
-import { at, ids } from '../api/examples';
-import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
-import type { ApiRequest } from '../api/http';
+import { at, ids } from '../api-kit/examples';
+import { CUSTOMER_MESSAGE, customerField, named } from '../api-kit/schemas';
 import { invalid, Refusal } from '../domain/errors';
 import { trustPolicy } from '../domain/aws-connections';
-import { parseJsonBody } from '../api/validation';
+import { parseJsonBody } from '../api-kit/validation';
 import type { AwsConnectionRecord } from './record';
 
 /** The AWS connections' API shapes: request, answers, examples, and the refusal of AWS keys. */
@@ -17,7 +16,7 @@ export const AWS_SECRET_MESSAGE =
 const AWS_SECRET_FIELD = /^unknown field: (?:[\w.]+\.)?(?:aws_)?(?:access_key(?:_id)?|secret(?:_access)?_key|session_token|secret_key_id|credentials)(?: \(.*\))?$/i;
 
 /** `parseJsonBody`, where a body that tries to hand over AWS keys is told that none is ever taken. */
-export function parseKeylessBody<T>(request: ApiRequest, schema: z.ZodType<T>): T {
+export function parseKeylessBody<T>(request: { body: Buffer }, schema: z.ZodType<T>): T {
   try {
     return parseJsonBody(request, schema);
   } catch (error) {

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { BRAND_LIMITS, effectiveBrand, isHexColour, isHttpsUrl } from '../domain/brand';
-import { at } from '../api/examples';
-import { named } from '../api/schemas';
-import { hasControlChars } from '../api/validation';
+import { at } from '../api-kit/examples';
+import { named } from '../api-kit/schemas';
+import { hasControlChars } from '../api-kit/validation';
 import type { BrandSettingsRecord } from './record';
 
 /** The account's brand settings as the API shows them, and the part of them a portal session carries. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { txtResolver } from '../adapters/dns-txt';
 import { invalid } from '../domain/errors';
 import { verificationRecordName } from '../domain/hostname';
-import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
+import { refused, type NotFound, type Refused } from '../domain/outcomes';
 import { newId } from '../shared/secrets';
 import {
   DELETING,

@@ -11,7 +11,6 @@ import { DOMAIN_STATUSES, TLS_STATUSES } from '../domain/vocabulary';
 export const DELETING = 'deleting';
 
 const dnsRecord = z.object({ type: z.string(), name: z.string(), value: z.string() });
-export type DnsRecordValue = z.infer<typeof dnsRecord>;
 
 /** A registration of a hostname by an account: its ownership check, then its TLS set-up (./provisioning.ts). */
 const customDomainRecord = z.object({

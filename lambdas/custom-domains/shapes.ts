@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { MAX_VERIFIABLE_HOSTNAME_LENGTH, normalizeHostname, verificationRecordName } from '../domain/hostname';
-import { at, ids } from '../api/examples';
-import { named } from '../api/schemas';
+import { at, ids } from '../api-kit/examples';
+import { named } from '../api-kit/schemas';
 import type { ShownDomain } from './index';
 import { DOMAIN_STATUSES, TLS_STATUSES } from '../domain/vocabulary';
 

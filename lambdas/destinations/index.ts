@@ -1,7 +1,7 @@
 import { resolveHost } from '../adapters/dns';
 import { invalid, Refusal } from '../domain/errors';
 import { awsTargetRefusal, isOwnQueue, mayUseOwnRole, OWN_QUEUE_REFUSAL, OWN_ROLE_REFUSAL, roleArnRefusal, type AwsTarget } from '../domain/aws-targets';
-import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
+import { refused, type NotFound, type Refused } from '../domain/outcomes';
 import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { newChallenge, newId, newSigningSecret } from '../shared/secrets';
@@ -17,8 +17,8 @@ import { listEventTypes } from '../event-types/record';
 import { findConnection } from '../aws-connections/record';
 import { connectionUseRefusal } from '../domain/aws-connections';
 import { deleteRoute, listRoutes } from '../routes/record';
+import { endpointCapRefusal } from '../domain/endpoint-caps';
 import {
-  endpointCapRefusal,
   mayManage,
   newDestinationSettings,
   planDestinationChange,

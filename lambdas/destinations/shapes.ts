@@ -5,21 +5,18 @@ import { HEALTH_STATES, healthState, type BreakerState } from '../domain/breaker
 import { DEFAULT_MAX_IN_FLIGHT, MAX_MAX_IN_FLIGHT, maxInFlight } from '../domain/max-in-flight';
 import { unsendableHeaderMessage } from '../domain/header-values';
 import { config } from '../shared/config';
-import { exampleSigningSecret, ids, at } from '../api/examples';
-import { eventTypeName } from '../api/portal-schemas';
-import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
-import { hasControlChars, isHeaderName, issueMessage, sendableHeaderRule, textField } from '../api/validation';
+import { exampleSigningSecret, ids, at } from '../api-kit/examples';
+import { CUSTOMER_MESSAGE, customerField, eventTypeName, named } from '../api-kit/schemas';
+import { hasControlChars, isHeaderName, issueMessage, sendableHeaderRule, textField } from '../api-kit/validation';
 import {
-  accountCapMessage,
   CUSTOMER_CONNECTION_MESSAGE,
-  customerCapMessage,
-  DEFAULT_ENDPOINT_CAPS,
   TIMEOUT_MS_RANGE,
   UNKNOWN_CONNECTION_MESSAGE,
   UNKNOWN_OWN_CONNECTION_MESSAGE,
   VERIFY_HTTP_ONLY_MESSAGE,
   VERIFY_REQUIRED_MESSAGE,
 } from './changes';
+import { accountCapMessage, customerCapMessage, DEFAULT_ENDPOINT_CAPS } from '../domain/endpoint-caps';
 import type { DestinationRecord } from './record';
 import { AWS_SECRET_MESSAGE } from '../aws-connections/shapes';
 import { SIGNATURE_SCHEMES } from '../domain/vocabulary';

@@ -5,7 +5,7 @@ import { echoesChallenge, manualVerification, MISMATCH_MESSAGE, nextVerification
 import { invalid } from '../domain/errors';
 import { activeSecrets } from '../domain/signing';
 import { traceparentOf } from '../domain/trace-context';
-import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
+import { refused, type NotFound, type Refused } from '../domain/outcomes';
 import { sendReleaseBackstop, startRelease } from '../pipeline/held-deliveries';
 import { config } from '../shared/config';
 import { signerKeysOf } from '../signing-keys';

@@ -1,6 +1,6 @@
 import { startJobWorker } from '../adapters/job-trigger';
 import { NO_ERASURES } from '../domain/erasure';
-import type { NotFound } from '../pipeline/outcomes';
+import type { NotFound } from '../domain/outcomes';
 import { hashSubject } from '../events/subject-index';
 import { newId } from '../shared/secrets';
 import { findErasureJob, insertErasureJob, type ErasureJobRecord } from './record';

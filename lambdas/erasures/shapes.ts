@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { SUBJECT_MAX_LENGTH } from '../domain/erasure';
 import { ERASURE_STATUSES } from '../domain/vocabulary';
-import { at, ids, later } from '../api/examples';
-import { named, subjectField } from '../api/schemas';
+import { at, ids, later } from '../api-kit/examples';
+import { named, subjectField } from '../api-kit/schemas';
 import type { ErasureJobRecord } from './record';
 
 /** An erasure's API shapes: the request, the job (typed, so the presenter cannot drift), the examples. */

@@ -1,5 +1,5 @@
 import { isEventTypeName } from '../domain/portal';
-import type { NotFound } from '../pipeline/outcomes';
+import type { NotFound } from '../domain/outcomes';
 import { deleteEventType, findEventType, listEventTypes, putEventType as storeEventType, type EventTypeRecord } from './record';
 
 /** The account's event type catalog: what its customers may subscribe their endpoints to. */

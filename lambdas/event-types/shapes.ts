@@ -1,8 +1,7 @@
 import * as z from 'zod';
 import { isReservedType } from '../domain/operational-events';
-import { eventTypeName } from '../api/portal-schemas';
-import { named } from '../api/schemas';
-import { hasControlChars, textField } from '../api/validation';
+import { eventTypeName, named } from '../api-kit/schemas';
+import { hasControlChars, textField } from '../api-kit/validation';
 import type { EventTypeRecord } from './record';
 
 /** The event type catalog's API shapes, in the management API and the portal: request, answer, example. */

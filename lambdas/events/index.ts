@@ -3,7 +3,7 @@ import { customerView } from '../domain/portal';
 import { firstIdAt, lastIdAt } from '../domain/time-bounds';
 import type { Direction, EventStatus } from '../domain/vocabulary';
 import { payloadUrl, readStoredBody } from '../adapters/payloads';
-import { refused, type Refused } from '../pipeline/outcomes';
+import { refused, type Refused } from '../domain/outcomes';
 import { findCustomerEvent } from './customer-index';
 import { listEvents as listEventPage, type EventListItem } from './lists';
 import { findEventDetail, type AttemptRecord, type EventBodyRecord, type EventRecord } from './record';

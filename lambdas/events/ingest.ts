@@ -13,7 +13,7 @@ import { acceptEvent } from './accept';
 import { hashSubject } from './subject-index';
 import { subjectAt } from '../domain/erasure';
 import { servedOnHost } from '../custom-domains/host-binding';
-import { acceptedOutcome, refused, type Accepted, type Refused } from '../pipeline/outcomes';
+import { acceptedOutcome, refused, type Accepted, type Refused } from '../domain/outcomes';
 import { noticeFanoutLimited } from '../pipeline/delivery-notices';
 import { config } from '../shared/config';
 

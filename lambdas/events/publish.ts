@@ -1,6 +1,6 @@
 import { acceptEvent, type TaskSink } from './accept';
 import { hashSubject } from './subject-index';
-import { acceptedOutcome, type Accepted } from '../pipeline/outcomes';
+import { acceptedOutcome, type Accepted } from '../domain/outcomes';
 import type { Trace } from '../domain/trace-context';
 
 export interface PublishInput {

@@ -3,9 +3,9 @@ import { webhookIdOf } from '../domain/ids';
 import { traceOf } from '../domain/trace-context';
 import { END_REASONS, WAIT_REASONS, waitingOf } from '../domain/progress';
 import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS } from '../domain/vocabulary';
-import { at, ids, later } from '../api/examples';
-import { eventStatus, named } from '../api/schemas';
-import type { Accepted } from '../pipeline/outcomes';
+import { at, ids, later } from '../api-kit/examples';
+import { eventStatus, named } from '../api-kit/schemas';
+import type { Accepted } from '../domain/outcomes';
 import type { EventListItem } from './lists';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from './record';
 

@@ -3,7 +3,7 @@ import { startJobWorker } from '../adapters/job-trigger';
 import { encoderFor } from '../domain/export-rows';
 import { gone, invalid } from '../domain/errors';
 import { exportExpiresAt, isExpired } from '../domain/retention';
-import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
+import { refused, type NotFound, type Refused } from '../domain/outcomes';
 import { BUCKETS } from '../shared/resource-definitions';
 import { newId } from '../shared/secrets';
 import { findExportJob, insertExportJob, listExportJobs, type ExportFilters, type ExportJobRecord } from './record';

@@ -1,8 +1,8 @@
 import * as z from 'zod';
 import { DIRECTIONS, EVENT_STATUSES, EXPORT_FORMATS, EXPORT_STATUSES } from '../domain/vocabulary';
-import { at, ids, later } from '../api/examples';
-import { eventStatus, named } from '../api/schemas';
-import { timestampField } from '../api/validation';
+import { at, ids, later } from '../api-kit/examples';
+import { eventStatus, named } from '../api-kit/schemas';
+import { timestampField } from '../api-kit/validation';
 import type { ExportJobRecord } from './record';
 
 /** An export job's API shapes: the request, the answer (typed, so the presenter cannot drift), the examples. */

@@ -1,6 +1,6 @@
 import { findApiKeyByHash } from '../accounts/api-key-record';
 import { LISTEN_MAX_RESPONSE_BODY_BYTES, truncateUtf8, type ListenReply } from '../domain/listen';
-import type { NotFound } from '../pipeline/outcomes';
+import type { NotFound } from '../domain/outcomes';
 import { hashApiKey } from '../shared/secrets';
 import { log } from '../shared/log';
 import { deleteListenConnection, findConnection, findDestinationConnection, findListenSession, insertListenConnection, listListenSessions, putListenReply } from './record';

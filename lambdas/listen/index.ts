@@ -1,7 +1,7 @@
 import { ACCOUNT_ACTOR } from '../destinations/changes';
 import { changeDestination, createDestination, removeDestination } from '../destinations';
 import { findDestination, type DestinationRecord } from '../destinations/record';
-import type { NotFound, Refused } from '../pipeline/outcomes';
+import type { NotFound, Refused } from '../domain/outcomes';
 import { createRoute, removeRoute } from '../routes';
 import { findRoute, type RouteRecord } from '../routes/record';
 import { deleteListenSession, findListenSession, putListenSession, type ListenSessionRecord } from './record';

@@ -1,7 +1,7 @@
 import * as z from 'zod';
-import { exampleSigningSecret, ids } from '../api/examples';
-import { CUSTOMER_MESSAGE, customerField, named } from '../api/schemas';
-import { uuidField } from '../api/validation';
+import { exampleSigningSecret, ids } from '../api-kit/examples';
+import { CUSTOMER_MESSAGE, customerField, named } from '../api-kit/schemas';
+import { uuidField } from '../api-kit/validation';
 import { TIMEOUT_MS_RANGE } from '../destinations/changes';
 import { SESSION_ID_PATTERN } from '../domain/listen';
 import { isValidPattern } from '../domain/routing';

@@ -1,8 +1,7 @@
 import { slotsToTry } from '../domain/max-in-flight';
 import { config } from '../shared/config';
 import { newId } from '../shared/secrets';
-import { freeAccountSlots, handAccountSlot, releaseAccountSlot, takeAccountSlot } from '../store/flight-slots';
-import type { FlightSlot } from './held-deliveries';
+import { freeAccountSlots, handAccountSlot, releaseAccountSlot, takeAccountSlot, type FlightSlot } from '../store/flight-slots';
 
 /**
  * An account's share of the deliver concurrency: its tries under slots (lambdas/domain/max-in-flight.ts

@@ -4,7 +4,7 @@ import { enqueueDeliveries, type DeliveryTask, type DestinationTask } from '../a
 import { log } from '../shared/log';
 import { newId } from '../shared/secrets';
 import { findBreaker } from '../store/breakers';
-import { flightSlotLeases, freeFlightSlots, handFlightSlot, holdsFlightSlot, releaseFlightSlot, takeFlightSlot } from '../store/flight-slots';
+import { flightSlotLeases, freeFlightSlots, handFlightSlot, holdsFlightSlot, releaseFlightSlot, takeFlightSlot, type FlightSlot } from '../store/flight-slots';
 import { chainEnded, chainMarked, claimRelease, eachHeld, HELD_SHARDS, heldPage, markChain, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
 import { destinationRouting } from '../store/routing-table';
 import { findDestination } from '../destinations/record';
@@ -85,12 +85,6 @@ async function isPaused(accountId: string, destinationId: string): Promise<boole
   if (destination !== undefined && holdsAll(destination)) return true;
   await destinationRouting(accountId, destinationId, { fresh: true });
   return false;
-}
-
-/** A try's hold on one of its destination's `max_in_flight` slots. */
-export interface FlightSlot {
-  slot: number;
-  holder: string;
 }
 
 /** What a try under its destination's cap holds while in flight: one of the destination's slots, and a place in its account's share (`takeSharePlace`). */

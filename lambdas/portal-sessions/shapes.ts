@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { PORTAL_SESSION_SECONDS } from '../domain/portal';
-import { customerField, named } from '../api/schemas';
+import { customerField, named } from '../api-kit/schemas';
 
 /** A portal link's API shapes: making one for a customer, and ending every link of a customer. */
 

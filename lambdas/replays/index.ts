@@ -1,6 +1,6 @@
 import { startJobWorker } from '../adapters/job-trigger';
 import { invalid } from '../domain/errors';
-import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
+import { refused, type NotFound, type Refused } from '../domain/outcomes';
 import { newId } from '../shared/secrets';
 import { findDestination } from '../destinations/record';
 import { findSource } from '../sources/record';

@@ -9,7 +9,7 @@ import { findDestination } from '../destinations/record';
 import { changeEvent, findEventWithBody, type EventBodyRecord, type EventRecord } from '../events/record';
 import { acceptEvent } from '../events/accept';
 import { loadCurrentRoutingTable } from '../store/routing-table';
-import { refused, type EventRef, type NotFound, type Refused } from '../pipeline/outcomes';
+import { refused, type EventRef, type NotFound, type Refused } from '../domain/outcomes';
 import type { Direction } from '../domain/vocabulary';
 
 export type ReplayOutcome = { kind: 'accepted'; replay: EventRef } | NotFound | Refused;

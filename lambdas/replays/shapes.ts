@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { REPLAY_JOB_LIMIT } from '../domain/bulk-replay';
 import { SETTLED_STATUSES } from '../domain/event-status';
 import { DIRECTIONS, REPLAY_JOB_STATUSES, type EventStatus } from '../domain/vocabulary';
-import { at, ids, later } from '../api/examples';
-import { named } from '../api/schemas';
-import { textField, timestampField, uuidField } from '../api/validation';
+import { at, ids, later } from '../api-kit/examples';
+import { named } from '../api-kit/schemas';
+import { textField, timestampField, uuidField } from '../api-kit/validation';
 import type { ReplayJobRecord } from './record';
 
 /** A bulk replay's API shapes: the request, the job and the dry run's answers, the presenter, the examples. */

@@ -1,6 +1,6 @@
 import { invalid } from '../domain/errors';
 import { findDestination } from '../destinations/record';
-import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
+import { refused, type NotFound, type Refused } from '../domain/outcomes';
 import { newId } from '../shared/secrets';
 import { findSource } from '../sources/record';
 import { deleteRoute, findRoute, insertRoute, listRoutes, updateRoute, type RouteRecord } from './record';

@@ -1,9 +1,9 @@
 import * as z from 'zod';
 import { FILTER_MAX_BYTES, filterProblem } from '../domain/payload-filter';
 import { isValidPattern } from '../domain/routing';
-import { at, ids } from '../api/examples';
-import { named } from '../api/schemas';
-import { textField, uuidField } from '../api/validation';
+import { at, ids } from '../api-kit/examples';
+import { named } from '../api-kit/schemas';
+import { textField, uuidField } from '../api-kit/validation';
 import type { RouteRecord } from './record';
 
 /** A route's API shapes: requests, the answer (typed, so the presenter cannot drift), the example. */

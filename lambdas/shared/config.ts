@@ -6,7 +6,7 @@ import { MISSING_EVENT_GRACE_SECONDS } from '../domain/delivery-phases';
 import { parseVerificationResend } from '../domain/endpoint-verification';
 import { DEFAULT_MAX_FANOUT } from '../domain/delivery-plan';
 import { accountTries, SLOW_TRY_MS } from '../domain/max-in-flight';
-import { DEFAULT_ENDPOINT_CAPS } from '../destinations/changes';
+import { DEFAULT_ENDPOINT_CAPS } from '../domain/endpoint-caps';
 
 const numberOr = (raw: string | undefined, fallback: number) => (raw === undefined || raw === '' ? fallback : Number(raw));
 

@@ -1,7 +1,7 @@
 import { liveKeys, rotatedKeys, signerKey, type SignerKey } from '../domain/signing-keys';
 import { newSigningKey } from '../shared/secrets';
-import { findSigningKeys, insertSigningKeys, replaceSigningKeys, type KeyOwner, type SealedKeySet } from './record';
-import { openSigningKey, sealSigningKey, type SealedSigningKey } from './sealing';
+import { findSigningKeys, insertSigningKeys, replaceSigningKeys, type KeyOwner, type SealedKeySet, type SealedSigningKey } from './record';
+import { openSigningKey, sealSigningKey } from './sealing';
 
 export { findSigningKeys } from './record';
 

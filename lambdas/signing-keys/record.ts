@@ -1,9 +1,18 @@
 import * as z from 'zod/mini';
-import type { SigningKeySet } from '../domain/signing-keys';
+import type { KeyIdentity, SigningKeySet } from '../domain/signing-keys';
 import { defineEntity } from '../store/entity';
 import { accountPartition } from '../store/keys';
 import { getItem, putItem } from '../store/table';
-import type { SealedSigningKey } from './sealing';
+
+/**
+ * An Ed25519 private key as stored: its JWK `d` encrypted with the stateful stack's KMS key, under
+ * the encryption context `{account_id, kid}` (and `customer` for a customer's key), so a ciphertext
+ * copied to another account's item, another customer's, or another key's place does not decrypt.
+ */
+export interface SealedSigningKey extends KeyIdentity {
+  /** base64 of the KMS ciphertext blob. */
+  sealed_private_key: string;
+}
 
 export type SealedKeySet = SigningKeySet<SealedSigningKey>;
 

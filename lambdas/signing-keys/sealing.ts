@@ -1,16 +1,6 @@
-import type { KeyIdentity, SigningKey } from '../domain/signing-keys';
-import type { KeyOwner } from './record';
+import type { SigningKey } from '../domain/signing-keys';
+import type { KeyOwner, SealedSigningKey } from './record';
 import { kmsOpen, kmsSeal } from '../adapters/kms';
-
-/**
- * An Ed25519 private key as stored: its JWK `d` encrypted with the stateful stack's KMS key, under
- * the encryption context `{account_id, kid}` (and `customer` for a customer's key), so a ciphertext
- * copied to another account's item, another customer's, or another key's place does not decrypt.
- */
-export interface SealedSigningKey extends KeyIdentity {
-  /** base64 of the KMS ciphertext blob. */
-  sealed_private_key: string;
-}
 
 // The account's own keys keep the context they were sealed under before customers had keys of their own.
 const contextOf = (accountId: string, customer: KeyOwner, kid: string): Record<string, string> =>

@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { liveKeys, type KeyIdentity, type SigningKeySet } from '../domain/signing-keys';
-import { at, ids } from '../api/examples';
-import { customerField, named } from '../api/schemas';
+import { at, ids } from '../api-kit/examples';
+import { customerField, named } from '../api-kit/schemas';
 
 /** Whose keys a rotation replaces: a customer's, or (no body, or null) the account's own. */
 export const rotateSigningKeysBody = named(

@@ -1,5 +1,5 @@
 import { invalid } from '../domain/errors';
-import { refused, type NotFound, type Refused } from '../pipeline/outcomes';
+import { refused, type NotFound, type Refused } from '../domain/outcomes';
 import { deleteRoute, listRoutes } from '../routes/record';
 import { newId, newPathToken } from '../shared/secrets';
 import { DELETING, findCustomDomain, listCustomDomains, type CustomDomainRecord } from '../custom-domains/record';

@@ -2,9 +2,9 @@ import * as z from 'zod';
 import { isJsonPointer } from '../domain/json-pointer';
 import { PROVIDERS } from '../domain/vocabulary';
 import { isStandardWebhooksSecret } from '../domain/signing-secret';
-import { at, ids } from '../api/examples';
-import { named } from '../api/schemas';
-import { hasControlChars, isHeaderName, textField, uuidField } from '../api/validation';
+import { at, ids } from '../api-kit/examples';
+import { named } from '../api-kit/schemas';
+import { hasControlChars, isHeaderName, textField, uuidField } from '../api-kit/validation';
 import type { SourceRecord } from './record';
 
 /** A source's API shapes: requests, the answer (typed, so the presenter cannot drift), the example. */

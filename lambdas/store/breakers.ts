@@ -2,7 +2,7 @@ import { CLOSED_BREAKER, type BreakerState } from '../domain/breaker';
 import { defineEntity } from './entity';
 import { accountPartition, routingPrefix } from './keys';
 import { breakerRecord, type BreakerRecord } from './records';
-import { forgetDestinationRouting } from './routing-cache';
+import { routingWritten } from './routing-writes';
 import { ITEM_ABSENT, putItem } from './table';
 
 type Versioned = BreakerState & { version: number };
@@ -52,7 +52,7 @@ export async function changeBreaker(
       current.version === 0 ? ITEM_ABSENT : { expression: 'version = :v', values: { ':v': current.version } },
     );
     if (written) {
-      forgetDestinationRouting(accountId, destinationId);
+      routingWritten({ kind: 'destination', accountId, destinationId });
       return { breaker: next, changed: true, previous: current };
     }
     current = await readBreaker(accountId, destinationId);

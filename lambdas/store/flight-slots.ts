@@ -15,6 +15,12 @@ const accountSlotKey = (accountId: string, slot: number) => ({ pk: `${accountPar
 
 type Key = ReturnType<typeof slotKey>;
 
+/** A try's hold on one of its destination's `max_in_flight` slots (or on one of its account's places). */
+export interface FlightSlot {
+  slot: number;
+  holder: string;
+}
+
 /** A slot nobody has used for a day goes (TTL, free); a cap lowered since leaves no items behind for long. */
 const SLOT_RETENTION_SECONDS = 86_400;
 

@@ -6,7 +6,9 @@ import { accountStamp, type AccountRecord, type AccountStamp } from '../accounts
 import { batchGet, getItem, queryAll } from './table';
 import { accountKey, accountPartition, routingPrefix } from './keys';
 import { findBreaker } from './breakers';
-import { destinationEntries, destinationEntryKey, routesViews, stamps } from './routing-cache';
+import { config } from '../shared/config';
+import { ForgetfulCache } from './forgetful-cache';
+import { onRoutingWrite } from './routing-writes';
 
 type Versioned = BreakerState & { version: number };
 
@@ -21,7 +23,7 @@ export interface RoutingTable {
 }
 
 /** An account's routes and the destinations they name, as of `version` of its stamp. */
-export interface RoutesView {
+interface RoutesView {
   version: number;
   routes: RouteRecord[];
   destinations: Map<string, DestinationRecord>;
@@ -34,10 +36,59 @@ export interface DestinationRouting {
   breaker: Versioned;
 }
 
+// Routing's per-process caches, read through below. The account, destination, route and breaker
+// writers say what they wrote (routing-writes.ts) and entries here are updated or forgotten, so no
+// writer depends on this reader. Each Lambda function is its own process with its own caches. Three:
+// - the account's stamp (the account item: its routing version and the log of recent changes), read
+//   eventually consistent and reused for a second per instance;
+// - each account's routes and the destinations they name (what ingest plans with), kept until the
+//   stamp moves and then brought up to it by reading only what the change log names;
+// - each destination with its breaker (what a delivery needs), reused for HOOKGATE_ROUTE_CACHE_SECONDS
+//   (breakers change without the stamp) unless the stamp names the destination as changed; an absent
+//   destination is remembered too, so deliveries to a deleted one do not read it again each time.
+// Writes through this process apply at once, even when a read was in flight during the write.
+
+/**
+ * How long a function instance reuses the account's stamp: a busy account costs one small read a
+ * second per instance rather than one per event, and a route written through another process applies
+ * here within that second. Never longer than the route cache: HOOKGATE_ROUTE_CACHE_SECONDS=0 reads
+ * everything every time.
+ */
+const STAMP_REUSE_MS = 1000;
+const stamps = new ForgetfulCache<AccountStamp | undefined>(() => Math.min(STAMP_REUSE_MS, config().routeCacheSeconds * 1000));
+
+/**
+ * Routes are kept while the stamp says they are current; this bound only lets an account no longer
+ * served go, and limits how long a view could outlive a change it was not told of.
+ */
+const ROUTES_VIEW_MAX_MS = 10 * 60_000;
+const routesViews = new ForgetfulCache<RoutesView | undefined>(() => (config().routeCacheSeconds === 0 ? 0 : ROUTES_VIEW_MAX_MS));
+
+const destinationEntries = new ForgetfulCache<DestinationRouting & { version: number }>(() => config().routeCacheSeconds * 1000);
+const destinationEntryKey = (accountId: string, destinationId: string) => `${accountId}/${destinationId}`;
+
+// Writes through this process apply at once here (store/routing-writes.ts).
+onRoutingWrite((write) => {
+  switch (write.kind) {
+    case 'account':
+      routesViews.forget(write.accountId);
+      stamps.forget(write.accountId);
+      return;
+    case 'stamp': {
+      const stamp = accountStamp.parse(write.item);
+      stamps.forget(write.accountId);
+      void stamps.get(write.accountId, () => Promise.resolve(stamp));
+      return;
+    }
+    case 'destination':
+      destinationEntries.forget(destinationEntryKey(write.accountId, write.destinationId));
+  }
+});
+
 /** Half a read unit, eventually consistent: a stamp a moment old only delays a route by that moment. */
 const readStamp = (accountId: string) => getItem(accountKey(accountId), accountStamp, false);
 
-/** The account's stamp, reused for a second per instance (routing-cache.ts). */
+/** The account's stamp, reused for a second per instance (`stamps`). */
 const currentStamp = (accountId: string, now = Date.now()) => stamps.get(accountId, () => readStamp(accountId), now);
 
 /**

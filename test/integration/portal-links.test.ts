@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { portalApiRoutes } from '../../lambdas/api/routes/portal';
-import { CUSTOMER_MESSAGE } from '../../lambdas/api/schemas';
+import { CUSTOMER_MESSAGE } from '../../lambdas/api-kit/schemas';
 import { bootGateway } from '../fixtures/gateway';
 import { createAccount, type Call } from '../fixtures/http-client';
 import { openPortalSession } from '../fixtures/portal';

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import {
   ACCOUNT_ACTOR,
   CUSTOMER_CONNECTION_MESSAGE,
-  endpointCapRefusal,
   mayManage,
   newDestinationSettings,
   planDestinationChange,
@@ -10,6 +9,7 @@ import {
   type DestinationInput,
   type DestinationSettings,
 } from '../../lambdas/destinations/changes';
+import { endpointCapRefusal } from '../../lambdas/domain/endpoint-caps';
 import { Refusal } from '../../lambdas/domain/errors';
 import { maxInFlight } from '../../lambdas/domain/max-in-flight';
 

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MAX_BATCH_EVENTS } from '../../lambdas/api/routes/outbound-events';
-import { DEFAULT_ENDPOINT_CAPS, TIMEOUT_MS_RANGE } from '../../lambdas/destinations/changes';
+import { TIMEOUT_MS_RANGE } from '../../lambdas/destinations/changes';
+import { DEFAULT_ENDPOINT_CAPS } from '../../lambdas/domain/endpoint-caps';
 import { MAX_RATE_LIMIT_PER_SECOND } from '../../lambdas/destinations/shapes';
 import { DEFAULT_AUTO_DISABLE_HOURS, MAX_AUTO_DISABLE_HOURS } from '../../lambdas/domain/auto-disable';
 import { RETRY_SCHEDULE_LIMITS } from '../../lambdas/domain/backoff';

@@ -3,8 +3,8 @@ import { mockClient } from 'aws-sdk-client-mock';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { changeEntry, type RoutingChange } from '../../lambdas/domain/routing-changes';
 import { resetConfigForTests } from '../../lambdas/shared/config';
-import { forgetRoutingTable } from '../../lambdas/store/routing-cache';
 import { destinationRouting, loadCurrentRoutingTable } from '../../lambdas/store/routing-table';
+import { routingWritten } from '../../lambdas/store/routing-writes';
 import { UNIT_ENV } from '../fixtures/apigw';
 import { destinationRecord, routeRecord } from '../fixtures/records';
 
@@ -100,7 +100,7 @@ describe('the routing stamp read by each accept', () => {
   it('a write through this process applies at once (it forgets the stamp)', async () => {
     await loadCurrentRoutingTable(accountId, 0);
     putRoute('r1', 'none');
-    forgetRoutingTable(accountId);
+    routingWritten({ kind: 'account', accountId });
     expect((await loadCurrentRoutingTable(accountId, 1))?.version).toBe(2);
   });
 
@@ -191,11 +191,11 @@ describe('a delivery reads its own destination', () => {
     putDestination('d2');
     await destinationRouting(accountId, 'd1');
     putDestination('d2');
-    forgetRoutingTable(accountId); // the stamp read again now rather than a second later
+    routingWritten({ kind: 'account', accountId }); // the stamp read again now rather than a second later
     await destinationRouting(accountId, 'd1');
     expect(itemsRead()).toHaveLength(2);
     putDestination('d1');
-    forgetRoutingTable(accountId);
+    routingWritten({ kind: 'account', accountId });
     await destinationRouting(accountId, 'd1');
     expect(itemsRead()).toHaveLength(4);
   });
@@ -215,7 +215,7 @@ describe('a delivery reads its own destination', () => {
     expect(itemsRead()).toEqual(expect.arrayContaining(['ACCOUNT#DEST#gone']));
     expect(itemsRead()).toHaveLength(2);
     putDestination('gone'); // it could only reappear with a routing write
-    forgetRoutingTable(accountId);
+    routingWritten({ kind: 'account', accountId });
     expect((await destinationRouting(accountId, 'gone', { fresh: true })).destination?.id).toBe('gone');
   });
 });

@@ -18,7 +18,7 @@ import { json, jsonBody } from '../route-doc';
 import { publicBaseUrl } from '../public-url';
 import { defineRoute, type Route } from '../router';
 import { settled } from '../outcomes';
-import { parseJsonBody } from '../validation';
+import { parseJsonBody } from '../../api-kit/validation';
 
 export const accountRoutes: Route[] = [
   defineRoute({

@@ -3,7 +3,7 @@ import { apiKeyResponse, createApiKeyBody, exampleApiKeyListed, exampleNewApiKey
 import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { parseJsonBody, parsePathId } from '../validation';
+import { parseJsonBody, parsePathId } from '../../api-kit/validation';
 
 export const apiKeyRoutes: Route[] = [
   defineRoute({

@@ -19,8 +19,8 @@ import { publicBaseUrl } from '../public-url';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import { settled } from '../outcomes';
 import { defineRoute, type Route } from '../router';
-import { CUSTOMER_MESSAGE } from '../schemas';
-import { parsePathId, parseWith } from '../validation';
+import { CUSTOMER_MESSAGE } from '../../api-kit/schemas';
+import { parsePathId, parseWith } from '../../api-kit/validation';
 
 const present = (c: AwsConnectionRecord, request: ApiRequest) => presentConnection(c, connectionTrustPolicy(c), `${publicBaseUrl(request)}/v1/aws-connections/${c.id}/template`);
 

@@ -2,7 +2,7 @@ import { changeBrandSettings, showBrandSettings } from '../../brand';
 import { brandSettingsResponse, exampleBrandSettings, presentBrandSettings, updateBrandSettingsBody } from '../../brand/shapes';
 import { json, jsonBody } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { parseJsonBody } from '../validation';
+import { parseJsonBody } from '../../api-kit/validation';
 
 export const brandSettingsRoutes: Route[] = [
   defineRoute({

@@ -5,7 +5,7 @@ import { VERIFIED_ELSEWHERE } from '../../domain/domain-ownership';
 import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { parseJsonBody, parsePathId } from '../validation';
+import { parseJsonBody, parsePathId } from '../../api-kit/validation';
 
 export const customDomainRoutes: Route[] = [
   defineRoute({

@@ -24,8 +24,8 @@ import { CLOSED_BREAKER } from '../../domain/breaker';
 import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { CUSTOMER_MESSAGE } from '../schemas';
-import { parsePathId, parseWith } from '../validation';
+import { CUSTOMER_MESSAGE } from '../../api-kit/schemas';
+import { parsePathId, parseWith } from '../../api-kit/validation';
 import { parseKeylessBody } from '../../aws-connections/shapes';
 
 export const destinationRoutes: Route[] = [

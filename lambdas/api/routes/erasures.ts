@@ -1,10 +1,10 @@
 import { showErasure, startErasure } from '../../erasures';
 import { createErasureBody, exampleDoneErasure, exampleRunningErasure, erasureResponse, presentErasure } from '../../erasures/shapes';
-import { SUBJECT_MESSAGE } from '../schemas';
+import { SUBJECT_MESSAGE } from '../../api-kit/schemas';
 import { settled } from '../outcomes';
 import { json, jsonBody } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { parseJsonBody, parsePathId } from '../validation';
+import { parseJsonBody, parsePathId } from '../../api-kit/validation';
 
 export const erasureRoutes: Route[] = [
   defineRoute({

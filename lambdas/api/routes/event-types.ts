@@ -3,7 +3,7 @@ import { createEventTypeBody, EVENT_TYPE_MESSAGE, eventTypeResponse, exampleEven
 import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { parseJsonBody } from '../validation';
+import { parseJsonBody } from '../../api-kit/validation';
 
 export const eventTypeRoutes: Route[] = [
   defineRoute({

@@ -14,13 +14,13 @@ import {
   presentEventDetail,
   presentEventListItem,
 } from '../../events/shapes';
-import { ids } from '../examples';
+import { ids } from '../../api-kit/examples';
 import { fitsLambdaResponse } from '../http';
 import { json, jsonBody, page as eventPage } from '../route-doc';
 import { settled } from '../outcomes';
 import { defineRoute, type Route } from '../router';
-import { CUSTOMER_MESSAGE, customerField, named, replayResponse } from '../schemas';
-import { eventCursor, parseJsonBody, parsePathId, parseWith, timestampField, uuidField } from '../validation';
+import { CUSTOMER_MESSAGE, customerField, named, replayResponse } from '../../api-kit/schemas';
+import { eventCursor, parseJsonBody, parsePathId, parseWith, timestampField, uuidField } from '../../api-kit/validation';
 import { type Direction, EVENT_STATUSES } from '../../domain/vocabulary';
 
 const listQuery = z.object({

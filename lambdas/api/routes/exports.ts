@@ -1,11 +1,11 @@
 import { EVENT_STATUSES } from '../../domain/vocabulary';
 import { createExport, exportDownload, listExports, showExport } from '../../exports';
 import { createExportBody, exampleExportJob, exampleReadyExportJob, exportJobResponse, presentExportJob } from '../../exports/shapes';
-import { ids } from '../examples';
+import { ids } from '../../api-kit/examples';
 import { settled } from '../outcomes';
 import { json, jsonBody, list, redirect } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { JOB_LIST_ERRORS, jobListQuery, parseJsonBody, parsePathId, parseWith } from '../validation';
+import { JOB_LIST_ERRORS, jobListQuery, parseJsonBody, parsePathId, parseWith } from '../../api-kit/validation';
 
 export const exportRoutes: Route[] = [
   defineRoute({

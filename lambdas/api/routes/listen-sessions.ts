@@ -6,7 +6,7 @@ import { CAP_ERRORS } from '../../destinations/shapes';
 import { settled } from '../outcomes';
 import { json, jsonBody, noContent } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { parseJsonBody } from '../validation';
+import { parseJsonBody } from '../../api-kit/validation';
 import { SESSION_ID_PATTERN } from '../../domain/listen';
 
 export const listenSessionRoutes: Route[] = [

@@ -18,7 +18,7 @@ import { publicBaseUrl } from '../public-url';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import { settled } from '../outcomes';
 import { defineRoute, type Route } from '../router';
-import { parsePathId } from '../validation';
+import { parsePathId } from '../../api-kit/validation';
 
 /**
  * The consumer portal's AWS connections: a customer creates, verifies and deletes the roles in its own

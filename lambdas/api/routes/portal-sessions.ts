@@ -1,10 +1,10 @@
 import { endPortalLinks, openPortalSession } from '../../portal-sessions';
 import { createPortalSessionBody, examplePortalSession, portalSessionResponse, revokePortalSessionsBody } from '../../portal-sessions/shapes';
-import { CUSTOMER_MESSAGE } from '../schemas';
+import { CUSTOMER_MESSAGE } from '../../api-kit/schemas';
 import { PORTAL_PATH, publicBaseUrl } from '../public-url';
 import { json, jsonBody, noContent } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { parseJsonBody } from '../validation';
+import { parseJsonBody } from '../../api-kit/validation';
 
 export const portalSessionRoutes: Route[] = [
   defineRoute({

@@ -30,7 +30,7 @@ import {
   type PortalEndpointWithSecretResponse,
 } from '../../destinations/shapes';
 import { resendChallenge, verifyByHand } from '../../destinations/verification';
-import { resendToEndpoint, sendTestEvent } from '../../pipeline/portal-delivery';
+import { resendToEndpoint, sendTestEvent } from '../../replays/portal-delivery';
 import { showBrandSettings } from '../../brand';
 import { jwksUrl } from '../../accounts/shapes';
 import { publicBaseUrl } from '../public-url';
@@ -39,7 +39,7 @@ import { findCustomerEvent, listCustomerEvents, showEvent } from '../../events';
 import { listEventTypes } from '../../event-types';
 import { eventTypeResponse, presentEventType } from '../../event-types/shapes';
 import { exampleAttempt, exampleOutboundDetail, presentAttempt, presentEventDetail } from '../../events/shapes';
-import { ids } from '../examples';
+import { ids } from '../../api-kit/examples';
 import { settled } from '../outcomes';
 import { portalActor, type PortalPrincipal } from '../portal-auth';
 import {
@@ -53,7 +53,7 @@ import {
 } from '../portal-schemas';
 import { json, jsonBody, list, noContent, page } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { eventCursor, parseJsonBody, parsePathId, parseWith } from '../validation';
+import { eventCursor, parseJsonBody, parsePathId, parseWith } from '../../api-kit/validation';
 
 /**
  * The consumer portal's API: every route takes the portal link's secret only (`Bearer ps_…`), and

@@ -1,7 +1,7 @@
 import { pingTable } from '../../store/table';
 import { json } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { healthResponse, readyResponse } from '../schemas';
+import { healthResponse, readyResponse } from '../../api-kit/schemas';
 
 export const probeRoutes: Route[] = [
   defineRoute({

@@ -9,11 +9,11 @@ import {
   replayDryRunResponse,
   replayJobResponse,
 } from '../../replays/shapes';
-import { ids } from '../examples';
+import { ids } from '../../api-kit/examples';
 import { settled } from '../outcomes';
 import { json, jsonBody, list } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { JOB_LIST_ERRORS, jobListQuery, parseJsonBody, parsePathId, parseWith } from '../validation';
+import { JOB_LIST_ERRORS, jobListQuery, parseJsonBody, parsePathId, parseWith } from '../../api-kit/validation';
 
 export const replayRoutes: Route[] = [
   defineRoute({

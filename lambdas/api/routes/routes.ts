@@ -1,11 +1,11 @@
 import { changeRoute, createRoute, findRoute, listRoutes, removeRoute } from '../../routes';
 import { createRouteBody, exampleRoute, FILTER_ERRORS, patternErrors, presentRoute, routeResponse, updateRouteBody } from '../../routes/shapes';
 import { notFound } from '../../domain/errors';
-import { ids } from '../examples';
+import { ids } from '../../api-kit/examples';
 import { settled } from '../outcomes';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { parseJsonBody, parsePathId } from '../validation';
+import { parseJsonBody, parsePathId } from '../../api-kit/validation';
 
 export const routeRoutes: Route[] = [
   defineRoute({

@@ -5,12 +5,12 @@ import { notFound } from '../../domain/errors';
 import { findSigningKeys, rotateSigningKeys } from '../../signing-keys';
 import { exampleJwks, exampleSigningKeys, jwksDocument, presentSigningKeys, rotateSigningKeysBody, signingKeysResponse } from '../../signing-keys/shapes';
 import { isCustomerId } from '../../domain/portal';
-import { CUSTOMER_MESSAGE } from '../schemas';
+import { CUSTOMER_MESSAGE } from '../../api-kit/schemas';
 import { publicBaseUrl } from '../public-url';
 import { json, jsonBody } from '../route-doc';
 import type { ApiRequest, RawBody } from '../http';
 import { defineRoute, type Route } from '../router';
-import { parseJsonBody } from '../validation';
+import { parseJsonBody } from '../../api-kit/validation';
 
 /** Receivers may cache the JWKS this long; a rotation's overlap (24 h) is far longer, and verifiers refetch on an unknown `kid`. */
 const JWKS_CACHE_CONTROL = 'public, max-age=300';

@@ -6,7 +6,7 @@ import { settled } from '../outcomes';
 import { publicBaseUrl } from '../public-url';
 import { json, jsonBody, list, noContent } from '../route-doc';
 import { defineRoute, type Route } from '../router';
-import { parseJsonBody, parsePathId } from '../validation';
+import { parseJsonBody, parsePathId } from '../../api-kit/validation';
 
 /** The ingest URL's base: the source's custom domain once it is verified, else the gateway's own URL. */
 const present = (request: ApiRequest, { source, ingestHost }: ShownSource) =>

@@ -3,8 +3,8 @@ import { PAYLOAD_ERASED } from '../domain/erasure';
 import { resendVerdict } from '../domain/portal';
 import { findEventWithBody } from '../events/record';
 import { acceptEvent } from '../events/accept';
-import { copyEvent } from '../replays/replay-event';
-import { refused, type EventRef, type NotFound, type Refused } from './outcomes';
+import { copyEvent } from './replay-event';
+import { refused, type EventRef, type NotFound, type Refused } from '../domain/outcomes';
 
 export type PortalSendOutcome = { kind: 'accepted'; event: EventRef } | NotFound | Refused;
 

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { isSubject, SUBJECT_MAX_LENGTH } from '../domain/erasure';
-import { isCustomerId } from '../domain/portal';
+import { isCustomerId, isEventTypeName } from '../domain/portal';
 import { EVENT_STATUSES } from '../domain/vocabulary';
 
 /**
@@ -61,3 +61,6 @@ export const replayResponse = named(
 export const healthResponse = z.strictObject({ status: z.literal('ok') });
 export const readyResponse = z.strictObject({ status: z.literal('ready') });
 
+/** An event type's name, as the API and the portal take it. */
+export const eventTypeName = (field: string, message: string) =>
+  z.string({ error: () => `${field} is required` }).refine(isEventTypeName, { error: () => message });

@@ -2,7 +2,6 @@ import * as z from 'zod';
 import { invalid } from '../domain/errors';
 import { isSendableHeaderValue, unsendableHeaderMessage } from '../domain/header-values';
 import { isUuid } from '../domain/ids';
-import type { ApiRequest } from './http';
 import { documented } from './schemas';
 
 const article = (type: string) => (/^[aeiou]/.test(type) ? `an ${type}` : `a ${type}`);
@@ -54,7 +53,7 @@ export function parseWith<T>(schema: z.ZodType<T>, input: unknown): T {
 }
 
 /** Parses a JSON body; an empty body counts as `{}` so endpoints whose fields are all optional accept none. */
-export function parseJsonBody<T>(request: ApiRequest, schema: z.ZodType<T>): T {
+export function parseJsonBody<T>(request: { body: Buffer }, schema: z.ZodType<T>): T {
   let input: unknown = {};
   const text = request.body.toString('utf8');
   if (text.trim() !== '') {
