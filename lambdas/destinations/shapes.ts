@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { autoDisableHours, DEFAULT_AUTO_DISABLE_HOURS, MAX_AUTO_DISABLE_HOURS } from '../domain/auto-disable';
+import { autoDisableHours, DEFAULT_AUTO_DISABLE_HOURS, MAX_AUTO_DISABLE_HOURS, MIN_AUTO_DISABLE_HOURS } from '../domain/auto-disable';
 import { RETRY_SCHEDULE_LIMITS, scheduleFor } from '../domain/backoff';
 import { HEALTH_STATES, healthState, type BreakerState } from '../domain/breaker';
 import { DEFAULT_MAX_IN_FLIGHT, MAX_MAX_IN_FLIGHT, maxInFlight } from '../domain/max-in-flight';
@@ -47,10 +47,12 @@ const retryScheduleInput = z
     'Seconds to wait before each try: step 0 before the first, step i after failed try i, so the number of steps is the number of tries. 1 to 20 steps of 0 to 86400. null or absent: the default `[0, 30, 120, 600, 3600]`.',
   );
 
+const AUTO_DISABLE_TOO_SMALL = `auto_disable_after_hours must be 0 (never) or at least ${MIN_AUTO_DISABLE_HOURS}`;
 const autoDisableInput = z
   .number()
   .min(0)
   .max(MAX_AUTO_DISABLE_HOURS)
+  .refine((hours) => hours === 0 || hours >= MIN_AUTO_DISABLE_HOURS, { error: AUTO_DISABLE_TOO_SMALL })
   .optional()
   .describe(
     `Hours during which every try failed after which Hookgate disables the destination (\`active: false\`, \`health.state: disabled\`, \`disabled_reason\`) and publishes \`hookgate.destination.disabled\`. Decimals allowed; 0: never. Default ${DEFAULT_AUTO_DISABLE_HOURS} (five days).`,
@@ -105,6 +107,7 @@ const DELIVERY_SETTINGS_ERRORS = [
   `max_in_flight must be at most ${MAX_MAX_IN_FLIGHT}`,
   'auto_disable_after_hours must be at least 0',
   `auto_disable_after_hours must be at most ${MAX_AUTO_DISABLE_HOURS}`,
+  AUTO_DISABLE_TOO_SMALL,
 ];
 
 // ------------------------------------------------------------------ requests

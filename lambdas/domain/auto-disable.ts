@@ -4,6 +4,11 @@
  */
 export const DEFAULT_AUTO_DISABLE_HOURS = 120;
 export const MAX_AUTO_DISABLE_HOURS = 8760;
+/**
+ * The least a value other than 0 may be (0.36 s): DynamoDB stores no number below 1e-130 in
+ * magnitude, and a try's own timeout is longer than this anyway.
+ */
+export const MIN_AUTO_DISABLE_HOURS = 0.0001;
 
 /** The hours a destination may fail before it is disabled; 0: never. */
 export const autoDisableHours = (destination: { auto_disable_after_hours?: number | null }) =>

@@ -113,6 +113,9 @@ describe('re-enabling from the portal', () => {
     const created = await call('POST', '/v1/portal/endpoints', { ...portal(secret), body: { url: `${sink.url}/down/auto`, event_types: ['invoice.paid'] } });
     const id = created.json.data.id as string;
     await proveOwnership(call, key, sink, id, '/down/auto');
+    // A value too small for DynamoDB to store is refused (it was a 500), and nothing changes.
+    const tiny = await call('PATCH', `/v1/destinations/${id}`, { key, body: { auto_disable_after_hours: 5e-324 } });
+    expect([tiny.status, tiny.json.error]).toEqual([400, 'auto_disable_after_hours must be 0 (never) or at least 0.0001']);
     // 3.6 seconds of nothing but failures disable it.
     expect((await call('PATCH', `/v1/destinations/${id}`, { key, body: { auto_disable_after_hours: 0.001 } })).status).toBe(200);
     const first = await publish(key, customer);
