@@ -67,7 +67,6 @@ const routesViews = new ForgetfulCache<RoutesView | undefined>(() => (config().r
 const destinationEntries = new ForgetfulCache<DestinationRouting & { version: number }>(() => config().routeCacheSeconds * 1000);
 const destinationEntryKey = (accountId: string, destinationId: string) => `${accountId}/${destinationId}`;
 
-// Writes through this process apply at once here (store/routing-writes.ts).
 onRoutingWrite((write) => {
   switch (write.kind) {
     case 'account':

@@ -1,8 +1,8 @@
 /**
  * What a write through this process changed of an account's routing, told to whoever keeps routing
- * here (store/routing-table.ts, whose caches subscribe as it loads). The account, destination, route and breaker
- * writers say what they wrote and know no cache, so routing's reader may depend on its writers and
- * not the other way round; a process that never reads routing has nothing listening and keeps nothing.
+ * here (store/routing-table.ts, whose caches subscribe as it loads). The account, destination, route
+ * and breaker writers say what they wrote and know no cache, so routing's reader may depend on its
+ * writers and not the other way round; a process that never reads routing keeps nothing to forget.
  */
 export type RoutingWrite =
   /** The account changed (its plan, retention): its stamp and routes are read again. */
