@@ -185,7 +185,8 @@ export function itemCategory(key: { pk?: unknown; sk?: unknown }): string {
 /** What the partitions of each kind under an account (`ACCT#<id>#<KIND>#…`) hold; lambdas/store/ and the feature records name them. */
 const ACCOUNT_SUBPARTITIONS: Readonly<Record<string, string>> = {
   EVT: 'event partition',
-  FLIGHT: 'concurrency slot of a destination',
+  LEASES: 'lease map of a destination (its cap)',
+  SHARE: "lease map of an account's share",
   RATE: 'rate limit of a destination',
   DEDUP: 'dedupe claim',
   LISTEN: 'listen sessions of a destination',
@@ -204,7 +205,7 @@ export function partitionCategory(index: string | undefined, pk: string): string
   const [head = '', account, kind, , shard] = pk.split('#');
   if (head === 'ACCT' && account !== undefined) {
     if (kind === undefined) return 'account partition (routing)';
-    // lambdas/store/held-deliveries.ts: the held items in shards (`…#HELD#<destination>#<shard>`), the chain mark beside them.
+    // lambdas/store/held-deliveries.ts: the held items in shards (`…#HELD#<destination>#<shard>`), and the chain mark 0.4 kept beside them.
     if (kind === 'HELD') return shard === undefined ? 'held chain mark of a destination' : 'held deliveries of a destination (a shard)';
     return ACCOUNT_SUBPARTITIONS[kind] ?? `account ${kind} partition`;
   }

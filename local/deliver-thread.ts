@@ -18,6 +18,7 @@ import { importHandlers, skipHandlerSigning, type SqsHandler } from './handlers'
 import { startSqsPoller, validBatchSize, type SqsPoller, type SqsPollerOptions } from './sqs-poller';
 import { failedMessage, heapAfterGc, startWorker } from './worker-thread';
 import { enforceIam } from './iam/enforce';
+import { returnItemsOnConditionFailure } from './condition-returns';
 import { runAs } from './sdk-hooks';
 import { applyThrottles, throttleRulesFromEnv } from './throttles';
 import type { LocalIam } from './iam/roles';
@@ -39,6 +40,7 @@ export async function runDeliverThread(port: MessagePort, data: DeliverThreadDat
     skipHandlerSigning();
     enforceIam(data.iam);
     applyThrottles(throttleRulesFromEnv());
+    returnItemsOnConditionFailure();
   } catch (err) {
     port.postMessage(failedMessage(err));
     return;

@@ -26,6 +26,7 @@ import { startDeliverThread } from './deliver-thread';
 import { niceThisThread } from './thread-priority';
 import { countCallsIfEnabled } from './call-counts';
 import { enforceIam } from './iam/enforce';
+import { returnItemsOnConditionFailure } from './condition-returns';
 import { startLocalKms, type LocalKms } from './kms';
 import { runAs } from './sdk-hooks';
 import { applyThrottles, throttleRulesFromEnv, THROTTLES_ENV, type ThrottleRule } from './throttles';
@@ -330,6 +331,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       ...(opts.throttles ? { [THROTTLES_ENV]: JSON.stringify(opts.throttles) } : {}),
     });
     applyThrottles(throttleRulesFromEnv());
+    returnItemsOnConditionFailure();
     const iam = await loadIam(resources, kms.keyArn, opts.stack);
     enforceIam(iam);
     const restored = await restoreQueue(clients, resources, new Date());

@@ -22,13 +22,6 @@ const deliveryTask = z.object({
   sent_at: z.optional(z.int()),
   /** A manual action's delivery (a replay, a portal resend or test): the probe of an open breaker, at once. */
   manual: z.optional(z.literal(true)),
-  /** The concurrency slot a release handed this task (the one its previous holder let go): tried first. */
-  flight_slot: z.optional(z.int()),
-  /**
-   * The slot's lease, when it was handed on as it was (`handFlightSlot`): this task holds it as
-   * `holder` until `lease_until` (epoch ms), and the account share place with it when `share` is set.
-   */
-  handed: z.optional(z.object({ holder: z.string(), lease_until: z.int(), share: z.optional(z.object({ slot: z.int(), holder: z.string() })) })),
   /** The event's body, when small: the try reads no body item. */
   body: z.optional(carriedBodyRecord),
   /** Taken back from the delivery DLQ once by the sweeper: if it lands there again, its delivery ends. */
@@ -38,8 +31,10 @@ export type DeliveryTask = z.infer<typeof deliveryTask>;
 
 /**
  * A destination's own task: `wake` looks at its breaker at an instant a breaker write set (`at`: its
- * cooldown's or its probe's end), `release` lets a page of its held deliveries go, `slots` looks at
- * concurrency slots a parked delivery found taken (`slots`) once their leases have ended.
+ * cooldown's or its probe's end), `release` lets a page of its held deliveries go; `slots`, which
+ * versions before 0.5 sent for the concurrency slots a parked delivery found taken, lets them go too
+ * (lambdas/pipeline/held-deliveries.ts `drainOverCap`). A task's fields from those versions
+ * (`flight_slot`, `handed`, `slots`) are dropped as it is read.
  */
 const destinationTask = z.object({
   v: z.literal(1),
@@ -47,7 +42,6 @@ const destinationTask = z.object({
   account_id: z.string(),
   destination_id: z.string(),
   at: z.optional(z.string()),
-  slots: z.optional(z.array(z.int())),
   /** Taken back from the delivery DLQ once by the sweeper: if it lands there again, it stays for the operator. */
   rearmed: z.optional(z.literal(true)),
 });

@@ -33,7 +33,7 @@ export interface BreakerState {
   probe_until: string | null;
   last_success_at: string | null;
   last_failure_at: string | null;
-  /** Until then its tries hold concurrency slots: a try ran slow, or a delivery found them taken (lambdas/domain/max-in-flight.ts `capNeeded`). */
+  /** Until then its tries take leases under its cap: a try ran slow, or a delivery found the cap reached (lambdas/domain/max-in-flight.ts `capNeeded`). */
   capped_until: string | null;
 }
 
@@ -94,18 +94,18 @@ export function wakeVerdict(breaker: BreakerState, at: string, now: Date): { kin
 }
 
 /**
- * How a destination's held deliveries are let go once it can take them. Each try that ends lets the
- * held delivery due first go (its concurrency slot's release), so a release only starts that chain:
- * a page of as many as its cap lets in flight (at most its rate limit, or 100: more would only park
- * again), and another page a while later for whatever the chain missed. A deleted destination's
- * deliveries end without a try: a page of 100 a second.
+ * How a destination's held deliveries are let go once it can take them: a page every few seconds
+ * until none is left, each as many as its cap lets in flight twice over (those over the cap wait in
+ * the queue a few seconds, as any delivery over it), its rate limit lets go in that time, and at most
+ * 100. A deleted destination's deliveries end without a try: a page of 100 a second.
  */
 export function releasePlan(destination: { rate_limit_per_second?: number | null; max_in_flight: number } | undefined): { size: number; nextInSeconds: number } {
   if (!destination) return { size: 100, nextInSeconds: 1 };
-  const size = Math.max(1, Math.min(100, Math.floor(destination.rate_limit_per_second ?? 100), destination.max_in_flight));
+  const byRate = Math.floor((destination.rate_limit_per_second ?? 100) * RELEASE_FOLLOW_UP_SECONDS);
+  const size = Math.max(1, Math.min(100, byRate, 2 * destination.max_in_flight));
   return { size, nextInSeconds: RELEASE_FOLLOW_UP_SECONDS };
 }
-const RELEASE_FOLLOW_UP_SECONDS = 30;
+const RELEASE_FOLLOW_UP_SECONDS = 2;
 
 export type BreakerTransition = 'opened' | 'recovered' | null;
 export type BreakerChange = { next: BreakerState; transition: BreakerTransition };

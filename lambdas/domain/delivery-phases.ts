@@ -110,9 +110,6 @@ export function decideClaim(input: ClaimInput): ClaimDecision {
   return { kind: 'claim', probe: gate.kind === 'probe' };
 }
 
-/** A worker has the delivery's try in flight now (its claim's lease has not ended). */
-export const inFlight = (delivery: DeliveryState, now: Date, leaseMs: number): boolean => delivery.status === 'delivering' && hasLiveClaim(delivery, now, leaseMs);
-
 const hasLiveClaim = (delivery: DeliveryState, now: Date, leaseMs: number) =>
   delivery.claimed_at !== null && Date.parse(delivery.claimed_at) + leaseMs > now.getTime();
 

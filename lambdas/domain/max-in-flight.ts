@@ -3,7 +3,7 @@ import type { BreakerState } from './breaker';
 /**
  * A destination's cap on tries in flight at once (`max_in_flight`), counted across every deliver
  * function: a hanging endpoint then holds at most that many deliver slots, and a delivery over the cap
- * waits without a try. The cap is that many numbered slots; a try holds one while it is in flight.
+ * waits without a try. A try holds one of that many leases while it is in flight (store/leases.ts).
  */
 export const DEFAULT_MAX_IN_FLIGHT = 10;
 export const MAX_MAX_IN_FLIGHT = 1000;
@@ -12,55 +12,86 @@ export const MAX_MAX_IN_FLIGHT = 1000;
 export const maxInFlight = (destination: { max_in_flight?: number | null }) => destination.max_in_flight ?? DEFAULT_MAX_IN_FLIGHT;
 
 /**
- * How many slots a delivery looks at before it waits: read together first, then taken, each a
- * conditional write, among those read free. Below the cap the first almost always is; at the cap a
- * few looks may miss the one that is free, which keeps the destination a little under its cap, never over.
+ * A cap is kept in lease maps of at most this many leases each (an item stays under 1 KB: one write
+ * unit a take or a release); a larger cap is split over several, their caps adding up to it.
  */
-const SLOT_LOOKS = 3;
+const LEASES_PER_MAP = 20;
 
 /**
- * The slots a delivery tries, in order: the one it was handed (a slot's release lets a waiting
- * delivery go with the slot it freed), then others at random (`random` in [0, 1)), distinct, all
- * below the cap (a slot above a lowered cap is never taken again).
+ * The caps of the lease maps a cap is split over: LEASES_PER_MAP each, the last one the rest. A map's
+ * cap depends on its place only, so a cap that is raised counts every lease still held in its maps
+ * (an even split would move maps' caps under the leases they hold); leases in maps a lowered cap no
+ * longer has are not counted, and end with their tries.
  */
-export function slotsToTry(cap: number, handed: number | undefined, random: () => number): number[] {
-  const looks = Math.min(cap, SLOT_LOOKS);
-  const slots = handed !== undefined && handed < cap ? [handed] : [];
-  while (slots.length < looks) {
-    let slot = Math.floor(random() * cap);
-    while (slots.includes(slot)) slot = (slot + 1) % cap; // a slot drawn twice: the next one up
-    slots.push(slot);
-  }
-  return slots;
+export function leaseMapCaps(cap: number): number[] {
+  const maps = Math.max(1, Math.ceil(cap / LEASES_PER_MAP));
+  return Array.from({ length: maps }, (_, i) => Math.min(LEASES_PER_MAP, cap - i * LEASES_PER_MAP));
 }
 
 /**
- * A slot handed on (a try that ends hands its slot to the held delivery it lets go) is leased to the
- * released delivery's task from the moment it is handed. Its try holds it as it is when the lease
- * still covers the longest the try may take (`tryMs`) with this margin for its settling writes;
- * otherwise (its message waited in the queue) the lease is renewed first.
+ * How many of a cap's lease maps a delivery tries before it waits: at the cap a few looks may miss the
+ * map with a free lease, which keeps the destination a little under its cap, never over.
  */
-const HANDED_LEASE_MARGIN_MS = 5_000;
-
-export const handedLeaseCovers = (leaseUntil: number, now: Date, tryMs: number): boolean => leaseUntil - now.getTime() >= tryMs + HANDED_LEASE_MARGIN_MS;
+const MAP_LOOKS = 3;
 
 /**
- * A try that is still in flight this long marks its destination for its slots: a healthy endpoint
- * answers well within it (a 200 ms endpoint at the default cap makes 50 tries a second before slots
+ * The lease maps a delivery tries, in order: `first` (the one its holder falls in, so copies of one
+ * delivery look in the same map first and see each other), then others at random (`random` in [0, 1)),
+ * distinct.
+ */
+export function mapsToTry(maps: number, first: number, random: () => number): number[] {
+  const looks = Math.min(maps, MAP_LOOKS);
+  const tried = [first % maps];
+  while (tried.length < looks) {
+    let map = Math.floor(random() * maps);
+    while (tried.includes(map)) map = (map + 1) % maps; // drawn twice: the next one up
+    tried.push(map);
+  }
+  return tried;
+}
+
+/** A lease map as stored: holder → when its lease ends (epoch ms). */
+export type LeaseMap = Record<string, number>;
+
+/**
+ * What a take that was refused makes of the map it found (`holder` is the one taking): its own lease
+ * still running (a copy of its delivery is in flight), full, or room once the write that takes also
+ * clears `lapsed` (leases of holders that died) and replaces its own lapsed lease (`own`, its end).
+ */
+export type LeaseRoom = { kind: 'held' } | { kind: 'full' } | { kind: 'room'; lapsed: Array<[string, number]>; own?: number };
+
+/**
+ * Lapsed leases one take clears at most (each is a clause of its condition): as many as a map holds,
+ * so a map whose cap was lowered under its lapsed leases is cleared by its next take.
+ */
+const MAX_CLEARED = LEASES_PER_MAP;
+
+export function leaseRoom(leases: LeaseMap, holder: string, cap: number, now: Date): LeaseRoom {
+  const own = leases[holder];
+  if (own !== undefined && own > now.getTime()) return { kind: 'held' };
+  const others = Object.entries(leases).filter(([h]) => h !== holder);
+  const lapsed = others.filter(([, until]) => until <= now.getTime()).slice(0, MAX_CLEARED);
+  if (others.length - lapsed.length >= cap) return { kind: 'full' };
+  return { kind: 'room', lapsed, ...(own !== undefined && { own }) };
+}
+
+/**
+ * A try that is still in flight this long puts its destination under its cap: a healthy endpoint
+ * answers well within it (a 200 ms endpoint at the default cap makes 50 tries a second before the cap
  * would bind).
  */
 export const SLOW_TRY_MS = 1_000;
-/** How long a destination keeps to its slots once marked: renewed by each slow try or park over its cap. */
+/** How long a destination stays under its cap once marked: renewed by each slow try or wait over its cap. */
 const CAPPED_WINDOW_MS = 300_000;
 
 /**
- * Whether a try must hold one of its destination's slots. Slots cost two writes a try, and the default
+ * Whether a try must hold one of its destination's leases. A lease costs two writes a try, and the default
  * cap is there for endpoints that hold tries (slow, hanging, failing), so a destination whose cap is
- * the default or more goes without them while it answers fast and healthily. It keeps to them when its
+ * the default or more goes without them while it answers fast and healthily. It takes them when its
  * cap is below the default (its owner protects a weak endpoint: every try counts), until it has first
  * succeeded (a new one, or one whose every try failed), while it is failing or open, and for the window
- * after a try of it ran slow or a delivery found its slots taken. A fast endpoint that turns slow goes
- * back under its slots within SLOW_TRY_MS (plus the routing cache's age in other functions); tries
+ * after a try of it ran slow or a delivery found its cap reached. A fast endpoint that turns slow goes
+ * back under its cap within SLOW_TRY_MS (plus the routing cache's age in other functions); tries
  * already on their way then are not counted against the cap.
  */
 export function capNeeded(
@@ -73,14 +104,14 @@ export function capNeeded(
   return breaker.capped_until !== null && Date.parse(breaker.capped_until) > now.getTime();
 }
 
-/** The breaker with its destination kept to its slots for the window, or undefined when it is for most of the window already (no write). */
+/** The breaker with its destination kept under its cap for the window, or undefined when it is for most of the window already (no write). */
 export function markedCapped(breaker: BreakerState, now: Date): BreakerState | undefined {
   if (breaker.capped_until !== null && Date.parse(breaker.capped_until) > now.getTime() + CAPPED_WINDOW_MS / 2) return undefined;
   return { ...breaker, capped_until: new Date(now.getTime() + CAPPED_WINDOW_MS).toISOString() };
 }
 
 /**
- * The share of the deliver concurrency one account's tries under slots (slow, failing or unproven
+ * The share of the deliver concurrency one account's tries under leases (slow, failing or unproven
  * destinations: those that hold a batch) may hold at once, in percent of the batches the deliver
  * mapping runs (CDK context `deliverAccountSharePercent`). A try that answers fast holds its batch for
  * milliseconds and is not counted; one account's many slow endpoints, each within its own cap, would
@@ -88,7 +119,7 @@ export function markedCapped(breaker: BreakerState, now: Date): BreakerState | u
  */
 export const DEFAULT_ACCOUNT_SHARE_PERCENT = 25;
 
-/** Tries under slots one account may have in flight: its share of `batches`, at least one. */
+/** Tries under leases one account may have in flight: its share of `batches`, at least one. */
 export const accountTries = (batches: number, sharePercent = DEFAULT_ACCOUNT_SHARE_PERCENT): number => Math.max(1, Math.ceil((batches * sharePercent) / 100));
 
 /**
@@ -97,3 +128,25 @@ export const accountTries = (batches: number, sharePercent = DEFAULT_ACCOUNT_SHA
  * so the account's waiting deliveries do not come back in step.
  */
 export const accountShareWait = (now: Date, random: () => number): Date => new Date(now.getTime() + 2_000 + Math.floor(random() * 3_000));
+
+/**
+ * How long a delivery over its destination's cap waits in the queue before it looks again (no try
+ * spent): a second or two at first, backing off with the time it has waited since it was due (a
+ * quarter of it), at most half a minute, so a deep backlog behind a slow endpoint looks a few times a
+ * minute rather than every second; spread over the upper half of the span (`random` in [0, 1)) so the
+ * waiting deliveries do not come back in step.
+ */
+export function overCapWait(now: Date, dueSince: Date, random: () => number): Date {
+  const waited = Math.max(0, now.getTime() - dueSince.getTime());
+  const span = Math.min(OVER_CAP_MAX_SPAN_MS, OVER_CAP_FIRST_SPAN_MS + waited / 4);
+  return new Date(now.getTime() + Math.floor(span / 2 + random() * (span / 2)));
+}
+const OVER_CAP_FIRST_SPAN_MS = 2_000;
+const OVER_CAP_MAX_SPAN_MS = 30_000;
+
+/** The lease map of `maps` a holder looks in first: the same for every copy of one delivery. */
+export function homeMap(holder: string, maps: number): number {
+  let hash = 0;
+  for (let i = 0; i < holder.length; i++) hash = (hash * 31 + holder.charCodeAt(i)) >>> 0;
+  return hash % maps;
+}

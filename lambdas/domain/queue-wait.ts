@@ -20,23 +20,16 @@ export const VISIBILITY_WAIT_MAX_RECEIVES = 2;
 /** A task that arrives up to this early is tried rather than put back: queue delays are whole seconds. */
 export const EARLY_TOLERANCE_MS = 1000;
 
-/**
- * A task that has nothing to do before `until`; `slot` is the send slot (epoch ms) it holds meanwhile
- * (rate limits). `handedOn`: a released delivery's task that let go the concurrency slot it was handed
- * (another holds it now), which its message must not bring back as its own.
- */
+/** A task that has nothing to do before `until`; `slot` is the send slot (epoch ms) it holds meanwhile (rate limits). */
 export interface TaskWait {
   until: Date;
   slot?: number;
-  handedOn?: boolean;
 }
 
 /** What a task's message carries of an earlier wait (the delivery task's own fields; those undefined are dropped). */
 export interface CarriedWait {
   not_before?: number;
   rate_slot?: number;
-  flight_slot?: undefined;
-  handed?: undefined;
 }
 
 export type QueueWait =
@@ -47,11 +40,11 @@ export type QueueWait =
 
 export function queueWait(wait: TaskWait, now: Date, receiveCount: number): QueueWait {
   const seconds = Math.max(0, Math.ceil((wait.until.getTime() - now.getTime()) / 1000));
-  // A task waiting for its send slot must carry the slot, and one that handed its slot on must drop it, which only a new message can.
-  if (seconds <= VISIBILITY_WAIT_MAX_SECONDS && receiveCount <= VISIBILITY_WAIT_MAX_RECEIVES && wait.slot === undefined && !wait.handedOn) {
+  // A task waiting for its send slot must carry the slot, which only a new message can.
+  if (seconds <= VISIBILITY_WAIT_MAX_SECONDS && receiveCount <= VISIBILITY_WAIT_MAX_RECEIVES && wait.slot === undefined) {
     return { kind: 'visibility', seconds };
   }
-  const carried: CarriedWait = { not_before: wait.until.getTime(), rate_slot: wait.slot, ...(wait.handedOn && { flight_slot: undefined, handed: undefined }) };
+  const carried: CarriedWait = { not_before: wait.until.getTime(), rate_slot: wait.slot };
   return { kind: 'resend', delaySeconds: Math.min(seconds, MAX_MESSAGE_DELAY_SECONDS), carried };
 }
 

@@ -4,7 +4,7 @@ import { scheduleFor } from '../domain/backoff';
 import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
 import { afterFailure, afterSuccess, breakerGate, breakerTransition, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
-import { checkArrival, claimedDelivery, decideClaim, endedDelivery, keptResponseBody, firstLookPause, heldDelivery, inFlight, inProcessLooks, missingEventWait, settledDelivery, settledFirstTry, settleTry, type Settlement } from '../domain/delivery-phases';
+import { checkArrival, claimedDelivery, decideClaim, endedDelivery, keptResponseBody, firstLookPause, heldDelivery, inProcessLooks, missingEventWait, settledDelivery, settledFirstTry, settleTry, type Settlement } from '../domain/delivery-phases';
 import type { DeliveryState, EndReason } from '../domain/progress';
 import { isTerminalDelivery } from '../domain/event-status';
 import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
@@ -18,13 +18,13 @@ import { config } from '../shared/config';
 import { appendLogKeys, log } from '../shared/log';
 import { recordBreakerTransition, recordDeliveryAttempt, recordDeliveryEnded } from '../shared/metrics';
 import { newId, newSpanBytes } from '../shared/secrets';
-import { changeBreaker } from '../store/breakers';
+import { changeBreaker, findBreaker } from '../store/breakers';
 import { takeSendSlot } from '../store/rate-limits';
 import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
-import { freeSlots, handedPlacesOf, keepHanded, letSlotGo, park, parkOverCap, passOn, scheduleWakes, startRelease, takeSlot, type Park, type Places } from './held-deliveries';
-import { accountShareWait, capNeeded, markedCapped, maxInFlight } from '../domain/max-in-flight';
-import { letSharePlaceGo, takeSharePlace } from './account-share';
+import { park, scheduleWakes, startRelease, type Park } from './held-deliveries';
+import { accountShareWait, capNeeded, markedCapped, maxInFlight, overCapWait } from '../domain/max-in-flight';
+import { releaseLease, takeLease, type Lease } from '../store/leases';
 import { traceOf, traceparentOf } from '../domain/trace-context';
 import { disableDestination } from '../destinations/record';
 import { changeDelivery, eraseLateResponseBodies, findAttempt, findDeliveryContext, insertAttempt, isTombstone, settleEventIfDone, settleOnlyDelivery, type StoredDelivery } from '../events/record';
@@ -67,8 +67,8 @@ interface Claimed {
   probe: boolean;
   /** Its send slot (epoch ms), when its destination has a rate limit. */
   sendAt?: number;
-  /** Its places under the destination's concurrency cap and its account's share, held until the try is over; none while the destination needs no cap. */
-  places?: Places;
+  /** Its leases under the destination's cap and its account's share, held until the try is over; none while the destination needs no cap. */
+  leases?: CapLeases;
 }
 
 /**
@@ -84,14 +84,11 @@ type Hold = {
 } & (
   | /** Back in the queue at its send slot. */ { reason: 'rate_limit'; wait: TaskWait }
   | /** Parked until the breaker lets it through (`until`: the earliest it may). */ { reason: 'breaker_open'; until: Date }
-  | /** Parked until a slot is let go; its destination keeps to its slots a while (`markedCapped`). */ { reason: 'concurrency'; cap: number; breaker: Versioned }
+  | /** Back in the queue a few seconds, keeping its send slot; its destination stays under its cap a while (`markedCapped`). */ { reason: 'concurrency'; breaker: Versioned; slot?: number }
   | /** Parked until its destination is switched back on, or its endpoint proves its ownership. */ { reason: 'paused' | 'unverified' }
 );
 
-/** Over its account's share: back in the queue until `until`, keeping its send slot (if it took one), with no concurrency slot to hand on. */
-type OverShare = { kind: 'over_share'; until: Date; slot?: number };
-
-type Prepared = TaskResult | Hold | OverShare | { kind: 'claimed'; claimed: Claimed };
+type Prepared = TaskResult | Hold | { kind: 'claimed'; claimed: Claimed };
 
 /**
  * One delivery task, in phases: prepare (read, decide, claim), then either hold (store the wait) or
@@ -102,38 +99,25 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
   const now = deps.now();
   const carried = carriedWait(task, now);
   if (carried) return { kind: 'wait', ...carried };
-  const handed: Handed = { places: handedPlacesOf(task) };
-  const prepared = await prepare(task, now, deps.now, handed).catch(async (error: unknown) => {
-    // Failed with places it was handed and no try holding them: they go on now, not when their lease ends.
-    if (handed.places) await letSlotGo(task.account_id, task.destination_id, handed.places, deps.now(), deps.now().getTime() + LEASE_MS).catch(() => undefined);
-    throw error;
-  });
+  const prepared = await prepare(task, now, deps.now);
   switch (prepared.kind) {
     case 'done':
     case 'wait':
-      return handOnUnused(task, handed, prepared, deps.now());
-    case 'over_share':
-      return { kind: 'wait', until: prepared.until, slot: prepared.slot };
-    case 'hold': {
-      // Parked again with the slot number only, it hands nothing on: the try that ends holding that slot will.
-      const result = await hold(task, prepared, deps.now);
-      return handed.places ? handOnUnused(task, handed, result, deps.now()) : result;
-    }
+      return prepared;
+    case 'hold':
+      return hold(task, prepared);
     case 'claimed': {
-      let slotHeld = true;
+      let leases = prepared.claimed.leases;
       const letGo = async () => {
-        if (slotHeld) await letSlotGoAfterTry(task, prepared.claimed, deps.now());
-        slotHeld = false;
+        if (leases) await letCapGo(task, leases);
+        leases = undefined;
       };
       try {
         const result = await sendWatched(task, prepared.claimed, deps);
-        // A success frees its slot at once. A failure is settled first, so the held delivery its slot
-        // lets go sees the breaker this failure may have opened (before, a hanging endpoint's ten
-        // timeouts each let another try through to it while its breaker was opening).
+        // A success frees its lease at once. A failure is settled first, so a delivery that takes the
+        // lease it frees sees the breaker this failure may have opened (`prepare` reads it again).
         if (result.outcome === 'success') await letGo();
-        const settled = await settle(task, prepared.claimed, result, deps);
-        // Its retry comes back without the places it was handed: the try let them go.
-        return settled.kind === 'wait' && (task.handed || task.flight_slot !== undefined) ? { ...settled, handedOn: true } : settled;
+        return await settle(task, prepared.claimed, result, deps);
       } finally {
         await letGo();
       }
@@ -141,41 +125,40 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
   }
 }
 
+/** What a try under its destination's cap holds while in flight: one of the destination's leases and one of its account's. */
+interface CapLeases {
+  cap: Lease;
+  share: Lease;
+}
+
+type CapTake = { kind: 'taken'; leases: CapLeases } | { kind: 'over_cap' } | { kind: 'over_share' } | { kind: 'in_flight' };
+
 /**
- * A sent try must reach its settlement (a first try is recorded only with its outcome: a task that
- * failed here would be sent again): places that could not be handed on or let go are free when their
- * lease ends.
+ * A lease under the destination's cap, then one under its account's share (the cap first: a
+ * destination over its cap is the common wait, and it then costs one refused write). `in_flight`: a
+ * copy of this delivery holds one already.
  */
-async function letSlotGoAfterTry(task: DeliveryTask, { places }: Claimed, now: Date): Promise<void> {
-  if (!places) return;
-  await letSlotGo(task.account_id, task.destination_id, places, now, now.getTime() + LEASE_MS).catch((error: unknown) =>
-    log.error('concurrency slot or share place not let go; free when its lease ends', { account_id: task.account_id, destination_id: task.destination_id, slot: places.slot.slot }, error),
+async function takeCap(task: DeliveryTask, cap: number, now: Date): Promise<CapTake> {
+  const until = now.getTime() + LEASE_MS;
+  const taken = await takeLease({ accountId: task.account_id, destinationId: task.destination_id }, task.event_id, cap, now, until);
+  if (taken.kind !== 'taken') return { kind: taken.kind === 'held' ? 'in_flight' : 'over_cap' };
+  const share = await takeLease({ accountId: task.account_id }, `${task.destination_id}/${task.event_id}`, config().accountTries, now, until).catch(async (error: unknown) => {
+    await releaseLease(taken.lease);
+    throw error;
+  });
+  if (share.kind === 'taken') return { kind: 'taken', leases: { cap: taken.lease, share: share.lease } };
+  await releaseLease(taken.lease);
+  return { kind: share.kind === 'held' ? 'in_flight' : 'over_share' };
+}
+
+/** Leases not let go (the table failed) lapse at their end, when the next take clears them. */
+async function letCapGo(task: DeliveryTask, { cap, share }: CapLeases): Promise<void> {
+  await Promise.all([releaseLease(cap), releaseLease(share)]).catch((error: unknown) =>
+    log.error('lease not let go; free when it lapses', { account_id: task.account_id, destination_id: task.destination_id }, error),
   );
 }
 
-/**
- * Let go with a slot, the task found nothing to send: the chain of releases goes on with the next held
- * delivery, and a task that waits comes back without the slot (another holds it now).
- */
-async function handOnUnused(task: DeliveryTask, handed: Handed, result: TaskResult, now: Date): Promise<TaskResult> {
-  if (handed.places) await letSlotGo(task.account_id, task.destination_id, handed.places, now, now.getTime() + LEASE_MS);
-  else if (task.flight_slot !== undefined && !task.handed) await passOn(task.account_id, task.destination_id, task.flight_slot, now);
-  else return result;
-  return result.kind === 'wait' ? { ...result, handedOn: true } : result;
-}
-
-/**
- * The places a released delivery's task was handed (`letSlotGo`), while nothing has taken them over:
- * whatever the task does not try with them (it ends, waits, parks or fails), it lets go, handing them
- * on. `prepare` takes them over once its try holds them, or keeps them with the task's message over
- * its account's share; it forgets them when they are no longer its own, and leaves them to the worker
- * that has the delivery in flight when a duplicate of the task arrives (both hold them as one holder).
- */
-interface Handed {
-  places?: Places;
-}
-
-async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed: Handed): Promise<Prepared> {
+async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promise<Prepared> {
   const { account_id: accountId, event_id: eventId, destination_id: destinationId } = task;
   const loaded = await findWrittenEvent(task, now);
   if (!loaded) {
@@ -193,7 +176,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed:
       await settleEventIfDone(loaded.event);
       // Its worker may have died before it released the next of its line: released again (a duplicate is ignored).
       await releaseNext(loaded.event, destinationId);
-    } else if (delivery) handed.places = undefined; // in flight: a duplicate of this task has it, with the same places
+    }
     return { kind: 'done' };
   }
   if (arrival.kind === 'wait') return { kind: 'wait', until: arrival.until }; // its due time is stored already
@@ -237,7 +220,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed:
         if (paced.kind !== 'send') return paced;
         sendAt = paced.at;
       }
-      const tryOf = (delivery: StoredDelivery, claimedAt: Date | null, places?: Places): Prepared => ({
+      const tryOf = (delivery: StoredDelivery, claimedAt: Date | null, leases?: CapLeases): Prepared => ({
         kind: 'claimed',
         claimed: {
           event: loaded.event,
@@ -249,69 +232,60 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date, handed:
           attemptNumber: delivery.state.attempts + 1,
           probe: decision.probe,
           sendAt,
-          places,
+          leases,
         },
       });
-      // A delivery let go from parked keeps to the slots whatever its destination's health: each try that
-      // ends hands its slot on to the next held one, and the slots bound how many go at once.
-      const released = task.flight_slot !== undefined || (Boolean(stored.state.waiting) && stored.state.waiting?.reason !== 'rate_limit' && stored.state.waiting?.reason !== 'ordering');
-      const capped = released || capNeeded(maxInFlight(destination), breaker, now);
+      // A delivery that waited (over the cap, parked by its breaker or its switched-off destination)
+      // takes a lease whatever its destination's health: the cap bounds how many of them go at once.
+      const waited = Boolean(stored.state.waiting) && stored.state.waiting?.reason !== 'rate_limit' && stored.state.waiting?.reason !== 'ordering';
+      const capped = waited || capNeeded(maxInFlight(destination), breaker, now);
       // Nobody has tried, held or ended it (no item of its own), at a destination that needs no cap: it
       // goes unclaimed, and its outcome is its one write (a duplicate message may send it twice).
       if (!capped && stored.version === 0 && !decision.probe) return tryOf(stored, null);
-      // Under the cap, a try holds a place in its account's share (over it, it waits in the queue, and
-      // hands on no slot: the account's own tries that end will) and one of its destination's slots
-      // while it is in flight (over its cap, it waits parked); a released delivery holds those it was handed.
-      let places: Places | undefined;
-      let mine: Places | undefined;
+      let leases: CapLeases | undefined;
       if (capped) {
-        const leaseUntil = now.getTime() + LEASE_MS;
-        mine = handed.places && (await keepHanded(task, handed.places, longestTryMs(destination.timeout_ms), now, leaseUntil));
-        if (!mine) handed.places = undefined; // not its own any more: nothing to let go
-        const overCap = { kind: 'hold', reason: 'concurrency', cap: maxInFlight(destination), breaker, event: loaded.event, delivery: stored, now } as const;
-        const free = mine ? [] : await freeSlots(task, maxInFlight(destination), now);
-        if (!mine && free.length === 0) return overCap;
-        const share = mine?.share ?? (await takeSharePlace(accountId, now, leaseUntil));
-        if (!share) {
-          // A handed slot stays this task's while it waits: its message comes back before the lease ends.
-          handed.places = undefined;
-          return { kind: 'over_share', until: accountShareWait(now, Math.random), slot: sendAt };
+        const taken = await takeCap(task, maxInFlight(destination), now);
+        switch (taken.kind) {
+          case 'over_cap':
+            return { kind: 'hold', reason: 'concurrency', breaker, slot: sendAt, event: loaded.event, delivery: stored, now };
+          case 'over_share':
+            return { kind: 'wait', until: accountShareWait(now, Math.random), slot: sendAt };
+          case 'in_flight':
+            return { kind: 'wait', until: overCapWait(now, now, Math.random), slot: sendAt };
         }
-        const slot =
-          mine?.slot ??
-          (await takeSlot(task, free, now, leaseUntil).catch(async (error: unknown) => {
-            await letSharePlaceGo(accountId, share);
+        leases = taken.leases;
+        // A failing destination's breaker, read again under the lease: a failed try lets its lease go
+        // only after its breaker write, so a failure that opened the breaker is seen here, and the
+        // lease it freed lets through no try the breaker is there to prevent.
+        if (!decision.probe && breaker.consecutive_failures > 0) {
+          const gate = breakerGate(await findBreaker(accountId, destinationId).catch(async (error: unknown) => {
+            await letCapGo(task, taken.leases);
             throw error;
-          }));
-        if (!slot) {
-          await letSharePlaceGo(accountId, share);
-          return overCap;
+          }), now, manual);
+          if (gate.kind !== 'pass') {
+            await letCapGo(task, leases);
+            return { kind: 'hold', reason: 'breaker_open', until: gate.kind === 'wait' ? gate.until : now, event: loaded.event, delivery: stored, now };
+          }
         }
-        places = { slot, share };
-        handed.places = undefined; // the try holds them now, and lets them go
       }
-      const letGo = async () => {
-        if (places) await letSlotGo(accountId, destinationId, places, now, now.getTime() + LEASE_MS);
-      };
-      const claimed = await claimUnderSlot(task, loaded.event, stored, destination, breaker, decision.probe, manual, now).catch(async (error: unknown) => {
-        await letGo();
+      const held = leases;
+      const claimed = await claimUnderCap(task, loaded.event, stored, destination, breaker, decision.probe, manual, now).catch(async (error: unknown) => {
+        if (held) await letCapGo(task, held);
         throw error;
       });
-      // A duplicate of a released delivery's task that lost its claim to the other leaves the places it was handed to that one.
-      if (claimed.kind === 'lost' && mine && inFlight(claimed.delivery.state, now, LEASE_MS)) return { kind: 'done' };
-      if (claimed.kind !== 'claimed') await letGo();
+      if (claimed.kind !== 'claimed' && held) await letCapGo(task, held);
       if (claimed.kind === 'hold') return claimed;
       if (claimed.kind !== 'claimed') return { kind: 'done' };
-      return tryOf(claimed.claim.delivery, now, places);
+      return tryOf(claimed.claim.delivery, now, held);
     }
   }
 }
 
 /**
- * With a slot taken (or none needed): the breaker's probe, when this try is to be it, then the
- * delivery's claim. Either can be lost to another worker (the caller then lets the slot go).
+ * With its leases taken (or none needed): the breaker's probe, when this try is to be it, then the
+ * delivery's claim. Either can be lost to another worker (the caller then lets the leases go).
  */
-async function claimUnderSlot(task: DeliveryTask, event: EventRecord, stored: StoredDelivery, destination: DestinationRecord, breaker: Versioned, probe: boolean, manual: boolean, now: Date) {
+async function claimUnderCap(task: DeliveryTask, event: EventRecord, stored: StoredDelivery, destination: DestinationRecord, breaker: Versioned, probe: boolean, manual: boolean, now: Date) {
   const { account_id: accountId, destination_id: destinationId } = task;
   if (probe) {
     const taken = await changeBreaker(
@@ -366,12 +340,13 @@ async function pace(task: DeliveryTask, event: EventRecord, delivery: StoredDeli
 
 /**
  * Stores why the delivery waits. Waiting for a send slot, its message comes back at the slot. Held by
- * its breaker, its destination's cap or its destination being switched off, it is parked and its
- * message is done: it sleeps until the breaker lets it through, a slot is let go or the destination
- * is switched back on. A delivery settled or claimed meanwhile has no wait to
+ * its breaker or its destination being switched off, it is parked and its message is done: it sleeps
+ * until the breaker lets it through or the destination is switched back on. Over its destination's
+ * cap, it waits in the queue (`waitOverCap`). A delivery settled or claimed meanwhile has no wait to
  * store, and its task is done.
  */
-async function hold(task: DeliveryTask, held: Hold, clock: () => Date): Promise<TaskResult> {
+async function hold(task: DeliveryTask, held: Hold): Promise<TaskResult> {
+  if (held.reason === 'concurrency') return waitOverCap(task, held);
   const { event, delivery, now } = held;
   const until = held.reason === 'rate_limit' ? held.wait.until : held.reason === 'breaker_open' ? held.until : null;
   const changed = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, held.reason, until, now, LEASE_MS), delivery);
@@ -380,13 +355,31 @@ async function hold(task: DeliveryTask, held: Hold, clock: () => Date): Promise<
   const how: Park = {
     reason: held.reason,
     due: changed.delivery.state.next_attempt_at ?? now.toISOString(),
-    again: Boolean(delivery.state.waiting),
+    again: PARKED_REASONS.has(delivery.state.waiting?.reason ?? ''),
   };
-  if (held.reason === 'concurrency') {
-    await keepToSlots(task, held.breaker, now);
-    await parkOverCap(task, how, held.cap, clock);
-  } else await park(task, how);
+  await park(task, how);
   return { kind: 'done' };
+}
+
+const PARKED_REASONS = new Set(['breaker_open', 'paused', 'unverified']);
+
+/**
+ * Over its destination's cap: shown as waiting for it (one write, the first time), then back in the
+ * queue with no try spent (`overCapWait`: seconds at first, longer the longer it waits), its send slot kept; its destination stays under its cap
+ * a while (`keepUnderCap`). Nothing is parked: the lease a try lets go is taken by whichever waiting
+ * delivery comes back first.
+ */
+async function waitOverCap(task: DeliveryTask, held: Extract<Hold, { reason: 'concurrency' }>): Promise<TaskResult> {
+  const { event, delivery, now } = held;
+  if (delivery.state.waiting?.reason !== 'concurrency') {
+    const changed = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, 'concurrency', null, now, LEASE_MS), delivery);
+    if (!changed?.changed) return { kind: 'done' };
+    // Once per delivery, beside the parks: the rule that counts a destination's backlog counts both.
+    log.info('delivery over its cap', { account_id: task.account_id, destination_id: task.destination_id, event_id: task.event_id });
+  }
+  await keepUnderCap(task, held.breaker, now);
+  const dueSince = new Date(delivery.state.next_attempt_at ?? now.toISOString());
+  return { kind: 'wait', until: overCapWait(now, dueSince, Math.random), slot: held.slot };
 }
 
 /**
@@ -409,14 +402,14 @@ async function endDelivery(task: DeliveryTask, event: EventRecord, delivery: Sto
 }
 
 /**
- * Sends the try; one still in flight after `slowTryMs` (SLOW_TRY_MS) keeps its destination to its slots a while
- * (`keepToSlots`). The mark is written while the try waits, not after it: a hanging endpoint is under
+ * Sends the try; one still in flight after `slowTryMs` (SLOW_TRY_MS) keeps its destination under its cap a while
+ * (`keepUnderCap`). The mark is written while the try waits, not after it: a hanging endpoint is under
  * its cap within a second, not after its timeout.
  */
 async function sendWatched(task: DeliveryTask, claimed: Claimed, deps: DeliverDeps): Promise<DeliveryResult> {
   let marking: Promise<void> | undefined;
   const timer = setTimeout(() => {
-    marking = keepToSlots(task, claimed.breaker, deps.now());
+    marking = keepUnderCap(task, claimed.breaker, deps.now());
   }, config().slowTryMs);
   try {
     return await send(claimed, deps);
@@ -427,14 +420,14 @@ async function sendWatched(task: DeliveryTask, claimed: Claimed, deps: DeliverDe
 }
 
 /**
- * Keeps the destination to its slots for a while (`markedCapped`: no write when it is already). A mark
+ * Keeps the destination under its cap for a while (`markedCapped`: no write when it is already). A mark
  * that fails costs the cap its precision for a moment, not the delivery.
  */
-async function keepToSlots(task: DeliveryTask, known: Versioned, now: Date): Promise<void> {
+async function keepUnderCap(task: DeliveryTask, known: Versioned, now: Date): Promise<void> {
   try {
     await changeBreaker(task.account_id, task.destination_id, known, (current) => markedCapped(current, now));
   } catch (error) {
-    log.error('destination not kept to its slots', { account_id: task.account_id, destination_id: task.destination_id }, error);
+    log.error('destination not kept under its cap', { account_id: task.account_id, destination_id: task.destination_id }, error);
   }
 }
 

@@ -1,14 +1,11 @@
 import { breakerGate, breakerTransition, releasePlan, wakeTimes, wakeVerdict, type BreakerState } from '../domain/breaker';
-import { handedLeaseCovers, maxInFlight, slotsToTry } from '../domain/max-in-flight';
+import { maxInFlight } from '../domain/max-in-flight';
 import { enqueueDeliveries, type DeliveryTask, type DestinationTask } from '../adapters/delivery-queue';
 import { log } from '../shared/log';
-import { newId } from '../shared/secrets';
 import { findBreaker } from '../store/breakers';
-import { flightSlotLeases, freeFlightSlots, handFlightSlot, holdsFlightSlot, releaseFlightSlot, takeFlightSlot, type FlightSlot } from '../store/flight-slots';
-import { chainEnded, chainMarked, claimRelease, eachHeld, HELD_SHARDS, heldPage, markChain, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
+import { forgetChainMark, heldPage, parkDelivery, unparkDeliveries, type HeldDelivery } from '../store/held-deliveries';
 import { destinationRouting } from '../store/routing-table';
 import { findDestination } from '../destinations/record';
-import { handSharePlace, letSharePlaceGo, type SharePlace } from './account-share';
 import { pendingVerification } from '../domain/endpoint-verification';
 import type { DestinationRecord } from '../destinations/record';
 
@@ -23,25 +20,21 @@ const holdsAll = (destination: DestinationRecord) => !destination.active || pend
  * manual try, the owner switching the destination back on) starts releasing the rest, in due order.
  * Holding N deliveries costs N parks and N releases, whatever the time they wait.
  *
- * A delivery over its destination's concurrency cap, or for a switched-off destination, is parked
- * the same way. Each concurrency slot's release lets a held delivery go (the due first of one shard),
- * with the slot, so a released page only starts the chain (`releasePlan`).
+ * A delivery for a switched-off destination, or one waiting for its endpoint's proof of ownership, is
+ * parked the same way. One over its destination's concurrency cap is not: it waits in the queue
+ * (lambdas/pipeline/deliver-task.ts `waitOverCap`), and the released pages are bounded by that cap.
  */
 
-/** What a released delivery's task carries besides its ids: the slot it was handed, as a number to try first or with its lease (`handed`). */
-type Handing = Pick<DeliveryTask, 'flight_slot' | 'handed'>;
-
-const taskOf = (accountId: string, destinationId: string, held: HeldDelivery, handing: Handing = {}): DeliveryTask => ({
+const taskOf = (accountId: string, destinationId: string, held: HeldDelivery): DeliveryTask => ({
   v: 1,
   account_id: accountId,
   event_id: held.event_id,
   destination_id: destinationId,
-  ...handing,
 });
 
 /** Lets held deliveries go: their messages first, then their held items (a crash between leaves a duplicate the claim ignores). */
-async function release(accountId: string, destinationId: string, held: readonly HeldDelivery[], handing?: Handing): Promise<void> {
-  await enqueueDeliveries(held.map((h) => taskOf(accountId, destinationId, h, handing)), 0);
+async function release(accountId: string, destinationId: string, held: readonly HeldDelivery[]): Promise<void> {
+  await enqueueDeliveries(held.map((h) => taskOf(accountId, destinationId, h)), 0);
   await unparkDeliveries(accountId, destinationId, held);
 }
 
@@ -59,7 +52,7 @@ export async function park(task: DeliveryTask, how: Park): Promise<void> {
 
 /** How a delivery is parked: why, its due time (the release order), and whether it waited parked before (a released delivery parking again). */
 export interface Park {
-  reason: 'breaker_open' | 'paused' | 'unverified' | 'concurrency';
+  reason: 'breaker_open' | 'paused' | 'unverified';
   due: string;
   again: boolean;
 }
@@ -85,178 +78,6 @@ async function isPaused(accountId: string, destinationId: string): Promise<boole
   if (destination !== undefined && holdsAll(destination)) return true;
   await destinationRouting(accountId, destinationId, { fresh: true });
   return false;
-}
-
-/** What a try under its destination's cap holds while in flight: one of the destination's slots, and a place in its account's share (`takeSharePlace`). */
-export interface Places {
-  slot: FlightSlot;
-  share?: SharePlace;
-}
-
-/**
- * The slots a delivery looks at that nobody holds now, read (eventually consistently) before any is
- * taken: at 1,000 deliveries a second over the cap, a failed take each would be a thousand writes a
- * second on the slots' keys, and the delivery takes no share place only to give it back. None: every
- * slot it looked at is taken (it then waits parked: `parkOverCap`).
- */
-export const freeSlots = (task: DeliveryTask, cap: number, now: Date): Promise<number[]> =>
-  freeFlightSlots(task.account_id, task.destination_id, slotsToTry(cap, task.flight_slot, Math.random), now);
-
-/** Takes one of those slots for a try, until `leaseUntil` (epoch ms); undefined when others took them all first. */
-export async function takeSlot(task: DeliveryTask, free: readonly number[], now: Date, leaseUntil: number): Promise<FlightSlot | undefined> {
-  const holder = newId();
-  for (const slot of free) if (await takeFlightSlot(task.account_id, task.destination_id, slot, holder, now, leaseUntil)) return { slot, holder };
-  return undefined;
-}
-
-/**
- * The places a released delivery's task was handed, while they are still its own: as handed when
- * their lease covers a try of `tryMs` and the slot still reads as its (one consistent read: a copy of
- * the task SQS delivered twice, or one that came back later, may find them handed on since by the copy
- * that tried), else renewed until `leaseUntil` (its message waited in the queue); undefined when the
- * slot is no longer its.
- */
-export async function keepHanded(task: DeliveryTask, places: Places, tryMs: number, now: Date, leaseUntil: number): Promise<Places | undefined> {
-  const { slot, share } = places;
-  if (handedLeaseCovers(task.handed?.lease_until ?? 0, now, tryMs)) {
-    return (await holdsFlightSlot(task.account_id, task.destination_id, slot.slot, slot.holder, now)) ? places : undefined;
-  }
-  if (!(await handFlightSlot(task.account_id, task.destination_id, slot.slot, slot.holder, slot.holder, leaseUntil))) return undefined;
-  if (share && !(await handSharePlace(task.account_id, share, share.holder, leaseUntil))) return { slot };
-  return places;
-}
-
-/** The places a task was handed, as its try holds them. */
-export function handedPlacesOf(task: DeliveryTask): Places | undefined {
-  const { handed, flight_slot: slot } = task;
-  if (!handed || slot === undefined) return undefined;
-  return { slot: { slot, holder: handed.holder }, ...(handed.share && { share: handed.share }) };
-}
-
-/**
- * The try is over (or a delivery handed places ended without one). When the destination holds
- * deliveries (the chain mark, read consistently, first where this function saw it on lately:
- * `chainsLately`), its slot and
- * its share place go on to the one due first as they are, re-leased in one write each to that
- * delivery's task (which then takes none), where a release and a take would be two; the slot is handed
- * before the held delivery is looked for, so places no longer this holder's (a duplicate message's,
- * handed on already) cost one failed write and let nobody go. Otherwise they are let go, and the mark
- * is read again (`passOn`): a delivery parked over the cap since it was read found the slot held.
- */
-export async function letSlotGo(accountId: string, destinationId: string, places: Places, now: Date, leaseUntil: number): Promise<void> {
-  let { slot } = places;
-  const { share } = places;
-  if (chainLately(accountId, destinationId, now) && (await chainSeen(accountId, destinationId, now))) {
-    const to = newId();
-    if (!(await handFlightSlot(accountId, destinationId, slot.slot, slot.holder, to, leaseUntil))) {
-      if (share) await letSharePlaceGo(accountId, share);
-      return;
-    }
-    slot = { slot: slot.slot, holder: to };
-    let handedShare: SharePlace | undefined;
-    try {
-      const held = await nextHeld(accountId, destinationId, now);
-      if (held) {
-        handedShare = share && (await handSharePlace(accountId, share, to, leaseUntil)) ? { slot: share.slot, holder: to } : undefined;
-        await enqueueDeliveries([taskOf(accountId, destinationId, held, { flight_slot: slot.slot, handed: { holder: to, lease_until: leaseUntil, ...(handedShare && { share: handedShare }) } })], 0);
-        return unparkDeliveries(accountId, destinationId, [held]);
-      }
-    } catch (error) {
-      // No task holds them yet: let go, rather than leave them leased to nobody until the lease ends.
-      await Promise.allSettled([releaseFlightSlot(accountId, destinationId, slot.slot, to), share && letSharePlaceGo(accountId, handedShare ?? share)]);
-      throw error;
-    }
-  }
-  const [ours] = await Promise.all([releaseFlightSlot(accountId, destinationId, slot.slot, slot.holder), share && letSharePlaceGo(accountId, share)]);
-  if (ours) await passOn(accountId, destinationId, slot.slot, now);
-}
-
-/** Held deliveries a slot's release reads at a time, looking for one that no other release has taken. */
-const RELEASE_ONE_PAGE = 10;
-
-/**
- * A slot was let go (or a delivery handed one found nothing to do with it, or a try that needed none
- * ended after it waited parked): a held delivery goes with it, the first of a shard (from one taken at
- * random, so concurrent releases seldom contend) that no other release has taken; a release that
- * finds every held delivery taken has nobody left to let go. With nothing held the chain mark is off,
- * and that one read is all it costs; the release that finds every shard empty turns it off
- * (`chainEnded`).
- */
-export async function passOn(accountId: string, destinationId: string, slot: number | undefined, now: Date): Promise<void> {
-  if (await chainSeen(accountId, destinationId, now)) await handOn(accountId, destinationId, slot, now);
-}
-
-/**
- * Destinations this function found holding deliveries over their cap lately (the chain mark on), until
- * when (epoch ms). A try that ends at one of them reads the mark before it lets its slot go, to hand
- * the slot on; elsewhere it lets the slot go and reads the mark after (`passOn`), one read where the
- * hand-over's look first would be two, since a delivery parked meanwhile needs the look after. Per
- * function instance, as any cache: another instance finds the chain by its own next look.
- */
-const chainsLately = new Map<string, number>();
-const CHAIN_LATELY_MS = 10_000;
-const chainKey = (accountId: string, destinationId: string) => `${accountId}/${destinationId}`;
-
-function chainLately(accountId: string, destinationId: string, now: Date): boolean {
-  const key = chainKey(accountId, destinationId);
-  const until = chainsLately.get(key);
-  if (until !== undefined && until <= now.getTime()) chainsLately.delete(key);
-  return until !== undefined && until > now.getTime();
-}
-
-/** The chain mark, read consistently, and remembered (`chainsLately`). */
-async function chainSeen(accountId: string, destinationId: string, now: Date): Promise<boolean> {
-  const on = await chainMarked(accountId, destinationId);
-  if (on) chainsLately.set(chainKey(accountId, destinationId), now.getTime() + CHAIN_LATELY_MS);
-  else chainsLately.delete(chainKey(accountId, destinationId));
-  return on;
-}
-
-/** `passOn` once the chain mark was read on. */
-async function handOn(accountId: string, destinationId: string, slot: number | undefined, now: Date): Promise<void> {
-  const held = await nextHeld(accountId, destinationId, now);
-  if (held) await release(accountId, destinationId, [held], slot === undefined ? {} : { flight_slot: slot });
-}
-
-/** The held delivery a slot's release lets go, claimed for it (`claimRelease`); undefined when there is none, or its breaker holds them all. */
-async function nextHeld(accountId: string, destinationId: string, now: Date): Promise<HeldDelivery | undefined> {
-  // An open breaker holds them now, read consistently (the one a failure just opened counts): its
-  // close releases them, and one let go here would be a try the breaker is there to prevent. Read
-  // before the shards: while it is open that is all a release reads besides the mark.
-  if (breakerGate(await findBreaker(accountId, destinationId), now).kind === 'wait') return undefined;
-  for (;;) {
-    let found = false;
-    for await (const held of eachHeld(accountId, destinationId, Math.floor(Math.random() * HELD_SHARDS), RELEASE_ONE_PAGE)) {
-      found = true;
-      if (await claimRelease(accountId, destinationId, held, now)) return held;
-    }
-    if (found || (await chainEnded(accountId, destinationId))) return undefined;
-  }
-}
-
-/**
- * Parks a delivery over its destination's cap. Every slot's release looks at what the destination
- * holds while the chain mark is on, which it turns on after its park, so once parked it goes with the
- * next release; it then looks at the slots once more, since those it found taken may all have been
- * let go before it was parked: a slot free now is passed on at once, as its release would have, which
- * lets a held delivery go with it. It reads the slots' leases (in one request) rather than trying to
- * take them: a take that fails is a write, on the keys every try of the destination writes. A check
- * when the first lease it found ends covers holders that die (their release never comes).
- */
-export async function parkOverCap(task: DeliveryTask, how: Park, cap: number, now: () => Date): Promise<void> {
-  const { account_id: accountId, destination_id: destinationId } = task;
-  await parkAndSay(task, how);
-  await markChain(accountId, destinationId);
-  chainsLately.set(chainKey(accountId, destinationId), now().getTime() + CHAIN_LATELY_MS);
-  const at = now();
-  const slots = slotsToTry(cap, task.flight_slot, Math.random);
-  const leases = await flightSlotLeases(accountId, destinationId, slots, at);
-  const free = slots.find((_, i) => leases[i] === undefined);
-  // The mark is on (it was just read or set): no need to read it again.
-  if (free !== undefined) return handOn(accountId, destinationId, free, at);
-  const firstEnd = Math.min(...leases.map((lease) => lease ?? at.getTime()));
-  const check: DestinationTask = { v: 1, kind: 'slots', account_id: accountId, destination_id: destinationId, slots };
-  await enqueueDeliveries([check], Math.ceil((firstEnd - at.getTime()) / 1000) + 1);
 }
 
 /**
@@ -310,8 +131,8 @@ export const sendReleaseBackstop = (accountId: string, destinationId: string) =>
 /** A destination's own task, as it arrives. */
 export async function destinationTaskArrived(task: DestinationTask, now: Date): Promise<void> {
   const { account_id: accountId, destination_id: destinationId } = task;
-  if (task.kind === 'slots') return slotsCheckArrived(accountId, destinationId, task.slots ?? [], now);
   const breaker = await findBreaker(accountId, destinationId);
+  if (task.kind === 'slots') return drainOverCap(accountId, destinationId, breaker, now);
   if (task.kind === 'release') return releasePageOf(accountId, destinationId, breaker, now);
   const verdict = wakeVerdict(breaker, task.at ?? '', now);
   switch (verdict.kind) {
@@ -351,21 +172,18 @@ async function releasePageOf(accountId: string, destinationId: string, breaker: 
   const plan = releasePlan(destination && { rate_limit_per_second: destination.rate_limit_per_second, max_in_flight: maxInFlight(destination) });
   const page = await heldPage(accountId, destinationId, plan.size);
   const full = page.length === plan.size;
-  // What this page leaves behind goes with the slots of those it lets go.
-  if (full && destination) await markChain(accountId, destinationId);
   if (page.length === 0) return;
   await release(accountId, destinationId, page);
   if (full) await enqueueDeliveries([{ v: 1, kind: 'release', account_id: accountId, destination_id: destinationId }], plan.nextInSeconds);
 }
 
 /**
- * After the leases a parked delivery found: if one of those slots is free, no release came for it (its
- * holder died), and it is passed on as if let go now (`passOn`: a held delivery goes if the chain mark
- * is on and the breaker lets it). The leases are read first: they are on the slots' keys, the mark is
- * on the key every release of the destination reads.
+ * A check a version before 0.5 sent for the concurrency slots a delivery parked over its cap found
+ * taken: every delivery parked that way had one on its way (or a slot's release that handed it on,
+ * which no longer comes). Its arrival lets the destination's held deliveries go, as a release does
+ * (those over the cap now wait in the queue), and takes away the mark those releases kept.
  */
-async function slotsCheckArrived(accountId: string, destinationId: string, slots: readonly number[], now: Date): Promise<void> {
-  const leases = await flightSlotLeases(accountId, destinationId, slots, now);
-  const free = slots.find((_, i) => leases[i] === undefined);
-  if (free !== undefined) await passOn(accountId, destinationId, free, now);
+async function drainOverCap(accountId: string, destinationId: string, breaker: BreakerState, now: Date): Promise<void> {
+  await releasePageOf(accountId, destinationId, breaker, now);
+  await forgetChainMark(accountId, destinationId);
 }

@@ -96,10 +96,7 @@ async function handle(message: StrandedMessage, report: StrandedReport): Promise
   }
 }
 
-/**
- * The task as sent again: marked, and without the slots it held (its rate slot has passed, its
- * concurrency slot was let go or has lapsed); its due time and first-send time stay.
- */
-function rearmedTask({ flight_slot: _slot, rate_slot: _rate, ...task }: DeliveryTask): DeliveryTask {
+/** The task as sent again: marked, and without the rate slot it held (it has passed); its due time and first-send time stay. */
+function rearmedTask({ rate_slot: _rate, ...task }: DeliveryTask): DeliveryTask {
   return { ...task, rearmed: true };
 }

@@ -39,7 +39,7 @@ const configSchema = z.object({
   replayLeaseSeconds: z.number().check(z.gte(1)),
   verificationResendSeconds: z.array(z.number()),
   missingEventGraceSeconds: z.number().check(z.gte(0)),
-  /** How long a try may be in flight before its destination keeps to its slots (`SLOW_TRY_MS`). */
+  /** How long a try may be in flight before its destination goes under its cap (`SLOW_TRY_MS`). */
   slowTryMs: z.number().check(z.gte(1)),
   maxFanout: z.int().check(z.gte(1)),
   httpApiId: z.optional(z.string()),

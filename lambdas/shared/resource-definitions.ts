@@ -101,7 +101,7 @@ export const ENV = {
   s3ForcePathStyle: 'HOOKGATE_S3_FORCE_PATH_STYLE',
   version: 'HOOKGATE_VERSION',
   routeCacheSeconds: 'HOOKGATE_ROUTE_CACHE_SECONDS',
-  /** Tries under concurrency slots one account may have in flight (lambdas/domain/max-in-flight.ts `accountTries`). */
+  /** Tries under leases one account may have in flight (lambdas/domain/max-in-flight.ts `accountTries`). */
   accountTries: 'HOOKGATE_ACCOUNT_TRIES',
   /** How long past its window the sweeper leaves an event to DynamoDB's TTL before deleting it itself. */
   ttlLagSeconds: 'HOOKGATE_TTL_LAG_SECONDS',
@@ -123,7 +123,7 @@ export const ENV = {
   replayLeaseSeconds: 'HOOKGATE_REPLAY_LEASE_SECONDS',
   /** Seconds before each resend of an endpoint's verification challenge (lambdas/domain/endpoint-verification.ts). */
   verificationResendSeconds: 'HOOKGATE_VERIFICATION_RESEND_SECONDS',
-  /** Milliseconds a try may be in flight before its destination keeps to its slots (lambdas/domain/max-in-flight.ts `SLOW_TRY_MS`). */
+  /** Milliseconds a try may be in flight before its destination goes under its cap (lambdas/domain/max-in-flight.ts `SLOW_TRY_MS`). */
   slowTryMs: 'HOOKGATE_SLOW_TRY_MS',
   /** The HTTP API custom domains are mapped to (the domain provisioner only). */
   httpApiId: 'HOOKGATE_HTTP_API_ID',

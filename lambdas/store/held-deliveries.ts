@@ -1,24 +1,23 @@
 import * as z from 'zod/mini';
 import { accountPartition } from './keys';
 import { newId } from '../shared/secrets';
-import { deleteItem, getRawItem, putItem, queryCount, queryEach, queryPage, updateItem } from './table';
+import { deleteItem, putItem, queryCount, queryEach, queryPage, updateItem } from './table';
 
 /**
- * Deliveries parked against their destination while something holds them (its open breaker, its
- * `max_in_flight` cap, or the destination being switched off): one item each, in partitions of the
+ * Deliveries parked against their destination while something holds them (its open breaker, or the
+ * destination being switched off or waiting for its endpoint's proof): one item each, in partitions of the
  * destination's own (never the account partition the routing table is read from), sorted by due time
  * so they are released in that order. No message, timer or read is spent on one while it waits.
  *
  * One partition per destination would be a hot key: a held delivery costs 1 WRU to park and 1 to
- * remove, plus 1 for a slot's release to claim it, and one over the cap may park more than once (~1.8
- * times at the bench's over-cap rate) — about 5.5 WRU per event, 5,500 a second on one key at 1,000
- * events/s against ~1,000 a partition serves. Spread by event id over HELD_SHARDS keys that is
- * 5.5 / 16 ≈ 0.35 WRU per event on a key on average; 16 rather than 8 (0.7) leaves room for a shard
- * that gets more than its share (a hundred events put 1.2 on the busiest of 8). There is no count
+ * remove, and one re-opened breaker may park it again: 2-4 WRU per event, up to 4,000 a second on one
+ * key at 1,000 events/s against ~1,000 a partition serves. Spread by event id over HELD_SHARDS keys
+ * that is at most 4 / 16 = 0.25 WRU per event on a key on average; 16 rather than 8 leaves room for a
+ * shard that gets more than its share. There is no count
  * beside them (it would take every park's and release's write on one key): the API counts the items
  * when it is asked.
  */
-export const HELD_SHARDS = 16;
+const HELD_SHARDS = 16;
 
 const heldRecord = z.object({
   event_id: z.string(),
@@ -98,38 +97,13 @@ export async function heldPage(accountId: string, destinationId: string, limit: 
 
 /**
  * Held deliveries one shard at a time, each in due order, from `firstShard` on round the shards, read
- * consistently a page at a time, as far as the caller goes. A slot's release takes the first it can
- * claim: the due order within a shard, not across them, which would cost a query of every shard per
- * release; each shard holds an even share of the deliveries parked at any time (by event id), so a
- * delivery waits behind those parked before it in its own shard, about as long as behind all of them.
+ * consistently a page at a time, as far as the caller goes (ending what a destination holds walks them all).
  */
 export async function* eachHeld(accountId: string, destinationId: string, firstShard: number, pageSize: number): AsyncGenerator<HeldDelivery> {
   for (const offset of shards()) {
     const shard = (firstShard + offset) % HELD_SHARDS;
     for await (const item of queryEach(shardQuery(accountId, destinationId, shard), pageSize)) yield heldRecord.parse(item);
   }
-}
-
-/** A claim to let a held delivery go that is older than this was its releaser's last act (it died): another may take it. */
-const RELEASE_CLAIM_MS = 60_000;
-
-/**
- * Takes a held delivery to let it go: deliveries let go one at a time from many workers at once (a
- * concurrency slot's release) could otherwise each send the one due first. False when another
- * release has it, or it was parked again since it was read.
- */
-export async function claimRelease(accountId: string, destinationId: string, held: HeldDelivery, now: Date): Promise<boolean> {
-  const claimed = await updateItem(
-    heldKey(accountId, destinationId, held),
-    { set: { releasing: now.getTime() } },
-    {
-      condition: {
-        expression: 'nonce = :nonce AND (attribute_not_exists(releasing) OR releasing < :stale)',
-        values: { ':nonce': held.nonce, ':stale': now.getTime() - RELEASE_CLAIM_MS },
-      },
-    },
-  );
-  return claimed !== false;
 }
 
 /** Removes released parks (after their messages went out), each only if it was not parked again since. */
@@ -148,34 +122,9 @@ export async function heldCount(accountId: string, destinationId: string): Promi
 }
 
 /**
- * The chain mark: on while slots' releases should look for held deliveries to hand their slot to. A
- * release with nothing held would otherwise query every shard to find that out, on every try; with
- * the mark it reads one item. A delivery parked over the cap turns it on, after its park (so a
- * release that reads it off has nothing to miss), and so does a release of held deliveries (what it
- * leaves behind goes with the slots of those it let go); a release that finds every shard empty turns
- * it off, then looks once more (`chainEnded`). Deliveries held by an open breaker or a paused
- * destination need no mark: no slot is let go while they wait, and their release turns it on.
+ * The chain mark a version before 0.5 kept beside a destination's held deliveries (on while its
+ * concurrency slots' releases were to hand themselves on to them): deleted once its release pass ran.
  */
-const markKey = (accountId: string, destinationId: string) => ({ pk: heldBase(accountId, destinationId), sk: 'CHAIN' });
-
-/** Whether slots' releases should look for held deliveries, read consistently. */
-export async function chainMarked(accountId: string, destinationId: string): Promise<boolean> {
-  return (await getRawItem(markKey(accountId, destinationId)))?.on === true;
-}
-
-/** Turns the chain mark on if it is off: a read, and a write only when it changes. */
-export async function markChain(accountId: string, destinationId: string): Promise<void> {
-  if (!(await chainMarked(accountId, destinationId))) await putItem({ ...markKey(accountId, destinationId), entity: 'held_chain', on: true });
-}
-
-/**
- * Every shard was found empty: the mark goes off, then the shards are read once more, since a
- * delivery parked after they were read may have found the mark still on and left it. True when they
- * are still empty; otherwise the mark is on again and the caller goes on releasing.
- */
-export async function chainEnded(accountId: string, destinationId: string): Promise<boolean> {
-  await putItem({ ...markKey(accountId, destinationId), entity: 'held_chain', on: false });
-  if ((await heldPage(accountId, destinationId, 1)).length === 0) return true;
-  await putItem({ ...markKey(accountId, destinationId), entity: 'held_chain', on: true });
-  return false;
+export async function forgetChainMark(accountId: string, destinationId: string): Promise<void> {
+  await deleteItem({ pk: heldBase(accountId, destinationId), sk: 'CHAIN' });
 }

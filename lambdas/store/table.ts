@@ -1,4 +1,5 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import { ConditionalCheckFailedException, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import {
   BatchGetCommand,
   BatchWriteCommand,
@@ -69,6 +70,10 @@ export function allOf(...conditions: Condition[]): Condition {
     values: Object.assign({}, ...used.map((c) => c.values)),
   };
 }
+
+/** A call whose every try the SDK made was throttled (a hot key, or the table over its capacity). */
+export const isThrottled = (error: unknown): boolean =>
+  error instanceof Error && (error.name === 'ProvisionedThroughputExceededException' || error.name === 'ThrottlingException' || error.name === 'RequestLimitExceeded');
 
 function isConditionFailure(error: unknown): boolean {
   return (
@@ -180,6 +185,10 @@ interface Changes {
   add?: Record<string, number>;
   /** Values appended to a list attribute (created empty first), in the same atomic write as the rest. */
   append?: Record<string, unknown[]>;
+  /** Entries set in map attributes that exist (`{ leases: { [holder]: until } }` sets `leases.holder`). */
+  setIn?: Record<string, Item>;
+  /** Entries removed from map attributes. */
+  removeIn?: Record<string, string[]>;
 }
 
 /**
@@ -192,16 +201,53 @@ export async function updateItem(
   changes: Changes,
   options: { condition?: Condition; returnValues?: 'ALL_NEW' | 'UPDATED_NEW' | 'ALL_OLD' } = {},
 ): Promise<Item | undefined | false> {
+  const out = await unlessConditionFails(() => documentClient().send(updateCommand(key, changes, options)));
+  return out === false ? false : out.Attributes;
+}
+
+/**
+ * A conditional update that, when its condition fails, says what the item is instead
+ * (`ReturnValuesOnConditionCheckFailure`, no read and no extra cost): `seen` is the item as the
+ * condition found it, undefined when there is none.
+ */
+export async function updateOrSee(key: Key, changes: Changes, condition: Condition): Promise<{ written: true } | { written: false; seen: Item | undefined }> {
+  try {
+    await documentClient().send(updateCommand(key, changes, { condition, returnOnFailure: true }));
+    return { written: true };
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+    const seen = (error as { Item?: Record<string, AttributeValue> }).Item;
+    return { written: false, seen: seen && unmarshall(seen) };
+  }
+}
+
+function updateCommand(
+  key: Key,
+  changes: Changes,
+  options: { condition?: Condition; returnValues?: 'ALL_NEW' | 'UPDATED_NEW' | 'ALL_OLD'; returnOnFailure?: boolean },
+): UpdateCommand {
   const placeholders = new Placeholders();
   const clause = (verb: string, parts: string[]) => (parts.length > 0 ? `${verb} ${parts.join(', ')}` : '');
   const sets = Object.entries(changes.set ?? {}).map(([field, value], i) => {
     placeholders.add({ [`#s${i}`]: field }, { [`:s${i}`]: value });
     return `#s${i} = :s${i}`;
   });
+  const entrySets = Object.entries(changes.setIn ?? {}).flatMap(([field, entries], i) =>
+    Object.entries(entries).map(([entry, value], j) => {
+      placeholders.add({ [`#m${i}`]: field, [`#m${i}_${j}`]: entry }, { [`:m${i}_${j}`]: value });
+      return `#m${i}.#m${i}_${j} = :m${i}_${j}`;
+    }),
+  );
   const removes = (changes.remove ?? []).map((field, i) => {
     placeholders.add({ [`#r${i}`]: field });
     return `#r${i}`;
   });
+  const entryRemoves = Object.entries(changes.removeIn ?? {}).flatMap(([field, entries], i) =>
+    entries.map((entry, j) => {
+      placeholders.add({ [`#n${i}`]: field, [`#n${i}_${j}`]: entry });
+      return `#n${i}.#n${i}_${j}`;
+    }),
+  );
   const appends = Object.entries(changes.append ?? {}).map(([field, values], i) => {
     placeholders.add({ [`#l${i}`]: field }, { [`:l${i}`]: values, [`:le${i}`]: [] });
     return `#l${i} = list_append(if_not_exists(#l${i}, :le${i}), :l${i})`;
@@ -211,19 +257,15 @@ export async function updateItem(
     return `#a${i} :a${i}`;
   });
   const conditionExpression = placeholders.condition(options.condition);
-  const out = await unlessConditionFails(() =>
-    documentClient().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: [clause('SET', [...sets, ...appends]), clause('REMOVE', removes), clause('ADD', adds)].filter(Boolean).join(' '),
-        ...conditionExpression,
-        ...placeholders.maps(),
-        ...(options.returnValues && { ReturnValues: options.returnValues }),
-      }),
-    ),
-  );
-  return out === false ? false : out.Attributes;
+  return new UpdateCommand({
+    TableName: tableName(),
+    Key: key,
+    UpdateExpression: [clause('SET', [...sets, ...entrySets, ...appends]), clause('REMOVE', [...removes, ...entryRemoves]), clause('ADD', adds)].filter(Boolean).join(' '),
+    ...conditionExpression,
+    ...placeholders.maps(),
+    ...(options.returnValues && { ReturnValues: options.returnValues }),
+    ...(options.returnOnFailure && { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const }),
+  });
 }
 
 /**

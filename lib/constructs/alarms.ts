@@ -25,7 +25,7 @@ export interface AlarmsProps {
   readonly email?: string;
   /** The `service` dimension of Hookgate's custom metrics (`hookgate-<stage>`). */
   readonly metricsService: string;
-  /** The deliver function's logs, whose `delivery parked` lines are counted per destination. */
+  /** The deliver function's logs, whose `delivery parked` and `delivery over its cap` lines are counted per destination. */
   readonly deliverLogGroup: logs.ILogGroup;
 }
 
@@ -177,7 +177,8 @@ export class Alarms extends Construct {
     });
 
     // Per destination without a custom metric per destination (each would cost $0.30 a month): a
-    // Contributor Insights rule counts the deliver function's `delivery parked` lines by destination.
+    // Contributor Insights rule counts the deliver function's `delivery parked` and `delivery over
+    // its cap` lines (each once per delivery) by destination.
     this.heldRule = new cloudwatch.CfnInsightRule(this, 'HeldByDestination', {
       ruleName: `${stackName}-held-by-destination`,
       ruleState: 'ENABLED',
@@ -185,7 +186,7 @@ export class Alarms extends Construct {
         Schema: { Name: 'CloudWatchLogRule', Version: 1 },
         LogGroupNames: [props.deliverLogGroup.logGroupName],
         LogFormat: 'JSON',
-        Contribution: { Keys: ['$.account_id', '$.destination_id'], Filters: [{ Match: '$.message', In: ['delivery parked'] }] },
+        Contribution: { Keys: ['$.account_id', '$.destination_id'], Filters: [{ Match: '$.message', In: ['delivery parked', 'delivery over its cap'] }] },
         AggregateOn: 'Count',
       }),
     });

@@ -6,8 +6,8 @@ import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from
 import { eventually } from '../fixtures/sink';
 
 // What a delivery writes (issue 37): a destination that has answered, and answers fast, takes no
-// concurrency slot and no claim; its event's only delivery settles the event in the status item with
-// the try's outcome, one write. A try that runs slow puts the destination back under its slots.
+// lease under its cap and no claim; its event's only delivery settles the event in the status item
+// with the try's outcome, one write. A try that runs slow puts the destination back under its cap.
 
 // A try counts as slow after SLOW_TRY_MS (1 s) in AWS; here after 4 s, so a fast try on a busy machine
 // is never taken for a slow one, and the slow try below is slow by a margin.
@@ -20,16 +20,16 @@ async function freshSecond(): Promise<number> {
   return Date.now();
 }
 
-/** Write units the functions charged since `since`: on the event's own partition, and on any concurrency slot. */
+/** Write units the functions charged since `since`: on the event's own partition, and on any lease map. */
 async function writesSince(since: number, accountId: string, eventId: string) {
   const load = await readPartitionLoad(['main'], { since });
   const own = load.partitions.filter((p) => p.index === undefined && p.pk === eventPartition(accountId, eventId));
-  const slots = load.partitions.filter((p) => p.pk.includes('#FLIGHT#'));
-  return { event: own.reduce((sum, p) => sum + p.wcu, 0), slots: slots.reduce((sum, p) => sum + p.wcu, 0) };
+  const leases = load.partitions.filter((p) => p.pk.includes('#LEASES#') || p.pk.includes('#SHARE#'));
+  return { event: own.reduce((sum, p) => sum + p.wcu, 0), leases: leases.reduce((sum, p) => sum + p.wcu, 0) };
 }
 
 describe('the happy path of a delivery', () => {
-  it('at a destination that answers fast: no slot, no claim, the outcome settles the event in one write; a slow try brings the slots back', async () => {
+  it('at a destination that answers fast: no lease, no claim, the outcome settles the event in one write; a slow try brings the leases back', async () => {
     let delayMs = 0;
     sink.respondWith((_request, res) => {
       setTimeout(() => res.writeHead(200).end('ok'), delayMs);
@@ -43,29 +43,29 @@ describe('the happy path of a delivery', () => {
       return id;
     };
 
-    // Its first try: a destination that has never answered keeps to its slots.
+    // Its first try: a destination that has never answered takes leases.
     let since = await freshSecond();
     const first = await deliver(1);
-    expect((await writesSince(since, accountId, first)).slots).toBeGreaterThan(0);
+    expect((await writesSince(since, accountId, first)).leases).toBeGreaterThan(0);
 
     // Proven once its breaker records the success (written after the outcome the event shows): the
     // next event's body, status item and outcome are all it writes (a body under 1 KB).
     await eventually(() => call('GET', `/v1/destinations/${dest.id}`, { key }), (r) => r.json.data.health.last_success_at !== null, 10_000);
     since = await freshSecond();
     const second = await deliver(2);
-    expect(await writesSince(since, accountId, second)).toEqual({ event: 3, slots: 0 });
+    expect(await writesSince(since, accountId, second)).toEqual({ event: 3, leases: 0 });
     const items = await readEventPartition(accountId, second);
     expect(items.map(eventItemKind).sort()).toEqual(['body', 'status']);
     const detail = await eventDetail(call, key, second);
     expect(detail.event.deliveries[0]).toMatchObject({ status: 'delivered', attempts: 1 });
     expect(detail.attempts).toMatchObject([{ attempt_number: 1, outcome: 'success', response_status: 200, response_body: 'ok' }]);
 
-    // A try still in flight after SLOW_TRY_MS marks the destination: the next try takes a slot again.
+    // A try still in flight after SLOW_TRY_MS marks the destination: the next try takes leases again.
     delayMs = SLOW_TRY_MS + 1000;
     await deliver(3);
     delayMs = 0;
     since = await freshSecond();
     const fourth = await deliver(4);
-    expect((await writesSince(since, accountId, fourth)).slots).toBeGreaterThan(0);
+    expect((await writesSince(since, accountId, fourth)).leases).toBeGreaterThan(0);
   }, 60_000);
 });

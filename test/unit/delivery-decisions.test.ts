@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGate, breakerTransition, healthState, releasePlan, takeProbe, type BreakerState, wakeTimes, wakeVerdict } from '../../lambdas/domain/breaker';
-import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, firstLookPause, heldDelivery, inFlight, inProcessLooks, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
+import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, firstLookPause, heldDelivery, inProcessLooks, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { heldEndedDelivery, heldEnding, lastTryOf } from '../../lambdas/domain/held-end';
 import { strandedTaskAction, type StrandedTaskInput } from '../../lambdas/domain/stranded-tasks';
-import { accountShareWait, accountTries, capNeeded, handedLeaseCovers, markedCapped, maxInFlight, slotsToTry } from '../../lambdas/domain/max-in-flight';
+import { accountShareWait, accountTries, capNeeded, homeMap, leaseMapCaps, leaseRoom, mapsToTry, markedCapped, maxInFlight, overCapWait } from '../../lambdas/domain/max-in-flight';
 import { carriedWait, faultWaitSeconds, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState } from '../fixtures/records';
 
@@ -12,17 +12,6 @@ const NOW = new Date('2026-11-23T12:00:00.000Z');
 const at = (seconds: number) => new Date(NOW.getTime() + seconds * 1000);
 const iso = (seconds: number) => at(seconds).toISOString();
 const LEASE_MS = 60_000;
-
-describe('in flight', () => {
-  it.each([
-    { name: 'a claim within its lease is in flight', delivery: deliveryState({ status: 'delivering', claimed_at: iso(-10) }), inFlight: true },
-    { name: 'one past its lease is not (its worker is gone)', delivery: deliveryState({ status: 'delivering', claimed_at: iso(-61) }), inFlight: false },
-    { name: 'a settled one is not', delivery: deliveryState({ status: 'delivered', attempts: 1, claimed_at: iso(-1) }), inFlight: false },
-    { name: 'a queued one is not', delivery: deliveryState(), inFlight: false },
-  ])('$name', ({ delivery, inFlight: expected }) => {
-    expect(inFlight(delivery, NOW, LEASE_MS)).toBe(expected);
-  });
-});
 
 describe('claim decision', () => {
   const base: ClaimInput = {
@@ -237,11 +226,11 @@ describe('circuit breaker', () => {
   });
 
   it.each([
-    ['no rate limit, a cap of 1,000', { rate_limit_per_second: null, max_in_flight: 1000 }, { size: 100, nextInSeconds: 30 }],
-    ['the default cap', { max_in_flight: 10 }, { size: 10, nextInSeconds: 30 }],
-    ['a rate limit under the cap', { rate_limit_per_second: 5, max_in_flight: 10 }, { size: 5, nextInSeconds: 30 }],
-    ['a rate limit under one a second', { rate_limit_per_second: 0.5, max_in_flight: 10 }, { size: 1, nextInSeconds: 30 }],
-    ['a cap under the rate limit', { rate_limit_per_second: 1000, max_in_flight: 3 }, { size: 3, nextInSeconds: 30 }],
+    ['no rate limit, a cap of 1,000', { rate_limit_per_second: null, max_in_flight: 1000 }, { size: 100, nextInSeconds: 2 }],
+    ['the default cap: twice what it lets in flight', { max_in_flight: 10 }, { size: 20, nextInSeconds: 2 }],
+    ['a rate limit under the cap: what it lets go in two seconds', { rate_limit_per_second: 5, max_in_flight: 10 }, { size: 10, nextInSeconds: 2 }],
+    ['a rate limit under one a second', { rate_limit_per_second: 0.25, max_in_flight: 10 }, { size: 1, nextInSeconds: 2 }],
+    ['a cap under the rate limit', { rate_limit_per_second: 1000, max_in_flight: 3 }, { size: 6, nextInSeconds: 2 }],
     ['a deleted destination (its deliveries end)', undefined, { size: 100, nextInSeconds: 1 }],
   ])('releases held deliveries, %s: %j', (_, destination, plan) => {
     expect(releasePlan(destination)).toEqual(plan);
@@ -308,12 +297,6 @@ describe('how a task waits in the queue', () => {
     expect(queueWait({ until: at(seconds), slot }, NOW, receives)).toEqual(expected);
   });
 
-  it.each([0, 1, 600])('a task that handed its slot on waits %s s as a new message without it', (seconds) => {
-    const wait = queueWait({ until: at(seconds), handedOn: true }, NOW, 1);
-    expect(wait).toEqual({ kind: 'resend', delaySeconds: seconds, carried: { not_before: at(seconds).getTime(), rate_slot: undefined, flight_slot: undefined, handed: undefined } });
-    expect(JSON.parse(JSON.stringify({ v: 1, flight_slot: 0, handed: { holder: 'h', lease_until: 1 }, ...(wait.kind === 'resend' && wait.carried) }))).toEqual({ v: 1, not_before: at(seconds).getTime() });
-  });
-
   it.each([
     [1, 61],
     [3, 61],
@@ -339,32 +322,75 @@ describe('how a task waits in the queue', () => {
   });
 });
 
-describe('concurrency slots a delivery tries', () => {
+describe('the leases under a cap', () => {
   /** A fixed sequence of draws in [0, 1). */
   const draws = (...values: number[]) => {
     let i = 0;
     return () => values[i++ % values.length]!;
   };
   it.each([
-    { name: 'a cap of one: its only slot', cap: 1, handed: undefined, random: draws(0.9), slots: [0] },
-    { name: 'a cap of two: both, the drawn one first', cap: 2, handed: undefined, random: draws(0.6), slots: [1, 0] },
-    { name: 'three draws, distinct', cap: 10, handed: undefined, random: draws(0.05, 0.55, 0.95), slots: [0, 5, 9] },
-    { name: 'a slot drawn twice: the next one up instead', cap: 10, handed: undefined, random: draws(0.35, 0.35, 0.35), slots: [3, 4, 5] },
-    { name: 'wrapping past the top', cap: 4, handed: undefined, random: draws(0.99, 0.99, 0.99), slots: [3, 0, 1] },
-    { name: 'the handed slot first', cap: 10, handed: 7, random: draws(0.05, 0.15), slots: [7, 0, 1] },
-    { name: 'a handed slot above a lowered cap is never tried', cap: 5, handed: 7, random: draws(0.1, 0.5, 0.9), slots: [0, 2, 4] },
-    { name: 'never more than three looks', cap: 1000, handed: 12, random: draws(0.5, 0.25), slots: [12, 500, 250] },
-  ])('$name', ({ cap, handed, random, slots }) => {
-    expect(slotsToTry(cap, handed, random)).toEqual(slots);
+    { cap: 1, caps: [1] },
+    { cap: 10, caps: [10] },
+    { cap: 20, caps: [20] },
+    { cap: 21, caps: [20, 1] },
+    { cap: 45, caps: [20, 20, 5] },
+    { cap: 1000, caps: Array.from({ length: 50 }, () => 20) },
+  ])('a cap of $cap is kept in maps of $caps', ({ cap, caps }) => {
+    expect(leaseMapCaps(cap)).toEqual(caps);
+    expect(leaseMapCaps(cap).reduce((sum, n) => sum + n, 0)).toBe(cap);
   });
 
   it.each([
-    { name: 'a lease handed a moment ago covers a 30 s try', leaseUntil: NOW.getTime() + 60_000, tryMs: 30_000, covers: true },
-    { name: 'one that leaves just the margin after the try still does', leaseUntil: NOW.getTime() + 35_000, tryMs: 30_000, covers: true },
-    { name: 'one whose task waited until less is left is renewed', leaseUntil: NOW.getTime() + 34_999, tryMs: 30_000, covers: false },
-    { name: 'an ended one is renewed (if it is still the holder\'s)', leaseUntil: NOW.getTime() - 1, tryMs: 1_000, covers: false },
-  ])('$name', ({ leaseUntil, tryMs, covers }) => {
-    expect(handedLeaseCovers(leaseUntil, NOW, tryMs)).toBe(covers);
+    { name: 'one map: only it', maps: 1, first: 0, random: draws(0.9), tried: [0] },
+    { name: 'two maps: both, the home one first', maps: 2, first: 1, random: draws(0.9), tried: [1, 0] },
+    { name: 'three looks, distinct, the home one first', maps: 10, first: 7, random: draws(0.05, 0.55), tried: [7, 0, 5] },
+    { name: 'a map drawn twice: the next one up instead', maps: 10, first: 3, random: draws(0.35, 0.35), tried: [3, 4, 5] },
+    { name: 'wrapping past the top', maps: 4, first: 3, random: draws(0.99, 0.99), tried: [3, 0, 1] },
+    { name: 'never more than three looks', maps: 50, first: 12, random: draws(0.5, 0.25), tried: [12, 25, 13] },
+  ])('maps a take looks in: $name', ({ maps, first, random, tried }) => {
+    expect(mapsToTry(maps, first, random)).toEqual(tried);
+  });
+
+  it('every copy of a delivery looks in the same map first, and the holders spread over the maps', () => {
+    expect(homeMap('evt_01', 7)).toBe(homeMap('evt_01', 7));
+    const homes = new Set(Array.from({ length: 200 }, (_, n) => homeMap(`evt_${n}`, 10)));
+    expect(homes.size).toBe(10);
+  });
+
+  const live = NOW.getTime() + 30_000;
+  const lapsed = NOW.getTime() - 1;
+  it.each<{ name: string; leases: Record<string, number>; cap: number; room: ReturnType<typeof leaseRoom> }>([
+    { name: 'its own lease still running: a copy of it is in flight', leases: { me: live }, cap: 5, room: { kind: 'held' } },
+    { name: 'full of running leases', leases: { a: live, b: live }, cap: 2, room: { kind: 'full' } },
+    { name: 'a lapsed lease makes room, cleared in the take', leases: { a: live, b: lapsed }, cap: 2, room: { kind: 'room', lapsed: [['b', lapsed]] } },
+    { name: 'its own lapsed lease is taken again in place', leases: { a: live, me: lapsed }, cap: 2, room: { kind: 'room', lapsed: [], own: lapsed } },
+    { name: 'a cap lowered under what runs: full', leases: { a: live, b: live, c: live }, cap: 2, room: { kind: 'full' } },
+    { name: 'room left (the take lost a race for the last lease and another freed one)', leases: { a: live }, cap: 2, room: { kind: 'room', lapsed: [] } },
+    {
+      name: 'a cap lowered under its lapsed leases: all of them cleared in the take',
+      leases: Object.fromEntries(Array.from({ length: 12 }, (_, n) => [`dead${n}`, lapsed])),
+      cap: 2,
+      room: { kind: 'room', lapsed: Array.from({ length: 12 }, (_, n): [string, number] => [`dead${n}`, lapsed]) },
+    },
+    {
+      name: 'at most twenty cleared in one take, as many as a map holds',
+      leases: Object.fromEntries(Array.from({ length: 22 }, (_, n) => [`dead${n}`, lapsed])),
+      cap: 3,
+      room: { kind: 'room', lapsed: Array.from({ length: 20 }, (_, n): [string, number] => [`dead${n}`, lapsed]) },
+    },
+  ])('a refused take finds $name', ({ leases, cap, room }) => {
+    expect(leaseRoom(leases, 'me', cap, NOW)).toEqual(room);
+  });
+
+  it.each([
+    { name: 'just due: 1 to 2 s', waited: 0, least: 1, most: 2 },
+    { name: 'due a minute ago: a quarter of that more', waited: 60, least: 8.5, most: 17 },
+    { name: 'due long ago: at most half a minute', waited: 3600, least: 15, most: 30 },
+    { name: 'due in the future (a clock a little ahead): as just due', waited: -5, least: 1, most: 2 },
+  ])('a delivery over its cap waits, spread: $name', ({ waited, least, most }) => {
+    expect(overCapWait(NOW, at(-waited), () => 0)).toEqual(at(least));
+    expect(overCapWait(NOW, at(-waited), () => 0.9999).getTime()).toBeLessThan(at(most).getTime());
+    expect(overCapWait(NOW, at(-waited), () => 0.9999).getTime()).toBeGreaterThan(at(most - 0.01).getTime());
   });
 
   it.each([
@@ -378,13 +404,13 @@ describe('concurrency slots a delivery tries', () => {
 
   const answered: BreakerState = { ...CLOSED_BREAKER, last_success_at: iso(-30) };
   it.each<{ name: string; breaker: BreakerState; needed: boolean; cap?: number }>([
-    { name: 'a healthy destination that has answered goes without slots', breaker: answered, needed: false },
+    { name: 'a healthy destination that has answered goes without leases', breaker: answered, needed: false },
     { name: 'so does one with a cap above the default', breaker: answered, needed: false, cap: 1000 },
     { name: 'a cap below the default is kept on every try', breaker: answered, needed: true, cap: 9 },
-    { name: 'one that never answered keeps to its slots (new, or only failures)', breaker: CLOSED_BREAKER, needed: true },
-    { name: 'a failing one keeps to them', breaker: { ...answered, consecutive_failures: 1, failing_since: iso(-5) }, needed: true },
-    { name: 'an open one keeps to them', breaker: { ...answered, state: 'open', open_until: iso(30) }, needed: true },
-    { name: 'one marked (a slow try, slots found taken) keeps to them through the window', breaker: { ...answered, capped_until: iso(10) }, needed: true },
+    { name: 'one that never answered takes them (new, or only failures)', breaker: CLOSED_BREAKER, needed: true },
+    { name: 'a failing one takes them', breaker: { ...answered, consecutive_failures: 1, failing_since: iso(-5) }, needed: true },
+    { name: 'an open one takes them', breaker: { ...answered, state: 'open', open_until: iso(30) }, needed: true },
+    { name: 'one marked (a slow try, its cap found reached) takes them through the window', breaker: { ...answered, capped_until: iso(10) }, needed: true },
     { name: 'after the window it goes without again', breaker: { ...answered, capped_until: iso(-1) }, needed: false },
   ])('$name', ({ breaker, needed, cap = 10 }) => {
     expect(capNeeded(cap, breaker, NOW)).toBe(needed);
@@ -403,7 +429,7 @@ describe('concurrency slots a delivery tries', () => {
     { batches: 2, percent: 25, tries: 1 },
     { batches: 300, percent: 50, tries: 150 },
     { batches: 7, percent: 30, tries: 3 },
-  ])('an account may hold $tries tries under slots of $batches batches at $percent%', ({ batches, percent, tries }) => {
+  ])('an account may hold $tries tries under leases of $batches batches at $percent%', ({ batches, percent, tries }) => {
     expect(accountTries(batches, percent)).toBe(tries);
   });
 

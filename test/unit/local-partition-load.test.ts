@@ -59,7 +59,7 @@ describe('the units a request charges to each partition', () => {
       { before: stored(status({ note: pad(2500) })) },
       { [`table ${EVENT_PK}`]: [0, 3] },
     ],
-    ['an update whose condition failed on no item: one unit', { op: 'UpdateItem', input: { Key: { pk: 'ACCT#a#FLIGHT#d#0', sk: 'FLIGHT' } }, conditionFailed: true }, {}, { 'table ACCT#a#FLIGHT#d#0': [0, 1] }],
+    ['an update whose condition failed on no item: one unit', { op: 'UpdateItem', input: { Key: { pk: 'ACCT#a#LEASES#d#0', sk: 'LEASES' } }, conditionFailed: true }, {}, { 'table ACCT#a#LEASES#d#0': [0, 1] }],
     ['a consistent read of no item: one unit', { op: 'GetItem', input: { Key: key(status()), ConsistentRead: true }, output: {} }, {}, { [`table ${EVENT_PK}`]: [1, 0] }],
     [
       'an eventually consistent read of a 6 KB item: half of two units',
@@ -167,7 +167,8 @@ describe('what a partition is', () => {
     [undefined, 'ACCT#a#EVT#e1', 'event partition'],
     [undefined, 'ACCT#a#HELD#d#5', 'held deliveries of a destination (a shard)'],
     [undefined, 'ACCT#a#HELD#d', 'held chain mark of a destination'],
-    [undefined, 'ACCT#a#FLIGHT#d#3', 'concurrency slot of a destination'],
+    [undefined, 'ACCT#a#LEASES#d#3', 'lease map of a destination (its cap)'],
+    [undefined, 'ACCT#a#SHARE#0', "lease map of an account's share"],
     [undefined, 'ACCT#a#LINE#d#cus_42', 'ordering line of a destination and key'],
     [undefined, 'SOURCETOKEN#t', 'source lookup'],
     ['gsi1', 'ACCT#a#EVENTS#inbound#2', 'list index shard (gsi1)'],
