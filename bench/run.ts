@@ -4,10 +4,12 @@
  * Everything runs on loopback; every load is bounded in count and time.
  *
  * `npm run bench -- storm outage` runs only the sections named (by file: cold-start, hot-path, cost,
- * batch, e2e, export, outage, storm, hot-keys, soak) and prints only their rows; bench/results.json keeps
+ * batch, e2e, export, outage, storm, hot-keys, soak, over-cap, lone-account) and prints only their rows; bench/results.json keeps
  * the other sections' figures and says under `sections_run_alone` when these ran.
  */
 import type { HotKeys } from './hot-keys';
+import type { LoneAccountResult } from './lone-account';
+import type { OverCapResult } from './over-cap';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -54,6 +56,12 @@ const TARGETS = {
    */
   hot_key_wcu_per_event: 1,
   hot_key_rcu_per_event: 3,
+  /** Issue 48: what one wait over a destination's cap costs: write units, read units, messages put back. */
+  over_cap_wru_per_wait: 4,
+  over_cap_rru_per_wait: 3,
+  over_cap_messages_per_wait: 1,
+  /** Issue 48: one account alone, 1,500 events to a 6 s endpoint at max_in_flight 1,000: all arrive once within this. */
+  lone_account_s: 300,
   /**
    * Issue 36, the soak: growth of any thread's heap (after a full collection) over the four measured
    * minutes at 20 events/s, 4,800 events. Measured: within 0.5 MB; 2 MB is ~400 bytes an event. The
@@ -68,7 +76,7 @@ const TARGETS = {
   soak_rss_growth_mb_per_min: 25,
 } as const;
 
-const SECTIONS = ['cold-start', 'hot-path', 'cost', 'batch', 'e2e', 'export', 'outage', 'storm', 'hot-keys', 'soak'] as const;
+const SECTIONS = ['cold-start', 'hot-path', 'cost', 'batch', 'e2e', 'export', 'outage', 'storm', 'hot-keys', 'soak', 'over-cap', 'lone-account'] as const;
 type SectionName = (typeof SECTIONS)[number];
 const chosen = process.argv.slice(2);
 const unknownSections = chosen.filter((name) => !(SECTIONS as readonly string[]).includes(name));
@@ -260,6 +268,8 @@ const outage = await section<OutageResult>('7. outage: a hanging destination, re
 const storm = await section<StormResult>('8. storm: a hanging destination at 40 events/s beside a healthy one', 'storm', 300_000);
 const hotKeys = await section<HotKeysResult>('9. hot keys: units per event on the hottest partition key', 'hot-keys', 300_000);
 const soak = await section<SoakResult>('10. soak: memory at a steady 20 events/s', 'soak', 480_000);
+const overCap = await section<OverCapResult>('11. a delivery over its cap: what a wait costs', 'over-cap', 300_000);
+const lone = await section<LoneAccountResult>('12. one account alone: 1,500 events to a 6 s endpoint', 'lone-account', 600_000);
 
 // ---------------------------------------------------------------------------------------------------
 // results.json
@@ -379,6 +389,8 @@ const results = {
   storm: storm ?? null,
   hot_keys: hotKeys ?? null,
   soak: soak ?? null,
+  over_cap: overCap ?? null,
+  lone_account: lone ?? null,
   failures,
 };
 
@@ -571,6 +583,27 @@ add(
   `< ${TARGETS.soak_rss_growth_mb_per_min} MB/min`,
   verdict(rssPerMin === null ? null : rssPerMin < TARGETS.soak_rss_growth_mb_per_min),
 );
+rowSection = 'over-cap';
+add(
+  `11. over its cap (${overCap?.cap ?? '?'}, ${overCap?.waiting ?? '?'} waiting, ${overCap?.looks ?? '?'} looks): WRU / RRU / messages a wait`,
+  overCap ? `${overCap.wru_per_wait} / ${overCap.rru_per_wait} / ${overCap.messages_per_wait}${overCap.all_delivered_once ? '' : ' (NOT all delivered once)'}` : 'n/a',
+  `<= ${TARGETS.over_cap_wru_per_wait} / <= ${TARGETS.over_cap_rru_per_wait} / <= ${TARGETS.over_cap_messages_per_wait}`,
+  verdict(
+    overCap
+      ? overCap.all_delivered_once &&
+          overCap.wru_per_wait <= TARGETS.over_cap_wru_per_wait &&
+          overCap.rru_per_wait <= TARGETS.over_cap_rru_per_wait &&
+          overCap.messages_per_wait <= TARGETS.over_cap_messages_per_wait
+      : null,
+  ),
+);
+rowSection = 'lone-account';
+add(
+  `12. one account alone: ${lone?.events ?? '?'} events, ${lone ? lone.answer_ms / 1000 : '?'} s endpoint, max_in_flight ${lone?.max_in_flight ?? '?'} (share ${lone?.share ?? '?'} + borrowed ${lone?.borrowed ?? '?'})`,
+  lone ? `${lone.arrived_once} once in ${lone.seconds ?? 'more than the deadline'} s, ${lone.peak_open} open at most, ${lone.repeated} repeated` : 'n/a',
+  `all once <= ${TARGETS.lone_account_s} s`,
+  verdict(lone ? lone.seconds !== null && lone.seconds <= TARGETS.lone_account_s && lone.arrived_once === lone.events && lone.repeated === 0 : null),
+);
 
 const widths = [0, 1, 2, 3].map((i) => Math.max(...rows.map((r) => (r[i] ?? '').length), ['Metric', 'Value', 'Target', ''][i]?.length ?? 0));
 const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ');
@@ -700,6 +733,13 @@ if (soak && ((heapGrowth ?? 0) >= TARGETS.soak_heap_growth_mb || (rssPerMin ?? 0
   notes.push(
     `Soak: memory grew under a steady ${soak.rate_per_s} events/s: heaps after a full collection ${byThread}; resident set ${soak.rss.first_mb} -> ${soak.rss.last_mb} MB (${rssPerMin} MB/min). ` +
       `A heap that grows is a leak in that thread's code (heap snapshots diffed by constructor find it); a resident set that grows while the heaps do not is native memory (LevelDB under dynalite, buffers, the allocator).`,
+  );
+}
+if (lone && !(lone.seconds !== null && lone.seconds <= TARGETS.lone_account_s && lone.arrived_once === lone.events && lone.repeated === 0)) {
+  const floor = Math.round((lone.events * lone.answer_ms) / 1000 / (lone.share + lone.borrowed));
+  notes.push(
+    `One account alone: ${lone.arrived_once} of ${lone.events} arrived in ${lone.seconds ?? 'more than the deadline of'} s (${lone.repeated} repeated), ${lone.peak_open} open at most, against all once within ${TARGETS.lone_account_s} s. ` +
+      `Its share and what it may borrow hold ${lone.share + lone.borrowed} tries at once: ${lone.events} x ${lone.answer_ms / 1000} s / ${lone.share + lone.borrowed} = ${floor} s at the least, plus each waiting delivery's 2-5 s between looks.`,
   );
 }
 if (failures.length) notes.push(`Sections that failed: ${failures.join('; ')}`);

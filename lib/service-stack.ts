@@ -15,7 +15,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IKey } from 'aws-cdk-lib/aws-kms';
 import { DEFAULT_RETRY_SCHEDULE, parseRetrySchedule } from '../lambdas/domain/backoff';
 import { MAX_MESSAGE_DELAY_SECONDS } from '../lambdas/domain/queue-wait';
-import { accountTries, DEFAULT_ACCOUNT_SHARE_PERCENT } from '../lambdas/domain/max-in-flight';
+import { accountTries, borrowedTries, DEFAULT_ACCOUNT_SHARE_PERCENT } from '../lambdas/domain/max-in-flight';
 import { Alarms } from './constructs/alarms';
 import { Dashboard } from './constructs/dashboard';
 import { DeployTrigger } from './constructs/deploy-trigger';
@@ -361,7 +361,9 @@ export class ServiceStack extends Stack {
       reservedConcurrency: deliverReservedConcurrency(props.deliverReservedConcurrency, deliverBatches),
       roleName: stableRoleName(props.stage, this.region, 'deliver'),
     });
-    this.deliverFunction.fn.addEnvironment(ENV.accountTries, String(accountTries(deliverBatches, accountShare(props.deliverAccountSharePercent))));
+    const share = accountTries(deliverBatches, accountShare(props.deliverAccountSharePercent));
+    this.deliverFunction.fn.addEnvironment(ENV.accountTries, String(share));
+    this.deliverFunction.fn.addEnvironment(ENV.borrowedTries, String(borrowedTries(deliverBatches, share)));
     // Its three items (body, delivery, status) in one batch get; claims, attempts and breakers; the body when it is in S3. Consuming includes
     // ChangeMessageVisibility (short waits); a longer wait is a new delayed message, hence the send.
     grantTable(this.deliverFunction, table, ['dynamodb:BatchGetItem']);

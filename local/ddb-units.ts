@@ -212,6 +212,7 @@ export function partitionCategory(index: string | undefined, pk: string): string
   if (head === 'SOURCETOKEN') return 'source lookup';
   if (head === 'APIKEYHASH') return 'api key lookup';
   if (head === 'SWEEPER') return 'sweeper checkpoint';
+  if (head === 'BORROWED') return "lease map of the tries borrowed past accounts' shares";
   return head || 'other';
 }
 

@@ -5,7 +5,7 @@ import type { HeapInfo } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 import { resolve } from 'node:path';
 import { DELIVERY_QUEUE, ENV } from '../lambdas/shared/resource-definitions';
-import { accountTries } from '../lambdas/domain/max-in-flight';
+import { accountTries, borrowedTries } from '../lambdas/domain/max-in-flight';
 import { LAMBDA_PAYLOAD_LIMIT_BYTES } from '../lambdas/domain/payload-limits';
 import { toApiGatewayEvent, writeApiGatewayResult } from './apigw-event';
 import { createLocalClients, LOCAL_ACCOUNT_ID, LOCAL_REGION, type EmulatorEndpoints } from './aws-clients';
@@ -326,6 +326,7 @@ export async function startGateway(opts: GatewayOptions = {}): Promise<Gateway> 
       [ENV.exportFunctionName]: EXPORT_FUNCTION,
       // An account's share of this gateway's deliver batches, as the stack derives it from the mapping's.
       [ENV.accountTries]: String(accountTries(opts.deliverConcurrency ?? DELIVERY_QUEUE.maxConcurrency)),
+      [ENV.borrowedTries]: String(borrowedTries(opts.deliverConcurrency ?? DELIVERY_QUEUE.maxConcurrency, accountTries(opts.deliverConcurrency ?? DELIVERY_QUEUE.maxConcurrency))),
       ...opts.env,
       // In the environment, so that the deliver thread, which copies it, throttles the same calls.
       ...(opts.throttles ? { [THROTTLES_ENV]: JSON.stringify(opts.throttles) } : {}),

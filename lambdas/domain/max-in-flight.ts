@@ -123,6 +123,15 @@ export const DEFAULT_ACCOUNT_SHARE_PERCENT = 25;
 export const accountTries = (batches: number, sharePercent = DEFAULT_ACCOUNT_SHARE_PERCENT): number => Math.max(1, Math.ceil((batches * sharePercent) / 100));
 
 /**
+ * Tries under leases that accounts past their share may have in flight, all accounts together: what
+ * the batches hold beyond two shares. An account alone then holds up to every batch but one share's
+ * (`batches` − `share`), and the share left free lets any other account's tries go at once; the
+ * share binds only while others take what it leaves, as a fair queue's does. No room beyond two shares
+ * (a share of half the batches or more): no borrowing.
+ */
+export const borrowedTries = (batches: number, share: number): number => Math.max(0, batches - 2 * share);
+
+/**
  * How long a delivery over its account's share waits in the queue before it looks again (no try
  * spent, nothing written): about as long as a slow try holds its place, spread (`random` in [0, 1))
  * so the account's waiting deliveries do not come back in step.

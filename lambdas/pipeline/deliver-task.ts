@@ -24,7 +24,7 @@ import { isStaleSlot, planSlot } from '../domain/rate-limit';
 import { noticeBreaker, noticeDeadLetter, noticeDisabled, type BreakerUpdate } from './delivery-notices';
 import { park, scheduleWakes, startRelease, type Park } from './held-deliveries';
 import { accountShareWait, capNeeded, markedCapped, maxInFlight, overCapWait } from '../domain/max-in-flight';
-import { releaseLease, takeLease, type Lease } from '../store/leases';
+import { releaseLease, takeLease, type Lease, type Take } from '../store/leases';
 import { traceOf, traceparentOf } from '../domain/trace-context';
 import { disableDestination } from '../destinations/record';
 import { changeDelivery, eraseLateResponseBodies, findAttempt, findDeliveryContext, insertAttempt, isTombstone, settleEventIfDone, settleOnlyDelivery, type StoredDelivery } from '../events/record';
@@ -125,7 +125,7 @@ export async function deliverTask(task: DeliveryTask, deps: DeliverDeps): Promis
   }
 }
 
-/** What a try under its destination's cap holds while in flight: one of the destination's leases and one of its account's. */
+/** What a try under its destination's cap holds while in flight: one of the destination's leases and one of its account's share (or borrowed past it). */
 interface CapLeases {
   cap: Lease;
   share: Lease;
@@ -135,20 +135,55 @@ type CapTake = { kind: 'taken'; leases: CapLeases } | { kind: 'over_cap' } | { k
 
 /**
  * A lease under the destination's cap, then one under its account's share (the cap first: a
- * destination over its cap is the common wait, and it then costs one refused write). `in_flight`: a
- * copy of this delivery holds one already.
+ * destination over its cap is the common wait, and it then costs one refused write), or, the share
+ * full, one borrowed past it while the batches have room beyond two shares. `in_flight`: a copy of
+ * this delivery holds one already.
  */
 async function takeCap(task: DeliveryTask, cap: number, now: Date): Promise<CapTake> {
+  if (foundFull(task.account_id, now)) return { kind: 'over_share' };
   const until = now.getTime() + LEASE_MS;
   const taken = await takeLease({ accountId: task.account_id, destinationId: task.destination_id }, task.event_id, cap, now, until);
   if (taken.kind !== 'taken') return { kind: taken.kind === 'held' ? 'in_flight' : 'over_cap' };
-  const share = await takeLease({ accountId: task.account_id }, `${task.destination_id}/${task.event_id}`, config().accountTries, now, until).catch(async (error: unknown) => {
-    await releaseLease(taken.lease);
-    throw error;
-  });
+  const holder = `${task.destination_id}/${task.event_id}`;
+  const share = await takeLease({ accountId: task.account_id }, holder, config().accountTries, now, until)
+    .then((inShare) => (inShare.kind === 'full' ? borrow(`${task.account_id}/${holder}`, now, until) : inShare))
+    .catch(async (error: unknown) => {
+      await releaseLease(taken.lease);
+      throw error;
+    });
   if (share.kind === 'taken') return { kind: 'taken', leases: { cap: taken.lease, share: share.lease } };
   await releaseLease(taken.lease);
+  if (share.kind === 'full') markFull(task.account_id, now);
   return { kind: share.kind === 'held' ? 'in_flight' : 'over_share' };
+}
+
+async function borrow(holder: string, now: Date, until: number): Promise<Take> {
+  if (foundFull(BORROWED, now)) return { kind: 'full' };
+  const borrowed = await takeLease({ borrowed: true }, holder, config().borrowedTries, now, until);
+  if (borrowed.kind === 'full') markFull(BORROWED, now);
+  return borrowed;
+}
+
+/**
+ * Accounts whose share (and the borrowed maps) this process found full, and until when it takes them
+ * for full without a look: for a second, however many of their deliveries come meanwhile, each waits
+ * without a write (no lease of its destination taken and let go, no refused take on keys every one of
+ * them shares). A lease let go meanwhile is seen a second late at most.
+ */
+const fullUntil = new Map<string, number>();
+const BORROWED = '';
+const FULL_FOR_MS = 1_000;
+
+function foundFull(key: string, now: Date): boolean {
+  const until = fullUntil.get(key);
+  if (until === undefined || until > now.getTime()) return until !== undefined;
+  fullUntil.delete(key);
+  return false;
+}
+
+function markFull(key: string, now: Date): void {
+  if (fullUntil.size >= 10_000) for (const [k, until] of fullUntil) if (until <= now.getTime()) fullUntil.delete(k);
+  fullUntil.set(key, now.getTime() + FULL_FOR_MS);
 }
 
 /** Leases not let go (the table failed) lapse at their end, when the next take clears them. */

@@ -5,7 +5,7 @@ import { DEFAULT_BREAKER } from '../domain/breaker';
 import { MISSING_EVENT_GRACE_SECONDS } from '../domain/delivery-phases';
 import { parseVerificationResend } from '../domain/endpoint-verification';
 import { DEFAULT_MAX_FANOUT } from '../domain/delivery-plan';
-import { accountTries, SLOW_TRY_MS } from '../domain/max-in-flight';
+import { accountTries, borrowedTries, SLOW_TRY_MS } from '../domain/max-in-flight';
 import { DEFAULT_ENDPOINT_CAPS } from '../domain/endpoint-caps';
 
 const numberOr = (raw: string | undefined, fallback: number) => (raw === undefined || raw === '' ? fallback : Number(raw));
@@ -26,6 +26,7 @@ const configSchema = z.object({
   retrySchedule: z.array(z.number()),
   routeCacheSeconds: z.number().check(z.gte(0)),
   accountTries: z.number().check(z.gte(1)),
+  borrowedTries: z.number().check(z.gte(0)),
   ttlLagSeconds: z.number().check(z.gte(0)),
   breaker: z.object({
     threshold: z.int().check(z.gte(1)),
@@ -77,6 +78,7 @@ export function config(): Config {
     retrySchedule: parseRetrySchedule(process.env[ENV.retrySchedule]),
     routeCacheSeconds: numberOr(process.env[ENV.routeCacheSeconds], 5),
     accountTries: numberOr(process.env[ENV.accountTries], accountTries(DELIVERY_QUEUE.maxConcurrency)),
+    borrowedTries: numberOr(process.env[ENV.borrowedTries], borrowedTries(DELIVERY_QUEUE.maxConcurrency, accountTries(DELIVERY_QUEUE.maxConcurrency))),
     // DynamoDB deletes expired items typically within two days.
     ttlLagSeconds: numberOr(process.env[ENV.ttlLagSeconds], 2 * 86_400),
     breaker: {

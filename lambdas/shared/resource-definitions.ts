@@ -103,6 +103,8 @@ export const ENV = {
   routeCacheSeconds: 'HOOKGATE_ROUTE_CACHE_SECONDS',
   /** Tries under leases one account may have in flight (lambdas/domain/max-in-flight.ts `accountTries`). */
   accountTries: 'HOOKGATE_ACCOUNT_TRIES',
+  /** Tries under leases all accounts past their share may have in flight together (`borrowedTries`). */
+  borrowedTries: 'HOOKGATE_BORROWED_TRIES',
   /** How long past its window the sweeper leaves an event to DynamoDB's TTL before deleting it itself. */
   ttlLagSeconds: 'HOOKGATE_TTL_LAG_SECONDS',
   /** Consecutive failed tries that open a destination's circuit breaker. */

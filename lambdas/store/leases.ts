@@ -13,12 +13,16 @@ import { isThrottled, updateItem, updateOrSee, type Condition } from './table';
  * copy of the delivery in flight and the leases of holders that died (their worker's Lambda timed out)
  * are seen without a read, and the next write clears those. The try's end removes its entry.
  */
-export type LeaseScope = { accountId: string; destinationId: string } | { accountId: string; destinationId?: undefined };
+export type LeaseScope =
+  | /** A destination's cap. */ { accountId: string; destinationId: string }
+  | /** An account's share. */ { accountId: string; destinationId?: undefined }
+  | /** The tries borrowed past every account's share, deployment-wide. */ { borrowed: true; accountId?: undefined };
 
-const mapKey = ({ accountId, destinationId }: LeaseScope, map: number) => ({
-  pk: destinationId === undefined ? `${accountPartition(accountId)}#SHARE#${map}` : `${accountPartition(accountId)}#LEASES#${destinationId}#${map}`,
-  sk: 'LEASES',
-});
+function mapKey(scope: LeaseScope, map: number) {
+  if (scope.accountId === undefined) return { pk: `BORROWED#${map}`, sk: 'LEASES' };
+  const { accountId, destinationId } = scope;
+  return { pk: destinationId === undefined ? `${accountPartition(accountId)}#SHARE#${map}` : `${accountPartition(accountId)}#LEASES#${destinationId}#${map}`, sk: 'LEASES' };
+}
 
 /**
  * A holder's entry in a map: 16 characters of its hash (96 bits) rather than ids of 36 or 73, so a
@@ -51,6 +55,7 @@ export type Take = { kind: 'taken'; lease: Lease } | { kind: 'full' } | { kind: 
  * the delivery waits and looks again, and no task fails for it.
  */
 export async function takeLease(scope: LeaseScope, holder: string, cap: number, now: Date, until: number, random: () => number = Math.random): Promise<Take> {
+  if (cap < 1) return { kind: 'full' };
   const caps = leaseMapCaps(cap);
   for (const map of mapsToTry(caps.length, homeMap(holder, caps.length), random)) {
     const taken = await takeIn(scope, map, holder, caps[map] ?? 0, now, until).catch((error: unknown) => {

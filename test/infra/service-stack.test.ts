@@ -132,12 +132,13 @@ const ownEnvironment = (): Record<FunctionName, Record<string, unknown>> => ({
     [ENV.signingKeysKmsKey]: inService(stacks.stateful.signingKeysKey.keyArn),
   },
   ingest: { [ENV.serviceName]: 'hookgate-ingest', [ENV.signingKeysKmsKey]: inService(stacks.stateful.signingKeysKey.keyArn) },
-  // Its account share: 25% of the mapping's 100 batches.
+  // Its account share: 25% of the mapping's 100 batches; what accounts past it may borrow: the 50 beyond two shares.
   deliver: {
     [ENV.serviceName]: 'hookgate-deliver',
     [ENV.listenEndpoint]: listenStageUrl('https'),
     [ENV.ownRoleAccounts]: '',
     [ENV.accountTries]: '25',
+    [ENV.borrowedTries]: '50',
     [ENV.signingKeysKmsKey]: inService(stacks.stateful.signingKeysKey.keyArn),
   },
   listen: { [ENV.serviceName]: 'hookgate-listen' },
@@ -532,11 +533,14 @@ describe('delivery worker', () => {
     expect(() => buildOther({ deliverBatchingWindowSeconds: 301 })).toThrow('deliverBatchingWindowSeconds must be a whole number from 0 to 300, got 301');
   });
 
-  it("gives each account the deliverAccountSharePercent context's share of the deliver batches", () => {
-    const tries = (stacks: HookgateStacks) =>
-      Template.fromStack(stacks.service).toJSON().Resources[logicalId(stacks.service.deliverFunction.fn)].Properties.Environment.Variables[ENV.accountTries];
-    expect(tries(buildOther({ deliverMaxConcurrency: 400, deliverAccountSharePercent: 50 }))).toBe('200');
-    expect(tries(buildOther({ deliverMaxConcurrency: 2, deliverAccountSharePercent: 1 }))).toBe('1');
+  it("gives each account the deliverAccountSharePercent context's share of the deliver batches, and lets accounts borrow the batches beyond two shares", () => {
+    const tries = (stacks: HookgateStacks) => {
+      const variables = Template.fromStack(stacks.service).toJSON().Resources[logicalId(stacks.service.deliverFunction.fn)].Properties.Environment.Variables;
+      return [variables[ENV.accountTries], variables[ENV.borrowedTries]];
+    };
+    expect(tries(buildOther({ deliverMaxConcurrency: 400, deliverAccountSharePercent: 50 }))).toEqual(['200', '0']);
+    expect(tries(buildOther({ deliverMaxConcurrency: 400, deliverAccountSharePercent: 10 }))).toEqual(['40', '320']);
+    expect(tries(buildOther({ deliverMaxConcurrency: 2, deliverAccountSharePercent: 1 }))).toEqual(['1', '0']);
     expect(() => buildOther({ deliverAccountSharePercent: 0 })).toThrow('deliverAccountSharePercent must be a whole number from 1 to 100, got 0');
   });
 

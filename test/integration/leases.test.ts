@@ -15,7 +15,7 @@ const asDeliver = <T>(work: () => Promise<T>) => runAs('hookgate-deliver', work)
 const NOW = () => new Date();
 const until = (ms: number) => Date.now() + ms;
 let scopes = 0;
-const freshScope = (): LeaseScope => ({ accountId: `acct_leases${++scopes}`, destinationId: `dst_leases${scopes}` });
+const freshScope = () => ({ accountId: `acct_leases${++scopes}`, destinationId: `dst_leases${scopes}` });
 const take = (scope: LeaseScope, holder: string, cap: number, leaseMs = 60_000, random?: () => number) => asDeliver(() => takeLease(scope, holder, cap, NOW(), until(leaseMs), random));
 const taken = async (scope: LeaseScope, holder: string, cap: number, leaseMs?: number) => {
   const result = await take(scope, holder, cap, leaseMs);
@@ -23,8 +23,9 @@ const taken = async (scope: LeaseScope, holder: string, cap: number, leaseMs?: n
   return result.lease;
 };
 const mapOf = async (lease: Pick<Lease, 'scope' | 'map'>) => {
-  const { accountId, destinationId } = lease.scope;
-  const pk = destinationId === undefined ? `ACCT#${accountId}#SHARE#${lease.map}` : `ACCT#${accountId}#LEASES#${destinationId}#${lease.map}`;
+  const scope = lease.scope;
+  const pk =
+    scope.accountId === undefined ? `BORROWED#${lease.map}` : scope.destinationId === undefined ? `ACCT#${scope.accountId}#SHARE#${lease.map}` : `ACCT#${scope.accountId}#LEASES#${scope.destinationId}#${lease.map}`;
   const out = await documentClient().send(new GetCommand({ TableName: config().tableName, Key: { pk, sk: 'LEASES' }, ConsistentRead: true }));
   return (out.Item?.leases ?? {}) as Record<string, number>;
 };

@@ -4,7 +4,7 @@ import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, firstLoo
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { heldEndedDelivery, heldEnding, lastTryOf } from '../../lambdas/domain/held-end';
 import { strandedTaskAction, type StrandedTaskInput } from '../../lambdas/domain/stranded-tasks';
-import { accountShareWait, accountTries, capNeeded, homeMap, leaseMapCaps, leaseRoom, mapsToTry, markedCapped, maxInFlight, overCapWait } from '../../lambdas/domain/max-in-flight';
+import { accountShareWait, accountTries, borrowedTries, capNeeded, homeMap, leaseMapCaps, leaseRoom, mapsToTry, markedCapped, maxInFlight, overCapWait } from '../../lambdas/domain/max-in-flight';
 import { carriedWait, faultWaitSeconds, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState } from '../fixtures/records';
 
@@ -431,6 +431,17 @@ describe('the leases under a cap', () => {
     { batches: 7, percent: 30, tries: 3 },
   ])('an account may hold $tries tries under leases of $batches batches at $percent%', ({ batches, percent, tries }) => {
     expect(accountTries(batches, percent)).toBe(tries);
+  });
+
+  it.each([
+    { batches: 100, share: 25, borrowed: 50, alone: 75 },
+    { batches: 20, share: 5, borrowed: 10, alone: 15 },
+    { batches: 2, share: 1, borrowed: 0, alone: 1 },
+    { batches: 100, share: 50, borrowed: 0, alone: 50 },
+    { batches: 100, share: 100, borrowed: 0, alone: 100 },
+  ])('accounts past their share may borrow $borrowed of $batches batches: one alone holds $alone, leaving a share free', ({ batches, share, borrowed, alone }) => {
+    expect(borrowedTries(batches, share)).toBe(borrowed);
+    expect(share + borrowedTries(batches, share)).toBe(alone);
   });
 
   it('a delivery over its account share waits 2 to 5 s, spread', () => {
