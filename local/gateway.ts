@@ -5,6 +5,7 @@ import type { HeapInfo } from 'node:v8';
 import type { Worker } from 'node:worker_threads';
 import { resolve } from 'node:path';
 import { DELIVERY_QUEUE, ENV } from '../lambdas/shared/resource-definitions';
+import { deliveryLeaseSeconds } from '../lambdas/shared/config';
 import { accountTries, borrowedTries } from '../lambdas/domain/max-in-flight';
 import { LAMBDA_PAYLOAD_LIMIT_BYTES } from '../lambdas/domain/payload-limits';
 import { toApiGatewayEvent, writeApiGatewayResult } from './apigw-event';
@@ -225,7 +226,8 @@ function deliverPolling(resources: LocalResources, deliverConcurrency: number) {
     queueArn: resources.deliveryQueueArn,
     batchSize: DELIVERY_QUEUE.batchSize,
     functionName: 'hookgate-deliver',
-    timeoutMs: DELIVERY_QUEUE.consumerTimeoutSeconds * 1000,
+    // The deliver function's timeout is its tries' lease (HOOKGATE_DELIVERY_LEASE_SECONDS where a test sets a shorter one).
+    timeoutMs: deliveryLeaseSeconds(process.env) * 1000,
     visibilityTimeoutMs: DELIVERY_QUEUE.visibilityTimeoutSeconds * 1000,
     concurrency: deliverConcurrency,
   };

@@ -8,7 +8,7 @@ import { heldItemOf } from '../lambdas/store/held-deliveries';
 import { isTerminalDelivery, SETTLED_STATUSES } from '../lambdas/domain/event-status';
 import { isExpired } from '../lambdas/domain/retention';
 import { assembleEvent, eventItemKind, eventPartition, eventRecord, type EventRecord } from '../lambdas/events/record';
-import { DELIVERY_QUEUE } from '../lambdas/shared/resource-definitions';
+import { deliveryLeaseSeconds } from '../lambdas/shared/config';
 import { destinationRecord } from '../lambdas/destinations/record';
 import { pendingVerification } from '../lambdas/domain/endpoint-verification';
 
@@ -28,7 +28,7 @@ export async function restoreQueue(
   now: Date,
 ): Promise<number> {
   const table = DynamoDBDocumentClient.from(clients.dynamodb);
-  const leaseMs = DELIVERY_QUEUE.consumerTimeoutSeconds * 1000;
+  const leaseMs = deliveryLeaseSeconds(process.env) * 1000;
   const byDelay = new Map<number, QueueTask[]>();
   const later = (task: QueueTask, due: number) => {
     const delay = Math.max(0, Math.ceil((due - now.getTime()) / 1000));

@@ -3,6 +3,7 @@ import middy from '@middy/core';
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from 'aws-lambda';
 import { faultWaitSeconds, queueWait } from '../domain/queue-wait';
 import { DELIVERY_QUEUE } from '../shared/resource-definitions';
+import { config } from '../shared/config';
 import { postponeMessage, queueTask, waitInQueue } from '../adapters/delivery-queue';
 import { createHttpSender } from '../adapters/http-sender';
 import { createDeliverySender, type DeliverySender } from '../adapters/delivery-sender';
@@ -71,7 +72,7 @@ async function handleRecordLogged(record: SQSRecord, send: DeliverySender): Prom
     if (error instanceof PoisonMessage) log.error('delivery task failed; its message comes back at once', { message_id: record.messageId, receive_count: record.attributes.ApproximateReceiveCount }, error);
     else if (!(error instanceof RetryLater)) {
       const seconds = faultWaitSeconds(Number(record.attributes.ApproximateReceiveCount), {
-        leaseSeconds: DELIVERY_QUEUE.consumerTimeoutSeconds,
+        leaseSeconds: config().deliveryLeaseMs / 1000,
         maxSeconds: DELIVERY_QUEUE.visibilityTimeoutSeconds,
       });
       log.error('delivery task failed; its message comes back later', { message_id: record.messageId, receive_count: record.attributes.ApproximateReceiveCount, retry_in_seconds: seconds }, error);

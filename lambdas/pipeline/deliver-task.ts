@@ -1,4 +1,3 @@
-import { DELIVERY_QUEUE } from '../shared/resource-definitions';
 import { externalIdOf } from '../domain/aws-targets';
 import { scheduleFor } from '../domain/backoff';
 import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
@@ -45,7 +44,7 @@ export interface DeliverDeps {
 }
 
 /** A try in flight belongs to its worker until the worker's Lambda would have timed out. */
-const LEASE_MS = DELIVERY_QUEUE.consumerTimeoutSeconds * 1000;
+const leaseMs = () => config().deliveryLeaseMs;
 /** A probe holds its destination's breaker for as long as its try may take plus this margin (its settle writes). */
 const PROBE_MARGIN_MS = 5_000;
 const DISABLED_BY_GONE = 'the endpoint answered 410 Gone';
@@ -141,7 +140,7 @@ type CapTake = { kind: 'taken'; leases: CapLeases } | { kind: 'over_cap' } | { k
  */
 async function takeCap(task: DeliveryTask, cap: number, now: Date): Promise<CapTake> {
   if (foundFull(task.account_id, now)) return { kind: 'over_share' };
-  const until = now.getTime() + LEASE_MS;
+  const until = now.getTime() + leaseMs();
   const taken = await takeLease({ accountId: task.account_id, destinationId: task.destination_id }, task.event_id, cap, now, until);
   if (taken.kind !== 'taken') return { kind: taken.kind === 'held' ? 'in_flight' : 'over_cap' };
   const holder = `${task.destination_id}/${task.event_id}`;
@@ -201,7 +200,7 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
     return missing.kind === 'wait' ? { kind: 'wait', until: missing.until } : { kind: 'done' };
   }
   appendLogKeys({ trace_id: traceOf(loaded.body.trace, eventId).id });
-  const timing = { now, leaseMs: LEASE_MS, earlyToleranceMs: EARLY_TOLERANCE_MS };
+  const timing = { now, leaseMs: leaseMs(), earlyToleranceMs: EARLY_TOLERANCE_MS };
   const stored = loaded.delivery;
   const delivery = stored?.state;
   const arrival = checkArrival({ delivery, ...timing });
@@ -333,7 +332,7 @@ async function claimUnderCap(task: DeliveryTask, event: EventRecord, stored: Sto
     const gate = breakerGate(taken.breaker, now, manual);
     if (!taken.changed && gate.kind === 'wait') return { kind: 'hold', reason: 'breaker_open', until: gate.until, event, delivery: stored, now } satisfies Hold;
   }
-  const claim = await changeDelivery(event, destinationId, (current) => claimedDelivery(current, now, LEASE_MS), stored);
+  const claim = await changeDelivery(event, destinationId, (current) => claimedDelivery(current, now, leaseMs()), stored);
   if (claim?.changed) return { kind: 'claimed' as const, claim };
   return { kind: 'lost' as const, delivery: claim?.delivery ?? stored };
 }
@@ -384,7 +383,7 @@ async function hold(task: DeliveryTask, held: Hold): Promise<TaskResult> {
   if (held.reason === 'concurrency') return waitOverCap(task, held);
   const { event, delivery, now } = held;
   const until = held.reason === 'rate_limit' ? held.wait.until : held.reason === 'breaker_open' ? held.until : null;
-  const changed = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, held.reason, until, now, LEASE_MS), delivery);
+  const changed = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, held.reason, until, now, leaseMs()), delivery);
   if (!changed?.changed) return { kind: 'done' };
   if (held.reason === 'rate_limit') return { kind: 'wait', ...held.wait };
   const how: Park = {
@@ -407,7 +406,7 @@ const PARKED_REASONS = new Set(['breaker_open', 'paused', 'unverified']);
 async function waitOverCap(task: DeliveryTask, held: Extract<Hold, { reason: 'concurrency' }>): Promise<TaskResult> {
   const { event, delivery, now } = held;
   if (delivery.state.waiting?.reason !== 'concurrency') {
-    const changed = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, 'concurrency', null, now, LEASE_MS), delivery);
+    const changed = await changeDelivery(event, task.destination_id, (current) => heldDelivery(current, 'concurrency', null, now, leaseMs()), delivery);
     if (!changed?.changed) return { kind: 'done' };
     // Once per delivery, beside the parks: the rule that counts a destination's backlog counts both.
     log.info('delivery over its cap', { account_id: task.account_id, destination_id: task.destination_id, event_id: task.event_id });
@@ -423,7 +422,7 @@ async function waitOverCap(task: DeliveryTask, held: Extract<Hold, { reason: 'co
  * Behind an event not written yet, its message comes back at `recheckAt` (`lineCheck`).
  */
 async function waitInLine(task: DeliveryTask, event: EventRecord, delivery: StoredDelivery, { behind, recheckAt }: { behind: string; recheckAt?: Date }, now: Date): Promise<TaskResult> {
-  await changeDelivery(event, task.destination_id, (current) => orderedWait(current, behind, now, LEASE_MS), delivery);
+  await changeDelivery(event, task.destination_id, (current) => orderedWait(current, behind, now, leaseMs()), delivery);
   return recheckAt ? { kind: 'wait', until: recheckAt } : { kind: 'done' };
 }
 

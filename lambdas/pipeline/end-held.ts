@@ -1,5 +1,5 @@
 import { HELD_ENDED, heldEndedDelivery, lastTryOf } from '../domain/held-end';
-import { DELIVERY_QUEUE } from '../shared/resource-definitions';
+import { config } from '../shared/config';
 import { log } from '../shared/log';
 import { recordDeliveryEnded } from '../shared/metrics';
 import { releaseNext } from './ordering';
@@ -10,8 +10,8 @@ import { eachHeld, unparkDeliveries } from '../store/held-deliveries';
 import { destinationRouting } from '../store/routing-table';
 import { noticeDeadLetter } from './delivery-notices';
 
-/** A try in flight belongs to its worker until the worker's Lambda would have timed out (as deliver-task.ts). */
-const LEASE_MS = DELIVERY_QUEUE.consumerTimeoutSeconds * 1000;
+/** A try in flight belongs to its worker until the worker's Lambda would have timed out. */
+const leaseMs = () => config().deliveryLeaseMs;
 
 /**
  * Ends what a destination holds, at most `limit` deliveries a call, oldest first in each shard: each
@@ -29,7 +29,7 @@ export async function endHeldDeliveries(accountId: string, destinationId: string
     const found = await findEventDeliveries(accountId, held.event_id);
     const stored = found?.deliveries[destinationId];
     if (found && stored) {
-      const written = await changeDelivery(found.event, destinationId, (current) => heldEndedDelivery(current, now, LEASE_MS), stored);
+      const written = await changeDelivery(found.event, destinationId, (current) => heldEndedDelivery(current, now, leaseMs()), stored);
       if (!written) continue;
       if (written.changed) {
         ended++;

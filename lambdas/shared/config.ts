@@ -38,6 +38,7 @@ const configSchema = z.object({
   /** Set on the functions that make or use Ed25519 keys or hash subjects (ENV.signingKeysKmsKey). */
   signingKeysKmsKey: z.optional(z.string()),
   replayLeaseSeconds: z.number().check(z.gte(1)),
+  deliveryLeaseMs: z.number().check(z.gte(1000)),
   verificationResendSeconds: z.array(z.number()),
   missingEventGraceSeconds: z.number().check(z.gte(0)),
   /** How long a try may be in flight before its destination goes under its cap (`SLOW_TRY_MS`). */
@@ -57,6 +58,14 @@ const configSchema = z.object({
   listenUrl: z.optional(z.string()),
   listenEndpoint: z.optional(z.string()),
 });
+
+/**
+ * The deliver function's timeout; in the local runtime (its SQS emulator set), HOOKGATE_DELIVERY_LEASE_SECONDS
+ * where a test sets a shorter one. AWS ignores the setting: there the lease is what a Lambda timeout
+ * enforces, and the local runtime enforces none, so a try longer than a shortened lease could be sent twice.
+ */
+export const deliveryLeaseSeconds = (env: NodeJS.ProcessEnv): number =>
+  env.AWS_ENDPOINT_URL_SQS ? numberOr(env[ENV.deliveryLeaseSeconds], DELIVERY_QUEUE.consumerTimeoutSeconds) : DELIVERY_QUEUE.consumerTimeoutSeconds;
 
 export type Config = z.infer<typeof configSchema>;
 
@@ -90,6 +99,7 @@ export function config(): Config {
     exportFunctionName: process.env[ENV.exportFunctionName] || undefined,
     signingKeysKmsKey: process.env[ENV.signingKeysKmsKey] || undefined,
     replayLeaseSeconds: numberOr(process.env[ENV.replayLeaseSeconds], 120),
+    deliveryLeaseMs: deliveryLeaseSeconds(process.env) * 1000,
     verificationResendSeconds: [...parseVerificationResend(process.env[ENV.verificationResendSeconds])],
     missingEventGraceSeconds: numberOr(process.env[ENV.missingEventGraceSeconds], MISSING_EVENT_GRACE_SECONDS),
     slowTryMs: numberOr(process.env[ENV.slowTryMs], SLOW_TRY_MS),

@@ -123,6 +123,12 @@ export const ENV = {
   maxFanout: 'HOOKGATE_MAX_FANOUT',
   /** How long a bulk replay's worker holds its job between checkpoints before another run may take it over. */
   replayLeaseSeconds: 'HOOKGATE_REPLAY_LEASE_SECONDS',
+  /**
+   * How long a try in flight belongs to its worker, in the local runtime only (in AWS: the deliver
+   * function's timeout, whatever this says), so tests that kill workers wait out a shorter one (their
+   * destinations answer within it).
+   */
+  deliveryLeaseSeconds: 'HOOKGATE_DELIVERY_LEASE_SECONDS',
   /** Seconds before each resend of an endpoint's verification challenge (lambdas/domain/endpoint-verification.ts). */
   verificationResendSeconds: 'HOOKGATE_VERIFICATION_RESEND_SECONDS',
   /** Milliseconds a try may be in flight before its destination goes under its cap (lambdas/domain/max-in-flight.ts `SLOW_TRY_MS`). */

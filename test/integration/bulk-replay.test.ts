@@ -9,7 +9,7 @@ import { copyEvent } from '../../lambdas/replays/replay-event';
 import { runReplayWorker } from '../../lambdas/replays/worker';
 import { newId } from '../../lambdas/shared/secrets';
 import { CHILD_START_TIMEOUT_MS, startChildGateway } from '../fixtures/child-gateway';
-import { bootGatewayWithSink, DELIVERY_TEST_ENV } from '../fixtures/gateway';
+import { bootGatewayWithSink, DELIVERY_TEST_ENV, SHORT_LEASE_ENV } from '../fixtures/gateway';
 import { createAccount, httpClient, type Call } from '../fixtures/http-client';
 import { replayJobFactory } from '../fixtures/records';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
@@ -256,7 +256,7 @@ async function storedJobStatus(dataDir: string, jobId: string): Promise<string |
 describe('a bulk replay killed with SIGKILL mid-job', () => {
   it('resumes after a restart and replays every event exactly once', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'hookgate-replay-crash-'));
-    const childEnv = { ...DELIVERY_TEST_ENV, ...OUTAGE_ENV, HOOKGATE_REPLAY_LEASE_SECONDS: '2', HOOKGATE_DATA_DIR: dataDir };
+    const childEnv = { ...DELIVERY_TEST_ENV, ...OUTAGE_ENV, ...SHORT_LEASE_ENV, HOOKGATE_REPLAY_LEASE_SECONDS: '2', HOOKGATE_DATA_DIR: dataDir };
     let down = true;
     const target = await startSink((_req, res) => res.writeHead(down ? 503 : 200).end());
     let gateway = await startChildGateway(childEnv);

@@ -10,7 +10,7 @@ import { newId } from '../../lambdas/shared/secrets';
 import { documentClient } from '../../lambdas/store/client';
 import { getRawItem } from '../../lambdas/store/table';
 import { CHILD_START_TIMEOUT_MS, startChildGateway } from '../fixtures/child-gateway';
-import { bootGatewayWithSink, DELIVERY_TEST_ENV } from '../fixtures/gateway';
+import { bootGatewayWithSink, DELIVERY_TEST_ENV, SHORT_LEASE_ENV } from '../fixtures/gateway';
 import { httpClient, type Call } from '../fixtures/http-client';
 import { accountWithSource, addDestination, addRoute, eventDetail, ingest } from '../fixtures/setup';
 import { deliveryState, eventRecord } from '../fixtures/records';
@@ -289,7 +289,7 @@ describe('a gateway killed with SIGKILL under load', () => {
     // An orphaned external-id claim (the kill came between the claim and the event's write) frees up after 3 s.
     // Each start takes a free port of its own: the killed one's can be taken meanwhile by any socket on
     // the machine (an outgoing connection's local port), so a fixed one failed with EADDRINUSE.
-    const childEnv = { ...DELIVERY_TEST_ENV, HOOKGATE_MISSING_EVENT_GRACE_SECONDS: '3', HOOKGATE_DATA_DIR: dataDir };
+    const childEnv = { ...DELIVERY_TEST_ENV, ...SHORT_LEASE_ENV, HOOKGATE_MISSING_EVENT_GRACE_SECONDS: '3', HOOKGATE_DATA_DIR: dataDir };
     const seed = Date.now() % 100_000;
     let state = seed;
     const random = () => ((state = (state * 48_271) % 2_147_483_647) / 2_147_483_647);
