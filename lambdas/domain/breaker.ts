@@ -94,18 +94,19 @@ export function wakeVerdict(breaker: BreakerState, at: string, now: Date): { kin
 }
 
 /**
- * How a destination's held deliveries are let go once it can take them: a page every few seconds
- * until none is left, each as many as its cap lets in flight twice over (those over the cap wait in
- * the queue a few seconds, as any delivery over it), its rate limit lets go in that time, and at most
- * 100. A deleted destination's deliveries end without a try: a page of 100 a second.
+ * How a destination's held deliveries are let go once it can take them: a page a second until none
+ * is left, each as many as its cap lets in flight (so a page never races itself for the cap's leases:
+ * at a cap of 1 they go one at a time, in due order), its rate limit lets go in that second, and at
+ * most 100; those the cap has no room for yet wait in the queue, as any delivery over it. A deleted
+ * destination's deliveries end without a try: a page of 100 a second.
  */
 export function releasePlan(destination: { rate_limit_per_second?: number | null; max_in_flight: number } | undefined): { size: number; nextInSeconds: number } {
   if (!destination) return { size: 100, nextInSeconds: 1 };
   const byRate = Math.floor((destination.rate_limit_per_second ?? 100) * RELEASE_FOLLOW_UP_SECONDS);
-  const size = Math.max(1, Math.min(100, byRate, 2 * destination.max_in_flight));
+  const size = Math.max(1, Math.min(100, byRate, destination.max_in_flight));
   return { size, nextInSeconds: RELEASE_FOLLOW_UP_SECONDS };
 }
-const RELEASE_FOLLOW_UP_SECONDS = 2;
+const RELEASE_FOLLOW_UP_SECONDS = 1;
 
 export type BreakerTransition = 'opened' | 'recovered' | null;
 export type BreakerChange = { next: BreakerState; transition: BreakerTransition };

@@ -81,8 +81,8 @@ describe('proof of endpoint ownership', () => {
 
   it('an echoing endpoint is verified, then gets what was held meanwhile, the first accepted first', async () => {
     const { key, source } = await accountWithSource(call);
-    // One at a time: the release lets the one due first go (the exact order across the held shards);
-    // each that ends hands its slot to the next held in its shard (the hand-over's order, not a global one).
+    // One at a time: at a cap of 1 each release page is the one due first (the exact order across the
+    // held shards), a page a second.
     const dest = await verifyingDestination(key, '/echo-later', { max_in_flight: 1 });
     await addRoute(call, key, { destination_id: dest.id });
     // Its first try and the one resend, both unanswered: no more come on their own.

@@ -226,11 +226,12 @@ describe('circuit breaker', () => {
   });
 
   it.each([
-    ['no rate limit, a cap of 1,000', { rate_limit_per_second: null, max_in_flight: 1000 }, { size: 100, nextInSeconds: 2 }],
-    ['the default cap: twice what it lets in flight', { max_in_flight: 10 }, { size: 20, nextInSeconds: 2 }],
-    ['a rate limit under the cap: what it lets go in two seconds', { rate_limit_per_second: 5, max_in_flight: 10 }, { size: 10, nextInSeconds: 2 }],
-    ['a rate limit under one a second', { rate_limit_per_second: 0.25, max_in_flight: 10 }, { size: 1, nextInSeconds: 2 }],
-    ['a cap under the rate limit', { rate_limit_per_second: 1000, max_in_flight: 3 }, { size: 6, nextInSeconds: 2 }],
+    ['no rate limit, a cap of 1,000', { rate_limit_per_second: null, max_in_flight: 1000 }, { size: 100, nextInSeconds: 1 }],
+    ['the default cap: what it lets in flight', { max_in_flight: 10 }, { size: 10, nextInSeconds: 1 }],
+    ['a cap of 1: one at a time, the due first alone', { max_in_flight: 1 }, { size: 1, nextInSeconds: 1 }],
+    ['a rate limit under the cap: what it lets go in a second', { rate_limit_per_second: 5, max_in_flight: 10 }, { size: 5, nextInSeconds: 1 }],
+    ['a rate limit under one a second', { rate_limit_per_second: 0.25, max_in_flight: 10 }, { size: 1, nextInSeconds: 1 }],
+    ['a cap under the rate limit', { rate_limit_per_second: 1000, max_in_flight: 3 }, { size: 3, nextInSeconds: 1 }],
     ['a deleted destination (its deliveries end)', undefined, { size: 100, nextInSeconds: 1 }],
   ])('releases held deliveries, %s: %j', (_, destination, plan) => {
     expect(releasePlan(destination)).toEqual(plan);
