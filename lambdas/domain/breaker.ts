@@ -101,12 +101,13 @@ export function wakeVerdict(breaker: BreakerState, at: string, now: Date): { kin
  * destination's deliveries end without a try: a page of 100 a second.
  */
 export function releasePlan(destination: { rate_limit_per_second?: number | null; max_in_flight: number } | undefined): { size: number; nextInSeconds: number } {
-  if (!destination) return { size: 100, nextInSeconds: 1 };
-  const byRate = Math.floor((destination.rate_limit_per_second ?? 100) * RELEASE_FOLLOW_UP_SECONDS);
-  const size = Math.max(1, Math.min(100, byRate, destination.max_in_flight));
-  return { size, nextInSeconds: RELEASE_FOLLOW_UP_SECONDS };
+  if (!destination) return { size: RELEASE_PAGE_MAX, nextInSeconds: RELEASE_EVERY_SECONDS };
+  const size = Math.max(1, Math.min(RELEASE_PAGE_MAX, destination.rate_limit_per_second ?? RELEASE_PAGE_MAX, destination.max_in_flight));
+  return { size, nextInSeconds: RELEASE_EVERY_SECONDS };
 }
-const RELEASE_FOLLOW_UP_SECONDS = 1;
+// A page a second, so a rate limit per second is itself a page's bound.
+const RELEASE_EVERY_SECONDS = 1;
+const RELEASE_PAGE_MAX = 100;
 
 export type BreakerTransition = 'opened' | 'recovered' | null;
 export type BreakerChange = { next: BreakerState; transition: BreakerTransition };
