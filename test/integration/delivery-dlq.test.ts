@@ -25,7 +25,6 @@ beforeAll(async () => {
   // Only the start-up runs of the schedules happen during this file; the test invokes the sweeper itself.
   env = await bootGatewayWithSink({ SCHEDULER_RETENTION_INTERVAL: '3600', SCHEDULER_EXPORT_POLL_INTERVAL: '3600' });
   ({ call, sink } = env);
-  await env.gateway.startupRuns;
   sink.respondWith((req, res) => res.writeHead(req.path === '/far' ? 500 : 200).end());
 });
 afterAll(() => env?.stop());

@@ -36,7 +36,6 @@ beforeAll(async () => {
   });
   ({ call, sink } = env);
   clients = createLocalClients(env.gateway.endpoints);
-  await env.gateway.startupRuns;
   sink.respondWith((req, res) => (down.has(req.path) ? res.writeHead(503).end('down') : res.writeHead(200).end('ok')));
 });
 afterAll(async () => {

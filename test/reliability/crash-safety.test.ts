@@ -49,13 +49,17 @@ afterAll(async () => {
  * to). Ids still missing at the deadline fail the test as a timeout, naming them, and are recorded as
  * not delivered by a deadline: a slow drain is not a loss.
  */
-async function expectAllDelivered(target: Sink, ids: string[], path: string, timeoutMs = 30_000, record = true) {
+async function expectAllDelivered(target: Sink, ids: string[], path: string, timeoutMs = 30_000, record = true, explain?: (id: string) => Promise<unknown>) {
   const missing = async () => {
     const seen = receivedIds(target, path);
     return ids.filter((id) => !seen.has(id));
   };
   try {
     await eventually(missing, (left) => left.length === 0, timeoutMs);
+  } catch (err) {
+    // Where each one stands (its deliveries' status, wait and tries), so that a failure says why.
+    if (explain) for (const id of await missing()) console.error(`not delivered: ${id}`, JSON.stringify(await explain(id).catch((e: unknown) => String(e))));
+    throw err;
   } finally {
     const left = (await missing()).length;
     if (record) recordFigures(SOURCE, { accepted: ids.length, delivered: ids.length - left, undelivered: left });
@@ -336,7 +340,11 @@ describe('a gateway killed with SIGKILL under load', () => {
       recordFigures(SOURCE, { faultsInjected: KILLS });
 
       const ids = [...accepted.values()];
-      await expectAllDelivered(target, ids, '/kills', DRAIN_MS);
+      await expectAllDelivered(target, ids, '/kills', DRAIN_MS, true, async (id) => {
+        const { event, attempts } = await eventDetail(client, key, id);
+        const restart = gateway.output().split('\n').filter((line) => line.includes('[hookgate local]'));
+        return { status: event.status, deliveries: event.deliveries, attempts: attempts.map((a: { outcome: string; attempted_at: string }) => [a.outcome, a.attempted_at]), restart };
+      });
       const settledBy = Date.now() + SETTLE_MS;
       for (const id of ids) {
         const detail = await eventually(() => eventDetail(client, key, id), (d) => d.event.status === 'delivered', Math.max(0, settledBy - Date.now()));
