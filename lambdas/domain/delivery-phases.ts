@@ -85,6 +85,12 @@ export function missingEventWait(sentAt: number | undefined, now: Date, graceSec
   return { kind: 'wait', until: new Date(Math.min(giveUp, now.getTime() + MISSING_EVENT_RECHECK_MS)) };
 }
 
+/**
+ * Whether an event's first messages, sent at `sentAt`, may give up on it before they find it
+ * (`missingEventWait`): past half their grace, what is left of it no longer covers a slow write.
+ */
+export const messagesMayGiveUp = (sentAt: number, now: Date, graceSeconds: number): boolean => now.getTime() - sentAt > (graceSeconds * 1000) / 2;
+
 /** What the delivery's own state says on arrival, before anything about its destination is read. */
 export function checkArrival({ delivery, now, leaseMs, earlyToleranceMs }: ArrivalInput): ClaimDecision | { kind: 'proceed' } {
   if (!delivery || isTerminalDelivery(delivery.status)) return { kind: 'skip' };

@@ -4,6 +4,7 @@ import { payloadHash } from '../domain/payload-hash';
 import { dedupeKeyOf } from '../domain/dedupe';
 import { planDeliveries, statusAfter } from '../domain/delivery-plan';
 import { isTerminalDelivery } from '../domain/event-status';
+import { messagesMayGiveUp } from '../domain/delivery-phases';
 import { sideItemExpiresAt } from '../domain/retention';
 import { enqueueDeliveries, type DeliveryTask } from '../adapters/delivery-queue';
 import { parseJsonPayload } from '../domain/payload-filter';
@@ -138,6 +139,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   }
 
   let stored: EventBodyRecord | undefined;
+  let resend: ReturnType<typeof tasksOf> | undefined;
   try {
     // Places first: a task sent below finds its delivery's place in its line.
     if (input.orderingKey && lined.length > 0) {
@@ -154,9 +156,13 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
       return destination?.listen_session ? undefined : destination?.customer;
     });
     // Its messages give up on it a grace after `sent_at`: an event written later would never be delivered.
-    if (Date.now() - sentAt > (config().missingEventGraceSeconds * 1000) / 2) throw new Error('accept too slow: its messages may give up before it is written');
+    if (messagesMayGiveUp(sentAt, new Date(), config().missingEventGraceSeconds)) throw new Error('accept too slow: its messages may give up before it is written');
     await indexSubjectEvent(event);
     await insertEvent(event, stored);
+    // A write that stalled past half the grace: its messages may have given up on it already (then it
+    // was answered 202 and never delivered), so it gets fresh ones. Should the first find it after all,
+    // the second finds the delivery under way or done, or at worst sends it again: at least once.
+    if (tasks.size > 0 && messagesMayGiveUp(sentAt, new Date(), config().missingEventGraceSeconds)) resend = tasksOf(event, carriedBodyOf(stored), input.now, Date.now(), input.manual === true);
   } catch (error) {
     await discardPayload(stored?.body_ref, input.accountId, id);
     await leaveLines(event);
@@ -165,6 +171,8 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     throw error;
   }
 
+  // Outside the try: the event is written, and nothing of it may be discarded now.
+  if (resend) await (input.enqueue ?? sendNow)(resend);
   recordIngested(event.direction);
   return { duplicate: false, event, beyondLimit };
 }

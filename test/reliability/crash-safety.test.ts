@@ -180,6 +180,27 @@ describe('the DynamoDB write fails after the messages went out', () => {
     expect(await deliveredOnceDrained(sink, '/never-written')).toBe(1);
   });
 
+  it('the event is written after its messages have waited past half their grace: 202, and it is delivered once', async () => {
+    const { key, source } = await accountWithSource(call);
+    await addRoute(call, key, { destination_id: (await addDestination(call, key, { url: `${sink.url}/written-late` })).id });
+    // Every put stalls beyond the grace (2 s): the messages, sent first, give up on the event before it is written.
+    const stalled = injectFault(documentClient(), ['PutItemCommand'], async () => {
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      return undefined;
+    });
+    let res;
+    try {
+      res = await ingest(call, source.path_token, '{"written":"late"}');
+    } finally {
+      stalled.restore();
+    }
+    expect(res.status).toBe(202);
+    const id = res.json.data.id as string;
+    await expectAllDelivered(sink, [id], '/written-late');
+    expect(await deliveredOnceDrained(sink, '/written-late')).toBe(1);
+    recordFigures(SOURCE, { faultsInjected: 1 });
+  });
+
   it('the body is written and the status item is not: 500, and the body written alone is unreachable', async () => {
     const { key, source } = await accountWithSource(call);
     await addRoute(call, key, { destination_id: (await addDestination(call, key, { url: `${sink.url}/half` })).id });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGate, breakerTransition, healthState, releasePlan, takeProbe, type BreakerState, wakeTimes, wakeVerdict } from '../../lambdas/domain/breaker';
-import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, firstLookPause, heldDelivery, inProcessLooks, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
+import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, firstLookPause, heldDelivery, inProcessLooks, messagesMayGiveUp, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { heldEndedDelivery, heldEnding, lastTryOf } from '../../lambdas/domain/held-end';
 import { strandedTaskAction, type StrandedTaskInput } from '../../lambdas/domain/stranded-tasks';
@@ -60,6 +60,16 @@ describe('a task that finds no event', () => {
     ['a message no accept sent (a re-send): its event is gone', undefined, { kind: 'skip' }],
   ])('%s', (_, sentAt, expected) => {
     expect(missingEventWait(sentAt, now, 60)).toEqual(expected);
+  });
+
+  // The accept's side of the same grace: written within half of it, its messages still find the event.
+  it.each<[string, number, boolean]>([
+    ['written at once', ms, false],
+    ['written at half the grace', ms - 30_000, false],
+    ['written past half the grace: its messages may give up first', ms - 30_001, true],
+    ['written after the grace', ms - 61_000, true],
+  ])('%s', (_, sentAt, expected) => {
+    expect(messagesMayGiveUp(sentAt, now, 60)).toBe(expected);
   });
 
   it.each<[string, number | undefined, number]>([
