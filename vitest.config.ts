@@ -6,8 +6,8 @@ export default defineConfig({
   test: {
     // Three files at a time at least: most files wait on timers (retries, cooldowns, polls) rather than
     // on the CPU, so on a 2-core CI machine vitest's default (cores − 1) leaves a core idle. Measured
-    // idle on 2 cores: one at a time 13 min, two 676 s, three 546 s;
-    // four 550 s, with two files failing on the starved machine, so three it is.
+    // idle on 2 cores: one at a time 13 min, two 676 s, three 546 s, four 550 s with two files failing
+    // on the starved machine: three it is.
     maxWorkers: Math.max(3, availableParallelism() - 1),
     sequence: { sequencer: LongestProjectsFirst },
     // EMF metric lines (one JSON document per invocation) say nothing to a person reading test output.

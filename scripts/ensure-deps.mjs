@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { npmCommand } from './npm-command.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const lockFile = join(root, 'package-lock.json');
@@ -22,16 +23,8 @@ function staleReason() {
 }
 
 function runNpm(args) {
-  // Under `npm run`, reuse the very npm that runs us; otherwise whatever npm is on PATH.
-  const npmCli = process.env.npm_execpath;
-  const result =
-    npmCli && /\.(c|m)?js$/.test(npmCli)
-      ? spawnSync(process.execPath, [npmCli, ...args], { cwd: root, stdio: 'inherit' })
-      : spawnSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', args, {
-          cwd: root,
-          stdio: 'inherit',
-          shell: process.platform === 'win32',
-        });
+  const [command, commandArgs, options] = npmCommand(args);
+  const result = spawnSync(command, commandArgs, { ...options, cwd: root, stdio: 'inherit' });
   if (result.error) throw result.error;
   return result.status ?? 1;
 }

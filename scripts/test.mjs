@@ -6,16 +6,14 @@
 // to vitest (`npm test -- test/unit`).
 import { spawn } from 'node:child_process';
 import { setPriority } from 'node:os';
+import { npmCommand } from './npm-command.mjs';
 
 const CHECKS_NICE = 10;
-const npmCli = process.env.npm_execpath;
-const npm = (script) =>
-  npmCli && /\.(c|m)?js$/.test(npmCli) ? [process.execPath, [npmCli, 'run', '--silent', script]] : [process.platform === 'win32' ? 'npm.cmd' : 'npm', ['run', '--silent', script]];
 
 /** Runs one command to its end: its exit code, and what it printed when `capture`. */
-function run([command, args], { capture = false, nice = 0 } = {}) {
+function run([command, args, options = {}], { capture = false, nice = 0 } = {}) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(command, args, { ...options, stdio: capture ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     if (nice) {
       try {
         setPriority(child.pid, nice);
@@ -34,7 +32,7 @@ function run([command, args], { capture = false, nice = 0 } = {}) {
 async function checks() {
   const results = [];
   for (const script of ['typecheck', 'lint']) {
-    const result = await run(npm(script), { capture: true, nice: CHECKS_NICE });
+    const result = await run(npmCommand(['run', '--silent', script]), { capture: true, nice: CHECKS_NICE });
     results.push({ script, ...result });
     if (result.code !== 0) break;
   }

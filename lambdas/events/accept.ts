@@ -140,6 +140,8 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
 
   let stored: EventBodyRecord | undefined;
   let resend: ReturnType<typeof tasksOf> | undefined;
+  const enqueue = input.enqueue ?? sendNow;
+  const grace = config().missingEventGraceSeconds;
   try {
     // Places first: a task sent below finds its delivery's place in its line.
     if (input.orderingKey && lined.length > 0) {
@@ -149,20 +151,20 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     stored = await storeBody(input, id, event.retention_days);
     const sentAt = Date.now();
     const tasks = tasksOf(event, carriedBodyOf(stored), input.now, sentAt, input.manual === true);
-    if (tasks.size > 0) await (input.enqueue ?? sendNow)(tasks);
+    if (tasks.size > 0) await enqueue(tasks);
     // A `hookgate listen` session receiving a customer's events is the developer's, never shown in that customer's portal.
     await logCustomerEvent(event, (destinationId) => {
       const destination = routing.destinations.get(destinationId);
       return destination?.listen_session ? undefined : destination?.customer;
     });
     // Its messages give up on it a grace after `sent_at`: an event written later would never be delivered.
-    if (messagesMayGiveUp(sentAt, new Date(), config().missingEventGraceSeconds)) throw new Error('accept too slow: its messages may give up before it is written');
+    if (messagesMayGiveUp(sentAt, new Date(), grace)) throw new Error('accept too slow: its messages may give up before it is written');
     await indexSubjectEvent(event);
     await insertEvent(event, stored);
     // A write that stalled past half the grace: its messages may have given up on it already (then it
     // was answered 202 and never delivered), so it gets fresh ones. Should the first find it after all,
     // the second finds the delivery under way or done, or at worst sends it again: at least once.
-    if (tasks.size > 0 && messagesMayGiveUp(sentAt, new Date(), config().missingEventGraceSeconds)) resend = tasksOf(event, carriedBodyOf(stored), input.now, Date.now(), input.manual === true);
+    if (tasks.size > 0 && messagesMayGiveUp(sentAt, new Date(), grace)) resend = tasksOf(event, carriedBodyOf(stored), input.now, Date.now(), input.manual === true);
   } catch (error) {
     await discardPayload(stored?.body_ref, input.accountId, id);
     await leaveLines(event);
@@ -172,7 +174,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   }
 
   // Outside the try: the event is written, and nothing of it may be discarded now.
-  if (resend) await (input.enqueue ?? sendNow)(resend);
+  if (resend) await enqueue(resend);
   recordIngested(event.direction);
   return { duplicate: false, event, beyondLimit };
 }

@@ -188,12 +188,7 @@ describe('the DynamoDB write fails after the messages went out', () => {
       await new Promise((resolve) => setTimeout(resolve, 2500));
       return undefined;
     });
-    let res;
-    try {
-      res = await ingest(call, source.path_token, '{"written":"late"}');
-    } finally {
-      stalled.restore();
-    }
+    const res = await ingest(call, source.path_token, '{"written":"late"}').finally(() => stalled.restore());
     expect(res.status).toBe(202);
     const id = res.json.data.id as string;
     await expectAllDelivered(sink, [id], '/written-late');
