@@ -141,6 +141,7 @@ const deliveryRecord = z.extend(deliveryState, {
   destination_id: z.string(),
   version: z.int(),
   first_attempt: z.optional(attemptRecord),
+  expires_at: z.optional(z.number()),
 });
 type DeliveryRecord = z.infer<typeof deliveryRecord>;
 
@@ -149,6 +150,8 @@ export interface StoredDelivery {
   state: DeliveryState;
   version: number;
   first_attempt?: AttemptRecord;
+  /** Its TTL as read: a rewrite never moves it earlier (the sweeper may have pushed it out for a long wait). */
+  expires_at?: number;
 }
 
 /**
@@ -268,6 +271,7 @@ const storedDeliveryOf = (item: DeliveryRecord): StoredDelivery => ({
   state: stateOf(item),
   version: item.version,
   ...(item.first_attempt && { first_attempt: item.first_attempt }),
+  ...(item.expires_at !== undefined && { expires_at: item.expires_at }),
 });
 
 /**
@@ -457,15 +461,20 @@ export async function changeDelivery(
     const next = decide(current.state);
     if (!next) return { delivery: current, changed: false };
     const first = firstAttempt ?? current.first_attempt;
-    const stored: StoredDelivery = { state: next, version: current.version + 1, ...(first && { first_attempt: first }) };
-    const item = {
-      ...deliveryEntity.item({ ...next, destination_id: destinationId, version: stored.version, first_attempt: first }, deliveryEntity.key(event.account_id, event.id, destinationId)),
-      expires_at: liveItemExpiresAt(event.received_at, event.retention_days, new Date()),
-    };
+    const expiresAt = Math.max(liveItemExpiresAt(event.received_at, event.retention_days, new Date()), current.expires_at ?? 0);
+    const stored: StoredDelivery = { state: next, version: current.version + 1, ...(first && { first_attempt: first }), expires_at: expiresAt };
+    const item = deliveryEntity.item(
+      { ...next, destination_id: destinationId, version: stored.version, first_attempt: first, expires_at: expiresAt },
+      deliveryEntity.key(event.account_id, event.id, destinationId),
+    );
     // The item an only delivery's first write creates: another copy's try may have settled the event in
     // its status item already (`settleOnlyDelivery`), which then decides.
     if (current.version === 0 && event.deliveries && Object.keys(event.deliveries).length === 1 && (await settledMeanwhile(event))) return { delivery: current, changed: false };
-    const condition = current.version === 0 ? ITEM_ABSENT : { expression: 'version = :v', values: { ':v': current.version } };
+    // A keep of the sweeper's since `current` was read moved the TTL past ours without a new version: read again.
+    const condition =
+      current.version === 0
+        ? ITEM_ABSENT
+        : { expression: 'version = :v AND (attribute_not_exists(expires_at) OR expires_at <= :ttl)', values: { ':v': current.version, ':ttl': expiresAt } };
     if (await putItem(item, condition)) return { delivery: stored, changed: true };
   }
   throw new Error(`delivery ${event.id}/${destinationId} kept changing under us`);

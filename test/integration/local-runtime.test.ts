@@ -20,7 +20,9 @@ import { createLocalClients, type LocalClients } from '../../local/aws-clients';
 import { startGateway, type ApiHandler, type Gateway, type SqsHandler } from '../../local/gateway';
 import { LOCAL_MAX_RECEIVE_COUNT } from '../../local/resources';
 import { DELIVERY_TEST_ENV } from '../fixtures/gateway';
-import { destinationRecord } from '../fixtures/records';
+import { deliveryState, destinationRecord, eventRecord } from '../fixtures/records';
+import { eventEntity } from '../../lambdas/events/record';
+import { accountPartition } from '../../lambdas/store/keys';
 import { destinationKey } from '../../lambdas/destinations/record';
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { httpClient } from '../fixtures/http-client';
@@ -413,6 +415,43 @@ describe('local gateway restarts', () => {
       }
 
       expect(bodies).toEqual([{ v: 1, kind: 'verify', account_id: pending.account_id, destination_id: pending.id, challenge: 'challenge-1', attempt: 1 }]);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('gives a delivery parked but still under a dead worker’s claim its message back, besides its destination’s release', async () => {
+    const dataDir = await tempDir();
+    const bodies: Array<Record<string, unknown>> = [];
+    const deliver: SqsHandler = async (event) => {
+      for (const record of event.Records) bodies.push(JSON.parse(record.body));
+    };
+    // Released, claimed, then its gateway died before the release took the park away: the park and the claim both stand.
+    const claimedAt = new Date(Date.now() - 10 * 60_000).toISOString();
+    const event = eventRecord({ status: 'delivering', deliveries: { d: deliveryState({ status: 'delivering', attempts: 1, claimed_at: claimedAt }) } });
+    const shard = parseInt(event.id.slice(-1), 16) % 16;
+    const held = { pk: `${accountPartition(event.account_id)}#HELD#d#${shard}`, sk: `${claimedAt}#${event.id}`, entity: 'held_delivery', event_id: event.id, due: claimedAt, nonce: 'n1' };
+    try {
+      const first = await startGateway({ port: 0, dataDir, log: () => undefined, handlers: {} });
+      const clients = createLocalClients(first.endpoints);
+      const table = DynamoDBDocumentClient.from(clients.dynamodb);
+      for (const Item of [eventEntity.item(event), held]) await table.send(new PutCommand({ TableName: TABLE.logicalName, Item }));
+      clients.destroy();
+      await first.close();
+
+      const second = await startGateway({ port: 0, dataDir, log: () => undefined, handlers: { deliver } });
+      try {
+        await waitFor(() => (bodies.length >= 2 ? true : undefined));
+      } finally {
+        await second.close();
+      }
+
+      expect(bodies).toEqual(
+        expect.arrayContaining([
+          { v: 1, account_id: event.account_id, event_id: event.id, destination_id: 'd' },
+          { v: 1, kind: 'release', account_id: event.account_id, destination_id: 'd' },
+        ]),
+      );
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }

@@ -7,6 +7,8 @@ import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vite
 import { resetConfigForTests } from '../../lambdas/shared/config';
 import { batchGet, putNew, updateExisting } from '../../lambdas/store/table';
 import { touchApiKey } from '../../lambdas/accounts/api-key-record';
+import { changeDelivery } from '../../lambdas/events/record';
+import { deliveryState, eventRecord } from '../fixtures/records';
 import { apiEvent, UNIT_ENV } from '../fixtures/apigw';
 
 const ddb = mockClient(DynamoDBDocumentClient);
@@ -42,6 +44,25 @@ describe('conditional writes', () => {
     const now = new Date();
     await touchApiKey({ account_id: 'a', key_id: 'k', key_hash: 'h', last_used_at: now.toISOString() }, now, 60_000);
     expect(ddb.commandCalls(UpdateCommand)).toHaveLength(0);
+  });
+});
+
+describe('a delivery rewritten after the sweeper kept it', () => {
+  it('keeps the later TTL: the write that finds it moved reads the item again and carries it', async () => {
+    const event = eventRecord();
+    const known = { state: deliveryState({ status: 'retry_scheduled', attempts: 3 }), version: 4, expires_at: 1 };
+    const kept = Math.floor(Date.now() / 1000) + 30 * 86_400;
+    ddb.on(PutCommand).rejectsOnce(conditionFailed()).resolves({});
+    ddb.on(GetCommand).resolves({ Item: { pk: 'p', sk: 's', entity: 'delivery', destination_id: 'd', ...known.state, version: 4, expires_at: kept } });
+
+    const written = await changeDelivery(event, 'd', (current) => ({ ...current, status: 'delivering' }), known);
+
+    const puts = ddb.commandCalls(PutCommand).map((c) => c.args[0].input);
+    expect(puts).toHaveLength(2);
+    expect(puts[0]?.ConditionExpression).toContain('expires_at <= :ttl');
+    expect(puts[0]?.Item?.expires_at).toBeLessThan(kept);
+    expect(puts[1]?.Item?.expires_at).toBe(kept);
+    expect(written).toMatchObject({ changed: true, delivery: { version: 5, expires_at: kept } });
   });
 });
 
