@@ -345,7 +345,7 @@ describe('HTTP API', () => {
     const signupOf = (built: HookgateStacks) =>
       Template.fromStack(built.service).toJSON().Resources[logicalId(built.service.apiFunction.fn)].Properties.Environment.Variables[ENV.signup];
     expect(signupOf(stacks)).toBe('open');
-    expect(signupOf(buildApp(createApp(), { stage: 'closed', nag: false, signup: 'closed' }))).toBe('closed');
+    expect(signupOf(buildOther({ signup: 'closed' }))).toBe('closed');
   });
 
   it('gives the api function the endpoint caps only when the context sets them', () => {
@@ -353,9 +353,9 @@ describe('HTTP API', () => {
       Template.fromStack(built.service).toJSON().Resources[logicalId(built.service.apiFunction.fn)].Properties.Environment.Variables;
     expect(variablesOf(stacks)).not.toHaveProperty(ENV.maxEndpointsPerCustomer);
     expect(variablesOf(stacks)).not.toHaveProperty(ENV.maxEndpointsPerAccount);
-    const capped = variablesOf(buildApp(createApp(), { stage: 'capped', nag: false, maxEndpointsPerCustomer: 50, maxEndpointsPerAccount: 50_000 }));
+    const capped = variablesOf(buildOther({ maxEndpointsPerCustomer: 50, maxEndpointsPerAccount: 50_000 }));
     expect(capped).toMatchObject({ [ENV.maxEndpointsPerCustomer]: '50', [ENV.maxEndpointsPerAccount]: '50000' });
-    expect(() => buildApp(createApp(), { stage: 'zero', nag: false, maxEndpointsPerCustomer: 0 })).toThrow(
+    expect(() => buildOther({ maxEndpointsPerCustomer: 0 })).toThrow(
       'maxEndpointsPerCustomer must be a whole number of at least 1, got 0',
     );
   });
