@@ -365,7 +365,9 @@ describe('a gateway killed with SIGKILL under load', () => {
       for (const id of ids) {
         const detail = await eventually(() => eventDetail(client, key, id), (d) => d.event.status === 'delivered', Math.max(0, settledBy - Date.now()));
         const successes = detail.attempts.filter((attempt: { outcome: string }) => attempt.outcome === 'success');
-        expect(successes, id).toHaveLength(1);
+        // A second success names every try: its number, outcome, error and time, beside the restart's lines.
+        const tries = detail.attempts.map((a: { attempt_number: number; outcome: string; error: string | null; attempted_at: string }) => [a.attempt_number, a.outcome, a.error, a.attempted_at]);
+        expect(successes, `${id}: ${JSON.stringify(tries)}`).toHaveLength(1);
         // Once its success was recorded, the event's delivery was never sent again.
         const succeededAt = Date.parse(successes[0]!.attempted_at);
         const later = target.received.filter((r) => r.headers['x-hookgate-event-id'] === id && r.at > succeededAt);
