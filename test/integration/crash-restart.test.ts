@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { startChildGateway } from '../fixtures/child-gateway';
+import { CHILD_START_TIMEOUT_MS, startChildGateway } from '../fixtures/child-gateway';
 import { httpClient } from '../fixtures/http-client';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,7 +24,7 @@ async function gatewayUnderNonReapingParent(dataDir: string) {
   let output = '';
   parent.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const pid = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`gateway did not start:\n${output}`)), CHILD_START_TIMEOUT_MS);
     parent.stdout.on('data', (chunk: Buffer) => {
       output += chunk.toString();
       const started = /gateway pid (\d+)[\s\S]*listening on http/.exec(output);
@@ -57,5 +57,5 @@ describe.skipIf(process.platform !== 'linux')('a restart right after kill -9', (
       parent.kill('SIGKILL');
       await rm(dataDir, { recursive: true, force: true });
     }
-  }, 90_000);
+  }, 2 * CHILD_START_TIMEOUT_MS + 30_000);
 });

@@ -14,7 +14,7 @@ import { insertAttempt, insertEvent } from '../../lambdas/events/record';
 import type { EventBodyRecord, EventRecord } from '../../lambdas/events/record';
 import { createLocalClients, type LocalClients } from '../../local/aws-clients';
 import { startGateway, type Gateway } from '../../local/gateway';
-import { startChildGateway } from '../fixtures/child-gateway';
+import { CHILD_START_TIMEOUT_MS, startChildGateway } from '../fixtures/child-gateway';
 import { createAccount, httpClient, type Call } from '../fixtures/http-client';
 import { eventRecord } from '../fixtures/records';
 import { eventually } from '../fixtures/sink';
@@ -398,5 +398,5 @@ describe('start-up', () => {
     await eventually(payloadFile, (exists) => !exists, 20_000);
     expect(await statusOf(key, oldSettled, 'inbound', childCall)).toBe(404);
     expect(await statusOf(key, young, 'inbound', childCall)).toBe(200);
-  });
+  }, CHILD_START_TIMEOUT_MS + 60_000);
 });

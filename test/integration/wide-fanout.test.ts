@@ -15,7 +15,9 @@ describe('one event to 200 destinations', () => {
     const { key, source } = await accountWithSource(call);
     const paths = new Map<string, string>();
     for (let n = 0; n < WIDTH; n++) {
-      const destination = await addDestination(call, key, { url: `${sink.url}/wide-${n}` });
+      // The longest timeout a destination takes: the sink shares the test's thread with the 200 tries, and
+      // beside two busy loops it answered one of them after the default 15 s (two timeouts, a dead letter).
+      const destination = await addDestination(call, key, { url: `${sink.url}/wide-${n}`, timeout_ms: 30_000 });
       await addRoute(call, key, { destination_id: destination.id });
       paths.set(destination.id, `/wide-${n}`);
     }
