@@ -77,8 +77,8 @@ export async function restoreQueue(
     const event = assembleEvent(stored, deliveryItems.get(eventPartition(stored.account_id, stored.id)) ?? []);
     const open = Object.entries(event.deliveries).filter(([, delivery]) => !isTerminalDelivery(delivery.status));
     // Every delivery ended but the event did not settle (its last worker died in between): one task settles it on arrival.
-    // A parked delivery still under a claim was parked by a worker that died before it let the claim go: in AWS
-    // that worker's message comes back when its lease ends, and a release before then finds the claim live.
+    // A parked delivery under a claim was released and claimed, and its gateway died before the release took
+    // the park away: in AWS the claim's message comes back when its lease ends (a release finds the claim live).
     const waitsParked = (destinationId: string, status: string) => status !== 'delivering' && parked.has(`${event.account_id}/${destinationId}/${event.id}`);
     const restore = open.length > 0 ? open.filter(([destination_id, delivery]) => !waitsParked(destination_id, delivery.status)) : Object.entries(event.deliveries).slice(0, 1);
     for (const [destination_id, delivery] of restore) {
