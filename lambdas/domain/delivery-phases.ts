@@ -91,6 +91,16 @@ export function missingEventWait(sentAt: number | undefined, now: Date, graceSec
  */
 export const messagesMayGiveUp = (sentAt: number, now: Date, graceSeconds: number): boolean => now.getTime() - sentAt > (graceSeconds * 1000) / 2;
 
+/**
+ * Whether an untried first try must be claimed rather than sent unclaimed (its outcome its only write):
+ * when a second copy of its message may exist. The accept's resend says so itself (`claim`); a first
+ * copy says so by arriving past a quarter of its grace, since its accept resends once its write returns
+ * past half. Both copies then take the claim's conditional write, and one sends. What is left is a write
+ * that landed by a quarter of the grace and answered its accept after half of it.
+ */
+export const firstTryMayHaveATwin = (task: { sent_at?: number; claim?: true }, now: Date, graceSeconds: number): boolean =>
+  task.claim === true || (task.sent_at !== undefined && now.getTime() - task.sent_at > (graceSeconds * 1000) / 4);
+
 /** What the delivery's own state says on arrival, before anything about its destination is read. */
 export function checkArrival({ delivery, now, leaseMs, earlyToleranceMs }: ArrivalInput): ClaimDecision | { kind: 'proceed' } {
   if (!delivery || isTerminalDelivery(delivery.status)) return { kind: 'skip' };

@@ -162,9 +162,9 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     await indexSubjectEvent(event);
     await insertEvent(event, stored);
     // A write that stalled past half the grace: its messages may have given up on it already (then it
-    // was answered 202 and never delivered), so it gets fresh ones. Should the first find it after all,
-    // the second finds the delivery under way or done, or at worst sends it again: at least once.
-    if (tasks.size > 0 && messagesMayGiveUp(sentAt, new Date(), grace)) resend = tasksOf(event, carriedBodyOf(stored), input.now, Date.now(), input.manual === true);
+    // was answered 202 and never delivered), so it gets fresh ones, which claim their tries. Should the
+    // first find it after all, it claims too, being that late (`firstTryMayHaveATwin`): one of them sends.
+    if (tasks.size > 0 && messagesMayGiveUp(sentAt, new Date(), grace)) resend = tasksOf(event, carriedBodyOf(stored), input.now, Date.now(), input.manual === true, true);
   } catch (error) {
     await discardPayload(stored?.body_ref, input.accountId, id);
     await leaveLines(event);
@@ -231,12 +231,12 @@ async function discardPayload(key: string | undefined, accountId: string, eventI
 }
 
 /** The first message of each delivery, its body aboard when small; destinations with their own schedule may wait a different time before the first try. */
-function tasksOf(event: EventRecord, body: CarriedBody | undefined, now: Date, sentAt: number, manual: boolean): Map<number, DeliveryTask[]> {
+function tasksOf(event: EventRecord, body: CarriedBody | undefined, now: Date, sentAt: number, manual: boolean, claim = false): Map<number, DeliveryTask[]> {
   const byDelay = new Map<number, DeliveryTask[]>();
   for (const [destination_id, delivery] of Object.entries(event.deliveries)) {
     if (isTerminalDelivery(delivery.status)) continue; // ended at planning: nothing to send
     const delay = Math.max(0, Math.round((Date.parse(delivery.next_attempt_at ?? event.created_at) - now.getTime()) / 1000));
-    const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, sent_at: sentAt, ...(manual && { manual: true }), ...(body && { body }) };
+    const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, sent_at: sentAt, ...(manual && { manual: true }), ...(claim && { claim: true }), ...(body && { body }) };
     byDelay.set(delay, [...(byDelay.get(delay) ?? []), task]);
   }
   return byDelay;

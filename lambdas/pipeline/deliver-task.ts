@@ -3,7 +3,7 @@ import { scheduleFor } from '../domain/backoff';
 import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
 import { afterFailure, afterSuccess, breakerGate, breakerTransition, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
-import { checkArrival, claimedDelivery, decideClaim, endedDelivery, keptResponseBody, firstLookPause, heldDelivery, inProcessLooks, missingEventWait, settledDelivery, settledFirstTry, settleTry, type Settlement } from '../domain/delivery-phases';
+import { checkArrival, claimedDelivery, decideClaim, endedDelivery, firstTryMayHaveATwin, keptResponseBody, firstLookPause, heldDelivery, inProcessLooks, missingEventWait, settledDelivery, settledFirstTry, settleTry, type Settlement } from '../domain/delivery-phases';
 import type { DeliveryState, EndReason } from '../domain/progress';
 import { isTerminalDelivery } from '../domain/event-status';
 import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
@@ -274,8 +274,9 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       const waited = Boolean(stored.state.waiting) && stored.state.waiting?.reason !== 'rate_limit' && stored.state.waiting?.reason !== 'ordering';
       const capped = waited || capNeeded(maxInFlight(destination), breaker, now);
       // Nobody has tried, held or ended it (no item of its own), at a destination that needs no cap: it
-      // goes unclaimed, and its outcome is its one write (a duplicate message may send it twice).
-      if (!capped && stored.version === 0 && !decision.probe) return tryOf(stored, null);
+      // goes unclaimed, and its outcome is its one write (SQS's rare duplicate may send it twice), unless
+      // its accept may have sent it twice.
+      if (!capped && stored.version === 0 && !decision.probe && !firstTryMayHaveATwin(task, now, config().missingEventGraceSeconds)) return tryOf(stored, null);
       let leases: CapLeases | undefined;
       if (capped) {
         const taken = await takeCap(task, maxInFlight(destination), now);
