@@ -89,7 +89,12 @@ export function missingEventWait(sentAt: number | undefined, now: Date, graceSec
  * Whether an event's first messages, sent at `sentAt`, may give up on it before they find it
  * (`missingEventWait`): past half their grace, what is left of it no longer covers a slow write.
  */
-export const messagesMayGiveUp = (sentAt: number, now: Date, graceSeconds: number): boolean => now.getTime() - sentAt > (graceSeconds * 1000) / 2;
+export const messagesMayGiveUp = (sentAt: number, now: Date, graceSeconds: number): boolean => pastShareOfGrace(sentAt, now, graceSeconds, 1 / 2);
+
+/** Whether more than `share` of the grace has gone since `sentAt`: the accept and its messages each measure by it. */
+function pastShareOfGrace(sentAt: number, now: Date, graceSeconds: number, share: number): boolean {
+  return now.getTime() - sentAt > graceSeconds * 1000 * share;
+}
 
 /**
  * Whether an untried first try must be claimed rather than sent unclaimed (its outcome its only write):
@@ -99,7 +104,7 @@ export const messagesMayGiveUp = (sentAt: number, now: Date, graceSeconds: numbe
  * that landed by a quarter of the grace and answered its accept after half of it.
  */
 export const firstTryMayHaveATwin = (task: { sent_at?: number; claim?: true }, now: Date, graceSeconds: number): boolean =>
-  task.claim === true || (task.sent_at !== undefined && now.getTime() - task.sent_at > (graceSeconds * 1000) / 4);
+  task.claim === true || (task.sent_at !== undefined && pastShareOfGrace(task.sent_at, now, graceSeconds, 1 / 4));
 
 /** What the delivery's own state says on arrival, before anything about its destination is read. */
 export function checkArrival({ delivery, now, leaseMs, earlyToleranceMs }: ArrivalInput): ClaimDecision | { kind: 'proceed' } {

@@ -150,7 +150,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     }
     stored = await storeBody(input, id, event.retention_days);
     const sentAt = Date.now();
-    const tasks = tasksOf(event, carriedBodyOf(stored), input.now, sentAt, input.manual === true);
+    const tasks = tasksOf(event, carriedBodyOf(stored), input.now, sentAt, { manual: input.manual === true });
     if (tasks.size > 0) await enqueue(tasks);
     // A `hookgate listen` session receiving a customer's events is the developer's, never shown in that customer's portal.
     await logCustomerEvent(event, (destinationId) => {
@@ -164,7 +164,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     // A write that stalled past half the grace: its messages may have given up on it already (then it
     // was answered 202 and never delivered), so it gets fresh ones, which claim their tries. Should the
     // first find it after all, it claims too, being that late (`firstTryMayHaveATwin`): one of them sends.
-    if (tasks.size > 0 && messagesMayGiveUp(sentAt, new Date(), grace)) resend = tasksOf(event, carriedBodyOf(stored), input.now, Date.now(), input.manual === true, true);
+    if (tasks.size > 0 && messagesMayGiveUp(sentAt, new Date(), grace)) resend = tasksOf(event, carriedBodyOf(stored), input.now, Date.now(), { manual: input.manual === true, claim: true });
   } catch (error) {
     await discardPayload(stored?.body_ref, input.accountId, id);
     await leaveLines(event);
@@ -231,7 +231,7 @@ async function discardPayload(key: string | undefined, accountId: string, eventI
 }
 
 /** The first message of each delivery, its body aboard when small; destinations with their own schedule may wait a different time before the first try. */
-function tasksOf(event: EventRecord, body: CarriedBody | undefined, now: Date, sentAt: number, manual: boolean, claim = false): Map<number, DeliveryTask[]> {
+function tasksOf(event: EventRecord, body: CarriedBody | undefined, now: Date, sentAt: number, { manual, claim = false }: { manual: boolean; claim?: boolean }): Map<number, DeliveryTask[]> {
   const byDelay = new Map<number, DeliveryTask[]>();
   for (const [destination_id, delivery] of Object.entries(event.deliveries)) {
     if (isTerminalDelivery(delivery.status)) continue; // ended at planning: nothing to send
