@@ -18,14 +18,22 @@ export const maxInFlight = (destination: { max_in_flight?: number | null }) => d
 const LEASES_PER_MAP = 20;
 
 /**
- * The caps of the lease maps a cap is split over: LEASES_PER_MAP each, the last one the rest. A map's
- * cap depends on its place only, so a cap that is raised counts every lease still held in its maps
- * (an even split would move maps' caps under the leases they hold); leases in maps a lowered cap no
- * longer has are not counted, and end with their tries.
+ * An account's share and the borrowed tries are kept in maps of this many: every capped try of every
+ * destination of the account takes and lets go one of them, so they are its busiest keys, and smaller
+ * maps spread those writes over more keys (a share of 25 over five, where maps of 20 put 20 of every
+ * 25 leases on one).
  */
-export function leaseMapCaps(cap: number): number[] {
-  const maps = Math.max(1, Math.ceil(cap / LEASES_PER_MAP));
-  return Array.from({ length: maps }, (_, i) => Math.min(LEASES_PER_MAP, cap - i * LEASES_PER_MAP));
+export const SHARED_LEASES_PER_MAP = 5;
+
+/**
+ * The caps of the lease maps a cap is split over: `perMap` each, the last one the rest. A map's cap
+ * depends on its place only, so a cap that is raised counts every lease still held in its maps (an
+ * even split would move maps' caps under the leases they hold); leases in maps a lowered cap no longer
+ * has are not counted, and end with their tries.
+ */
+export function leaseMapCaps(cap: number, perMap = LEASES_PER_MAP): number[] {
+  const maps = Math.max(1, Math.ceil(cap / perMap));
+  return Array.from({ length: maps }, (_, i) => Math.min(perMap, cap - i * perMap));
 }
 
 /**

@@ -103,6 +103,19 @@ describe('lease maps under a cap', () => {
     expect(results.filter((r) => r.kind === 'taken')).toHaveLength(1);
   });
 
+  it('splits an account\'s share over maps of five and never gives out more than the share in all', async () => {
+    const { accountId } = freshScope();
+    const scope = { accountId };
+    const share = 12; // maps of 5, 5 and 2
+    const results = await Promise.all(Array.from({ length: 20 }, (_, n) => take(scope, `dst/e${n}`, share)));
+    const leases = results.flatMap((r) => (r.kind === 'taken' ? [r.lease] : []));
+    expect(leases.length).toBeLessThanOrEqual(share);
+    const maps = await Promise.all([0, 1, 2].map((map) => mapOf({ scope, map })));
+    for (const [n, map] of maps.entries()) expect(Object.keys(map).length).toBeLessThanOrEqual([5, 5, 2][n]!);
+    expect(maps.reduce((sum, map) => sum + Object.keys(map).length, 0)).toBe(leases.length);
+    expect(await mapOf({ scope, map: 3 })).toEqual({});
+  });
+
   it('keeps an account\'s share in maps of its own', async () => {
     const { accountId } = freshScope();
     const share = await taken({ accountId }, 'dst1/e1', 1);

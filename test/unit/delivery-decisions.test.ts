@@ -4,7 +4,7 @@ import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, firstLoo
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { heldEndedDelivery, heldEnding, lastTryOf } from '../../lambdas/domain/held-end';
 import { strandedTaskAction, type StrandedTaskInput } from '../../lambdas/domain/stranded-tasks';
-import { accountShareWait, accountTries, borrowedTries, capNeeded, homeMap, leaseMapCaps, leaseRoom, mapsToTry, markedCapped, maxInFlight, overCapWait } from '../../lambdas/domain/max-in-flight';
+import { accountShareWait, accountTries, borrowedTries, capNeeded, homeMap, leaseMapCaps, leaseRoom, mapsToTry, markedCapped, maxInFlight, overCapWait, SHARED_LEASES_PER_MAP } from '../../lambdas/domain/max-in-flight';
 import { carriedWait, faultWaitSeconds, queueWait, type QueueWait } from '../../lambdas/domain/queue-wait';
 import { deliveryState } from '../fixtures/records';
 
@@ -357,9 +357,12 @@ describe('the leases under a cap', () => {
     { cap: 21, caps: [20, 1] },
     { cap: 45, caps: [20, 20, 5] },
     { cap: 1000, caps: Array.from({ length: 50 }, () => 20) },
-  ])('a cap of $cap is kept in maps of $caps', ({ cap, caps }) => {
-    expect(leaseMapCaps(cap)).toEqual(caps);
-    expect(leaseMapCaps(cap).reduce((sum, n) => sum + n, 0)).toBe(cap);
+    { cap: 25, perMap: SHARED_LEASES_PER_MAP, caps: [5, 5, 5, 5, 5] },
+    { cap: 12, perMap: SHARED_LEASES_PER_MAP, caps: [5, 5, 2] },
+    { cap: 1, perMap: SHARED_LEASES_PER_MAP, caps: [1] },
+  ])('a cap of $cap is kept in maps of $caps', ({ cap, perMap, caps }) => {
+    expect(leaseMapCaps(cap, perMap)).toEqual(caps);
+    expect(leaseMapCaps(cap, perMap).reduce((sum, n) => sum + n, 0)).toBe(cap);
   });
 
   it.each([
