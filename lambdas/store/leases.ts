@@ -9,15 +9,15 @@ import { isThrottled, updateItem, updateOrSee, type Condition } from './table';
  * and an account's share are lease maps (holder → lease end, epoch ms), one small item each in a
  * partition of its own (never the account partition the routing table is read from); a large cap is
  * split over several, a share or the borrowed tries over smaller ones (lambdas/domain/max-in-flight.ts
- * `leaseMapCaps`). A take is one conditional write
- * that adds the holder while its map has room; a refused take returns the map as it found it, so a
- * copy of the delivery in flight and the leases of holders that died (their worker's Lambda timed out)
- * are seen without a read, and the next write clears those. The try's end removes its entry.
+ * `leaseMapCaps`). A take is one conditional write that adds the holder while its map has room; a
+ * refused take returns the map as it found it, so a copy of the delivery in flight and the leases of
+ * holders that died (their worker's Lambda timed out) are seen without a read, and the next write
+ * clears those. The try's end removes its entry.
  */
 export type LeaseScope =
   | /** A destination's cap. */ { accountId: string; destinationId: string }
   | /** An account's share. */ { accountId: string; destinationId?: undefined }
-  | /** The tries borrowed past every account's share, deployment-wide. */ { borrowed: true; accountId?: undefined };
+  | /** The tries borrowed past every account's share, deployment-wide. */ { borrowed: true; accountId?: undefined; destinationId?: undefined };
 
 function mapKey(scope: LeaseScope, map: number) {
   if (scope.accountId === undefined) return { pk: `BORROWED#${map}`, sk: 'LEASES' };
@@ -57,7 +57,7 @@ export type Take = { kind: 'taken'; lease: Lease } | { kind: 'full' } | { kind: 
  */
 export async function takeLease(scope: LeaseScope, holder: string, cap: number, now: Date, until: number, random: () => number = Math.random): Promise<Take> {
   if (cap < 1) return { kind: 'full' };
-  const caps = 'destinationId' in scope && scope.destinationId !== undefined ? leaseMapCaps(cap) : leaseMapCaps(cap, SHARED_LEASES_PER_MAP);
+  const caps = scope.destinationId === undefined ? leaseMapCaps(cap, SHARED_LEASES_PER_MAP) : leaseMapCaps(cap);
   for (const map of mapsToTry(caps.length, homeMap(holder, caps.length), random)) {
     const taken = await takeIn(scope, map, holder, caps[map] ?? 0, now, until).catch((error: unknown) => {
       if (isThrottled(error)) return { kind: 'full' } as const;
