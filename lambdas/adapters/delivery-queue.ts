@@ -22,8 +22,6 @@ const deliveryTask = z.object({
   sent_at: z.optional(z.int()),
   /** A manual action's delivery (a replay, a portal resend or test): the probe of an open breaker, at once. */
   manual: z.optional(z.literal(true)),
-  /** Sent again by an accept whose write stalled (`messagesMayGiveUp`): its first copy may be on its way too, so it claims its try. */
-  claim: z.optional(z.literal(true)),
   /** The event's body, when small: the try reads no body item. */
   body: z.optional(carriedBodyRecord),
   /** Taken back from the delivery DLQ once by the sweeper: if it lands there again, its delivery ends. */

@@ -77,34 +77,23 @@ export const firstLookPause = (sentAt: number | undefined, now: Date): number =>
 export const inProcessLooks = (sentAt: number | undefined, now: Date): readonly number[] =>
   sentAt !== undefined && now.getTime() - sentAt < IN_PROCESS_LOOK_AGE_MS ? IN_PROCESS_LOOKS_MS : [];
 
-/** A task that found no event: look again shortly while its event may still be being written, else drop it. */
-export function missingEventWait(sentAt: number | undefined, now: Date, graceSeconds: number): { kind: 'skip' } | { kind: 'wait'; until: Date } {
+/**
+ * A task that found no event: look again shortly while its event may still be being written; past the
+ * grace, a first message gives up on it (`give_up`: it leaves its mark on the delivery, which its accept,
+ * should it write the event after all, finds), and any other message is dropped.
+ */
+export function missingEventWait(sentAt: number | undefined, now: Date, graceSeconds: number): { kind: 'skip' } | { kind: 'give_up' } | { kind: 'wait'; until: Date } {
   if (sentAt === undefined) return { kind: 'skip' }; // a message no accept sent: its event existed, and retention took it
   const giveUp = sentAt + graceSeconds * 1000;
-  if (now.getTime() >= giveUp) return { kind: 'skip' };
+  if (now.getTime() >= giveUp) return { kind: 'give_up' };
   return { kind: 'wait', until: new Date(Math.min(giveUp, now.getTime() + MISSING_EVENT_RECHECK_MS)) };
 }
 
 /**
- * Whether an event's first messages, sent at `sentAt`, may give up on it before they find it
+ * Whether an event's first messages, sent at `sentAt`, may have given up on it before they found it
  * (`missingEventWait`): past half their grace, what is left of it no longer covers a slow write.
  */
-export const messagesMayGiveUp = (sentAt: number, now: Date, graceSeconds: number): boolean => pastShareOfGrace(sentAt, now, graceSeconds, 1 / 2);
-
-/** Whether more than `share` of the grace has gone since `sentAt`: the accept and its messages each measure by it. */
-function pastShareOfGrace(sentAt: number, now: Date, graceSeconds: number, share: number): boolean {
-  return now.getTime() - sentAt > graceSeconds * 1000 * share;
-}
-
-/**
- * Whether an untried first try must be claimed rather than sent unclaimed (its outcome its only write):
- * when a second copy of its message may exist. The accept's resend says so itself (`claim`); a first
- * copy says so by arriving past a quarter of its grace, since its accept resends once its write returns
- * past half. Both copies then take the claim's conditional write, and one sends. What is left is a write
- * that landed by a quarter of the grace and answered its accept after half of it.
- */
-export const firstTryMayHaveATwin = (task: { sent_at?: number; claim?: true }, now: Date, graceSeconds: number): boolean =>
-  task.claim === true || (task.sent_at !== undefined && pastShareOfGrace(task.sent_at, now, graceSeconds, 1 / 4));
+export const messagesMayGiveUp = (sentAt: number, now: Date, graceSeconds: number): boolean => now.getTime() - sentAt > (graceSeconds * 1000) / 2;
 
 /** What the delivery's own state says on arrival, before anything about its destination is read. */
 export function checkArrival({ delivery, now, leaseMs, earlyToleranceMs }: ArrivalInput): ClaimDecision | { kind: 'proceed' } {

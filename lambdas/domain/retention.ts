@@ -71,7 +71,10 @@ export function keptExpiresAt(expiresAt: number | undefined, now: Date): number 
  * The same write as ever on the happy path, only with this number.
  */
 export const liveItemExpiresAt = (receivedAtIso: string, retentionDays: number, now: Date): number =>
-  Math.max(sideItemExpiresAt(receivedAtIso, retentionDays), Math.floor(now.getTime() / 1000) + KEEP_FOR_DAYS * DAY_SECONDS);
+  Math.max(sideItemExpiresAt(receivedAtIso, retentionDays), keptFromNow(now));
+
+/** A kept item's TTL counted from now: also that of an item whose event's window nobody knows (a delivery's give-up mark). */
+export const keptFromNow = (now: Date): number => Math.floor(now.getTime() / 1000) + KEEP_FOR_DAYS * DAY_SECONDS;
 
 /**
  * An item's TTL for a window that changed: `target`, except that a waiting event's item is never given

@@ -18,7 +18,7 @@ import { newId, newTrace } from '../shared/secrets';
 import { deleteDedupeIfOwned, holdExternalId } from './dedupe';
 import { logCustomerEvent } from './customer-index';
 import { hashOrderingKey, indexSubjectEvent } from './subject-index';
-import { carriedBodyOf, insertEvent, type CarriedBody, type EventBodyRecord, type EventRecord } from './record';
+import { carriedBodyOf, insertEvent, writeUntriedDeliveries, type CarriedBody, type EventBodyRecord, type EventRecord } from './record';
 import { loadCurrentRoutingTable, withDestination, type RoutingTable } from '../store/routing-table';
 import type { Direction, EventStatus } from '../domain/vocabulary';
 import type { Trace } from '../domain/trace-context';
@@ -90,9 +90,10 @@ export type AcceptResult =
  * The one way an event enters the pipeline (ingest, publish, replay), as an outbox: its delivery
  * messages are sent first and its items written second, so every stored event has its messages and
  * nothing has to find it again later. A failure on the way throws (the caller answers 5xx): a message
- * sent for an event that was then not stored finds no event, waits out `missingEventGraceSeconds` and is
- * dropped (lambdas/pipeline/deliver-task.ts). An external id is claimed before anything is sent, so a
- * duplicate never has messages. Without its routes an event cannot be planned, so it is not accepted either.
+ * sent for an event that was then not stored finds no event, waits out `missingEventGraceSeconds`,
+ * marks its delivery given up and is dropped (lambdas/pipeline/deliver-task.ts). An external id is
+ * claimed before anything is sent, so a duplicate never has messages. Without its routes an event
+ * cannot be planned, so it is not accepted either.
  */
 export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   const id = input.id ?? newId();
@@ -139,7 +140,8 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
   }
 
   let stored: EventBodyRecord | undefined;
-  let resend: ReturnType<typeof tasksOf> | undefined;
+  /** The event's body, when its write returned past half the grace (`messagesMayGiveUp`). */
+  let writtenLate: EventBodyRecord | undefined;
   const enqueue = input.enqueue ?? sendNow;
   const grace = config().missingEventGraceSeconds;
   try {
@@ -161,10 +163,7 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     if (messagesMayGiveUp(sentAt, new Date(), grace)) throw new Error('accept too slow: its messages may give up before it is written');
     await indexSubjectEvent(event);
     await insertEvent(event, stored);
-    // A write that stalled past half the grace: its messages may have given up on it already (then it
-    // was answered 202 and never delivered), so it gets fresh ones, which claim their tries. Should the
-    // first find it after all, it claims too, being that late (`firstTryMayHaveATwin`): one of them sends.
-    if (tasks.size > 0 && messagesMayGiveUp(sentAt, new Date(), grace)) resend = tasksOf(event, carriedBodyOf(stored), input.now, Date.now(), { manual: input.manual === true, claim: true });
+    if (tasks.size > 0 && messagesMayGiveUp(sentAt, new Date(), grace)) writtenLate = stored;
   } catch (error) {
     await discardPayload(stored?.body_ref, input.accountId, id);
     await leaveLines(event);
@@ -173,8 +172,15 @@ export async function acceptEvent(input: NewEvent): Promise<AcceptResult> {
     throw error;
   }
 
-  // Outside the try: the event is written, and nothing of it may be discarded now.
-  if (resend) await enqueue(resend);
+  // Outside the try: the event is written, and nothing of it may be discarded now. A write that stalled
+  // past half the grace: a message may have given up on it already (it was answered 202 and would never
+  // be delivered). Its deliveries get items of their own, and each one a mark shows given up gets a
+  // message again; a message that finds the event meanwhile claims its try, as the resend does, so one sends.
+  if (writtenLate) {
+    const gaveUp = new Set(await writeUntriedDeliveries(event));
+    const resend = tasksOf(event, carriedBodyOf(writtenLate), input.now, Date.now(), { manual: input.manual === true, only: gaveUp });
+    if (resend.size > 0) await enqueue(resend);
+  }
   recordIngested(event.direction);
   return { duplicate: false, event, beyondLimit };
 }
@@ -231,12 +237,13 @@ async function discardPayload(key: string | undefined, accountId: string, eventI
 }
 
 /** The first message of each delivery, its body aboard when small; destinations with their own schedule may wait a different time before the first try. */
-function tasksOf(event: EventRecord, body: CarriedBody | undefined, now: Date, sentAt: number, { manual, claim = false }: { manual: boolean; claim?: boolean }): Map<number, DeliveryTask[]> {
+function tasksOf(event: EventRecord, body: CarriedBody | undefined, now: Date, sentAt: number, { manual, only }: { manual: boolean; only?: ReadonlySet<string> }): Map<number, DeliveryTask[]> {
   const byDelay = new Map<number, DeliveryTask[]>();
   for (const [destination_id, delivery] of Object.entries(event.deliveries)) {
     if (isTerminalDelivery(delivery.status)) continue; // ended at planning: nothing to send
+    if (only && !only.has(destination_id)) continue;
     const delay = Math.max(0, Math.round((Date.parse(delivery.next_attempt_at ?? event.created_at) - now.getTime()) / 1000));
-    const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, sent_at: sentAt, ...(manual && { manual: true }), ...(claim && { claim: true }), ...(body && { body }) };
+    const task: DeliveryTask = { v: 1, account_id: event.account_id, event_id: event.id, destination_id, sent_at: sentAt, ...(manual && { manual: true }), ...(body && { body }) };
     byDelay.set(delay, [...(byDelay.get(delay) ?? []), task]);
   }
   return byDelay;

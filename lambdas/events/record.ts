@@ -1,14 +1,14 @@
 import * as z from 'zod/mini';
-import { eventSettlement, SETTLED_STATUSES, settleCheck } from '../domain/event-status';
+import { eventSettlement, isTerminalDelivery, SETTLED_STATUSES, settleCheck } from '../domain/event-status';
 import { statusAfter } from '../domain/delivery-plan';
 import type { DeliveryState } from '../domain/progress';
 import { END_REASONS, WAIT_REASONS } from '../domain/progress';
 import { ATTEMPT_OUTCOMES, DELIVERY_STATUSES, DIRECTIONS, EVENT_STATUSES } from '../domain/vocabulary';
-import { isExpired, liveItemExpiresAt, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
+import { isExpired, keptFromNow, liveItemExpiresAt, settledExpiresAt, sideItemExpiresAt } from '../domain/retention';
 import { erasedAttempt, tombstoneOf } from '../domain/erasure';
 import { defineEntity, type Key } from '../store/entity';
 import { accountPartition } from '../store/keys';
-import { batchDelete, batchGet, deleteItem, getRawItem, ITEM_ABSENT, ITEM_EXISTS, putItem, queryAll, updateItem } from '../store/table';
+import { batchDelete, batchGet, deleteItem, getRawItem, ITEM_ABSENT, ITEM_EXISTS, putItem, queryAll, updateItem, updateOrSee } from '../store/table';
 
 
 /** An event as stored, validated on every read: its status item, its body, its attempts. */
@@ -142,6 +142,8 @@ const deliveryRecord = z.extend(deliveryState, {
   version: z.int(),
   first_attempt: z.optional(attemptRecord),
   expires_at: z.optional(z.number()),
+  /** A give-up mark (`markGaveUp`): the item a first message left when it found no event; the first claim rewrites it. */
+  gave_up: z.optional(z.literal(true)),
 });
 type DeliveryRecord = z.infer<typeof deliveryRecord>;
 
@@ -478,6 +480,37 @@ export async function changeDelivery(
     if (await putItem(item, condition)) return { delivery: stored, changed: true };
   }
   throw new Error(`delivery ${event.id}/${destinationId} kept changing under us`);
+}
+
+/**
+ * Where a first message and its accept meet when the event's write stalls (messages go first: a message
+ * can give up on an event its accept then writes). A first message that gives up creates its delivery's
+ * item as a mark, only while there is none; false: an item came first (the accept's, below: the event is
+ * written). The mark is an untried delivery with an item of its own, so whatever finds the event later
+ * claims its try, never sends it unclaimed.
+ */
+export async function markGaveUp(accountId: string, eventId: string, destinationId: string, now: Date): Promise<boolean> {
+  const mark: DeliveryRecord = { status: 'queued', attempts: 0, next_attempt_at: null, claimed_at: null, destination_id: destinationId, version: 1, gave_up: true, expires_at: keptFromNow(now) };
+  return putItem(deliveryEntity.item(mark, deliveryEntity.key(accountId, eventId, destinationId)), ITEM_ABSENT);
+}
+
+/**
+ * The other side, for an accept whose write returned when its messages may have given up: each planned
+ * delivery's item, as planned, created only while there is none, so that a first message finding the
+ * event from now on claims its try (the accept may send it again). Returns the deliveries a mark held:
+ * their message gave up, and only they are sent again. Any other item is a message's own work.
+ */
+export async function writeUntriedDeliveries(event: EventRecord): Promise<string[]> {
+  const untried = Object.entries(event.deliveries).filter(([, state]) => !isTerminalDelivery(state.status));
+  const expiresAt = liveItemExpiresAt(event.received_at, event.retention_days, new Date());
+  const written = await Promise.all(
+    untried.map(async ([destinationId, state]) => {
+      const { pk, sk, ...attributes } = deliveryEntity.item({ ...state, destination_id: destinationId, version: 1, expires_at: expiresAt }, deliveryEntity.key(event.account_id, event.id, destinationId));
+      const outcome = await updateOrSee({ pk, sk }, { set: attributes }, ITEM_ABSENT);
+      return !outcome.written && outcome.seen?.gave_up === true ? destinationId : undefined;
+    }),
+  );
+  return written.filter((destinationId) => destinationId !== undefined);
 }
 
 /**

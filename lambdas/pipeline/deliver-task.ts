@@ -3,7 +3,7 @@ import { scheduleFor } from '../domain/backoff';
 import { autoDisableHours, autoDisableReason } from '../domain/auto-disable';
 import { afterFailure, afterSuccess, breakerGate, breakerTransition, takeProbe, type BreakerState } from '../domain/breaker';
 import { deliveryHeaders, headerFacts } from '../domain/delivery-headers';
-import { checkArrival, claimedDelivery, decideClaim, endedDelivery, firstTryMayHaveATwin, keptResponseBody, firstLookPause, heldDelivery, inProcessLooks, missingEventWait, settledDelivery, settledFirstTry, settleTry, type Settlement } from '../domain/delivery-phases';
+import { checkArrival, claimedDelivery, decideClaim, endedDelivery, keptResponseBody, firstLookPause, heldDelivery, inProcessLooks, missingEventWait, settledDelivery, settledFirstTry, settleTry, type Settlement } from '../domain/delivery-phases';
 import type { DeliveryState, EndReason } from '../domain/progress';
 import { isTerminalDelivery } from '../domain/event-status';
 import { carriedWait, EARLY_TOLERANCE_MS, type TaskWait } from '../domain/queue-wait';
@@ -26,7 +26,7 @@ import { accountShareWait, capNeeded, markedCapped, maxInFlight, overCapWait } f
 import { releaseLease, takeLease, type Lease, type Take } from '../store/leases';
 import { traceOf, traceparentOf } from '../domain/trace-context';
 import { disableDestination } from '../destinations/record';
-import { changeDelivery, eraseLateResponseBodies, findAttempt, findDeliveryContext, insertAttempt, isTombstone, settleEventIfDone, settleOnlyDelivery, type StoredDelivery } from '../events/record';
+import { changeDelivery, eraseLateResponseBodies, findAttempt, findDeliveryContext, insertAttempt, isTombstone, markGaveUp, settleEventIfDone, settleOnlyDelivery, type StoredDelivery } from '../events/record';
 import { erasedAttempt } from '../domain/erasure';
 import type { DestinationRecord } from '../destinations/record';
 import type { AttemptRecord, EventBodyRecord, EventRecord } from '../events/record';
@@ -194,10 +194,15 @@ async function letCapGo(task: DeliveryTask, { cap, share }: CapLeases): Promise<
 
 async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promise<Prepared> {
   const { account_id: accountId, event_id: eventId, destination_id: destinationId } = task;
-  const loaded = await findWrittenEvent(task, now);
+  let loaded = await findWrittenEvent(task, now);
   if (!loaded) {
     const missing = missingEventWait(task.sent_at, now, config().missingEventGraceSeconds);
-    return missing.kind === 'wait' ? { kind: 'wait', until: missing.until } : { kind: 'done' };
+    if (missing.kind === 'wait') return { kind: 'wait', until: missing.until };
+    // A first message gives up leaving its mark, which its accept finds should it write the event after
+    // all. An item there first is that accept's: the event is written now, and this task goes on with it.
+    if (missing.kind === 'skip' || (await markGaveUp(accountId, eventId, destinationId, now))) return { kind: 'done' };
+    loaded = await readContext(task);
+    if (!loaded) return { kind: 'done' }; // an earlier copy's mark
   }
   appendLogKeys({ trace_id: traceOf(loaded.body.trace, eventId).id });
   const timing = { now, leaseMs: leaseMs(), earlyToleranceMs: EARLY_TOLERANCE_MS };
@@ -273,10 +278,10 @@ async function prepare(task: DeliveryTask, now: Date, clock: () => Date): Promis
       // takes a lease whatever its destination's health: the cap bounds how many of them go at once.
       const waited = Boolean(stored.state.waiting) && stored.state.waiting?.reason !== 'rate_limit' && stored.state.waiting?.reason !== 'ordering';
       const capped = waited || capNeeded(maxInFlight(destination), breaker, now);
-      // Nobody has tried, held or ended it (no item of its own), at a destination that needs no cap: it
-      // goes unclaimed, and its outcome is its one write (SQS's rare duplicate may send it twice), unless
-      // its accept may have sent it twice.
-      if (!capped && stored.version === 0 && !decision.probe && !firstTryMayHaveATwin(task, now, config().missingEventGraceSeconds)) return tryOf(stored, null);
+      // Nobody has tried, held or ended it (no item of its own: an accept that may send it twice gives it
+      // one, `writeUntriedDeliveries`), at a destination that needs no cap: it goes unclaimed, and its
+      // outcome is its one write (SQS's rare duplicate may send it twice).
+      if (!capped && stored.version === 0 && !decision.probe) return tryOf(stored, null);
       let leases: CapLeases | undefined;
       if (capped) {
         const taken = await takeCap(task, maxInFlight(destination), now);
@@ -345,18 +350,19 @@ async function claimUnderCap(task: DeliveryTask, event: EventRecord, stored: Sto
  * the queue, where a wait costs whole seconds.
  */
 async function findWrittenEvent(task: DeliveryTask, now: Date) {
-  const read = () => findDeliveryContext(task.account_id, task.event_id, task.destination_id, task.body);
   const first = firstLookPause(task.sent_at, now);
   if (first > 0) await new Promise((resolve) => setTimeout(resolve, first));
-  let loaded = await read();
+  let loaded = await readContext(task);
   const looks = loaded ? [] : inProcessLooks(task.sent_at, now);
   for (const pause of looks) {
     await new Promise((resolve) => setTimeout(resolve, pause));
-    loaded = await read();
+    loaded = await readContext(task);
     if (loaded) break;
   }
   return loaded;
 }
+
+const readContext = (task: DeliveryTask) => findDeliveryContext(task.account_id, task.event_id, task.destination_id, task.body);
 
 /**
  * A rate-limited destination's delivery takes its send slot (one per delivery, kept across the queue
@@ -609,12 +615,21 @@ async function eraseIfTombstone(event: EventRecord, written: AttemptRecord): Pro
  * worker's (a duplicate message) keeps its attempt, as an item of its own.
  */
 async function recordUnclaimedTry({ event, delivery }: Claimed, attempt: AttemptRecord, next: DeliveryState) {
-  const only = Object.keys(event.deliveries).length === 1 && isTerminalDelivery(next.status);
-  const written = only
-    ? await settleOnlyDelivery(event, attempt.destination_id, (current) => settledFirstTry(current, next), attempt)
-    : await writeSettlement(event, attempt.destination_id, delivery, null, next, attempt);
+  if (Object.keys(event.deliveries).length === 1 && isTerminalDelivery(next.status)) {
+    const settled = await settleOnlyDelivery(event, attempt.destination_id, (current) => settledFirstTry(current, next), attempt);
+    if (settled?.changed) {
+      await releaseNext(event, attempt.destination_id);
+      return settled;
+    }
+    if (!settled) {
+      await insertOwnAttempt(event, attempt);
+      return settled;
+    }
+    // Declined: an item made meanwhile decides. A stalled accept's untried one (`writeUntriedDeliveries`)
+    // takes this outcome below; another worker's keeps its own, and so does an event settled meanwhile.
+  }
+  const written = await writeSettlement(event, attempt.destination_id, delivery, null, next, attempt);
   if (!written?.changed) await insertOwnAttempt(event, attempt);
-  else if (only) await releaseNext(event, attempt.destination_id);
   return written;
 }
 

@@ -198,6 +198,75 @@ describe('the DynamoDB write fails after the messages went out', () => {
     const id = res.json.data.id as string;
     await expectAllDelivered(sink, [id], '/written-late');
     expect(await deliveredOnceDrained(sink, '/written-late')).toBe(1);
+    expect((await eventDetail(call, key, id)).attempts).toHaveLength(1);
+    recordFigures(SOURCE, { faultsInjected: 1 });
+  });
+
+  it('the event is written at once and its accept hears so past half the grace: its message, under way, is the only one sent', async () => {
+    const { key, source } = await accountWithSource(call);
+    const slow = await startSink();
+    try {
+      await addRoute(call, key, { destination_id: (await addDestination(call, key, { url: `${slow.url}/answered-late` })).id });
+      // A healthy destination's first try goes unclaimed (a new one's is capped, and claims).
+      const warm = await ingest(call, source.path_token, '{"warm":"caches"}');
+      await eventually(() => eventDetail(call, key, warm.json.data.id as string), (d) => d.event.status === 'delivered');
+      // The endpoint answers after the accept has heard back: a second message would claim and send meanwhile.
+      slow.respondWith((_req, res) => void setTimeout(() => res.writeHead(200).end(), 2500));
+      const late = injectFault(documentClient(), ['PutItemCommand'], async (input, pass) => {
+        if (!isAcceptWrite(input) || (input.Item as { entity?: string }).entity !== 'event') return undefined;
+        const written = await pass();
+        await new Promise((resolve) => setTimeout(resolve, 1500)); // past half the grace (2 s)
+        return written.output;
+      });
+      const res = await ingest(call, source.path_token, '{"answered":"late"}').finally(() => late.restore());
+      expect(res.status).toBe(202);
+      const id = res.json.data.id as string;
+      await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered');
+      await queueDrained();
+      expect(slow.received.filter((r) => r.headers['x-hookgate-event-id'] === id)).toHaveLength(1);
+      expect((await eventDetail(call, key, id)).attempts).toHaveLength(1);
+      recordFigures(SOURCE, { faultsInjected: 1 });
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('a message gives up just as its stalled accept writes the event: the accept’s item comes first, and the message delivers it once', async () => {
+    const { key, source } = await accountWithSource(call);
+    await addRoute(call, key, { destination_id: (await addDestination(call, key, { url: `${sink.url}/gave-up-late` })).id });
+    // The status item lands only once the message has given up on it (its grace, 2 s, over); the
+    // message's mark waits until the accept has given the delivery its item.
+    let markStarted!: () => void;
+    const marking = new Promise<void>((resolve) => (markStarted = resolve));
+    let untriedWritten!: () => void;
+    const untried = new Promise<void>((resolve) => (untriedWritten = resolve));
+    const puts = injectFault(documentClient(), ['PutItemCommand'], async (input) => {
+      const item = input.Item as { entity?: string; gave_up?: boolean };
+      if (isAcceptWrite(input) && item.entity === 'event') await marking;
+      if (item.entity === 'delivery' && item.gave_up === true) {
+        markStarted();
+        await untried;
+      }
+      return undefined;
+    });
+    const updates = injectFault(documentClient(), ['UpdateItemCommand'], async (input, pass) => {
+      const written = await pass();
+      if (String((input.Key as { sk?: string }).sk).startsWith('DLV#') && input.ConditionExpression === 'attribute_not_exists(pk)') untriedWritten();
+      return written.output;
+    });
+    try {
+      const res = await ingest(call, source.path_token, '{"gave":"up"}');
+      expect(res.status).toBe(202);
+      const id = res.json.data.id as string;
+      await eventually(() => eventDetail(call, key, id), (d) => d.event.status === 'delivered');
+      await queueDrained();
+      expect(receivedIds(sink, '/gave-up-late')).toEqual(new Set([id]));
+      expect(sink.received.filter((r) => r.path === '/gave-up-late')).toHaveLength(1);
+      expect((await eventDetail(call, key, id)).attempts).toHaveLength(1);
+    } finally {
+      puts.restore();
+      updates.restore();
+    }
     recordFigures(SOURCE, { faultsInjected: 1 });
   });
 

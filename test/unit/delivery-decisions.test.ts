@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CLOSED_BREAKER, DEFAULT_BREAKER, afterFailure, afterSuccess, breakerGate, breakerTransition, healthState, releasePlan, takeProbe, type BreakerState, wakeTimes, wakeVerdict } from '../../lambdas/domain/breaker';
-import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, firstLookPause, heldDelivery, inProcessLooks, firstTryMayHaveATwin, messagesMayGiveUp, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
+import { claimedDelivery, decideClaim, keptResponseBody, endedDelivery, firstLookPause, heldDelivery, inProcessLooks, messagesMayGiveUp, missingEventWait, settleTry, settledDelivery, settledFirstTry, type ClaimInput } from '../../lambdas/domain/delivery-phases';
 import { eventSettlement, SETTLE_BY_READING_MAX, settleCheck } from '../../lambdas/domain/event-status';
 import { heldEndedDelivery, heldEnding, lastTryOf } from '../../lambdas/domain/held-end';
 import { strandedTaskAction, type StrandedTaskInput } from '../../lambdas/domain/stranded-tasks';
@@ -56,7 +56,7 @@ describe('a task that finds no event', () => {
   it.each<[string, number | undefined, ReturnType<typeof missingEventWait>]>([
     ['just sent: its event is being written, look again in 2 s', ms - 100, { kind: 'wait', until: new Date(ms + 2000) }],
     ['near the end of the grace: look once more at its end', ms - 59_000, { kind: 'wait', until: new Date(ms + 1000) }],
-    ['sent a grace ago: its event was never written, drop it', ms - 60_000, { kind: 'skip' }],
+    ['sent a grace ago: its event was never written, give up (leaving the mark its accept looks for)', ms - 60_000, { kind: 'give_up' }],
     ['a message no accept sent (a re-send): its event is gone', undefined, { kind: 'skip' }],
   ])('%s', (_, sentAt, expected) => {
     expect(missingEventWait(sentAt, now, 60)).toEqual(expected);
@@ -70,17 +70,6 @@ describe('a task that finds no event', () => {
     ['written after the grace', ms - 61_000, true],
   ])('%s', (_, sentAt, expected) => {
     expect(messagesMayGiveUp(sentAt, now, 60)).toBe(expected);
-  });
-
-  // Whether an untried first try is claimed: when its accept may have sent a second copy, both claim and one sends.
-  it.each<[string, { sent_at?: number; claim?: true }, boolean]>([
-    ['a first copy that found its event at once goes unclaimed', { sent_at: ms - 200 }, false],
-    ['a first copy at a quarter of the grace still does', { sent_at: ms - 15_000 }, false],
-    ['a first copy past a quarter of the grace claims (its accept may resend past half)', { sent_at: ms - 15_001 }, true],
-    ['the accept’s resend claims however soon it comes', { sent_at: ms, claim: true }, true],
-    ['a task no accept sent (a retry, a release) has no twin of this kind', {}, false],
-  ])('%s', (_, task, expected) => {
-    expect(firstTryMayHaveATwin(task, now, 60)).toBe(expected);
   });
 
   it.each<[string, number | undefined, number]>([
