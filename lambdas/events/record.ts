@@ -491,7 +491,7 @@ export async function changeDelivery(
  */
 export async function markGaveUp(accountId: string, eventId: string, destinationId: string, now: Date): Promise<boolean> {
   const mark: DeliveryRecord = { status: 'queued', attempts: 0, next_attempt_at: null, claimed_at: null, destination_id: destinationId, version: 1, gave_up: true, expires_at: keptFromNow(now) };
-  return putItem(deliveryEntity.item(mark, deliveryEntity.key(accountId, eventId, destinationId)), ITEM_ABSENT);
+  return deliveryEntity.create(mark, deliveryEntity.key(accountId, eventId, destinationId));
 }
 
 /**
